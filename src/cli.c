@@ -1,0 +1,117 @@
+/* Command-line dispatch and the shared error reporting of the subcommands. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "src/cli.h"
+#include "src/cmd.h"
+#include "src/describe.h"
+#include "src/model.h"
+#include "src/strbuf.h"
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv, FILE *out, FILE *err);
+	const char *usage;
+} commands[] = {
+	{"info", cmd_info, "info [--json] MODEL        header, opsets, inputs/outputs, op histogram, sizes"},
+	{"dump", cmd_dump, "dump [--json] MODEL        every node, attribute and initializer"},
+	{"edit", cmd_edit, "edit MODEL -o OUT [--force]  load and save a model (atomically)"},
+};
+
+void cli_print_help(FILE *out)
+{
+	fprintf(out, "usage: onnxview [--ascii] [--no-color] [--no-mouse] MODEL    open MODEL in the terminal UI\n"
+		     "       onnxview COMMAND [ARGS]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(out, "  %s\n", commands[i].usage);
+	fprintf(out, "\n  --help      this text          --version   version and CUDA backend state\n"
+		     "\nexit status: 0 success, 1 a problem was found, 2 usage error, 3 the input could not be read\n"
+		     "See onnxview(1) for everything.\n");
+}
+
+int cmd_report(FILE *err, const char *what, const struct ov_error *e)
+{
+	struct strbuf b = {0};
+
+	/* File names and messages may carry bytes from the model: never let them drive the terminal. */
+	strbuf_puts(&b, "onnxview: ");
+	if (what) {
+		strbuf_put_safe(&b, what, strlen(what), 0);
+		strbuf_puts(&b, ": ");
+	}
+	strbuf_put_safe(&b, e->msg, strlen(e->msg), 0);
+	fprintf(err, "%s\n", strbuf_str(&b));
+	strbuf_free(&b);
+	return ov_status_exit_code(e->code);
+}
+
+int cmd_usage_error(FILE *err, const char *usage, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	fprintf(err, "onnxview: %s\n%s\n", msg, usage);
+	return 2;
+}
+
+int cmd_load(const char *path, struct ov_model **m, FILE *err)
+{
+	struct ov_error e = {0};
+
+	if (model_load(m, path, &e))
+		return cmd_report(err, path, &e);
+	return 0;
+}
+
+int cli_main(int argc, char **argv, tui_entry_fn tui)
+{
+	struct tui_options opts = {0};
+
+	if (argc < 2) {
+		cli_print_help(stderr);
+		return 2;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 2, argv + 2, stdout, stderr);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			cli_print_help(stdout);
+			return 0;
+		} else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
+			cli_print_version(stdout);
+			return 0;
+		} else if (!strcmp(a, "--ascii")) {
+			opts.ascii = 1;
+		} else if (!strcmp(a, "--no-color")) {
+			opts.no_color = 1;
+		} else if (!strcmp(a, "--no-mouse")) {
+			opts.no_mouse = 1;
+		} else if (!strcmp(a, "--")) {
+			if (i + 1 < argc && !opts.path)
+				opts.path = argv[++i];
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "onnxview: unknown option '%s'\n", a);
+			cli_print_help(stderr);
+			return 2;
+		} else if (opts.path) {
+			fprintf(stderr, "onnxview: '%s' is not a command, and the TUI opens one model at a time "
+					"(already given '%s')\n", a, opts.path);
+			return 2;
+		} else {
+			opts.path = a;
+		}
+	}
+	if (!opts.path) {
+		fprintf(stderr, "onnxview: no model given\n");
+		cli_print_help(stderr);
+		return 2;
+	}
+	return tui(&opts);
+}

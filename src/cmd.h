@@ -1,0 +1,27 @@
+/* The command-line subcommands. Each takes the arguments after its name, writes results to out and one-line
+ * errors to err ("onnxview: FILE: what is wrong"), and returns the process exit status (see man/onnxview.1). */
+#ifndef OV_CMD_H
+#define OV_CMD_H
+
+#include <stdio.h>
+
+struct ov_model;
+struct ov_error;
+struct strbuf;
+
+int cmd_info(int argc, char **argv, FILE *out, FILE *err);
+int cmd_dump(int argc, char **argv, FILE *out, FILE *err);
+int cmd_edit(int argc, char **argv, FILE *out, FILE *err);
+
+/* The reports behind `info` and `dump`, for any front end (the TUI shows them too). */
+void info_render(struct ov_model *m, struct strbuf *b, int as_json);
+void dump_render(struct ov_model *m, struct strbuf *b, int as_json);
+
+/* Shared by the commands: load path, or print the error line and return the exit status (non-zero). */
+int cmd_load(const char *path, struct ov_model **m, FILE *err);
+/* Print "onnxview: what: message" and return the exit status for the error's code. */
+int cmd_report(FILE *err, const char *what, const struct ov_error *e);
+/* Print "onnxview: message" plus a usage hint; returns 2. */
+int cmd_usage_error(FILE *err, const char *usage, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

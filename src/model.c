@@ -1,0 +1,194 @@
+/* Loading a model: map, pre-scan, unpack without copying weights, validate; and freeing it. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "src/model.h"
+#include "src/model-internal.h"
+#include "src/wire.h"
+
+/* Memory protobuf-c may allocate, relative to the file: real models need about 2-4x their non-weight bytes. */
+#define UNPACK_MEM_FACTOR 16
+#define UNPACK_MEM_SLACK (64ull << 20)
+
+static void *pb_alloc(void *data, size_t size)
+{
+	(void)data;
+	return malloc(size ? size : 1);
+}
+
+/* Pointers into the file mapping are not ours to free. */
+static void pb_free(void *data, void *ptr)
+{
+	struct ov_model *m = data;
+	const uint8_t *p = ptr;
+
+	if (m->map && p >= m->map && p < m->map + m->map_len)
+		return;
+	free(ptr);
+}
+
+struct lift_ctx {
+	struct ov_model *m;
+	const struct wire_prep *prep;
+	size_t patched;
+};
+
+static int lift_visit(Onnx__TensorProto *t, const struct tensor_site *site, void *ctx)
+{
+	struct lift_ctx *lc = ctx;
+	long idx;
+
+	(void)site;
+	if (!t->has_raw_data)
+		return 0;
+	idx = wire_payload_match(lc->prep, t->raw_data.data, t->raw_data.len);
+	if (idx < 0)
+		return 0;
+	free(t->raw_data.data);
+	t->raw_data.data = (uint8_t *)lc->m->map + lc->prep->payloads[idx].offset;
+	t->raw_data.len = lc->prep->payloads[idx].len;
+	lc->patched++;
+	return 0;
+}
+
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return strdup(".");
+	if (slash == path)
+		return strdup("/");
+	return strndup(path, (size_t)(slash - path));
+}
+
+static int map_file(struct ov_model *m, const char *path, struct ov_error *err)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* O_NONBLOCK: never hang on a FIFO */
+
+	if (fd < 0)
+		return ov_fail(err, OV_IO, "cannot open: %s", strerror(errno));
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return ov_fail(err, OV_IO, "cannot stat: %s", strerror(errno));
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		return ov_fail(err, OV_IO, "is a directory, not a model file");
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return ov_fail(err, OV_IO, "not a regular file");
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		return ov_fail(err, OV_FORMAT, "empty file (0 bytes), not an ONNX model");
+	}
+	if ((uint64_t)st.st_size > SIZE_MAX / 2) {
+		close(fd);
+		return ov_fail(err, OV_LIMIT, "file too large to map");
+	}
+	m->file_size = (uint64_t)st.st_size;
+	m->map_len = (size_t)st.st_size;
+	void *p = mmap(NULL, m->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		m->map_len = 0;
+		return ov_fail(err, OV_IO, "cannot map file: %s", strerror(errno));
+	}
+	m->map = p;
+	return 0;
+}
+
+int model_load(struct ov_model **out, const char *path, struct ov_error *err)
+{
+	struct ov_model *m = calloc(1, sizeof *m);
+	struct wire_prep prep;
+	struct lift_ctx lc;
+
+	*out = NULL;
+	if (!m)
+		return ov_fail(err, OV_NOMEM, "out of memory");
+	m->alloc = (ProtobufCAllocator){pb_alloc, pb_free, m};
+	m->path = strdup(path);
+	m->dir = dir_of(path);
+	if (!m->path || !m->dir) {
+		model_free(m);
+		return ov_fail(err, OV_NOMEM, "out of memory");
+	}
+	if (map_file(m, path, err))
+		goto fail;
+	if (wire_prepare(m->map, m->map_len, &prep, err))
+		goto fail;
+	uint64_t budget = UNPACK_MEM_SLACK + (uint64_t)prep.len * UNPACK_MEM_FACTOR;
+	if (prep.mem_estimate > budget) {
+		ov_fail(err, OV_LIMIT, "would need about %llu MiB of memory to read %llu bytes of structure "
+			"(limit %llu MiB): refusing a file built to exhaust memory",
+			(unsigned long long)(prep.mem_estimate >> 20), (unsigned long long)prep.len,
+			(unsigned long long)(budget >> 20));
+		wire_prep_free(&prep);
+		goto fail;
+	}
+	m->proto = onnx__model_proto__unpack(&m->alloc, prep.len, prep.buf ? prep.buf : m->map);
+	if (!m->proto) {
+		wire_prep_free(&prep);
+		ov_fail(err, OV_FORMAT, "not a valid ONNX model: the protobuf decoder rejected it (a field has the "
+			"wrong type; is this an ONNX file?)");
+		goto fail;
+	}
+	lc = (struct lift_ctx){m, &prep, 0};
+	model_foreach_tensor(m->proto, lift_visit, &lc);
+	m->n_lifted = lc.patched;
+	wire_prep_free(&prep);
+	if (!m->proto->graph) {
+		ov_fail(err, OV_FORMAT, "not an ONNX model: it decodes as protobuf but has no graph (ModelProto.graph "
+			"is missing)");
+		goto fail;
+	}
+	if (model_validate(m, err))
+		goto fail;
+	*out = m;
+	return 0;
+fail:
+	model_free(m);
+	return -1;
+}
+
+void model_free(struct ov_model *m)
+{
+	if (!m)
+		return;
+	if (m->proto)
+		onnx__model_proto__free_unpacked(m->proto, &m->alloc);
+	model_external_close(m);
+	if (m->map)
+		munmap((void *)m->map, m->map_len);
+	free(m->path);
+	free(m->dir);
+	free(m->dir_real);
+	free(m);
+}
+
+int64_t model_opset(const struct ov_model *m, const char *domain)
+{
+	int want_default = !domain || !*domain || !strcmp(domain, "ai.onnx");
+
+	for (size_t i = 0; i < m->proto->n_opset_import; i++) {
+		const Onnx__OperatorSetIdProto *o = m->proto->opset_import[i];
+		const char *d = o->domain ? o->domain : "";
+		int is_default = !*d || !strcmp(d, "ai.onnx");
+		if (want_default ? is_default : !strcmp(d, domain))
+			return o->has_version ? o->version : 0;
+	}
+	return 0;
+}

@@ -1,0 +1,86 @@
+/* String-keyed hash maps for name lookups. */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/strmap.h"
+
+static uint64_t hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static struct strmap_slot *find(const struct strmap *m, const char *key)
+{
+	size_t j = hash(key) & (m->cap - 1);
+
+	while (m->slots[j].key && strcmp(m->slots[j].key, key))
+		j = (j + 1) & (m->cap - 1);
+	return &m->slots[j];
+}
+
+static int grow(struct strmap *m)
+{
+	struct strmap old = *m;
+
+	m->cap = old.cap ? old.cap * 2 : 64;
+	m->slots = calloc(m->cap, sizeof *m->slots);
+	if (!m->slots) {
+		*m = old;
+		return -1;
+	}
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.slots[i].key)
+			*find(m, old.slots[i].key) = old.slots[i];
+	free(old.slots);
+	return 0;
+}
+
+static int insert(struct strmap *m, const char *key, void *value, int replace)
+{
+	struct strmap_slot *s;
+
+	if ((m->n + 1) * 2 > m->cap && grow(m))
+		return -1;
+	s = find(m, key);
+	if (!s->key) {
+		s->key = key;
+		s->value = value;
+		m->n++;
+	} else if (replace) {
+		s->value = value;
+	}
+	return 0;
+}
+
+int strmap_put(struct strmap *m, const char *key, void *value)
+{
+	return insert(m, key, value, 1);
+}
+
+int strmap_add(struct strmap *m, const char *key, void *value)
+{
+	return insert(m, key, value, 0);
+}
+
+void *strmap_get(const struct strmap *m, const char *key)
+{
+	return m->cap ? find(m, key)->value : NULL;
+}
+
+int strmap_has(const struct strmap *m, const char *key)
+{
+	return m->cap && find(m, key)->key != NULL;
+}
+
+void strmap_free(struct strmap *m)
+{
+	free(m->slots);
+	memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,27 @@
+/* A hash map from strings to pointers (open addressing, FNV-1a). Keys are borrowed, not copied: they must
+ * outlive the map (they normally point into the model). */
+#ifndef OV_STRMAP_H
+#define OV_STRMAP_H
+
+#include <stddef.h>
+
+struct strmap_slot {
+	const char *key;
+	void *value;
+};
+
+struct strmap {
+	struct strmap_slot *slots;
+	size_t cap; /* power of two */
+	size_t n;
+};
+
+/* Insert or replace. Returns 0, or -1 when out of memory. */
+int strmap_put(struct strmap *m, const char *key, void *value);
+/* Insert only if absent (the first definition wins). Returns 0, or -1 when out of memory. */
+int strmap_add(struct strmap *m, const char *key, void *value);
+void *strmap_get(const struct strmap *m, const char *key);
+int strmap_has(const struct strmap *m, const char *key);
+void strmap_free(struct strmap *m);
+
+#endif
