@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "src/cli.h"
 #include "src/cmd.h"
@@ -111,6 +112,12 @@ int cli_main(int argc, char **argv, tui_entry_fn tui)
 	if (!opts.path) {
 		fprintf(stderr, "onnxview: no model given\n");
 		cli_print_help(stderr);
+		return 2;
+	}
+	/* A bare word that names no file is a mistyped command, not a missing model. */
+	if (!strpbrk(opts.path, "./") && access(opts.path, F_OK) != 0) {
+		fprintf(stderr, "onnxview: '%s' is neither a command nor a file (commands: info, dump, edit; see "
+				"--help)\n", opts.path);
 		return 2;
 	}
 	return tui(&opts);

@@ -111,8 +111,20 @@ static void indent(struct strbuf *b, int depth)
 static void text_graph(struct strbuf *b, struct ov_model *m, const Onnx__GraphProto *g, const struct scope *parent,
 		       int depth);
 
-static void text_io(struct strbuf *b, const struct scope *s, const char *dir, char *const *names, size_t n,
-		    int depth)
+/* The constant behind a value (initializer or Constant output), looking outwards through enclosing graphs. */
+static const Onnx__TensorProto *scope_const(const struct scope *s, const char *name)
+{
+	for (const struct scope *p = s; p; p = p->parent) {
+		if (strmap_has(&p->kind, name))
+			return strmap_get(&p->init, name);
+	}
+	return NULL;
+}
+
+#define INLINE_VALUES 16 /* small constant inputs (Resize scales, Reshape shapes) show their values inline */
+
+static void text_io(struct strbuf *b, struct ov_model *m, const struct scope *s, const char *dir,
+		    char *const *names, size_t n, int depth)
 {
 	struct strbuf t = {0};
 
@@ -131,6 +143,13 @@ static void text_io(struct strbuf *b, const struct scope *s, const char *dir, ch
 		if (!strcmp(dir, "in")) {
 			enum value_kind vk = scope_kind(s, names[k]);
 			strbuf_printf(b, "  %s", vk ? kind_names[vk] : "UNDEFINED (nothing produces it)");
+			const Onnx__TensorProto *c = (vk == VK_INITIALIZER || vk == VK_CONSTANT || vk == VK_OUTER) ?
+							    scope_const(s, names[k]) : NULL;
+			int64_t ne = c ? tensor_numel(c, NULL) : -1;
+			if (ne > 0 && ne <= INLINE_VALUES) {
+				strbuf_puts(b, " = ");
+				describe_tensor_values(b, m, c, INLINE_VALUES);
+			}
 		}
 		strbuf_putc(b, '\n');
 	}
@@ -150,8 +169,8 @@ static void text_node(struct strbuf *b, struct ov_model *m, const struct scope *
 	}
 	describe_name(b, n->op_type);
 	strbuf_putc(b, '\n');
-	text_io(b, s, "in", n->input, n->n_input, depth);
-	text_io(b, s, "out", n->output, n->n_output, depth);
+	text_io(b, m, s, "in", n->input, n->n_input, depth);
+	text_io(b, m, s, "out", n->output, n->n_output, depth);
 	for (size_t a = 0; a < n->n_attribute; a++) {
 		const Onnx__AttributeProto *at = n->attribute[a];
 		indent(b, depth);
@@ -328,8 +347,8 @@ static void json_tensor(struct json *j, struct ov_model *m, const Onnx__TensorPr
 	json_end_obj(j);
 }
 
-static void json_names(struct json *j, const struct scope *s, const char *key, char *const *names, size_t n,
-		       int with_kind)
+static void json_names(struct json *j, struct ov_model *m, const struct scope *s, const char *key,
+		       char *const *names, size_t n, int with_kind)
 {
 	struct strbuf t = {0};
 
@@ -345,6 +364,13 @@ static void json_names(struct json *j, const struct scope *s, const char *key, c
 			if (with_kind) {
 				enum value_kind vk = scope_kind(s, names[k]);
 				json_kstr(j, "kind", vk ? kind_names[vk] : "undefined");
+				const Onnx__TensorProto *c = vk ? scope_const(s, names[k]) : NULL;
+				int64_t ne = c ? tensor_numel(c, NULL) : -1;
+				if (ne > 0 && ne <= INLINE_VALUES) {
+					describe_tensor_values(&t, m, c, INLINE_VALUES);
+					json_kstr(j, "value", strbuf_str(&t));
+					strbuf_reset(&t);
+				}
 			}
 		}
 		json_end_obj(j);
@@ -362,8 +388,8 @@ static void json_node(struct json *j, struct ov_model *m, const struct scope *s,
 	json_kstr(j, "name", n->name ? n->name : "");
 	json_kstr(j, "domain", n->domain ? n->domain : "");
 	json_kstr(j, "op_type", n->op_type ? n->op_type : "");
-	json_names(j, s, "inputs", n->input, n->n_input, 1);
-	json_names(j, s, "outputs", n->output, n->n_output, 0);
+	json_names(j, m, s, "inputs", n->input, n->n_input, 1);
+	json_names(j, m, s, "outputs", n->output, n->n_output, 0);
 	json_key(j, "attributes");
 	json_arr(j);
 	for (size_t a = 0; a < n->n_attribute; a++) {

@@ -136,7 +136,8 @@ static void summarise(struct ov_model *m, struct summary *s)
 					s->constant_bytes += tensor_data_bytes(n->attribute[a]->t);
 		}
 	}
-	qsort(s->ops, s->n_ops, sizeof *s->ops, cmp_ops);
+	if (s->n_ops) /* qsort's array must not be NULL, even for zero elements */
+		qsort(s->ops, s->n_ops, sizeof *s->ops, cmp_ops);
 	s->n_nodes_total = g->n_node;
 	count_subgraphs(s, g);
 	for (size_t i = 0; i < g->n_initializer; i++) {

@@ -71,6 +71,8 @@ static char *dir_of(const char *path)
 	return strndup(path, (size_t)(slash - path));
 }
 
+static int model_parse(struct ov_model *m, struct ov_model **out, struct ov_error *err);
+
 static int map_file(struct ov_model *m, const char *path, struct ov_error *err)
 {
 	struct stat st;
@@ -110,24 +112,69 @@ static int map_file(struct ov_model *m, const char *path, struct ov_error *err)
 	return 0;
 }
 
-int model_load(struct ov_model **out, const char *path, struct ov_error *err)
+static struct ov_model *model_new(const char *path, struct ov_error *err)
 {
 	struct ov_model *m = calloc(1, sizeof *m);
-	struct wire_prep prep;
-	struct lift_ctx lc;
 
-	*out = NULL;
-	if (!m)
-		return ov_fail(err, OV_NOMEM, "out of memory");
+	if (!m) {
+		ov_fail(err, OV_NOMEM, "out of memory");
+		return NULL;
+	}
 	m->alloc = (ProtobufCAllocator){pb_alloc, pb_free, m};
 	m->path = strdup(path);
 	m->dir = dir_of(path);
 	if (!m->path || !m->dir) {
 		model_free(m);
+		ov_fail(err, OV_NOMEM, "out of memory");
+		return NULL;
+	}
+	return m;
+}
+
+int model_load(struct ov_model **out, const char *path, struct ov_error *err)
+{
+	struct ov_model *m = model_new(path, err);
+
+	*out = NULL;
+	if (!m)
+		return -1;
+	if (map_file(m, path, err)) {
+		model_free(m);
+		return -1;
+	}
+	return model_parse(m, out, err);
+}
+
+int model_load_buffer(struct ov_model **out, const void *data, size_t len, const char *name,
+		      struct ov_error *err)
+{
+	struct ov_model *m = model_new(name, err);
+
+	*out = NULL;
+	if (!m)
+		return -1;
+	if (len == 0) {
+		model_free(m);
+		return ov_fail(err, OV_FORMAT, "empty file (0 bytes), not an ONNX model");
+	}
+	m->owned = malloc(len);
+	if (!m->owned) {
+		model_free(m);
 		return ov_fail(err, OV_NOMEM, "out of memory");
 	}
-	if (map_file(m, path, err))
-		goto fail;
+	memcpy(m->owned, data, len);
+	m->map = m->owned;
+	m->map_len = len;
+	m->file_size = len;
+	return model_parse(m, out, err);
+}
+
+/* Shared by both loaders: m->map holds the bytes; on failure m is freed. */
+static int model_parse(struct ov_model *m, struct ov_model **out, struct ov_error *err)
+{
+	struct wire_prep prep;
+	struct lift_ctx lc;
+
 	if (wire_prepare(m->map, m->map_len, &prep, err))
 		goto fail;
 	uint64_t budget = UNPACK_MEM_SLACK + (uint64_t)prep.len * UNPACK_MEM_FACTOR;
@@ -171,7 +218,9 @@ void model_free(struct ov_model *m)
 	if (m->proto)
 		onnx__model_proto__free_unpacked(m->proto, &m->alloc);
 	model_external_close(m);
-	if (m->map)
+	if (m->owned)
+		free(m->owned);
+	else if (m->map)
 		munmap((void *)m->map, m->map_len);
 	free(m->path);
 	free(m->dir);

@@ -21,7 +21,8 @@ struct ov_model {
 	char *path;            /* as given by the caller */
 	char *dir;             /* folder that external data locations are relative to */
 	char *dir_real;        /* the same, with symlinks resolved */
-	const uint8_t *map;    /* read-only private mapping of the file */
+	const uint8_t *map;    /* read-only private mapping of the file (or the owned copy below) */
+	uint8_t *owned;        /* model_load_buffer's copy of the bytes, in place of a mapping */
 	size_t map_len;
 	uint64_t file_size;
 	size_t n_lifted;       /* raw_data payloads that point into the mapping */
@@ -32,6 +33,10 @@ struct ov_model {
 /* Load path. On failure returns -1 and fills err (OV_IO for files that cannot be opened, OV_FORMAT for
  * malformed content, OV_LIMIT for files over a safety limit, OV_EXTERNAL for bad external data). */
 int model_load(struct ov_model **out, const char *path, struct ov_error *err);
+/* The same from bytes in memory (fuzzing, tests); name stands for the path in messages, and external data is
+ * looked up relative to its folder. The bytes are copied. */
+int model_load_buffer(struct ov_model **out, const void *data, size_t len, const char *name,
+		      struct ov_error *err);
 void model_free(struct ov_model *m);
 
 /* The opset version the model imports for domain ("" or "ai.onnx" for the default domain); 0 if none. */
