@@ -246,6 +246,22 @@ static void put_number(struct strbuf *b, int32_t dtype, double x)
 		strbuf_printf(b, "%.6g", x);
 }
 
+/* 64-bit integers do not survive a trip through double: print them from their own bits. */
+static int put_int64_exact(struct strbuf *b, const struct tensor_view *v, int64_t i)
+{
+	if (v->dtype == OV_DT_INT64) {
+		int64_t x = v->raw ? RAW(int64_t, i) : v->t->int64_data[i];
+		strbuf_printf(b, "%" PRId64, x);
+		return 1;
+	}
+	if (v->dtype == OV_DT_UINT64) {
+		uint64_t x = v->raw ? RAW(uint64_t, i) : v->t->uint64_data[i];
+		strbuf_printf(b, "%" PRIu64, x);
+		return 1;
+	}
+	return 0;
+}
+
 void describe_tensor_values(struct strbuf *b, struct ov_model *m, const Onnx__TensorProto *t, int max)
 {
 	struct tensor_view v;
@@ -265,7 +281,7 @@ void describe_tensor_values(struct strbuf *b, struct ov_model *m, const Onnx__Te
 			strbuf_putc(b, '"');
 			strbuf_put_safe(b, (const char *)t->string_data[i].data, t->string_data[i].len, 60);
 			strbuf_putc(b, '"');
-		} else {
+		} else if (!put_int64_exact(b, &v, i)) {
 			put_number(b, v.dtype, tensor_view_get(&v, i));
 		}
 	}

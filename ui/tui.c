@@ -179,6 +179,8 @@ int tui_main(const struct tui_options *opts)
 	signal(SIGABRT, crash_handler);
 	signal(SIGBUS, crash_handler);
 	signal(SIGFPE, crash_handler);
+	if (!getenv("ESCDELAY"))
+		set_escdelay(25); /* Esc quits at once, not after ncurses' default second */
 	initscr();
 	in_curses = 1;
 	cbreak();

@@ -1,9 +1,463 @@
-/* Unit tests of the core (links libovcore alone). */
+/* Unit tests of the core (links libovcore alone): element types, the wire pre-pass, loading from memory,
+ * validation, escaping, JSON, maps, external data paths, and saving with injected failures. */
 #include "config.h"
 
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "src/describe.h"
+#include "src/dtype.h"
+#include "src/json.h"
+#include "src/model.h"
+#include "src/save.h"
+#include "src/strbuf.h"
+#include "src/strmap.h"
+#include "src/wire.h"
 #include "tests/unit/tap.h"
+
+/* ---- a tiny protobuf writer to build models byte by byte ---- */
+struct pb {
+	uint8_t b[1 << 16];
+	size_t n;
+};
+
+static void pb_varint(struct pb *p, uint64_t v)
+{
+	do {
+		uint8_t c = v & 0x7f;
+		v >>= 7;
+		p->b[p->n++] = c | (v ? 0x80 : 0);
+	} while (v);
+}
+
+static void pb_tag(struct pb *p, int field, int wt) { pb_varint(p, (uint64_t)field << 3 | (uint64_t)wt); }
+static void pb_int(struct pb *p, int field, uint64_t v) { pb_tag(p, field, 0); pb_varint(p, v); }
+
+static void pb_bytes(struct pb *p, int field, const void *d, size_t n)
+{
+	pb_tag(p, field, 2);
+	pb_varint(p, n);
+	memcpy(p->b + p->n, d, n);
+	p->n += n;
+}
+
+static void pb_str(struct pb *p, int field, const char *s) { pb_bytes(p, field, s, strlen(s)); }
+static void pb_msg(struct pb *p, int field, const struct pb *m) { pb_bytes(p, field, m->b, m->n); }
+
+/* TensorProto: float, dims, raw_data of nbytes (filled with a pattern). */
+static void make_tensor(struct pb *t, const char *name, const int64_t *dims, int nd, size_t nbytes)
+{
+	static uint8_t data[8192];
+
+	memset(t, 0, sizeof *t);
+	for (int i = 0; i < nd; i++)
+		pb_int(t, 1, (uint64_t)dims[i]);
+	pb_int(t, 2, OV_DT_FLOAT);
+	pb_str(t, 8, name);
+	for (size_t i = 0; i < nbytes && i < sizeof data; i++)
+		data[i] = (uint8_t)(i * 7);
+	pb_bytes(t, 9, data, nbytes);
+}
+
+/* ModelProto { ir_version 8, opset 13, graph { initializer t, one Identity node } } */
+static void make_model(struct pb *m, const struct pb *tensor)
+{
+	static struct pb g, node, opset;
+
+	memset(&g, 0, sizeof g);
+	memset(&node, 0, sizeof node);
+	memset(&opset, 0, sizeof opset);
+	memset(m, 0, sizeof *m);
+	pb_str(&node, 1, "w");
+	pb_str(&node, 2, "y");
+	pb_str(&node, 4, "Identity");
+	pb_msg(&g, 1, &node);
+	pb_str(&g, 2, "g");
+	if (tensor)
+		pb_msg(&g, 5, tensor);
+	pb_int(m, 1, 8);
+	pb_msg(m, 7, &g);
+	pb_int(&opset, 2, 13);
+	pb_msg(m, 8, &opset);
+}
+
+static int load(const struct pb *p, struct ov_model **m, struct ov_error *e)
+{
+	return model_load_buffer(m, p->b, p->n, "mem.onnx", e);
+}
+
+static void test_dtypes(void)
+{
+	IS_STR(dtype_name(OV_DT_FLOAT), "FLOAT", "dtype 1 is FLOAT");
+	IS_STR(dtype_name(OV_DT_FLOAT8E5M2FNUZ), "FLOAT8E5M2FNUZ", "dtype 20 named although onnx 1.12 lacks it");
+	IS_STR(dtype_short_name(OV_DT_INT4), "int4", "int4 short name");
+	IS_STR(dtype_name(99), "dtype(99)", "unknown dtype named by number");
+	OK(dtype_parse("f16") == OV_DT_FLOAT16 && dtype_parse("FLOAT") == OV_DT_FLOAT &&
+	   dtype_parse("int64") == OV_DT_INT64 && dtype_parse("nope") == -1, "dtype_parse spellings");
+	OK(dtype_raw_bytes(OV_DT_INT4, 5) == 3, "int4: 5 values pack into 3 bytes");
+	OK(dtype_raw_bytes(OV_DT_COMPLEX128, 2) == 32, "complex128: 16 bytes each");
+	OK(dtype_raw_bytes(OV_DT_STRING, 2) == -1, "strings have no raw size");
+	OK(dtype_raw_bytes(OV_DT_DOUBLE, INT64_MAX / 4) == -1, "raw size overflow is detected");
+	OK(dtype_typed_count(OV_DT_COMPLEX64, 3) == 6, "complex64 takes two floats per value");
+	OK(half_to_float(0x3c00) == 1.0f && half_to_float(0xc000) == -2.0f, "float16 1 and -2");
+	OK(isinf(half_to_float(0x7c00)) && isnan(half_to_float(0x7e00)), "float16 inf and nan");
+	OK(half_to_float(0x0001) == ldexpf(1, -24), "float16 smallest subnormal");
+	OK(bfloat16_to_float(0x3f80) == 1.0f, "bfloat16 1");
+	OK(float8_to_float(0x38, OV_DT_FLOAT8E4M3FN) == 1.0f, "float8 e4m3fn 1.0");
+	OK(float8_to_float(0x7e, OV_DT_FLOAT8E4M3FN) == 448.0f, "float8 e4m3fn max 448");
+	OK(isnan(float8_to_float(0x7f, OV_DT_FLOAT8E4M3FN)), "float8 e4m3fn nan");
+	OK(isnan(float8_to_float(0x80, OV_DT_FLOAT8E4M3FNUZ)), "float8 e4m3fnuz nan is 0x80");
+	OK(float8_to_float(0x3c, OV_DT_FLOAT8E5M2) == 1.0f, "float8 e5m2 1.0");
+	OK(isinf(float8_to_float(0x7c, OV_DT_FLOAT8E5M2)), "float8 e5m2 inf");
+	OK(float8_to_float(0x40, OV_DT_FLOAT8E5M2FNUZ) == 1.0f, "float8 e5m2fnuz 1.0 (bias 16)");
+}
+
+static void test_load_and_lift(void)
+{
+	static struct pb t, m;
+	struct ov_model *model;
+	struct ov_error e = {0};
+	int64_t dims[] = {4, 512};
+
+	make_tensor(&t, "w", dims, 2, 4 * 512 * 4);
+	make_model(&m, &t);
+	OK(load(&m, &model, &e) == 0, "a well-formed model with an 8 KiB initializer loads (%s)", e.msg);
+	if (!model)
+		return;
+	Onnx__TensorProto *w = model->proto->graph->initializer[0];
+	OK(model->n_lifted == 1, "its raw_data stays in the file's bytes (lifted %zu)", model->n_lifted);
+	OK(w->raw_data.data >= model->map && w->raw_data.data < model->map + model->map_len,
+	   "raw_data points into the mapping");
+	OK(w->raw_data.len == 8192 && w->raw_data.data[1] == 7, "raw_data has the right length and bytes");
+	uint8_t *buf;
+	size_t len;
+	OK(model_pack(model, &buf, &len, &e) == 0 && len == m.n && memcmp(buf, m.b, len) == 0,
+	   "packing reproduces the input byte for byte");
+	free(buf);
+	model_free(model);
+
+	/* A small raw_data is simply copied. */
+	int64_t d2[] = {2};
+	make_tensor(&t, "w", d2, 1, 8);
+	make_model(&m, &t);
+	OK(load(&m, &model, &e) == 0 && model->n_lifted == 0, "a small initializer is unpacked normally");
+	model_free(model);
+}
+
+static void test_bad_models(void)
+{
+	static struct pb t, m;
+	struct ov_model *model;
+	struct ov_error e = {0};
+
+	m.n = 0;
+	pb_int(&m, 1, 8);
+	OK(load(&m, &model, &e) == -1 && strstr(e.msg, "no graph") && e.code == OV_FORMAT, "no graph: %s", e.msg);
+
+	int64_t neg[] = {-1, 4};
+	make_tensor(&t, "w", neg, 2, 16);
+	make_model(&m, &t);
+	OK(load(&m, &model, &e) == -1 && !strcmp(e.msg, "initializer 'w': dim 0 is negative (-1)"),
+	   "negative dim: %s", e.msg);
+
+	int64_t big[] = {1ll << 40, 1ll << 40};
+	make_tensor(&t, "w", big, 2, 16);
+	make_model(&m, &t);
+	OK(load(&m, &model, &e) == -1 && strstr(e.msg, "overflow"), "dims overflow: %s", e.msg);
+
+	int64_t d[] = {2, 3};
+	make_tensor(&t, "w", d, 2, 20);
+	make_model(&m, &t);
+	OK(load(&m, &model, &e) == -1 && strstr(e.msg, "raw_data has 20 bytes") && strstr(e.msg, "needs 24"),
+	   "raw_data size mismatch: %s", e.msg);
+
+	/* A huge raw_data that is also mis-sized must fail validation after being lifted. */
+	int64_t d3[] = {1000};
+	make_tensor(&t, "w", d3, 1, 5000);
+	make_model(&m, &t);
+	OK(load(&m, &model, &e) == -1 && strstr(e.msg, "raw_data has 5000 bytes"), "lifted raw_data is validated");
+
+	/* Truncation at every byte of a valid model: always an error, never a crash. */
+	make_tensor(&t, "w", d, 2, 24);
+	make_model(&m, &t);
+	int all = 1;
+	for (size_t cut = 1; cut < m.n; cut++) {
+		struct pb c = m;
+		c.n = cut;
+		if (load(&c, &model, &e) == 0) {
+			model_free(model); /* a cut at a field boundary can be a valid, smaller message */
+			continue;
+		}
+		if (e.code != OV_FORMAT || !*e.msg)
+			all = 0;
+	}
+	OK(all, "every truncation of a model is refused as malformed or loads cleanly");
+
+	/* Deep nesting: TypeProto.sequence_type.elem_type... 100 levels. */
+	struct pb *levels = calloc(101, sizeof *levels);
+	pb_int(&levels[0], 1, 1); /* TypeProto.Tensor.elem_type... placed as a TypeProto.Tensor */
+	for (int i = 1; i <= 100; i++) {
+		struct pb inner = {0};
+		if (i % 2) {                      /* TypeProto { sequence_type = 4 } */
+			pb_msg(&levels[i], 4, &levels[i - 1]);
+		} else {                          /* TypeProto.Sequence { elem_type = 1 } */
+			pb_msg(&levels[i], 1, &levels[i - 1]);
+		}
+		(void)inner;
+	}
+	struct pb vi = {0}, g = {0};
+	pb_str(&vi, 1, "x");
+	pb_msg(&vi, 2, &levels[99]);
+	pb_msg(&g, 11, &vi);
+	m.n = 0;
+	pb_msg(&m, 7, &g);
+	OK(load(&m, &model, &e) == -1 && e.code == OV_LIMIT && strstr(e.msg, "nested more than 64"),
+	   "deep type nesting is refused: %s", e.msg);
+	free(levels);
+
+	/* Wire-level garbage. */
+	m.n = 0;
+	pb_tag(&m, 7, 2);
+	m.b[m.n++] = 0xff; /* a varint that never ends */
+	OK(load(&m, &model, &e) == -1 && strstr(e.msg, "length is cut off"), "unterminated length: %s", e.msg);
+	m.n = 0;
+	pb_tag(&m, 7, 0); /* graph as a varint */
+	pb_varint(&m, 5);
+	OK(load(&m, &model, &e) == -1 && strstr(e.msg, "should hold a message"), "wrong wire type: %s", e.msg);
+	m.n = 0;
+	pb_tag(&m, 3, 2); /* producer_version as string, fine; then field 0 */
+	pb_varint(&m, 0);
+	m.b[m.n++] = 0x00;
+	OK(load(&m, &model, &e) == -1 && strstr(e.msg, "invalid field number 0"), "field number 0: %s", e.msg);
+}
+
+static void test_wire_placeholder(void)
+{
+	struct wire_prep prep = {0};
+	uint8_t fake[16];
+
+	prep.nonce = 0x1122334455667788ull;
+	prep.n_payloads = 2;
+	memcpy(fake, &prep.nonce, 8);
+	uint64_t idx = 1;
+	memcpy(fake + 8, &idx, 8);
+	OK(wire_payload_match(&prep, fake, 16) == 1, "a placeholder is recognised");
+	idx = 2;
+	memcpy(fake + 8, &idx, 8);
+	OK(wire_payload_match(&prep, fake, 16) == -1, "an out-of-range placeholder index is not");
+	OK(wire_payload_match(&prep, fake, 15) == -1, "nor data of another length");
+	fake[0] ^= 1;
+	OK(wire_payload_match(&prep, fake, 16) == -1, "nor data without the nonce");
+}
+
+static void test_strings(void)
+{
+	struct strbuf b = {0};
+
+	strbuf_put_safe(&b, "a\x1b[2Jb\n\xff\xc3\xa9", 10, 0);
+	IS_STR(strbuf_str(&b), "a\\x1b[2Jb\\n\\xff\xc3\xa9", "control bytes and bad UTF-8 are escaped, good UTF-8 kept");
+	strbuf_reset(&b);
+	strbuf_put_safe(&b, "abcdef", 6, 3);
+	IS_STR(strbuf_str(&b), "abc...", "long strings are cut with ...");
+	strbuf_reset(&b);
+	strbuf_put_safe(&b, "\xc2\x9b", 2, 0); /* C1 control CSI encoded as UTF-8 */
+	IS_STR(strbuf_str(&b), "\\xc2\\x9b", "C1 control characters are escaped too");
+	strbuf_free(&b);
+
+	struct json j;
+	json_init(&j, &b, 0);
+	json_obj(&j);
+	json_kstr(&j, "a", "q\"\\\n\x01");
+	json_key(&j, "n");
+	json_arr(&j);
+	json_int(&j, -3);
+	json_double(&j, NAN);
+	json_null(&j);
+	json_end_arr(&j);
+	json_key(&j, "e");
+	json_obj(&j);
+	json_end_obj(&j);
+	json_end_obj(&j);
+	IS_STR(strbuf_str(&b), "{\"a\":\"q\\\"\\\\\\n\\u0001\",\"n\":[-3,\"nan\",null],\"e\":{}}", "JSON writer");
+	strbuf_free(&b);
+
+	struct strmap mp = {0};
+	char keys[300][8];
+	for (int i = 0; i < 300; i++) {
+		snprintf(keys[i], sizeof keys[i], "k%d", i);
+		strmap_put(&mp, keys[i], (void *)(intptr_t)(i + 1));
+	}
+	int good = 1;
+	for (int i = 0; i < 300; i++)
+		good &= (intptr_t)strmap_get(&mp, keys[i]) == i + 1;
+	OK(good && mp.n == 300 && !strmap_has(&mp, "k300"), "strmap holds 300 keys through growth");
+	strmap_add(&mp, "k5", (void *)1000);
+	OK((intptr_t)strmap_get(&mp, "k5") == 6, "strmap_add keeps the first value");
+	strmap_free(&mp);
+}
+
+/* ---- files ---- */
+
+static char tmpdir[] = "/tmp/onnxview-unit.XXXXXX";
+
+static int write_file(const char *path, const void *d, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	int ok = f && fwrite(d, 1, n, f) == n;
+	if (f)
+		fclose(f);
+	return ok ? 0 : -1;
+}
+
+static int count_temps(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		if (strstr(e->d_name, ".onnxview-"))
+			n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static int file_equals(const char *path, const struct pb *p)
+{
+	static uint8_t buf[1 << 16];
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
+
+	if (f)
+		fclose(f);
+	return f && n == p->n && !memcmp(buf, p->b, n);
+}
+
+static void test_save_faults(void)
+{
+	static struct pb t, m, other;
+	struct ov_model *model;
+	struct ov_error e = {0};
+	char src[256], dst[256];
+	int64_t dims[] = {4, 512};
+	const char *steps[] = {"write", "fsync", "rename"};
+
+	make_tensor(&t, "w", dims, 2, 8192);
+	make_model(&m, &t);
+	make_model(&other, NULL);
+	snprintf(src, sizeof src, "%s/src.onnx", tmpdir);
+	snprintf(dst, sizeof dst, "%s/dst.onnx", tmpdir);
+	write_file(src, m.b, m.n);
+	if (model_load(&model, src, &e)) {
+		OK(0, "load for the save tests: %s", e.msg);
+		return;
+	}
+	for (int i = 0; i < 3; i++) {
+		/* Into a new file, then over an existing one with REPLACE: both must leave everything as it was. */
+		unlink(dst);
+		save_inject_fault(steps[i]);
+		int r = model_save(model, dst, 0, &e);
+		OK(r == -1 && access(dst, F_OK) != 0, "failed %s: no file appears (%s)", steps[i], e.msg);
+		write_file(dst, other.b, other.n);
+		r = model_save(model, dst, OV_SAVE_REPLACE, &e);
+		OK(r == -1 && file_equals(dst, &other), "failed %s over an existing file: it keeps its bytes", steps[i]);
+		OK(count_temps(tmpdir) == 0, "failed %s: the temporary file is removed", steps[i]);
+		OK(e.code == OV_WRITE && *e.msg, "failed %s: reported as a write error: %s", steps[i], e.msg);
+	}
+	save_inject_fault(NULL);
+	OK(model_save(model, dst, 0, &e) == -1 && e.code == OV_EXISTS, "an existing file needs REPLACE: %s", e.msg);
+	OK(file_equals(dst, &other), "... and is untouched");
+	OK(model_save(model, dst, OV_SAVE_REPLACE, &e) == 0 && file_equals(dst, &m), "REPLACE saves the model");
+	OK(model_save(model, src, OV_SAVE_REPLACE, &e) == 0 && file_equals(src, &m),
+	   "saving over the file the model is mapped from works (the old mapping stays valid)");
+	OK(model->proto->graph->initializer[0]->raw_data.data[1] == 7, "the loaded model still reads its weights");
+	model_free(model);
+	unlink(src);
+	unlink(dst);
+}
+
+static void test_external(void)
+{
+	static struct pb t, g, m, opset;
+	struct ov_model *model;
+	struct ov_error e = {0};
+	char path[256], bin[256];
+	uint8_t w[64];
+
+	for (int i = 0; i < 64; i++)
+		w[i] = (uint8_t)i;
+	snprintf(bin, sizeof bin, "%s/w.bin", tmpdir);
+	write_file(bin, w, sizeof w);
+	const char *cases[][4] = {
+		/* location, offset, length, expected error substring (NULL: loads) */
+		{"w.bin", "16", "16", NULL},
+		{"w.bin", "56", "16", "runs past the end"},
+		{"/etc/hostname", "0", "16", "absolute path"},
+		{"x/../w.bin", "0", "16", "climbs out"},
+		{"missing.bin", "0", "16", "No such file"},
+		{"w.bin", "1x", "16", "offset '1x' is not a number"},
+		{"w.bin", "0", "20", "length is 20 bytes but its dtype and shape need 16"},
+		{"", "0", "16", "location is empty"},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		struct pb kv;
+		memset(&t, 0, sizeof t);
+		pb_int(&t, 1, 4);
+		pb_int(&t, 2, OV_DT_FLOAT);
+		pb_str(&t, 8, "w");
+		const char *keys[] = {"location", "offset", "length"};
+		for (int k = 0; k < 3; k++) {
+			memset(&kv, 0, sizeof kv);
+			pb_str(&kv, 1, keys[k]);
+			pb_str(&kv, 2, cases[c][k]);
+			pb_msg(&t, 13, &kv);
+		}
+		pb_int(&t, 14, 1);
+		memset(&g, 0, sizeof g);
+		memset(&m, 0, sizeof m);
+		memset(&opset, 0, sizeof opset);
+		pb_msg(&g, 5, &t);
+		pb_int(&m, 1, 8);
+		pb_msg(&m, 7, &g);
+		snprintf(path, sizeof path, "%s/ext.onnx", tmpdir);
+		write_file(path, m.b, m.n);
+		int r = model_load(&model, path, &e);
+		if (!cases[c][3]) {
+			OK(r == 0, "external '%s' at %s loads (%s)", cases[c][0], cases[c][1], r ? e.msg : "");
+			if (r == 0) {
+				const uint8_t *d;
+				size_t n;
+				OK(model_external_data(model, model->proto->graph->initializer[0], &d, &n, &e) == 0 &&
+				   n == 16 && d[0] == 16 && d[15] == 31, "external bytes are read from the right range");
+				model_free(model);
+			}
+		} else {
+			OK(r == -1 && strstr(e.msg, cases[c][3]) && strstr(e.msg, "initializer 'w'"),
+			   "external '%s' offset %s length %s refused: %s", cases[c][0], cases[c][1], cases[c][2],
+			   e.msg);
+		}
+	}
+	unlink(path);
+	unlink(bin);
+}
 
 int main(void)
 {
+	if (!mkdtemp(tmpdir)) {
+		printf("Bail out! cannot create a temporary folder\n");
+		return 1;
+	}
+	test_dtypes();
+	test_load_and_lift();
+	test_bad_models();
+	test_wire_placeholder();
+	test_strings();
+	test_save_faults();
+	test_external();
+	rmdir(tmpdir);
 	return tap_done();
 }

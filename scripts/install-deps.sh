@@ -1,0 +1,17 @@
+#!/bin/sh
+# Install the Debian packages onnxview needs to build, and to run its whole test suite.
+# Usage: scripts/install-deps.sh        (as root, or through sudo when run as another user)
+# Build: autotools, a C compiler, protobuf-c (+ protoc-c), the ONNX schema (libonnx-dev), ncursesw, Graphviz,
+# OpenBLAS. Tests: ONNX's backend test data, python3-onnx/numpy (test models), python3-torch/torchvision (real
+# exports), tmux (terminal tests), clang + its runtime (libFuzzer, sanitizers).
+# The CUDA backend is built when the CUDA toolkit (nvcc) is already installed; this script does not install it.
+set -eu
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+BUILD="build-essential autoconf automake pkg-config protobuf-c-compiler libprotobuf-c-dev libonnx-dev
+       libncurses-dev libgraphviz-dev libopenblas-dev"
+TEST="libonnx-testdata python3 python3-onnx python3-numpy python3-torch python3-torchvision tmux clang
+      libclang-rt-14-dev util-linux"
+$SUDO apt-get update -q
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $BUILD $TEST
