@@ -147,6 +147,31 @@ static void test_load_and_lift(void)
 	model_free(model);
 }
 
+/* Fields newer than the system's onnx.proto (here: ModelProto field 99, NodeProto field 9, TensorProto field 16)
+ * survive a round trip untouched. */
+static void test_unknown_fields(void)
+{
+	static struct pb t, m;
+	struct ov_model *model;
+	struct ov_error e = {0};
+	int64_t dims[] = {2};
+
+	make_tensor(&t, "w", dims, 1, 8);
+	pb_str(&t, 16, "tensor metadata from the future");
+	make_model(&m, &t);
+	pb_str(&m, 99, "a field onnx.proto does not know");
+	pb_int(&m, 100, 12345);
+	OK(load(&m, &model, &e) == 0, "a model with unknown fields loads (%s)", e.msg);
+	if (!model)
+		return;
+	uint8_t *buf;
+	size_t len;
+	OK(model_pack(model, &buf, &len, &e) == 0 && len == m.n && !memcmp(buf, m.b, len),
+	   "unknown fields survive the round trip byte for byte");
+	free(buf);
+	model_free(model);
+}
+
 static void test_bad_models(void)
 {
 	static struct pb t, m;
@@ -453,6 +478,7 @@ int main(void)
 	}
 	test_dtypes();
 	test_load_and_lift();
+	test_unknown_fields();
 	test_bad_models();
 	test_wire_placeholder();
 	test_strings();
