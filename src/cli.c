@@ -19,6 +19,7 @@ static const struct {
 	{"info", cmd_info, "info [--json] MODEL        header, opsets, inputs/outputs, op histogram, sizes"},
 	{"dump", cmd_dump, "dump [--json] MODEL        every node, attribute and initializer"},
 	{"edit", cmd_edit, "edit MODEL -o OUT [--force]  load and save a model (atomically)"},
+	{"ops", cmd_ops, "ops [--json] [--domain D] [OP]  the operator reference: signatures per opset, notes"},
 };
 
 void cli_print_help(FILE *out)
@@ -116,7 +117,7 @@ int cli_main(int argc, char **argv, tui_entry_fn tui)
 	}
 	/* A bare word that names no file is a mistyped command, not a missing model. */
 	if (!strpbrk(opts.path, "./") && access(opts.path, F_OK) != 0) {
-		fprintf(stderr, "onnxview: '%s' is neither a command nor a file (commands: info, dump, edit; see "
+		fprintf(stderr, "onnxview: '%s' is neither a command nor a file (commands: info, dump, edit, ops; see "
 				"--help)\n", opts.path);
 		return 2;
 	}

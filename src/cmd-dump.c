@@ -9,95 +9,121 @@
 #include "src/describe.h"
 #include "src/dtype.h"
 #include "src/json.h"
+#include "src/graph.h"
 #include "src/model.h"
-#include "src/strmap.h"
+#include "src/shape.h"
 
 static const char dump_usage[] = "usage: onnxview dump [--json] MODEL";
 #define DUMP_VALUES 8 /* tensor values shown per tensor */
 
-enum value_kind { VK_INPUT = 1, VK_INITIALIZER, VK_CONSTANT, VK_NODE, VK_OUTER };
-static const char *const kind_names[] = {"?", "graph input", "initializer", "Constant output", "node output",
-					 "outer scope"};
-
-/* What the dump knows about each value name of one graph (and, through parent, the graphs around it). */
+/* What the dump knows about the values of one graph: the graph index and the inferred shapes. */
 struct scope {
-	const struct scope *parent;
-	struct strmap kind;  /* name -> (void *)(intptr_t)enum value_kind */
-	struct strmap type;  /* name -> const Onnx__TypeProto * (declared) */
-	struct strmap init;  /* name -> const Onnx__TensorProto * (initializer or Constant value) */
+	struct ov_model *m;
+	const struct graph *g;
+	const struct shapes *sh;
 };
 
-static void scope_build(struct scope *s, const Onnx__GraphProto *g, const struct scope *parent)
+static const struct graph_value *scope_value(const struct scope *s, const char *name, const struct graph **owner,
+					     int32_t *id)
 {
-	memset(s, 0, sizeof *s);
-	s->parent = parent;
-	for (size_t i = 0; i < g->n_value_info; i++)
-		if (g->value_info[i]->name)
-			strmap_put(&s->type, g->value_info[i]->name, g->value_info[i]->type);
-	for (size_t i = 0; i < g->n_output; i++)
-		if (g->output[i]->name)
-			strmap_put(&s->type, g->output[i]->name, g->output[i]->type);
-	for (size_t i = 0; i < g->n_input; i++)
-		if (g->input[i]->name) {
-			strmap_put(&s->type, g->input[i]->name, g->input[i]->type);
-			strmap_add(&s->kind, g->input[i]->name, (void *)(intptr_t)VK_INPUT);
-		}
-	for (size_t i = 0; i < g->n_initializer; i++)
-		if (g->initializer[i]->name) {
-			/* An initializer also listed as an input is still an initializer (a default value). */
-			strmap_put(&s->kind, g->initializer[i]->name, (void *)(intptr_t)VK_INITIALIZER);
-			strmap_put(&s->init, g->initializer[i]->name, g->initializer[i]);
-		}
-	for (size_t i = 0; i < g->n_node; i++) {
-		const Onnx__NodeProto *n = g->node[i];
-		int is_const = n->op_type && !strcmp(n->op_type, "Constant") && (!n->domain || !*n->domain);
-		for (size_t k = 0; k < n->n_output; k++) {
-			if (!*n->output[k])
-				continue;
-			strmap_add(&s->kind, n->output[k], (void *)(intptr_t)(is_const ? VK_CONSTANT : VK_NODE));
-			if (is_const)
-				for (size_t a = 0; a < n->n_attribute; a++)
-					if (n->attribute[a]->t)
-						strmap_add(&s->init, n->output[k], n->attribute[a]->t);
-		}
+	int32_t i = graph_value_id(s->g, name);
+
+	if (i < 0)
+		return NULL;
+	const struct graph_value *v = graph_value_resolve(s->g, i, owner);
+	if (id)
+		*id = v == &s->g->values[i] ? i : (int32_t)(v - (*owner)->values);
+	return v;
+}
+
+static enum value_origin scope_kind(const struct scope *s, const char *name)
+{
+	int32_t i = graph_value_id(s->g, name);
+	return i < 0 ? VALUE_UNDEFINED : s->g->values[i].origin;
+}
+
+/* onnxview's own inferred shape of a value, or NULL. */
+static const struct vshape *scope_inferred(const struct scope *s, const char *name)
+{
+	const struct graph *owner;
+	int32_t id;
+	const struct graph_value *v = scope_value(s, name, &owner, &id);
+	const struct vshape *sh = v && s->sh ? shapes_get(s->sh, owner, id) : NULL;
+
+	return sh && sh->source == SHAPE_INFERRED && (sh->dtype || sh->rank >= 0) ? sh : NULL;
+}
+
+/* The best description of a value's type: declared, else the constant's, else inferred. Returns 1 when the
+ * description is onnxview's own inference. */
+static int scope_type(struct strbuf *b, const struct scope *s, const char *name)
+{
+	const struct graph *owner;
+	int32_t id;
+	const struct graph_value *v = scope_value(s, name, &owner, &id);
+
+	if (v && v->declared) {
+		describe_type(b, v->declared->type);
+		return 0;
 	}
-}
-
-static void scope_free(struct scope *s)
-{
-	strmap_free(&s->kind);
-	strmap_free(&s->type);
-	strmap_free(&s->init);
-}
-
-static enum value_kind scope_kind(const struct scope *s, const char *name)
-{
-	intptr_t k = (intptr_t)strmap_get(&s->kind, name);
-
-	if (k)
-		return (enum value_kind)k;
-	for (const struct scope *p = s->parent; p; p = p->parent)
-		if (strmap_has(&p->kind, name))
-			return VK_OUTER;
+	if (v && v->constant) {
+		describe_tensor_type(b, v->constant);
+		return 0;
+	}
+	const struct vshape *sh = v && s->sh ? shapes_get(s->sh, owner, id) : NULL;
+	if (sh && sh->source == SHAPE_INFERRED && (sh->dtype || sh->rank >= 0)) {
+		shape_describe(b, sh);
+		return 1;
+	}
+	strbuf_putc(b, '?');
 	return 0;
 }
 
-/* The best description of a value's type: declared type, else the initializer's/Constant's tensor type. */
-static void scope_type(struct strbuf *b, const struct scope *s, const char *name)
+static const Onnx__TensorProto *scope_const(const struct scope *s, const char *name)
 {
-	for (const struct scope *p = s; p; p = p->parent) {
-		const Onnx__TypeProto *tp = strmap_get(&p->type, name);
-		const Onnx__TensorProto *t = strmap_get(&p->init, name);
-		if (tp) {
-			describe_type(b, tp);
-			return;
-		}
-		if (t) {
-			describe_tensor_type(b, t);
-			return;
-		}
+	const struct graph *owner;
+	const struct graph_value *v = scope_value(s, name, &owner, NULL);
+	return v ? v->constant : NULL;
+}
+
+static const char *kind_name(enum value_origin o)
+{
+	return o == VALUE_UNDEFINED ? "UNDEFINED (nothing produces it)" : value_origin_name(o);
+}
+
+/* The index of a model-local function's body, built from its node list and input names. */
+struct fn_index {
+	Onnx__GraphProto gp;
+	Onnx__ValueInfoProto *vi, **vip;
+	struct graph *g;
+};
+
+static int fn_index_build(struct fn_index *fi, const Onnx__FunctionProto *f)
+{
+	struct ov_error e;
+
+	memset(fi, 0, sizeof *fi);
+	onnx__graph_proto__init(&fi->gp);
+	fi->vi = calloc(f->n_input ? f->n_input : 1, sizeof *fi->vi);
+	fi->vip = calloc(f->n_input ? f->n_input : 1, sizeof *fi->vip);
+	if (!fi->vi || !fi->vip)
+		return -1;
+	for (size_t k = 0; k < f->n_input; k++) {
+		onnx__value_info_proto__init(&fi->vi[k]);
+		fi->vi[k].name = f->input[k];
+		fi->vip[k] = &fi->vi[k];
 	}
-	strbuf_putc(b, '?');
+	fi->gp.n_input = f->n_input;
+	fi->gp.input = fi->vip;
+	fi->gp.n_node = f->n_node;
+	fi->gp.node = f->node;
+	return graph_build(&fi->g, &fi->gp, &e);
+}
+
+static void fn_index_free(struct fn_index *fi)
+{
+	graph_free(fi->g);
+	free(fi->vi);
+	free(fi->vip);
 }
 
 /* ---- text ------------------------------------------------------------------------------------------------- */
@@ -108,19 +134,10 @@ static void indent(struct strbuf *b, int depth)
 		strbuf_puts(b, "    ");
 }
 
-static void text_graph(struct strbuf *b, struct ov_model *m, const Onnx__GraphProto *g, const struct scope *parent,
+static void text_graph(struct strbuf *b, struct ov_model *m, const struct graph *gi, const struct shapes *sh,
 		       int depth);
 
 /* The constant behind a value (initializer or Constant output), looking outwards through enclosing graphs. */
-static const Onnx__TensorProto *scope_const(const struct scope *s, const char *name)
-{
-	for (const struct scope *p = s; p; p = p->parent) {
-		if (strmap_has(&p->kind, name))
-			return strmap_get(&p->init, name);
-	}
-	return NULL;
-}
-
 #define INLINE_VALUES 16 /* small constant inputs (Resize scales, Reshape shapes) show their values inline */
 
 static void text_io(struct strbuf *b, struct ov_model *m, const struct scope *s, const char *dir,
@@ -137,14 +154,16 @@ static void text_io(struct strbuf *b, struct ov_model *m, const struct scope *s,
 		}
 		describe_name(b, names[k]);
 		strbuf_puts(b, "  ");
-		scope_type(&t, s, names[k]);
+		int inferred = scope_type(&t, s, names[k]);
 		strbuf_puts(b, strbuf_str(&t));
+		if (inferred)
+			strbuf_puts(b, " (inferred)");
 		strbuf_reset(&t);
 		if (!strcmp(dir, "in")) {
-			enum value_kind vk = scope_kind(s, names[k]);
-			strbuf_printf(b, "  %s", vk ? kind_names[vk] : "UNDEFINED (nothing produces it)");
-			const Onnx__TensorProto *c = (vk == VK_INITIALIZER || vk == VK_CONSTANT || vk == VK_OUTER) ?
-							    scope_const(s, names[k]) : NULL;
+			enum value_origin vk = scope_kind(s, names[k]);
+			strbuf_printf(b, "  %s", kind_name(vk));
+			const Onnx__TensorProto *c = (vk == VALUE_INITIALIZER || vk == VALUE_CONSTANT ||
+							     vk == VALUE_OUTER) ? scope_const(s, names[k]) : NULL;
 			int64_t ne = c ? tensor_numel(c, NULL) : -1;
 			if (ne > 0 && ne <= INLINE_VALUES) {
 				strbuf_puts(b, " = ");
@@ -171,6 +190,8 @@ static void text_node(struct strbuf *b, struct ov_model *m, const struct scope *
 	strbuf_putc(b, '\n');
 	text_io(b, m, s, "in", n->input, n->n_input, depth);
 	text_io(b, m, s, "out", n->output, n->n_output, depth);
+	uint32_t sub = 0;
+	const struct graph_node *gn = &s->g->nodes[idx];
 	for (size_t a = 0; a < n->n_attribute; a++) {
 		const Onnx__AttributeProto *at = n->attribute[a];
 		indent(b, depth);
@@ -185,10 +206,8 @@ static void text_node(struct strbuf *b, struct ov_model *m, const struct scope *
 		strbuf_puts(b, " = ");
 		describe_attr_value(b, m, at, DUMP_VALUES);
 		strbuf_printf(b, "  (%s)\n", attr_type_name(at));
-		if (at->g)
-			text_graph(b, m, at->g, s, depth + 1);
-		for (size_t k = 0; k < at->n_graphs; k++)
-			text_graph(b, m, at->graphs[k], s, depth + 1);
+		for (size_t k = 0; k < (at->g ? 1u : 0u) + at->n_graphs && sub < gn->n_sub; k++)
+			text_graph(b, m, gn->sub[sub++], s->sh, depth + 1);
 	}
 }
 
@@ -212,13 +231,13 @@ static void text_tensor(struct strbuf *b, struct ov_model *m, const Onnx__Tensor
 	strbuf_putc(b, '\n');
 }
 
-static void text_graph(struct strbuf *b, struct ov_model *m, const Onnx__GraphProto *g, const struct scope *parent,
+static void text_graph(struct strbuf *b, struct ov_model *m, const struct graph *gi, const struct shapes *sh,
 		       int depth)
 {
-	struct scope s;
+	struct scope s = {m, gi, sh};
+	const Onnx__GraphProto *g = gi->proto;
 	struct strbuf t = {0};
 
-	scope_build(&s, g, parent);
 	indent(b, depth);
 	strbuf_puts(b, "graph '");
 	describe_name(b, g->name);
@@ -269,15 +288,13 @@ static void text_graph(struct strbuf *b, struct ov_model *m, const Onnx__GraphPr
 		strbuf_putc(b, '\n');
 	}
 	strbuf_free(&t);
-	scope_free(&s);
 }
 
 static void text_functions(struct strbuf *b, struct ov_model *m)
 {
 	for (size_t i = 0; i < m->proto->n_functions; i++) {
 		const Onnx__FunctionProto *f = m->proto->functions[i];
-		Onnx__GraphProto g = ONNX__GRAPH_PROTO__INIT;
-		struct scope s;
+		struct fn_index fi;
 
 		strbuf_puts(b, "\nfunction ");
 		if (f->domain && *f->domain) {
@@ -304,20 +321,19 @@ static void text_functions(struct strbuf *b, struct ov_model *m)
 			}
 		}
 		strbuf_putc(b, '\n');
-		g.n_node = f->n_node;
-		g.node = f->node;
-		scope_build(&s, &g, NULL);
-		for (size_t k = 0; k < f->n_input; k++)
-			strmap_add(&s.kind, f->input[k], (void *)(intptr_t)VK_INPUT);
-		for (size_t k = 0; k < f->n_node; k++)
-			text_node(b, m, &s, f->node[k], k, 0);
-		scope_free(&s);
+		if (fn_index_build(&fi, f) == 0) {
+			struct scope s = {m, fi.g, NULL};
+			for (size_t k = 0; k < f->n_node; k++)
+				text_node(b, m, &s, f->node[k], k, 0);
+		} else
+			strbuf_puts(b, "(out of memory)\n");
+		fn_index_free(&fi);
 	}
 }
 
 /* ---- JSON ------------------------------------------------------------------------------------------------- */
 
-static void json_graph(struct json *j, struct ov_model *m, const Onnx__GraphProto *g, const struct scope *parent);
+static void json_graph(struct json *j, struct ov_model *m, const struct graph *gi, const struct shapes *sh);
 
 static void json_tensor(struct json *j, struct ov_model *m, const Onnx__TensorProto *t)
 {
@@ -361,9 +377,15 @@ static void json_names(struct json *j, struct ov_model *m, const struct scope *s
 			scope_type(&t, s, names[k]);
 			json_kstr(j, "type", strbuf_str(&t));
 			strbuf_reset(&t);
+			const struct vshape *inf = scope_inferred(s, names[k]);
+			if (inf) {
+				shape_describe(&t, inf);
+				json_kstr(j, "inferred", strbuf_str(&t));
+				strbuf_reset(&t);
+			}
 			if (with_kind) {
-				enum value_kind vk = scope_kind(s, names[k]);
-				json_kstr(j, "kind", vk ? kind_names[vk] : "undefined");
+				enum value_origin vk = scope_kind(s, names[k]);
+				json_kstr(j, "kind", value_origin_name(vk));
 				const Onnx__TensorProto *c = vk ? scope_const(s, names[k]) : NULL;
 				int64_t ne = c ? tensor_numel(c, NULL) : -1;
 				if (ne > 0 && ne <= INLINE_VALUES) {
@@ -392,6 +414,8 @@ static void json_node(struct json *j, struct ov_model *m, const struct scope *s,
 	json_names(j, m, s, "outputs", n->output, n->n_output, 0);
 	json_key(j, "attributes");
 	json_arr(j);
+	uint32_t sub = 0;
+	const struct graph_node *gn = &s->g->nodes[idx];
 	for (size_t a = 0; a < n->n_attribute; a++) {
 		const Onnx__AttributeProto *at = n->attribute[a];
 		json_obj(j);
@@ -437,15 +461,15 @@ static void json_node(struct json *j, struct ov_model *m, const struct scope *s,
 		default:
 			break;
 		}
-		if (at->g) {
+		if (at->g && sub < gn->n_sub) {
 			json_key(j, "graph");
-			json_graph(j, m, at->g, s);
+			json_graph(j, m, gn->sub[sub++], s->sh);
 		}
 		if (at->n_graphs) {
 			json_key(j, "graphs");
 			json_arr(j);
-			for (size_t k = 0; k < at->n_graphs; k++)
-				json_graph(j, m, at->graphs[k], s);
+			for (size_t k = 0; k < at->n_graphs && sub < gn->n_sub; k++)
+				json_graph(j, m, gn->sub[sub++], s->sh);
 			json_end_arr(j);
 		}
 		json_end_obj(j);
@@ -473,11 +497,11 @@ static void json_value_infos(struct json *j, const char *key, Onnx__ValueInfoPro
 	strbuf_free(&t);
 }
 
-static void json_graph(struct json *j, struct ov_model *m, const Onnx__GraphProto *g, const struct scope *parent)
+static void json_graph(struct json *j, struct ov_model *m, const struct graph *gi, const struct shapes *sh)
 {
-	struct scope s;
+	struct scope s = {m, gi, sh};
+	const Onnx__GraphProto *g = gi->proto;
 
-	scope_build(&s, g, parent);
 	json_obj(j);
 	json_kstr(j, "name", g->name ? g->name : "");
 	json_value_infos(j, "inputs", g->input, g->n_input);
@@ -515,7 +539,6 @@ static void json_graph(struct json *j, struct ov_model *m, const Onnx__GraphProt
 	}
 	json_end_arr(j);
 	json_end_obj(j);
-	scope_free(&s);
 }
 
 int cmd_dump(int argc, char **argv, FILE *out, FILE *err)
@@ -552,42 +575,49 @@ int cmd_dump(int argc, char **argv, FILE *out, FILE *err)
 
 void dump_render(struct ov_model *m, struct strbuf *b, int as_json)
 {
-	const char *path = m->path;
+	struct graph *g = NULL;
+	struct shapes *sh = NULL;
+	struct ov_error e;
 
+	if (graph_build(&g, m->proto->graph, &e)) {
+		strbuf_puts(b, "onnxview: out of memory indexing the graph\n");
+		return;
+	}
+	if (shape_infer(&sh, m, g, &e))
+		sh = NULL; /* out of memory: dump without inferred shapes */
 	if (as_json) {
 		struct json j;
 		json_init(&j, b, 1);
 		json_obj(&j);
-		json_kstr(&j, "file", path);
+		json_kstr(&j, "file", m->path);
 		json_key(&j, "graph");
-		json_graph(&j, m, m->proto->graph, NULL);
+		json_graph(&j, m, g, sh);
 		json_key(&j, "functions");
 		json_arr(&j);
 		for (size_t i = 0; i < m->proto->n_functions; i++) {
 			const Onnx__FunctionProto *f = m->proto->functions[i];
-			Onnx__GraphProto g = ONNX__GRAPH_PROTO__INIT;
-			struct scope s;
-			g.n_node = f->n_node;
-			g.node = f->node;
-			scope_build(&s, &g, NULL);
-			for (size_t k = 0; k < f->n_input; k++)
-				strmap_add(&s.kind, f->input[k], (void *)(intptr_t)VK_INPUT);
+			struct fn_index fi;
 			json_obj(&j);
 			json_kstr(&j, "domain", f->domain ? f->domain : "");
 			json_kstr(&j, "name", f->name ? f->name : "");
 			json_key(&j, "nodes");
 			json_arr(&j);
-			for (size_t k = 0; k < f->n_node; k++)
-				json_node(&j, m, &s, f->node[k], k);
+			if (fn_index_build(&fi, f) == 0) {
+				struct scope s = {m, fi.g, NULL};
+				for (size_t k = 0; k < f->n_node; k++)
+					json_node(&j, m, &s, f->node[k], k);
+			}
+			fn_index_free(&fi);
 			json_end_arr(&j);
 			json_end_obj(&j);
-			scope_free(&s);
 		}
 		json_end_arr(&j);
 		json_end_obj(&j);
 		strbuf_putc(b, '\n');
 	} else {
-		text_graph(b, m, m->proto->graph, NULL, 0);
+		text_graph(b, m, g, sh, 0);
 		text_functions(b, m);
 	}
+	shapes_free(sh);
+	graph_free(g);
 }

@@ -11,6 +11,7 @@
 #include "src/json.h"
 #include "src/lint.h"
 #include "src/model.h"
+#include "src/strmap.h"
 
 static const char info_usage[] = "usage: onnxview info [--json] MODEL";
 
@@ -28,30 +29,66 @@ struct ext_file {
 
 struct summary {
 	struct op_count *ops;
-	size_t n_ops;
+	size_t n_ops, cap_ops;
+	struct strmap op_index; /* "<strlen(domain)>:<domain><op>" (malloc'd) -> index in ops + 1, while counting */
 	size_t n_nodes_total; /* including subgraphs */
 	size_t subgraphs;
 	uint64_t params, param_bytes;
 	size_t constants;
 	uint64_t constant_bytes;
 	struct ext_file *ext;
-	size_t n_ext;
+	size_t n_ext, cap_ext;
+	struct strmap ext_index; /* location -> index in ext + 1 */
 	char **warnings;
-	size_t n_warnings;
+	size_t n_warnings, cap_warnings;
 };
 
+/* Room for one more element in arr (n used of *cap elements of elem bytes), doubling the capacity: returns the
+ * array, perhaps moved, or NULL when out of memory (arr is then unchanged). Growing by one element at a time
+ * made big models quadratic. */
+static void *array_room(void *arr, size_t n, size_t *cap, size_t elem)
+{
+	size_t nc = *cap ? *cap * 2 : 16;
+	void *np;
+
+	if (n < *cap)
+		return arr;
+	if (nc > ((size_t)-1) / elem)
+		return NULL;
+	np = realloc(arr, nc * elem);
+	if (np)
+		*cap = nc;
+	return np;
+}
+
+/* Counts by (domain, op) through a hash map: a linear search made models with many distinct ops quadratic. */
 static void count_op(struct summary *s, const char *domain, const char *op)
 {
-	for (size_t i = 0; i < s->n_ops; i++)
-		if (!strcmp(s->ops[i].op, op) && !strcmp(s->ops[i].domain, domain)) {
-			s->ops[i].n++;
-			return;
-		}
-	struct op_count *n = realloc(s->ops, (s->n_ops + 1) * sizeof *n);
-	if (!n)
+	char *key;
+
+	if (asprintf(&key, "%zu:%s%s", strlen(domain), domain, op) < 0)
 		return;
-	s->ops = n;
+	size_t i = (size_t)(uintptr_t)strmap_get(&s->op_index, key);
+	if (i) {
+		s->ops[i - 1].n++;
+		free(key);
+		return;
+	}
+	struct op_count *ops = array_room(s->ops, s->n_ops, &s->cap_ops, sizeof *ops);
+	if (ops)
+		s->ops = ops;
+	if (!ops || strmap_add(&s->op_index, key, (void *)(uintptr_t)(s->n_ops + 1))) {
+		free(key);
+		return;
+	}
 	s->ops[s->n_ops++] = (struct op_count){domain, op, 1};
+}
+
+static void op_index_free(struct summary *s)
+{
+	for (size_t i = 0; i < s->op_index.cap; i++)
+		free((char *)s->op_index.slots[i].key);
+	strmap_free(&s->op_index);
 }
 
 static int cmp_ops(const void *a, const void *b)
@@ -88,16 +125,18 @@ static void add_ext(struct summary *s, const Onnx__TensorProto *t)
 
 	if (!loc)
 		return;
-	for (size_t i = 0; i < s->n_ext; i++)
-		if (!strcmp(s->ext[i].location, loc)) {
-			s->ext[i].tensors++;
-			s->ext[i].bytes += tensor_data_bytes(t);
-			return;
-		}
-	struct ext_file *n = realloc(s->ext, (s->n_ext + 1) * sizeof *n);
-	if (!n)
+	size_t i = (size_t)(uintptr_t)strmap_get(&s->ext_index, loc);
+	if (i) {
+		s->ext[i - 1].tensors++;
+		s->ext[i - 1].bytes += tensor_data_bytes(t);
 		return;
-	s->ext = n;
+	}
+	struct ext_file *ext = array_room(s->ext, s->n_ext, &s->cap_ext, sizeof *ext);
+	if (!ext)
+		return;
+	s->ext = ext;
+	if (strmap_add(&s->ext_index, loc, (void *)(uintptr_t)(s->n_ext + 1)))
+		return;
 	s->ext[s->n_ext++] = (struct ext_file){loc, 1, tensor_data_bytes(t)};
 }
 
@@ -113,11 +152,11 @@ static int tensor_visit(Onnx__TensorProto *t, const struct tensor_site *site, vo
 static void collect_warning(const char *msg, void *ctx)
 {
 	struct summary *s = ctx;
-	char **n = realloc(s->warnings, (s->n_warnings + 1) * sizeof *n);
+	char **w = array_room(s->warnings, s->n_warnings, &s->cap_warnings, sizeof *w);
 
-	if (!n)
+	if (!w)
 		return;
-	s->warnings = n;
+	s->warnings = w;
 	s->warnings[s->n_warnings++] = strdup(msg);
 }
 
@@ -136,6 +175,7 @@ static void summarise(struct ov_model *m, struct summary *s)
 					s->constant_bytes += tensor_data_bytes(n->attribute[a]->t);
 		}
 	}
+	op_index_free(s); /* the indexes are about to change */
 	if (s->n_ops) /* qsort's array must not be NULL, even for zero elements */
 		qsort(s->ops, s->n_ops, sizeof *s->ops, cmp_ops);
 	s->n_nodes_total = g->n_node;
@@ -156,6 +196,7 @@ static void summary_free(struct summary *s)
 	free(s->warnings);
 	free(s->ops);
 	free(s->ext);
+	strmap_free(&s->ext_index);
 }
 
 static void put_opsets(struct strbuf *b, const Onnx__ModelProto *p)

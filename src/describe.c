@@ -246,6 +246,18 @@ static void put_number(struct strbuf *b, int32_t dtype, double x)
 		strbuf_printf(b, "%.6g", x);
 }
 
+int64_t tensor_view_int(const struct tensor_view *v, int64_t i)
+{
+	if (i < 0 || i >= v->numel)
+		return 0;
+	if (v->dtype == OV_DT_INT64)
+		return v->raw ? RAW(int64_t, i) : v->t->int64_data[i];
+	if (v->dtype == OV_DT_UINT64)
+		return (int64_t)(v->raw ? RAW(uint64_t, i) : v->t->uint64_data[i]);
+	double x = tensor_view_get(v, i);
+	return x != x ? 0 : (int64_t)x;
+}
+
 /* 64-bit integers do not survive a trip through double: print them from their own bits. */
 static int put_int64_exact(struct strbuf *b, const struct tensor_view *v, int64_t i)
 {

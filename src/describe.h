@@ -18,6 +18,8 @@ struct tensor_view {
 int tensor_view_open(struct ov_model *m, const Onnx__TensorProto *t, struct tensor_view *v, struct ov_error *err);
 /* Element i as a double (complex: the real part; strings: NaN). */
 double tensor_view_get(const struct tensor_view *v, int64_t i);
+/* Element i of an integer tensor, exactly (64-bit values do not survive a double); others rounded toward 0. */
+int64_t tensor_view_int(const struct tensor_view *v, int64_t i);
 
 /* float32[1,3,?,batch] for a value's declared type; "?" when no type is declared. */
 void describe_type(struct strbuf *b, const Onnx__TypeProto *tp);

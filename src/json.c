@@ -77,14 +77,21 @@ static void put_string(struct strbuf *b, const char *s, size_t n)
 			if (c < 0x20 || c == 0x7f)
 				strbuf_printf(b, "\\u%04x", c);
 			else if (c >= 0x80) {
-				/* Pass valid UTF-8 through; escape stray bytes as U+FFFD-free \u00XX so output stays valid. */
+				/* Pass valid UTF-8 through; escape stray bytes as U+FFFD-free \u00XX so output stays valid.
+				 * Overlong forms, surrogates and code points past U+10FFFF are not valid UTF-8 either. */
 				size_t l = 0;
-				if ((c & 0xe0) == 0xc0) l = 2;
-				else if ((c & 0xf0) == 0xe0) l = 3;
-				else if ((c & 0xf8) == 0xf0) l = 4;
+				unsigned cp = 0;
+				if ((c & 0xe0) == 0xc0) l = 2, cp = c & 0x1f;
+				else if ((c & 0xf0) == 0xe0) l = 3, cp = c & 0x0f;
+				else if ((c & 0xf8) == 0xf0) l = 4, cp = c & 0x07;
 				int ok = l && i + l <= n;
-				for (size_t k = 1; ok && k < l; k++)
+				for (size_t k = 1; ok && k < l; k++) {
 					ok = ((unsigned char)s[i + k] & 0xc0) == 0x80;
+					cp = (cp << 6) | ((unsigned char)s[i + k] & 0x3f);
+				}
+				if (ok && ((l == 2 && cp < 0x80) || (l == 3 && cp < 0x800) || (l == 4 && cp < 0x10000) ||
+					   cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)))
+					ok = 0;
 				if (ok) {
 					strbuf_add(b, s + i, l);
 					i += l - 1;

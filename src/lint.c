@@ -23,10 +23,27 @@ static void say(struct lint *l, struct strbuf *b)
 	strbuf_reset(b);
 }
 
-/* scope holds every name visible from enclosing graphs; names defined here are added for the duration. */
-static void lint_graph(struct lint *l, const Onnx__GraphProto *g, struct strmap *scope, const char *where)
+/* The names of one graph, linked to those of the graphs around it: a subgraph sees everything outside it. The
+ * chain is looked up level by level rather than copied into each subgraph's map, which made nested models
+ * quadratic (every node with a subgraph copied all visible names). */
+struct scope {
+	const struct strmap *names;
+	const struct scope *outer;
+};
+
+static int scope_has(const struct scope *s, const char *name)
+{
+	for (; s; s = s->outer)
+		if (strmap_has(s->names, name))
+			return 1;
+	return 0;
+}
+
+/* outer holds every name visible from enclosing graphs (NULL for the main graph). */
+static void lint_graph(struct lint *l, const Onnx__GraphProto *g, const struct scope *outer, const char *where)
 {
 	struct strmap local = {0};
+	struct scope here = {&local, outer};
 	struct strbuf b = {0};
 
 	if (l->oom)
@@ -50,7 +67,7 @@ static void lint_graph(struct lint *l, const Onnx__GraphProto *g, struct strmap 
 		const Onnx__NodeProto *n = g->node[i];
 		for (size_t k = 0; k < n->n_input; k++) {
 			const char *in = n->input[k];
-			if (!*in || strmap_has(&local, in) || (scope && strmap_has(scope, in)))
+			if (!*in || scope_has(&here, in))
 				continue;
 			strbuf_printf(&b, "%snode #%zu '", where, i);
 			describe_name(&b, n->name);
@@ -62,33 +79,25 @@ static void lint_graph(struct lint *l, const Onnx__GraphProto *g, struct strmap 
 			say(l, &b);
 		}
 		/* Subgraphs see this graph's names and everything outside it. */
-		struct strmap inner = {0};
+		char sub_where[256];
 		int has_sub = 0;
 		for (size_t a = 0; a < n->n_attribute; a++)
 			if (n->attribute[a]->g || n->attribute[a]->n_graphs)
 				has_sub = 1;
 		if (!has_sub)
 			continue;
-		for (size_t s = 0; scope && s < scope->cap; s++)
-			if (scope->slots[s].key && strmap_add(&inner, scope->slots[s].key, NULL))
-				l->oom = 1;
-		for (size_t s = 0; s < local.cap; s++)
-			if (local.slots[s].key && strmap_add(&inner, local.slots[s].key, NULL))
-				l->oom = 1;
-		char sub_where[256];
 		snprintf(sub_where, sizeof sub_where, "%ssubgraph of node #%zu: ", where, i);
 		for (size_t a = 0; a < n->n_attribute; a++) {
 			const Onnx__AttributeProto *at = n->attribute[a];
 			if (at->g)
-				lint_graph(l, at->g, &inner, sub_where);
+				lint_graph(l, at->g, &here, sub_where);
 			for (size_t k = 0; k < at->n_graphs; k++)
-				lint_graph(l, at->graphs[k], &inner, sub_where);
+				lint_graph(l, at->graphs[k], &here, sub_where);
 		}
-		strmap_free(&inner);
 	}
 	for (size_t i = 0; i < g->n_output && !l->oom; i++) {
 		const char *out = g->output[i]->name ? g->output[i]->name : "";
-		if (strmap_has(&local, out) || (scope && strmap_has(scope, out)))
+		if (scope_has(&here, out))
 			continue;
 		strbuf_printf(&b, "%sgraph output '", where);
 		describe_name(&b, out);

@@ -9,6 +9,7 @@
  * repeated optional fields, unknown fields), so the packed bytes are not compared with the input in general.
  * What must hold is that the packer's own output is canonical: the first pack P1 must load again, and packing
  * that must give P1 byte for byte.  An input equal to P1 (a canonical input) must therefore round-trip exactly.
+ * The JSON that `info --json` and `dump --json` print is checked to be valid JSON in valid UTF-8.
  */
 #include "config.h"
 
@@ -25,6 +26,194 @@
 
 #define FUZZ_NAME "/nonexistent-dir/fuzz.onnx"
 
+static void fail(const char *what, const struct ov_error *err)
+{
+	fprintf(stderr, "fuzz-model: %s%s%s\n", what, err ? ": " : "", err ? err->msg : "");
+	abort();
+}
+
+/* A strict JSON syntax check (RFC 8259, strings in valid UTF-8) of what --json prints. */
+struct jp {
+	const unsigned char *s, *end;
+};
+
+static void jp_ws(struct jp *p)
+{
+	while (p->s < p->end && (*p->s == ' ' || *p->s == '\t' || *p->s == '\n' || *p->s == '\r'))
+		p->s++;
+}
+
+static int jp_lit(struct jp *p, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	if ((size_t)(p->end - p->s) < n || memcmp(p->s, lit, n))
+		return -1;
+	p->s += n;
+	return 0;
+}
+
+static int jp_utf8(struct jp *p)
+{
+	const unsigned char *s = p->s;
+	unsigned cp;
+	size_t len;
+
+	if ((s[0] & 0xe0) == 0xc0)
+		len = 2, cp = s[0] & 0x1f;
+	else if ((s[0] & 0xf0) == 0xe0)
+		len = 3, cp = s[0] & 0x0f;
+	else if ((s[0] & 0xf8) == 0xf0)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return -1;
+	if ((size_t)(p->end - s) < len)
+		return -1;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return -1;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return -1;
+	p->s += len;
+	return 0;
+}
+
+static int jp_string(struct jp *p)
+{
+	if (p->s >= p->end || *p->s != '"')
+		return -1;
+	p->s++;
+	while (p->s < p->end && *p->s != '"') {
+		if (*p->s < 0x20)
+			return -1;
+		if (*p->s == '\\') {
+			p->s++;
+			if (p->s >= p->end)
+				return -1;
+			if (*p->s == 'u') {
+				for (int i = 1; i <= 4; i++)
+					if (p->end - p->s <= i || !strchr("0123456789abcdefABCDEF", p->s[i]) || !p->s[i])
+						return -1;
+				p->s += 5;
+			} else if (strchr("\"\\/bfnrt", *p->s) && *p->s) {
+				p->s++;
+			} else {
+				return -1;
+			}
+		} else if (*p->s >= 0x80) {
+			if (jp_utf8(p))
+				return -1;
+		} else {
+			p->s++;
+		}
+	}
+	if (p->s >= p->end)
+		return -1;
+	p->s++;
+	return 0;
+}
+
+static int jp_number(struct jp *p)
+{
+	const unsigned char *start = p->s;
+
+	if (p->s < p->end && *p->s == '-')
+		p->s++;
+	if (p->s < p->end && *p->s == '0')
+		p->s++;
+	else if (p->s < p->end && *p->s >= '1' && *p->s <= '9')
+		while (p->s < p->end && *p->s >= '0' && *p->s <= '9')
+			p->s++;
+	else
+		return -1;
+	if (p->s < p->end && *p->s == '.') {
+		p->s++;
+		if (p->s >= p->end || *p->s < '0' || *p->s > '9')
+			return -1;
+		while (p->s < p->end && *p->s >= '0' && *p->s <= '9')
+			p->s++;
+	}
+	if (p->s < p->end && (*p->s == 'e' || *p->s == 'E')) {
+		p->s++;
+		if (p->s < p->end && (*p->s == '+' || *p->s == '-'))
+			p->s++;
+		if (p->s >= p->end || *p->s < '0' || *p->s > '9')
+			return -1;
+		while (p->s < p->end && *p->s >= '0' && *p->s <= '9')
+			p->s++;
+	}
+	return p->s > start ? 0 : -1;
+}
+
+static int jp_value(struct jp *p, int depth)
+{
+	if (depth > 1000)
+		return -1;
+	jp_ws(p);
+	if (p->s >= p->end)
+		return -1;
+	switch (*p->s) {
+	case '{':
+	case '[': {
+		unsigned char close = *p->s == '{' ? '}' : ']';
+		p->s++;
+		jp_ws(p);
+		if (p->s < p->end && *p->s == close) {
+			p->s++;
+			return 0;
+		}
+		for (;;) {
+			if (close == '}') {
+				jp_ws(p);
+				if (jp_string(p))
+					return -1;
+				jp_ws(p);
+				if (p->s >= p->end || *p->s++ != ':')
+					return -1;
+			}
+			if (jp_value(p, depth + 1))
+				return -1;
+			jp_ws(p);
+			if (p->s >= p->end)
+				return -1;
+			if (*p->s == close) {
+				p->s++;
+				return 0;
+			}
+			if (*p->s++ != ',')
+				return -1;
+		}
+	}
+	case '"': return jp_string(p);
+	case 't': return jp_lit(p, "true");
+	case 'f': return jp_lit(p, "false");
+	case 'n': return jp_lit(p, "null");
+	default: return jp_number(p);
+	}
+}
+
+static void check_json(const struct strbuf *sb, const char *what)
+{
+	struct jp p = {(const unsigned char *)strbuf_str(sb), (const unsigned char *)strbuf_str(sb) + sb->len};
+
+	if (sb->failed) /* out of memory: the text is cut short */
+		return;
+	if (jp_value(&p, 0))
+		goto bad;
+	jp_ws(&p);
+	if (p.s == p.end)
+		return;
+bad:;
+	size_t at = (size_t)(p.s - (const unsigned char *)strbuf_str(sb)), from = at > 300 ? at - 300 : 0;
+	fprintf(stderr, "fuzz-model: %s wrote invalid JSON at byte %zu; from byte %zu:\n%.*s<HERE>%.*s\n", what, at,
+		from, (int)(at - from), strbuf_str(sb) + from, (int)(sb->len - at < 100 ? sb->len - at : 100),
+		strbuf_str(sb) + at);
+	abort();
+}
+
 static void render_all(struct ov_model *m)
 {
 	struct strbuf sb = {0};
@@ -32,17 +221,13 @@ static void render_all(struct ov_model *m)
 	info_render(m, &sb, 0);
 	strbuf_reset(&sb);
 	info_render(m, &sb, 1);
+	check_json(&sb, "info --json");
 	strbuf_reset(&sb);
 	dump_render(m, &sb, 0);
 	strbuf_reset(&sb);
 	dump_render(m, &sb, 1);
+	check_json(&sb, "dump --json");
 	strbuf_free(&sb);
-}
-
-static void fail(const char *what, const struct ov_error *err)
-{
-	fprintf(stderr, "fuzz-model: %s%s%s\n", what, err ? ": " : "", err ? err->msg : "");
-	abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

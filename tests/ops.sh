@@ -1,0 +1,184 @@
+#!/bin/sh
+# The op reference: `onnxview ops` listings, signatures, suggestions and JSON, against golden files; bad data files.
+. "${SRCDIR:-$(dirname "$0")/..}/tests/lib.sh"
+scratch
+REAL=${ONNXVIEW_DATADIR:-$SRCDIR/share/onnxview}
+[ -f "$REAL/opdb.txt" ] || { echo "Bail out! no op database at $REAL/opdb.txt"; exit 1; }
+
+# A data folder of our own: the real database with the sample notes, so the goldens do not move when
+# share/onnxview/ops-doc.txt is edited.
+mkdir -p "$TMP/data"
+ln -s "$REAL/opdb.txt" "$TMP/data/opdb.txt"
+cp "$SRCDIR/tests/data/ops-doc-sample.txt" "$TMP/data/ops-doc.txt"
+ONNXVIEW_DATADIR=$TMP/data
+export ONNXVIEW_DATADIR
+
+# run NAME ARGS...: $TMP/NAME.out, $TMP/NAME.err, and $rc.
+run() {
+	local name=$1
+	shift
+	"$ONNXVIEW" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
+	rc=$?
+}
+# run_in DATADIR NAME ARGS...: the same with another data folder.
+run_in() {
+	local dir=$1 name=$2
+	shift 2
+	ONNXVIEW_DATADIR=$dir "$ONNXVIEW" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
+	rc=$?
+}
+
+matches() { expr "$1" : "$2" >/dev/null; }
+have_json() { command -v python3 >/dev/null 2>&1; }
+valid_json() { python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1"; }
+
+for t in "resize:Resize" "conv:Conv" "upsample-json:--json Upsample"; do
+	name=${t%%:*}
+	args=${t#*:}
+	# shellcheck disable=SC2086
+	run "$name" ops $args
+	check "ops $args exits 0" [ $rc -eq 0 ]
+	check "ops $args writes nothing to stderr" [ ! -s "$TMP/$name.err" ]
+	golden "$TMP/$name.out" "$SRCDIR/tests/golden/ops-$name.txt" "ops $args matches tests/golden/ops-$name.txt"
+done
+if have_json; then
+	check "ops --json Upsample is valid JSON" valid_json "$TMP/upsample-json.out"
+else
+	skip "no python3 to check JSON"
+fi
+
+# The listing: too long for a golden; check its shape and a few rows.
+run list ops
+check "ops exits 0" [ $rc -eq 0 ]
+check "ops writes nothing to stderr" [ ! -s "$TMP/list.err" ]
+last=$(tail -n 1 "$TMP/list.out")
+check "ops ends with a count line ($last)" matches "$last" '[0-9][0-9]* operators, [0-9][0-9]* versions in ai.onnx (opsets 1 to [0-9]*, from onnx .*)$'
+count=$(echo "$last" | cut -d' ' -f1)
+rows=$(($(wc -l <"$TMP/list.out") - 1))
+check "the count ($count) is the number of rows ($rows), and over 150" [ "$count" -eq "$rows" -a "$count" -gt 150 ]
+check "ops lists Resize with its versions, category and summary" \
+	grep -q '^Resize  *10 11 13 18 19  *shape  *Scales a tensor' "$TMP/list.out"
+check "ops lists Conv 1 11 ..." grep -q '^Conv  *1 11 ' "$TMP/list.out"
+check "ops says Upsample was removed at 10" grep -q '^Upsample  *1 7 9 (removed at 10)' "$TMP/list.out"
+check "ops lists an undocumented op without notes" grep -q '^Abs  *1 6 13$' "$TMP/list.out"
+check "ops lists no ai.onnx.ml op" sh -c "! grep -q '^LinearClassifier ' '$TMP/list.out'"
+
+run ml ops --domain ai.onnx.ml
+check "ops --domain ai.onnx.ml exits 0" [ $rc -eq 0 ]
+check "ops --domain ai.onnx.ml lists LinearClassifier" grep -q '^LinearClassifier  *1$' "$TMP/ml.out"
+check "ops --domain ai.onnx.ml counts its ops" grep -q 'operators, .* versions in ai.onnx.ml ' "$TMP/ml.out"
+
+run listjson ops --json
+check "ops --json exits 0" [ $rc -eq 0 ]
+if have_json; then
+	check "ops --json has the same count as the text listing" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["count"] == int(sys.argv[2]) == len(d["ops"]), "count"
+r = [o for o in d["ops"] if o["name"] == "Resize"][0]
+assert r["versions"][:3] == [10, 11, 13] and r["category"] == "shape", r
+u = [o for o in d["ops"] if o["name"] == "Upsample"][0]
+assert u["removed_at"] == 10, u' "$TMP/listjson.out" "$count"
+	run conv ops --json Conv
+	check "ops --json Conv: typed defaults and a null maximum for variadic" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = [x for x in d["schemas"] if x["since_version"] == 11][0]
+a = {x["name"]: x for x in s["attributes"]}
+assert a["auto_pad"]["default"] == "NOTSET" and a["group"]["default"] == 1, a
+assert a["kernel_shape"]["default"] is None and not a["kernel_shape"]["required"]
+assert d["schemas"][0]["since_version"] > d["schemas"][-1]["since_version"], "newest first"
+assert d["doc"]["category"] == "conv"' "$TMP/conv.out"
+	run concat ops --json Concat
+	check "ops --json Concat: variadic input, max_inputs null" python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["schemas"][0]
+assert s["inputs"][0]["option"] == "variadic" and s["max_inputs"] is None and s["min_inputs"] == 1, s' "$TMP/concat.out"
+else
+	skip "no python3 to check JSON"
+	skip "no python3 to check JSON"
+	skip "no python3 to check JSON"
+fi
+
+# Unknown ops: exit 1 and a suggestion.
+expect_unknown() {
+	local op=$1 want=$2
+	run unknown ops "$op"
+	check "ops $op exits 1" [ $rc -eq 1 ]
+	check "ops $op prints nothing on stdout" [ ! -s "$TMP/unknown.out" ]
+	if [ "$(cat "$TMP/unknown.err")" = "$want" ]; then
+		ok "ops $op says: $want"
+	else
+		not_ok "ops $op says: $want"
+		sed 's/^/# got: /' "$TMP/unknown.err"
+	fi
+}
+expect_unknown Foo "onnxview: ops: no operator 'Foo' in ai.onnx; did you mean 'Floor'?"
+expect_unknown resize "onnxview: ops: no operator 'resize' in ai.onnx; did you mean 'Resize'?"
+expect_unknown GridSampler "onnxview: ops: no operator 'GridSampler' in ai.onnx; did you mean 'GridSample'?"
+expect_unknown interpolate "onnxview: ops: no operator 'interpolate' in ai.onnx; did you mean 'Resize' (PyTorch: F.interpolate(x, scale_factor=2, mode='nearest'))?"
+expect_unknown Qwxzjkv "onnxview: ops: no operator 'Qwxzjkv' in ai.onnx"
+
+run scaler ops Scaler
+check "ops Scaler finds the ai.onnx.ml op" grep -q '^Scaler-1 (ai.onnx.ml, since opset 1)$' "$TMP/scaler.out"
+run scaler ops --domain ai.onnx Scaler
+check "ops --domain ai.onnx Scaler exits 1 and names its domain" \
+	sh -c "[ $rc -eq 1 ] && grep -q \"no operator 'Scaler' in ai.onnx; it is in ai.onnx.ml\" '$TMP/scaler.err'"
+run dom ops --domain com.example
+check "ops --domain com.example exits 1" sh -c "[ $rc -eq 1 ] && grep -q \"no domain 'com.example'\" '$TMP/dom.err'"
+
+run opset ops --opset 12 Resize
+check "ops --opset 12 Resize shows Resize-11 only" \
+	sh -c "[ $rc -eq 0 ] && grep -q '^Resize-11 ' '$TMP/opset.out' && [ \$(grep -c '^Resize-[0-9]' '$TMP/opset.out') -eq 1 ]"
+run opset ops --opset 11 GridSample
+check "ops --opset 11 GridSample exits 1 and names the first version" \
+	sh -c "[ $rc -eq 1 ] && grep -q 'GridSample does not exist at opset 11 of ai.onnx (its first version is 16)' '$TMP/opset.err'"
+
+for args in "--opset" "--opset x Resize" "Resize Conv" "--bogus" "--opset 3"; do
+	# shellcheck disable=SC2086
+	run usage ops $args
+	check "ops $args is a usage error (exit 2)" sh -c "[ $rc -eq 2 ] && grep -q '^usage: onnxview ops' '$TMP/usage.err'"
+done
+run help ops --help
+check "ops --help exits 0 with the usage line" sh -c "[ $rc -eq 0 ] && grep -q '^usage: onnxview ops' '$TMP/help.out'"
+run help --help
+check "onnxview --help lists ops" grep -q '^  ops ' "$TMP/help.out"
+
+# Damaged or missing data files.
+mkdir -p "$TMP/bad"
+sed '12s/.*/in 0 X sometimes T 1 1/' "$REAL/opdb.txt" >"$TMP/bad/opdb.txt"
+run_in "$TMP/bad" bad ops Resize
+check "a damaged database: exit 3" [ $rc -eq 3 ]
+check "a damaged database: the error names the file and line" grep -q "^onnxview: $TMP/bad/opdb.txt:12: " "$TMP/bad.err"
+head -n 200 "$REAL/opdb.txt" >"$TMP/bad/opdb.txt"
+run_in "$TMP/bad" bad ops
+check "a truncated database: exit 3, 'truncated'" sh -c "[ $rc -eq 3 ] && grep -q 'truncated' '$TMP/bad.err'"
+run_in "$TMP/nowhere" bad ops
+check "no database: exit 3, naming the path" \
+	sh -c "[ $rc -eq 3 ] && grep -q \"cannot open $TMP/nowhere/opdb.txt\" '$TMP/bad.err'"
+ln -sf "$REAL/opdb.txt" "$TMP/bad/opdb.txt"
+printf '== Resize\nsummary: one\nsummary: two\n' >"$TMP/bad/ops-doc.txt"
+run_in "$TMP/bad" bad ops Resize
+check "damaged notes: ops still works (exit 0)" [ $rc -eq 0 ]
+check "damaged notes: a warning naming the line" grep -q "^onnxview: warning: $TMP/bad/ops-doc.txt:3: " "$TMP/bad.err"
+
+# The real data folder, whatever notes it has: they load, and every record names a known op.
+run_in "$REAL" real ops
+check "ops with the installed data writes nothing to stderr" sh -c "[ $rc -eq 0 ] && [ ! -s '$TMP/real.err' ]"
+if [ -f "$REAL/ops-doc.txt" ]; then
+	awk '/^== /{if (n) print d, n; n=$2; d="ai.onnx"} /^domain:/{if (n) d=$2} END{if (n) print d, n}' \
+		"$REAL/ops-doc.txt" >"$TMP/documented"
+	unknown=
+	while read -r d n; do
+		ONNXVIEW_DATADIR=$REAL "$ONNXVIEW" ops --domain "$d" "$n" >/dev/null 2>&1 || unknown="$unknown $d:$n"
+	done <"$TMP/documented"
+	check "every op in ops-doc.txt is in the database${unknown:+ (not:$unknown)}" [ -z "$unknown" ]
+	bad_cat=$(sed -n 's/^category: *//p' "$REAL/ops-doc.txt" | sort -u |
+		grep -vxE 'shape|conv|activation|norm|pool|elementwise|reduce|logic|data|control|quant|attention|detection|ml|other' |
+		tr '\n' ' ')
+	check "every category in ops-doc.txt is a known one${bad_cat:+ (not: $bad_cat)}" [ -z "$bad_cat" ]
+else
+	skip "no share/onnxview/ops-doc.txt yet"
+	skip "no share/onnxview/ops-doc.txt yet"
+fi
+done_testing
