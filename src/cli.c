@@ -18,6 +18,7 @@ static const struct {
 } commands[] = {
 	{"info", cmd_info, "info [--json] MODEL        header, opsets, inputs/outputs, op histogram, sizes"},
 	{"dump", cmd_dump, "dump [--json] MODEL        every node, attribute and initializer"},
+	{"check", cmd_check, "check [--json] MODEL       diagnostics: opsets, domains, references, shapes, export traps"},
 	{"edit", cmd_edit, "edit MODEL -o OUT [--force]  load and save a model (atomically)"},
 	{"ops", cmd_ops, "ops [--json] [--domain D] [OP]  the operator reference: signatures per opset, notes"},
 };

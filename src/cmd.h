@@ -12,11 +12,15 @@ struct strbuf;
 int cmd_info(int argc, char **argv, FILE *out, FILE *err);
 int cmd_dump(int argc, char **argv, FILE *out, FILE *err);
 int cmd_edit(int argc, char **argv, FILE *out, FILE *err);
+int cmd_check(int argc, char **argv, FILE *out, FILE *err);
 int cmd_ops(int argc, char **argv, FILE *out, FILE *err);
 
 /* The reports behind `info` and `dump`, for any front end (the TUI shows them too). */
 void info_render(struct ov_model *m, struct strbuf *b, int as_json);
 void dump_render(struct ov_model *m, struct strbuf *b, int as_json);
+/* The report behind `check`; with out non-NULL the diagnostics are handed over (free with diag_list_free). */
+struct diag_list;
+int check_render(struct ov_model *m, struct strbuf *b, int as_json, struct diag_list *out, struct ov_error *err);
 
 /* Shared by the commands: load path, or print the error line and return the exit status (non-zero). */
 int cmd_load(const char *path, struct ov_model **m, FILE *err);

@@ -1,0 +1,147 @@
+/* Check rules about the graph's structure: references, order, cycles, names, and parts nothing uses. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/check-internal.h"
+#include "src/strbuf.h"
+
+/* Mark the values of g that subgraphs (at any depth) capture. */
+static void mark_captured(const struct graph *sub, const struct graph *g, unsigned char *captured)
+{
+	for (uint32_t i = 0; i < sub->n_values; i++)
+		if (sub->values[i].origin == VALUE_OUTER && sub->values[i].outer_graph == g)
+			captured[sub->values[i].outer_id] = 1;
+	for (uint32_t k = 0; k < sub->n_nodes; k++)
+		for (uint32_t s = 0; s < sub->nodes[k].n_sub; s++)
+			mark_captured(sub->nodes[k].sub[s], g, captured);
+}
+
+/* True when a subgraph of g captures value v. */
+static int graph_value_captured(const struct graph *g, uint32_t v)
+{
+	for (uint32_t i = 0; i < g->n_nodes; i++)
+		for (uint32_t s = 0; s < g->nodes[i].n_sub; s++) {
+			unsigned char *cap = calloc(g->n_values ? g->n_values : 1, 1);
+			int r = 0;
+			if (cap) {
+				mark_captured(g->nodes[i].sub[s], g, cap);
+				r = cap[v];
+				free(cap);
+			}
+			if (r)
+				return 1;
+		}
+	return 0;
+}
+
+void check_graph(struct check_ctx *c)
+{
+	const struct graph *g = c->g;
+	const Onnx__GraphProto *p = g->proto;
+	char hint[300];
+	int unsorted_reported = 0;
+
+	for (uint32_t i = 0; i < g->n_nodes && !c->oom; i++) {
+		const struct graph_node *gn = &g->nodes[i];
+		for (size_t k = 0; k < gn->proto->n_input; k++) {
+			int32_t id = gn->in[k];
+			if (id < 0)
+				continue;
+			const struct graph_value *v = &g->values[id];
+			if (v->origin == VALUE_UNDEFINED)
+				diag_add(c, DIAG_dangling_input, (int32_t)i, v->name,
+					 "rename the input to an existing value, or cut the node out",
+					 "input %zu '%s' is not a graph input, initializer or node output", k, v->name);
+			else if (!unsorted_reported && v->producer > (int32_t)i && gn->topo < g->n_nodes &&
+				 g->nodes[v->producer].topo < g->n_nodes) {
+				snprintf(hint, sizeof hint, "save it with onnxview (edit -o) after cleanup; onnxview reads "
+					 "it in dependency order anyway");
+				diag_add(c, DIAG_not_sorted, (int32_t)i, v->name, hint,
+					 "uses '%s', which node #%d later in the list produces (ONNX requires topological "
+					 "order)", v->name, v->producer);
+				unsorted_reported = 1;
+			}
+		}
+	}
+	/* Cycles: the nodes the topological sort could not place. */
+	if (g->n_order < g->n_nodes) {
+		struct strbuf b = {0};
+		int shown = 0;
+		int32_t first = -1;
+		for (uint32_t i = 0; i < g->n_nodes && shown < 6; i++)
+			if (g->nodes[i].topo >= g->n_nodes) {
+				strbuf_printf(&b, "%s#%u", shown ? ", " : "", i);
+				if (first < 0)
+					first = (int32_t)i;
+				shown++;
+			}
+		diag_add(c, DIAG_cycle, first, NULL, "break the cycle: one of these nodes must read a value from "
+			 "outside it", "%u nodes depend on each other in a cycle (%s%s)", g->n_nodes - g->n_order,
+			 strbuf_str(&b), g->n_nodes - g->n_order > 6 ? ", ..." : "");
+		strbuf_free(&b);
+	}
+	for (uint32_t v = 0; v < g->n_values && !c->oom; v++) {
+		const struct graph_value *val = &g->values[v];
+		if (val->n_producers > 1)
+			diag_add(c, DIAG_produced_twice, val->producer, val->name,
+				 "rename one of the outputs (rename VALUE NEW)", "'%s' is defined %u times (ONNX values "
+				 "have exactly one definition)", val->name, val->n_producers);
+		if (val->output_index >= 0 && val->origin == VALUE_UNDEFINED)
+			diag_add(c, DIAG_output_not_produced, -1, val->name, "del-output it, or rename a node output to it",
+				 "graph output '%s' is not produced by any node, initializer or input", val->name);
+		if (val->origin == VALUE_INITIALIZER && val->n_uses == 0 && val->output_index < 0 &&
+		    !graph_value_captured(g, v))
+			diag_add(c, DIAG_unused_initializer, -1, val->name, "onnxview edit MODEL -e cleanup",
+				 "initializer '%s' is not used by any node", val->name);
+	}
+	/* Dead nodes: nothing uses any output (subgraph captures count), and none is a graph output. */
+	unsigned char *captured = calloc(g->n_values ? g->n_values : 1, 1);
+	if (!captured) {
+		c->oom = 1;
+		return;
+	}
+	for (uint32_t i = 0; i < g->n_nodes; i++)
+		for (uint32_t s = 0; s < g->nodes[i].n_sub; s++)
+			mark_captured(g->nodes[i].sub[s], g, captured);
+	for (uint32_t i = 0; i < g->n_nodes && !c->oom; i++) {
+		const struct graph_node *gn = &g->nodes[i];
+		int used = gn->proto->n_output == 0;
+		for (size_t k = 0; k < gn->proto->n_output && !used; k++) {
+			int32_t id = gn->out[k];
+			used = id >= 0 && (g->values[id].n_uses > 0 || g->values[id].output_index >= 0 || captured[id]);
+		}
+		if (!used)
+			diag_add(c, DIAG_dead_node, (int32_t)i, NULL, "onnxview edit MODEL -e cleanup",
+				 "no node or graph output uses what this node computes");
+	}
+	free(captured);
+	if (g->n_duplicate_names) {
+		for (uint32_t i = 0; i < g->n_nodes; i++) {
+			const char *name = g->nodes[i].proto->name;
+			if (name && *name && graph_find_node(g, name) != (int32_t)i) {
+				snprintf(hint, sizeof hint, "rename-node #%u NEW (tools that address nodes by name get the "
+					 "wrong one)", i);
+				diag_add(c, DIAG_duplicate_name, (int32_t)i, NULL, hint, "node name '%s' is also used by "
+					 "#%d", name, graph_find_node(g, name));
+			}
+		}
+	}
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n_input; i++) {
+		const char *name = p->input[i]->name ? p->input[i]->name : "";
+		int32_t id = graph_value_id(g, name);
+		if (id >= 0 && g->values[id].input_index != (int32_t)i)
+			diag_add(c, DIAG_duplicate_input, -1, name, "del one of them", "graph input '%s' is listed twice",
+				 name);
+		if (id >= 0 && g->values[id].origin == VALUE_INITIALIZER && g->values[id].input_index == (int32_t)i &&
+		    c->m->proto->ir_version >= 4 && !*c->where)
+			diag_add(c, DIAG_initializer_is_input, -1, name,
+				 "remove it from the graph inputs unless callers must be able to override it",
+				 "initializer '%s' is also a graph input: runtimes treat it as an overridable default, "
+				 "which stops constant folding", name);
+	}
+}
