@@ -52,7 +52,8 @@ run list ops
 check "ops exits 0" [ $rc -eq 0 ]
 check "ops writes nothing to stderr" [ ! -s "$TMP/list.err" ]
 last=$(tail -n 1 "$TMP/list.out")
-check "ops ends with a count line ($last)" matches "$last" '[0-9][0-9]* operators, [0-9][0-9]* versions in ai.onnx (opsets 1 to [0-9]*, from onnx .*)$'
+count_re='[0-9][0-9]* operators, [0-9][0-9]* versions in ai.onnx (opsets 1 to [0-9]*, from onnx .*)$'
+check "ops ends with a count line ($last)" matches "$last" "$count_re"
 count=$(echo "$last" | cut -d' ' -f1)
 rows=$(($(wc -l <"$TMP/list.out") - 1))
 check "the count ($count) is the number of rows ($rows), and over 150" [ "$count" -eq "$rows" -a "$count" -gt 150 ]
@@ -116,7 +117,8 @@ expect_unknown() {
 expect_unknown Foo "onnxview: ops: no operator 'Foo' in ai.onnx; did you mean 'Floor'?"
 expect_unknown resize "onnxview: ops: no operator 'resize' in ai.onnx; did you mean 'Resize'?"
 expect_unknown GridSampler "onnxview: ops: no operator 'GridSampler' in ai.onnx; did you mean 'GridSample'?"
-expect_unknown interpolate "onnxview: ops: no operator 'interpolate' in ai.onnx; did you mean 'Resize' (PyTorch: F.interpolate(x, scale_factor=2, mode='nearest'))?"
+expect_unknown interpolate "onnxview: ops: no operator 'interpolate' in ai.onnx; did you mean 'Resize' \
+(PyTorch: F.interpolate(x, scale_factor=2, mode='nearest'))?"
 expect_unknown Qwxzjkv "onnxview: ops: no operator 'Qwxzjkv' in ai.onnx"
 
 run scaler ops Scaler
@@ -129,10 +131,12 @@ check "ops --domain com.example exits 1" sh -c "[ $rc -eq 1 ] && grep -q \"no do
 
 run opset ops --opset 12 Resize
 check "ops --opset 12 Resize shows Resize-11 only" \
-	sh -c "[ $rc -eq 0 ] && grep -q '^Resize-11 ' '$TMP/opset.out' && [ \$(grep -c '^Resize-[0-9]' '$TMP/opset.out') -eq 1 ]"
+	sh -c "[ $rc -eq 0 ] && grep -q '^Resize-11 ' '$TMP/opset.out' &&
+		[ \$(grep -c '^Resize-[0-9]' '$TMP/opset.out') -eq 1 ]"
 run opset ops --opset 11 GridSample
 check "ops --opset 11 GridSample exits 1 and names the first version" \
-	sh -c "[ $rc -eq 1 ] && grep -q 'GridSample does not exist at opset 11 of ai.onnx (its first version is 16)' '$TMP/opset.err'"
+	sh -c "[ $rc -eq 1 ] &&
+		grep -q 'GridSample does not exist at opset 11 of ai.onnx (its first version is 16)' '$TMP/opset.err'"
 
 for args in "--opset" "--opset x Resize" "Resize Conv" "--bogus" "--opset 3"; do
 	# shellcheck disable=SC2086

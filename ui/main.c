@@ -8,6 +8,6 @@
 
 int main(int argc, char **argv)
 {
-	setlocale(LC_ALL, "");
+	setlocale(LC_CTYPE, ""); /* only character types: numbers stay "0.5" in every output */
 	return cli_main(argc, argv, tui_main);
 }

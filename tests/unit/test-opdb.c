@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "src/datadir.h"
 #include "src/error.h"
@@ -388,6 +389,28 @@ static void test_opdoc(void)
 	free(text);
 }
 
+static void test_datadir(void)
+{
+	char buf[64];
+	const char *old = getenv("ONNXVIEW_DATADIR");
+	char *saved = old ? strdup(old) : NULL;
+
+	setenv("ONNXVIEW_DATADIR", "/some/where", 1);
+	OK(datadir_path("opdb.txt", buf, sizeof buf) && !strcmp(buf, "/some/where/opdb.txt"),
+	   "ONNXVIEW_DATADIR wins, whether or not the file is there");
+	OK(datadir_path("opdb.txt", buf, 12) == NULL, "a path that does not fit gives NULL");
+	setenv("ONNXVIEW_DATADIR", "", 1);
+	char big[4096];
+	const char *p = datadir_path("opdb.txt", big, sizeof big);
+	OK(p && strlen(p) > 9 && !strcmp(p + strlen(p) - 9, "/opdb.txt") && access(p, R_OK) == 0,
+	   "an empty ONNXVIEW_DATADIR is ignored: installed or source-tree copy %s", p ? p : "(none)");
+	if (saved)
+		setenv("ONNXVIEW_DATADIR", saved, 1);
+	else
+		unsetenv("ONNXVIEW_DATADIR");
+	free(saved);
+}
+
 int main(void)
 {
 	char path[4096];
@@ -406,5 +429,6 @@ int main(void)
 		test_fuzz(text, len);
 	free(text);
 	test_opdoc();
+	test_datadir();
 	return tap_done();
 }
