@@ -37,6 +37,63 @@ static int graph_value_captured(const struct graph *g, uint32_t v)
 	return 0;
 }
 
+/* Nodes the sort left out are on a cycle, or only wait for one: trim those whose outputs no other left-out node
+ * uses, repeatedly, and the rest are the cycle. */
+static void report_cycle(struct check_ctx *c)
+{
+	const struct graph *g = c->g;
+	uint32_t *users = calloc(g->n_nodes, sizeof *users), *queue = calloc(g->n_nodes, sizeof *queue);
+	uint32_t n_left = 0, n_cycle, head = 0, tail = 0, shown = 0;
+	int32_t first = -1;
+	struct strbuf b = {0};
+
+	if (!users || !queue) {
+		c->oom = 1;
+		goto out;
+	}
+#define LEFT_OUT(n) (g->nodes[n].topo >= g->n_nodes)
+	for (uint32_t i = 0; i < g->n_nodes; i++) {
+		if (!LEFT_OUT(i))
+			continue;
+		n_left++;
+		for (size_t k = 0; k < g->nodes[i].proto->n_output; k++) {
+			int32_t id = g->nodes[i].out[k];
+			for (uint32_t u = 0; id >= 0 && u < g->values[id].n_uses; u++)
+				users[i] += LEFT_OUT(g->values[id].uses[u].node);
+		}
+		if (!users[i])
+			queue[tail++] = i;
+	}
+	while (head < tail) { /* a trimmed node no longer counts as a user of what it reads */
+		const struct graph_node *gn = &g->nodes[queue[head++]];
+		for (size_t k = 0; k < gn->proto->n_input; k++) {
+			int32_t id = gn->in[k], p = id >= 0 ? g->values[id].producer : -1;
+			if (p >= 0 && LEFT_OUT(p) && users[p] && --users[p] == 0)
+				queue[tail++] = (uint32_t)p;
+		}
+	}
+	n_cycle = n_left - tail;
+	for (uint32_t i = 0; i < g->n_nodes && shown < 6; i++)
+		if (LEFT_OUT(i) && users[i]) {
+			strbuf_printf(&b, "%s#%u", shown ? ", " : "", i);
+			if (first < 0)
+				first = (int32_t)i;
+			shown++;
+		}
+#undef LEFT_OUT
+	if (tail)
+		strbuf_printf(&b, "%s; %u node%s after it cannot run either", n_cycle > 6 ? ", ..." : "", tail,
+			      tail == 1 ? "" : "s");
+	else if (n_cycle > 6)
+		strbuf_puts(&b, ", ...");
+	diag_add(c, DIAG_cycle, first, NULL, "break the cycle: one of these nodes must read a value from outside it",
+		 "%u nodes depend on each other in a cycle (%s)", n_cycle, strbuf_str(&b));
+out:
+	strbuf_free(&b);
+	free(users);
+	free(queue);
+}
+
 void check_graph(struct check_ctx *c)
 {
 	const struct graph *g = c->g;
@@ -66,23 +123,9 @@ void check_graph(struct check_ctx *c)
 			}
 		}
 	}
-	/* Cycles: the nodes the topological sort could not place. */
-	if (g->n_order < g->n_nodes) {
-		struct strbuf b = {0};
-		int shown = 0;
-		int32_t first = -1;
-		for (uint32_t i = 0; i < g->n_nodes && shown < 6; i++)
-			if (g->nodes[i].topo >= g->n_nodes) {
-				strbuf_printf(&b, "%s#%u", shown ? ", " : "", i);
-				if (first < 0)
-					first = (int32_t)i;
-				shown++;
-			}
-		diag_add(c, DIAG_cycle, first, NULL, "break the cycle: one of these nodes must read a value from "
-			 "outside it", "%u nodes depend on each other in a cycle (%s%s)", g->n_nodes - g->n_order,
-			 strbuf_str(&b), g->n_nodes - g->n_order > 6 ? ", ..." : "");
-		strbuf_free(&b);
-	}
+	/* Cycles: the nodes the topological sort could not place are on a cycle or behind one. */
+	if (g->n_order < g->n_nodes)
+		report_cycle(c);
 	for (uint32_t v = 0; v < g->n_values && !c->oom; v++) {
 		const struct graph_value *val = &g->values[v];
 		if (val->n_producers > 1)

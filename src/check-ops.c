@@ -64,17 +64,34 @@ static const char *closest_op(const struct check_ctx *c, const char *domain, con
 	return r;
 }
 
+/* "2", "2 to 3", "at least 1" */
+static const char *arity(char *buf, size_t len, int min, int max)
+{
+	if (max == OP_UNBOUNDED)
+		snprintf(buf, len, "at least %d", min);
+	else if (min == max)
+		snprintf(buf, len, "%d", min);
+	else
+		snprintf(buf, len, "%d to %d", min, max);
+	return buf;
+}
+
 static void check_schema(struct check_ctx *c, uint32_t i, const struct op_schema *s)
 {
 	const Onnx__NodeProto *n = c->g->nodes[i].proto;
-	char hint[256];
+	char hint[256], range[40];
 
 	for (size_t a = 0; a < n->n_attribute; a++) {
 		const Onnx__AttributeProto *at = n->attribute[a];
 		const char *name = at->name ? at->name : "";
 		const struct op_attr *sa = op_schema_attr(s, name);
 		if (!sa) {
-			snprintf(hint, sizeof hint, "remove it: onnxview edit MODEL -e 'del-attr #%u %s'", i, name);
+			if (!strcmp(name, "align_corners") && !strcmp(s->name, "Upsample"))
+				/* upsample_bilinear2d(align_corners=True) before opset 11: dropping it changes the results */
+				snprintf(hint, sizeof hint, "export with opset_version=11 or newer (Resize has align_corners); "
+					 "removing it would silently change the results");
+			else
+				snprintf(hint, sizeof hint, "remove it: onnxview edit MODEL -e 'del-attr #%u %s'", i, name);
 			diag_add(c, DIAG_unknown_attribute, (int32_t)i, NULL, hint,
 				 "%s-%d takes no attribute '%s'", s->name, s->since_version, name);
 			continue;
@@ -98,28 +115,20 @@ static void check_schema(struct check_ctx *c, uint32_t i, const struct op_schema
 				 s->name, s->since_version, sa->name, op_attr_type_name(sa->type));
 	}
 	int nin = (int)n->n_input, nout = (int)n->n_output;
-	if (nin < s->min_inputs || nin > s->max_inputs) {
-		if (s->max_inputs == OP_UNBOUNDED)
-			diag_add(c, DIAG_input_count, (int32_t)i, NULL, NULL, "%d inputs; %s-%d takes at least %d",
-				 nin, s->name, s->since_version, s->min_inputs);
-		else
-			diag_add(c, DIAG_input_count, (int32_t)i, NULL, NULL, "%d inputs; %s-%d takes %d to %d", nin,
-				 s->name, s->since_version, s->min_inputs, s->max_inputs);
-	} else {
+	if (nin < s->min_inputs || nin > s->max_inputs)
+		diag_add(c, DIAG_input_count, (int32_t)i, NULL, NULL, "%d input%s; %s-%d takes %s", nin,
+			 nin == 1 ? "" : "s", s->name, s->since_version, arity(range, sizeof range, s->min_inputs,
+			 s->max_inputs));
+	else
 		for (int k = 0; k < nin && (size_t)k < s->n_inputs; k++)
 			if (!*n->input[k] && s->inputs[k].option == OP_FORMAL_SINGLE)
 				diag_add(c, DIAG_input_count, (int32_t)i, NULL, NULL,
 					 "required input %d ('%s') of %s-%d is left empty", k, s->inputs[k].name, s->name,
 					 s->since_version);
-	}
-	if (nout < s->min_outputs || nout > s->max_outputs) {
-		if (s->max_outputs == OP_UNBOUNDED)
-			diag_add(c, DIAG_output_count, (int32_t)i, NULL, NULL, "%d outputs; %s-%d gives at least %d",
-				 nout, s->name, s->since_version, s->min_outputs);
-		else
-			diag_add(c, DIAG_output_count, (int32_t)i, NULL, NULL, "%d outputs; %s-%d gives %d to %d", nout,
-				 s->name, s->since_version, s->min_outputs, s->max_outputs);
-	}
+	if (nout < s->min_outputs || nout > s->max_outputs)
+		diag_add(c, DIAG_output_count, (int32_t)i, NULL, NULL, "%d output%s; %s-%d gives %s", nout,
+			 nout == 1 ? "" : "s", s->name, s->since_version, arity(range, sizeof range, s->min_outputs,
+			 s->max_outputs));
 }
 
 void check_ops(struct check_ctx *c)
@@ -149,8 +158,12 @@ void check_ops(struct check_ctx *c)
 		int64_t opset = check_opset(c, dom);
 
 		if (!opset) {
-			snprintf(hint, sizeof hint, "add an opset import for '%s' (onnxview edit MODEL -e 'set-opset %s 1')",
-				 dom, dom);
+			if (is_default(dom))
+				snprintf(hint, sizeof hint, "add the ai.onnx opset import the model was exported with "
+					 "(onnxview edit MODEL -e 'set-opset ai.onnx N')");
+			else
+				snprintf(hint, sizeof hint, "add an opset import for '%s' (onnxview edit MODEL -e "
+					 "'set-opset %s 1')", dom, dom);
 			diag_add(c, DIAG_domain_not_imported, (int32_t)i, NULL, hint,
 				 "domain '%s' is used but the model does not import it", is_default(dom) ? "ai.onnx" : dom);
 		}

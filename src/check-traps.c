@@ -68,9 +68,12 @@ static const char *fixed_batch_input(const struct check_ctx *c, int64_t n)
 	return NULL;
 }
 
+/* A constant Reshape/Expand target whose entry for the input's dim 0 is a fixed size.  Reshape's 0 and -1 follow
+ * the input; Expand aligns the target to the right and keeps the input's dim where the target says 1. */
 static void check_baked(struct check_ctx *c, uint32_t i, const char *op)
 {
 	const struct graph_node *gn = &c->g->nodes[i];
+	int expand = !strcmp(op, "Expand");
 	char hint[300];
 
 	if (gn->proto->n_input < 2 || gn->in[0] < 0 || gn->in[1] < 0)
@@ -79,20 +82,26 @@ static void check_baked(struct check_ctx *c, uint32_t i, const char *op)
 	if (sv->origin != VALUE_INITIALIZER && sv->origin != VALUE_CONSTANT)
 		return;
 	const struct vshape *x = shapes_get(c->sh, c->g, gn->in[0]), *s = shapes_get(c->sh, c->g, gn->in[1]);
-	if (!x || !s || x->rank < 1 || s->n_val < 1 || !s->val || s->val[0].v == DIM_UNKNOWN || s->val[0].v <= 0)
+	if (!x || !s || x->rank < 1 || s->n_val < 1 || !s->val)
 		return;
-	int64_t n0 = s->val[0].v;
+	int64_t k = expand ? s->n_val - x->rank : 0; /* the target entry that sets the input's dim 0 */
+	if (k < 0 || k >= s->n_val)
+		return;
+	int64_t n0 = s->val[k].v;
+	if (n0 == DIM_UNKNOWN || n0 <= 0 || (expand && n0 == 1))
+		return;
+	const char *keep = expand ? "1 (keep the input's dim)" : "0 (copy the input's dim) or -1";
 	if (x->dims[0].v == DIM_UNKNOWN && x->dims[0].sym) {
-		snprintf(hint, sizeof hint, "use 0 (copy the input's dim) or -1 there: set-tensor %s", sv->name);
+		snprintf(hint, sizeof hint, "use %s there: set-tensor %s", keep, sv->name);
 		diag_add(c, DIAG_baked_shape, (int32_t)i, sv->name, hint,
-			 "%s target '%s' fixes dim 0 to %lld but its input's dim 0 is '%s'", op, sv->name, (long long)n0,
-			 x->dims[0].sym);
+			 "%s target '%s' fixes dim %lld to %lld but its input's dim 0 is '%s'", op, sv->name, (long long)k,
+			 (long long)n0, x->dims[0].sym);
 		return;
 	}
 	const char *in = x->dims[0].v == n0 ? fixed_batch_input(c, n0) : NULL;
 	if (in && !*c->where) {
-		snprintf(hint, sizeof hint, "before making '%s' dynamic, set dim 0 of '%s' to 0 or -1 (set-tensor)", in,
-			 sv->name);
+		snprintf(hint, sizeof hint, "before making '%s' dynamic, set dim %lld of '%s' to %s (set-tensor)", in,
+			 (long long)k, sv->name, keep);
 		diag_add(c, DIAG_baked_shape, (int32_t)i, sv->name, hint,
 			 "%s target '%s' bakes in the batch size %lld of input '%s'", op, sv->name, (long long)n0, in);
 	}
@@ -108,6 +117,13 @@ void check_traps(struct check_ctx *c)
 			const struct vshape *s = shapes_get(c->sh, g, (int32_t)v);
 			const struct graph_value *val = &g->values[v];
 			if (val->origin != VALUE_INPUT || !s || s->rank < 3 || s->dims[0].v == DIM_UNKNOWN)
+				continue;
+			/* dynamic_axes was used on this input, and dim 0 is not a batch of 1: a leading dim fixed on
+			 * purpose (an RNN's sequence length), not a forgotten batch */
+			int other_dynamic = 0;
+			for (int k = 1; k < s->rank; k++)
+				other_dynamic |= s->dims[k].v == DIM_UNKNOWN;
+			if (other_dynamic && s->dims[0].v != 1)
 				continue;
 			snprintf(hint, sizeof hint, "onnxview edit MODEL -e 'set-dim %s 0 batch' (or export with dynamic_axes)",
 				 val->name);

@@ -50,7 +50,7 @@ void diag_add(struct check_ctx *c, enum diag_code code, int32_t node, const char
 	      const char *fmt, ...)
 {
 	struct diag_list *l = c->out;
-	struct strbuf nd = {0}, msg = {0};
+	struct strbuf nd = {0}, msg = {0}, hb = {0};
 	char raw[1024];
 	va_list ap;
 
@@ -70,6 +70,8 @@ void diag_add(struct check_ctx *c, enum diag_code code, int32_t node, const char
 	vsnprintf(raw, sizeof raw, fmt, ap);
 	va_end(ap);
 	strbuf_put_safe(&msg, raw, strlen(raw), 0);
+	if (hint) /* hints quote names from the model too: escape them like the message */
+		strbuf_put_safe(&hb, hint, strlen(hint), 0);
 	if (node >= 0) {
 		const Onnx__NodeProto *n = c->g->nodes[node].proto;
 		strbuf_printf(&nd, "#%d ", node);
@@ -93,9 +95,10 @@ void diag_add(struct check_ctx *c, enum diag_code code, int32_t node, const char
 	d->node_desc = node >= 0 ? strdup(strbuf_str(&nd)) : NULL;
 	d->value = value ? strdup(value) : NULL;
 	d->message = strdup(strbuf_str(&msg));
-	d->hint = hint ? strdup(hint) : NULL;
+	d->hint = hint ? strdup(strbuf_str(&hb)) : NULL;
 	strbuf_free(&nd);
 	strbuf_free(&msg);
+	strbuf_free(&hb);
 	if (!d->where || !d->message || (node >= 0 && !d->node_desc) || (value && !d->value) ||
 	    (hint && !d->hint)) {
 		free(d->where), free(d->node_desc), free(d->value), free(d->message), free(d->hint);
@@ -143,8 +146,10 @@ static void check_one(struct check_ctx *c)
 		for (uint32_t s = 0; s < g->nodes[i].n_sub; s++) {
 			struct check_ctx sub = *c;
 			struct strbuf w = {0};
-			strbuf_printf(&w, "%ssubgraph %s of #%u: ", c->where, g->nodes[i].sub_attr[s] ?
-				      g->nodes[i].sub_attr[s] : "?", i);
+			const char *attr = g->nodes[i].sub_attr[s] ? g->nodes[i].sub_attr[s] : "?";
+			strbuf_printf(&w, "%ssubgraph ", c->where);
+			strbuf_put_safe(&w, attr, strlen(attr), 80);
+			strbuf_printf(&w, " of #%u: ", i);
 			sub.g = g->nodes[i].sub[s];
 			sub.where = strbuf_str(&w);
 			check_one(&sub);

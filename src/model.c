@@ -13,6 +13,7 @@
 
 #include "src/model.h"
 #include "src/model-internal.h"
+#include "src/model-snapshot.h"
 #include "src/wire.h"
 
 /* Memory protobuf-c may allocate, relative to the file: real models need about 2-4x their non-weight bytes. */
@@ -32,6 +33,8 @@ static void pb_free(void *data, void *ptr)
 	const uint8_t *p = ptr;
 
 	if (m->map && p >= m->map && p < m->map + m->map_len)
+		return;
+	if (m->retained && model_is_retained(m, ptr)) /* an undo snapshot still refers to it */
 		return;
 	free(ptr);
 }
@@ -218,6 +221,7 @@ void model_free(struct ov_model *m)
 	if (m->proto)
 		onnx__model_proto__free_unpacked(m->proto, &m->alloc);
 	model_external_close(m);
+	model_retained_free(m);
 	if (m->owned)
 		free(m->owned);
 	else if (m->map)

@@ -28,6 +28,7 @@ struct ov_model {
 	size_t n_lifted;       /* raw_data payloads that point into the mapping */
 	ProtobufCAllocator alloc;
 	struct ov_extfile *ext; /* external data files opened so far (lazy) */
+	struct ov_retained *retained; /* raw_data buffers undo snapshots refer to (src/model-snapshot.h) */
 };
 
 /* Load path. On failure returns -1 and fills err (OV_IO for files that cannot be opened, OV_FORMAT for
