@@ -10,8 +10,17 @@ SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 BUILD="build-essential autoconf automake pkg-config protobuf-c-compiler libprotobuf-c-dev libonnx-dev
        libncurses-dev libgraphviz-dev libopenblas-dev"
-TEST="libonnx-testdata python3 python3-onnx python3-numpy python3-torch python3-torchvision tmux clang
-      libclang-rt-14-dev util-linux"
+TEST="libonnx-testdata python3 python3-onnx python3-numpy python3-torch python3-torchvision python3-venv tmux
+      clang libclang-rt-14-dev util-linux"
 $SUDO apt-get update -q
 # shellcheck disable=SC2086
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $BUILD $TEST
+
+# onnxruntime (PyPI) for the differential tests, in its own virtual environment: its protobuf must not replace
+# the one Debian's python3-onnx is built against. Tests skip with a message when it is missing.
+ORT=/opt/onnxview-ort
+if ! "$ORT/bin/python" -c 'import onnxruntime, numpy' >/dev/null 2>&1; then
+	$SUDO /usr/bin/python3 -m venv "$ORT" &&
+		$SUDO "$ORT/bin/pip" install -q --disable-pip-version-check onnxruntime numpy ||
+		echo "install-deps: onnxruntime could not be installed; differential tests will be skipped" >&2
+fi

@@ -48,3 +48,7 @@ golden() {
 		sed 's/^/# /' "$got.diff" | head -40
 	fi
 }
+
+# onnxruntime lives in its own virtual environment (scripts/install-deps.sh), away from Debian's python3-onnx.
+: "${ORT_PYTHON:=/opt/onnxview-ort/bin/python}"
+have_ort() { [ -x "$ORT_PYTHON" ] && "$ORT_PYTHON" -c 'import onnxruntime, numpy' >/dev/null 2>&1; }
