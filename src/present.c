@@ -1,0 +1,587 @@
+/* The scene of boxes and edges a front end draws, and the text of the node and value panels. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/describe.h"
+#include "src/dtype.h"
+#include "src/opdb.h"
+#include "src/opdoc.h"
+#include "src/present.h"
+
+static const char *const category_names[] = {
+#define CAT_X(e, s) s,
+	OP_CATEGORY_TABLE(CAT_X)
+#undef CAT_X
+};
+_Static_assert(sizeof category_names / sizeof category_names[0] == CAT_COUNT, "category table drifted");
+
+const char *op_category_name(enum op_category c)
+{
+	return (unsigned)c < CAT_COUNT ? category_names[c] : "other";
+}
+
+static int is_default(const char *d)
+{
+	return !d || !*d || !strcmp(d, "ai.onnx");
+}
+
+/* Categories for common ops when ops-doc.txt is not there to say. */
+static const struct {
+	const char *op;
+	enum op_category cat;
+} builtin_cats[] = {
+	{"Conv", CAT_CONV}, {"ConvTranspose", CAT_CONV}, {"ConvInteger", CAT_CONV}, {"QLinearConv", CAT_CONV},
+	{"Gemm", CAT_CONV}, {"MatMul", CAT_CONV}, {"Einsum", CAT_CONV}, {"MaxPool", CAT_POOL},
+	{"AveragePool", CAT_POOL}, {"GlobalAveragePool", CAT_POOL}, {"GlobalMaxPool", CAT_POOL}, {"LpPool", CAT_POOL},
+	{"BatchNormalization", CAT_NORM}, {"InstanceNormalization", CAT_NORM}, {"LayerNormalization", CAT_NORM},
+	{"GroupNormalization", CAT_NORM}, {"LRN", CAT_NORM}, {"Relu", CAT_ACTIVATION}, {"Sigmoid", CAT_ACTIVATION},
+	{"Tanh", CAT_ACTIVATION}, {"LeakyRelu", CAT_ACTIVATION}, {"PRelu", CAT_ACTIVATION}, {"Elu", CAT_ACTIVATION},
+	{"Gelu", CAT_ACTIVATION}, {"HardSwish", CAT_ACTIVATION}, {"HardSigmoid", CAT_ACTIVATION},
+	{"Softmax", CAT_ACTIVATION}, {"LogSoftmax", CAT_ACTIVATION}, {"Clip", CAT_ACTIVATION}, {"Mish", CAT_ACTIVATION},
+	{"Add", CAT_ELEMENTWISE}, {"Sub", CAT_ELEMENTWISE}, {"Mul", CAT_ELEMENTWISE}, {"Div", CAT_ELEMENTWISE},
+	{"Pow", CAT_ELEMENTWISE}, {"Sqrt", CAT_ELEMENTWISE}, {"Exp", CAT_ELEMENTWISE}, {"Erf", CAT_ELEMENTWISE},
+	{"ReduceMean", CAT_REDUCE}, {"ReduceSum", CAT_REDUCE}, {"ReduceMax", CAT_REDUCE}, {"ArgMax", CAT_REDUCE},
+	{"Reshape", CAT_SHAPE}, {"Transpose", CAT_SHAPE}, {"Flatten", CAT_SHAPE}, {"Squeeze", CAT_SHAPE},
+	{"Unsqueeze", CAT_SHAPE}, {"Shape", CAT_SHAPE}, {"Concat", CAT_SHAPE}, {"Split", CAT_SHAPE},
+	{"Slice", CAT_SHAPE}, {"Expand", CAT_SHAPE}, {"Resize", CAT_SHAPE}, {"Upsample", CAT_SHAPE},
+	{"Gather", CAT_DATA}, {"GatherElements", CAT_DATA}, {"ScatterND", CAT_DATA}, {"Constant", CAT_DATA},
+	{"ConstantOfShape", CAT_DATA}, {"Cast", CAT_DATA}, {"Identity", CAT_DATA}, {"Pad", CAT_DATA},
+	{"If", CAT_CONTROL}, {"Loop", CAT_CONTROL}, {"Scan", CAT_CONTROL}, {"Where", CAT_LOGIC},
+	{"Equal", CAT_LOGIC}, {"Less", CAT_LOGIC}, {"Greater", CAT_LOGIC}, {"Not", CAT_LOGIC},
+	{"NonMaxSuppression", CAT_DETECTION}, {"RoiAlign", CAT_DETECTION}, {"QuantizeLinear", CAT_QUANT},
+	{"DequantizeLinear", CAT_QUANT}, {"Attention", CAT_ATTENTION}, {"Dropout", CAT_OTHER},
+};
+
+enum op_category op_category_of(const char *domain, const char *op)
+{
+	struct ov_error e;
+	const struct opdoc *docs = opdoc_default(&e);
+	const struct op_doc *d = docs ? opdoc_find(docs, domain, op) : NULL;
+
+	if (!is_default(domain) && strcmp(domain, "ai.onnx.ml"))
+		return CAT_CUSTOM;
+	if (d && d->category)
+		for (int c = 0; c < CAT_COUNT; c++)
+			if (!strcmp(category_names[c], d->category))
+				return (enum op_category)c;
+	if (!strcmp(domain ? domain : "", "ai.onnx.ml"))
+		return CAT_ML;
+	for (size_t i = 0; i < sizeof builtin_cats / sizeof builtin_cats[0]; i++)
+		if (!strcmp(builtin_cats[i].op, op))
+			return builtin_cats[i].cat;
+	return CAT_OTHER;
+}
+
+/* Display width of a UTF-8 string in cells (every code point counts one: names and box text are narrow). */
+static size_t text_width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			w++;
+	return w;
+}
+
+void present_value_type(struct strbuf *b, const struct graph *g, const struct shapes *sh, int32_t id, int *inferred)
+{
+	const struct graph *owner;
+	const struct graph_value *v = graph_value_resolve(g, id, &owner);
+	int32_t oid = (int32_t)(v - owner->values);
+	const struct vshape *s = sh ? shapes_get(sh, owner, oid) : NULL;
+
+	if (inferred)
+		*inferred = 0;
+	if (v->declared) {
+		describe_type(b, v->declared->type);
+	} else if (v->constant) {
+		describe_tensor_type(b, v->constant);
+	} else if (s && (s->dtype || s->rank >= 0)) {
+		shape_describe(b, s);
+		if (inferred)
+			*inferred = 1;
+	} else {
+		strbuf_putc(b, '?');
+	}
+}
+
+/* Dims only, compact: 1x64x56x56 (or with the multiplication sign when unicode is allowed). */
+static void dims_label(struct strbuf *b, const struct graph *g, const struct shapes *sh, int32_t id, int ascii,
+		       int *inferred)
+{
+	struct strbuf t = {0};
+	const char *sep = ascii ? "x" : "\xc3\x97";
+
+	present_value_type(&t, g, sh, id, inferred);
+	const char *s = strbuf_str(&t), *lb = strchr(s, '['), *rb = strrchr(s, ']');
+	if (lb && rb && rb > lb) {
+		for (const char *p = lb + 1; p < rb; p++)
+			if (*p == ',')
+				strbuf_puts(b, sep);
+			else
+				strbuf_putc(b, *p);
+		if (rb == lb + 1)
+			strbuf_puts(b, "scalar");
+	}
+	strbuf_free(&t);
+}
+
+struct box_builder {
+	char **lines;
+	uint16_t n, cap;
+	int oom;
+};
+
+static void add_line(struct box_builder *bb, const char *s)
+{
+	if (bb->oom || bb->n >= 60)
+		return;
+	if (bb->n == bb->cap) {
+		uint16_t cap = bb->cap ? bb->cap * 2 : 8;
+		char **nl = realloc(bb->lines, cap * sizeof *nl);
+		if (!nl) {
+			bb->oom = 1;
+			return;
+		}
+		bb->lines = nl;
+		bb->cap = cap;
+	}
+	bb->lines[bb->n] = strdup(s);
+	if (!bb->lines[bb->n])
+		bb->oom = 1;
+	else
+		bb->n++;
+}
+
+/* A Constant node with exactly one consumer is drawn inside that consumer. */
+static int folded_constant(const struct graph *g, uint32_t i)
+{
+	const struct graph_node *gn = &g->nodes[i];
+	const Onnx__NodeProto *n = gn->proto;
+
+	if (!n->op_type || strcmp(n->op_type, "Constant") || !is_default(n->domain) || n->n_output != 1 || gn->out[0] < 0)
+		return 0;
+	const struct graph_value *v = &g->values[gn->out[0]];
+	return v->n_uses == 1 && v->output_index < 0;
+}
+
+static void node_lines(struct box_builder *bb, struct ov_model *m, const struct graph *g, const struct shapes *sh,
+		       uint32_t i, int ascii)
+{
+	const struct graph_node *gn = &g->nodes[i];
+	const Onnx__NodeProto *n = gn->proto;
+	struct ov_error e;
+	const struct opdb *db = opdb_default(&e);
+	const struct op_schema *schema = db ? opdb_find(db, n->domain, n->op_type ? n->op_type : "",
+							 model_opset(m, n->domain)) : NULL;
+	struct strbuf b = {0};
+
+	for (size_t k = 0; k < n->n_input; k++) {
+		if (gn->in[k] < 0)
+			continue;
+		const struct graph_value *v = graph_value_resolve(g, gn->in[k], NULL);
+		int folded = v->origin == VALUE_INITIALIZER ||
+			     (v->origin == VALUE_CONSTANT && v->producer >= 0 && folded_constant(g, (uint32_t)v->producer));
+		if (!folded || !v->constant)
+			continue;
+		const char *formal = schema && k < schema->n_inputs ? schema->inputs[k].name : NULL;
+		strbuf_reset(&b);
+		describe_name(&b, formal ? formal : v->name);
+		int64_t ne = tensor_numel(v->constant, NULL);
+		if (ne >= 0 && ne <= 8 && v->constant->n_dims <= 1) {
+			strbuf_puts(&b, " = ");
+			describe_tensor_values(&b, m, v->constant, 8);
+		} else {
+			strbuf_puts(&b, ascii ? " <" : " \xe2\x9f\xa8");
+			for (size_t d = 0; d < v->constant->n_dims; d++)
+				strbuf_printf(&b, "%s%" PRId64, d ? (ascii ? "x" : "\xc3\x97") : "", v->constant->dims[d]);
+			strbuf_puts(&b, ascii ? ">" : "\xe2\x9f\xa9");
+		}
+		add_line(bb, strbuf_str(&b));
+	}
+	for (size_t a = 0; a < n->n_attribute; a++) {
+		const Onnx__AttributeProto *at = n->attribute[a];
+		strbuf_reset(&b);
+		describe_name(&b, at->name);
+		strbuf_puts(&b, " = ");
+		describe_attr_value(&b, m, at, 6);
+		add_line(bb, strbuf_str(&b));
+	}
+	strbuf_free(&b);
+}
+
+static int clip_width(const char *s, int max)
+{
+	int w = (int)text_width(s);
+	return w > max ? max : w;
+}
+
+int scene_build(struct scene **out, struct ov_model *m, const struct graph *g, const struct shapes *sh,
+		const struct scene_options *opt, struct ov_error *err)
+{
+	struct scene *s = calloc(1, sizeof *s);
+	int maxw = opt && opt->max_width > 10 ? opt->max_width : 34, ascii = opt && opt->ascii;
+	uint32_t cap_boxes, cap_edges = 0, n_in = 0, n_out = 0;
+	int32_t *value_box = NULL;
+	struct strbuf b = {0};
+
+	*out = NULL;
+	if (!s)
+		return ov_fail(err, OV_NOMEM, "out of memory");
+	for (uint32_t v = 0; v < g->n_values; v++) {
+		n_in += g->values[v].origin == VALUE_INPUT;
+		n_out += g->values[v].output_index >= 0;
+	}
+	cap_boxes = g->n_nodes + n_in + n_out;
+	s->boxes = calloc(cap_boxes ? cap_boxes : 1, sizeof *s->boxes);
+	s->node_box = malloc((g->n_nodes ? g->n_nodes : 1) * sizeof *s->node_box);
+	value_box = malloc((g->n_values ? g->n_values : 1) * sizeof *value_box);
+	s->n_nodes = g->n_nodes;
+	if (!s->boxes || !s->node_box || !value_box)
+		goto oom;
+	for (uint32_t v = 0; v < g->n_values; v++)
+		value_box[v] = -1;
+	/* Graph inputs first, then nodes in topological order, then graph outputs. */
+	for (uint32_t v = 0; v < g->n_values; v++) {
+		const struct graph_value *val = &g->values[v];
+		if (val->origin != VALUE_INPUT)
+			continue;
+		struct scene_box *bx = &s->boxes[s->n_boxes];
+		struct box_builder bb = {0};
+		bx->kind = BOX_INPUT;
+		bx->ref = (int32_t)v;
+		bx->cat = CAT_IO;
+		bx->title = strdup("input");
+		bx->name = strdup(val->name);
+		strbuf_reset(&b);
+		present_value_type(&b, g, sh, (int32_t)v, NULL);
+		add_line(&bb, val->name);
+		add_line(&bb, strbuf_str(&b));
+		bx->lines = bb.lines;
+		bx->n_lines = bb.n;
+		if (!bx->title || !bx->name || bb.oom)
+			goto oom;
+		value_box[v] = (int32_t)s->n_boxes++;
+	}
+	for (uint32_t k = 0; k < g->n_nodes; k++) {
+		uint32_t i = k < g->n_order ? g->order[k] : k;
+		if (k >= g->n_order) { /* nodes on cycles come last, in stored order */
+			i = 0;
+			for (uint32_t j = 0, seen = 0; j < g->n_nodes; j++)
+				if (g->nodes[j].topo >= g->n_nodes && seen++ == k - g->n_order) {
+					i = j;
+					break;
+				}
+		}
+		const Onnx__NodeProto *n = g->nodes[i].proto;
+		s->node_box[i] = -1;
+		if (folded_constant(g, i))
+			continue;
+		struct scene_box *bx = &s->boxes[s->n_boxes];
+		struct box_builder bb = {0};
+		bx->kind = BOX_NODE;
+		bx->ref = (int32_t)i;
+		bx->cat = op_category_of(n->domain, n->op_type ? n->op_type : "");
+		strbuf_reset(&b);
+		if (!is_default(n->domain)) {
+			describe_name(&b, n->domain);
+			strbuf_puts(&b, "::");
+		}
+		describe_name(&b, n->op_type);
+		bx->title = strdup(strbuf_str(&b));
+		strbuf_reset(&b);
+		if (n->name && *n->name)
+			describe_name(&b, n->name);
+		bx->name = strdup(strbuf_str(&b));
+		node_lines(&bb, m, g, sh, i, ascii);
+		bx->lines = bb.lines;
+		bx->n_lines = bb.n;
+		if (!bx->title || !bx->name || bb.oom)
+			goto oom;
+		s->node_box[i] = (int32_t)s->n_boxes++;
+	}
+	for (uint32_t v = 0; v < g->n_values; v++) {
+		const struct graph_value *val = &g->values[v];
+		if (val->output_index < 0)
+			continue;
+		struct scene_box *bx = &s->boxes[s->n_boxes++];
+		struct box_builder bb = {0};
+		bx->kind = BOX_OUTPUT;
+		bx->ref = (int32_t)v;
+		bx->cat = CAT_IO;
+		bx->title = strdup("output");
+		bx->name = strdup(val->name);
+		strbuf_reset(&b);
+		present_value_type(&b, g, sh, (int32_t)v, NULL);
+		add_line(&bb, val->name);
+		add_line(&bb, strbuf_str(&b));
+		bx->lines = bb.lines;
+		bx->n_lines = bb.n;
+		if (!bx->title || !bx->name || bb.oom)
+			goto oom;
+	}
+	/* Box sizes: the widest line (or title plus name in the top border), capped. */
+	for (uint32_t i = 0; i < s->n_boxes; i++) {
+		struct scene_box *bx = &s->boxes[i];
+		int w = clip_width(bx->title, maxw - 4) + 4;
+		int nw = *bx->name && bx->kind == BOX_NODE ? clip_width(bx->name, maxw - 4) + 4 : 0;
+		if (nw > w)
+			w = nw;
+		for (uint16_t l = 0; l < bx->n_lines; l++)
+			if (clip_width(bx->lines[l], maxw - 4) + 4 > w)
+				w = clip_width(bx->lines[l], maxw - 4) + 4;
+		bx->w = (uint16_t)(w < 8 ? 8 : w);
+		bx->h = (uint16_t)(bx->n_lines + (bx->kind == BOX_NODE ? 3 : 2)); /* title row inside node boxes */
+	}
+	/* Edges: every non-constant value into each box that reads it. */
+	for (uint32_t i = 0; i < s->n_boxes; i++) {
+		const struct scene_box *bx = &s->boxes[i];
+		int32_t ins[1];
+		const int32_t *in = ins;
+		size_t n_in_edges = 0;
+		if (bx->kind == BOX_NODE) {
+			in = g->nodes[bx->ref].in;
+			n_in_edges = g->nodes[bx->ref].proto->n_input;
+		} else if (bx->kind == BOX_OUTPUT) {
+			ins[0] = bx->ref;
+			n_in_edges = 1;
+		}
+		for (size_t k = 0; k < n_in_edges; k++) {
+			int32_t v = in[k];
+			if (v < 0)
+				continue;
+			const struct graph_value *val = &g->values[v];
+			int32_t src = -1;
+			if (val->origin == VALUE_INPUT)
+				src = value_box[v];
+			else if (val->producer >= 0)
+				src = s->node_box[val->producer];
+			if (src < 0 || (uint32_t)src == i)
+				continue;
+			if (s->n_edges == cap_edges) {
+				cap_edges = cap_edges ? cap_edges * 2 : 64;
+				struct scene_edge *ne = realloc(s->edges, cap_edges * sizeof *ne);
+				if (!ne)
+					goto oom;
+				s->edges = ne;
+			}
+			struct scene_edge *e = &s->edges[s->n_edges];
+			strbuf_reset(&b);
+			dims_label(&b, g, sh, v, ascii, &e->inferred);
+			e->src = (uint32_t)src;
+			e->dst = i;
+			e->value = v;
+			e->label = strdup(strbuf_str(&b));
+			if (!e->label)
+				goto oom;
+			s->n_edges++;
+		}
+	}
+	free(value_box);
+	strbuf_free(&b);
+	*out = s;
+	return 0;
+oom:
+	free(value_box);
+	strbuf_free(&b);
+	scene_free(s);
+	return ov_fail(err, OV_NOMEM, "out of memory building the graph view");
+}
+
+void scene_free(struct scene *s)
+{
+	if (!s)
+		return;
+	for (uint32_t i = 0; i < s->n_boxes; i++) {
+		free(s->boxes[i].title);
+		free(s->boxes[i].name);
+		for (uint16_t l = 0; l < s->boxes[i].n_lines; l++)
+			free(s->boxes[i].lines[l]);
+		free(s->boxes[i].lines);
+	}
+	for (uint32_t i = 0; i < s->n_edges; i++)
+		free(s->edges[i].label);
+	free(s->boxes);
+	free(s->edges);
+	free(s->node_box);
+	free(s);
+}
+
+static void node_ref(struct strbuf *b, const struct graph *g, uint32_t i)
+{
+	const Onnx__NodeProto *n = g->nodes[i].proto;
+
+	strbuf_printf(b, "#%u ", i);
+	if (n->name && *n->name) {
+		strbuf_putc(b, '\'');
+		describe_name(b, n->name);
+		strbuf_puts(b, "' ");
+	}
+	describe_name(b, n->op_type);
+}
+
+static void value_line(struct strbuf *b, struct ov_model *m, const struct graph *g, const struct shapes *sh,
+		       const char *formal, int32_t id, int is_input)
+{
+	int inferred;
+	const struct graph_value *v = &g->values[id];
+
+	strbuf_printf(b, "  %-8s ", formal ? formal : "");
+	describe_name(b, v->name);
+	strbuf_puts(b, "  ");
+	present_value_type(b, g, sh, id, &inferred);
+	if (inferred)
+		strbuf_puts(b, " (inferred)");
+	if (is_input) {
+		strbuf_puts(b, "  ");
+		if (v->producer >= 0 && v->origin != VALUE_INITIALIZER) {
+			strbuf_puts(b, "from ");
+			node_ref(b, g, (uint32_t)v->producer);
+		} else {
+			strbuf_puts(b, value_origin_name(v->origin));
+		}
+		const struct graph_value *r = graph_value_resolve(g, id, NULL);
+		int64_t ne = r->constant ? tensor_numel(r->constant, NULL) : -1;
+		if (ne > 0 && ne <= 16) {
+			strbuf_puts(b, " = ");
+			describe_tensor_values(b, m, r->constant, 16);
+		}
+	} else {
+		if (v->n_uses) {
+			strbuf_puts(b, "  to ");
+			for (uint32_t u = 0; u < v->n_uses && u < 4; u++) {
+				if (u)
+					strbuf_puts(b, ", ");
+				node_ref(b, g, v->uses[u].node);
+			}
+			if (v->n_uses > 4)
+				strbuf_printf(b, " and %u more", v->n_uses - 4);
+		}
+		if (v->output_index >= 0)
+			strbuf_puts(b, v->n_uses ? ", graph output" : "  graph output");
+	}
+	strbuf_putc(b, '\n');
+}
+
+void present_node_text(struct strbuf *b, struct ov_model *m, const struct graph *g, const struct shapes *sh,
+		       uint32_t i)
+{
+	const struct graph_node *gn = &g->nodes[i];
+	const Onnx__NodeProto *n = gn->proto;
+	const char *op = n->op_type ? n->op_type : "";
+	int64_t opset = model_opset(m, n->domain);
+	struct ov_error e;
+	const struct opdb *db = opdb_default(&e);
+	const struct opdoc *docs = opdoc_default(&e);
+	const struct op_schema *s = db ? opdb_find(db, n->domain, op, opset) : NULL;
+	const struct op_doc *doc = docs ? opdoc_find(docs, n->domain, op) : NULL;
+
+	node_ref(b, g, i);
+	strbuf_printf(b, "\ndomain    %s", is_default(n->domain) ? "ai.onnx" : "");
+	if (!is_default(n->domain))
+		describe_name(b, n->domain);
+	strbuf_printf(b, " (opset %" PRId64 ")\n", opset);
+	if (s)
+		strbuf_printf(b, "schema    %s-%d%s\n", s->name, s->since_version, s->deprecated ? " (removed)" : "");
+	else if (db && is_default(n->domain))
+		strbuf_puts(b, "schema    none at this opset\n");
+	strbuf_printf(b, "category  %s\n", op_category_name(op_category_of(n->domain, op)));
+	if (n->doc_string && *n->doc_string) {
+		strbuf_puts(b, "doc       ");
+		strbuf_put_safe(b, n->doc_string, strlen(n->doc_string), 300);
+		strbuf_putc(b, '\n');
+	}
+	strbuf_printf(b, "\ninputs (%zu)\n", n->n_input);
+	for (size_t k = 0; k < n->n_input; k++) {
+		const char *formal = s && k < s->n_inputs ? s->inputs[k].name : NULL;
+		if (gn->in[k] < 0)
+			strbuf_printf(b, "  %-8s (left out)\n", formal ? formal : "");
+		else
+			value_line(b, m, g, sh, formal, gn->in[k], 1);
+	}
+	strbuf_printf(b, "outputs (%zu)\n", n->n_output);
+	for (size_t k = 0; k < n->n_output; k++) {
+		const char *formal = s && k < s->n_outputs ? s->outputs[k].name : NULL;
+		if (gn->out[k] < 0)
+			strbuf_printf(b, "  %-8s (not produced)\n", formal ? formal : "");
+		else
+			value_line(b, m, g, sh, formal, gn->out[k], 0);
+	}
+	strbuf_printf(b, "attributes (%zu)\n", n->n_attribute);
+	for (size_t a = 0; a < n->n_attribute; a++) {
+		const Onnx__AttributeProto *at = n->attribute[a];
+		strbuf_puts(b, "  ");
+		describe_name(b, at->name);
+		strbuf_puts(b, " = ");
+		describe_attr_value(b, m, at, 64);
+		strbuf_printf(b, "  (%s)\n", attr_type_name(at));
+	}
+	if (s) { /* what the op assumes for the attributes left out */
+		int first = 1;
+		for (size_t k = 0; k < s->n_attrs; k++) {
+			int set = 0;
+			for (size_t a = 0; a < n->n_attribute && !set; a++)
+				set = n->attribute[a]->name && !strcmp(n->attribute[a]->name, s->attrs[k].name);
+			if (set || (!s->attrs[k].default_text && !s->attrs[k].required))
+				continue;
+			if (first)
+				strbuf_puts(b, "defaults\n");
+			first = 0;
+			strbuf_printf(b, "  %s = %s%s\n", s->attrs[k].name,
+				      s->attrs[k].default_text ? s->attrs[k].default_text : "(required, missing)",
+				      s->attrs[k].required ? "" : "");
+		}
+	}
+	for (uint32_t k = 0; k < gn->n_sub; k++)
+		strbuf_printf(b, "subgraph  %s: %u nodes\n", gn->sub_attr[k] ? gn->sub_attr[k] : "?", gn->sub[k]->n_nodes);
+	if (doc) {
+		strbuf_puts(b, "\nreference\n");
+		if (doc->summary)
+			strbuf_printf(b, "  %s\n", doc->summary);
+		for (size_t k = 0; k < doc->n_pytorch; k++)
+			strbuf_printf(b, "  PyTorch: %s\n", doc->pytorch[k]);
+		for (size_t k = 0; k < doc->n_history; k++)
+			strbuf_printf(b, "  opset %d: %s\n", doc->history[k].version, doc->history[k].text);
+		if (doc->text) {
+			strbuf_puts(b, "\n");
+			for (const char *p = doc->text; *p;) {
+				size_t l = strcspn(p, "\n");
+				strbuf_puts(b, "  ");
+				strbuf_add(b, p, l);
+				strbuf_putc(b, '\n');
+				p += l + (p[l] == '\n');
+			}
+		}
+	}
+}
+
+void present_value_text(struct strbuf *b, struct ov_model *m, const struct graph *g, const struct shapes *sh,
+			int32_t id)
+{
+	const struct graph_value *v = &g->values[id];
+	const struct graph_value *r = graph_value_resolve(g, id, NULL);
+	int inferred;
+
+	describe_name(b, v->name);
+	strbuf_puts(b, "\ntype      ");
+	present_value_type(b, g, sh, id, &inferred);
+	strbuf_printf(b, "%s\norigin    %s\n", inferred ? " (inferred)" : "", value_origin_name(v->origin));
+	if (v->producer >= 0) {
+		strbuf_puts(b, "producer  ");
+		node_ref(b, g, (uint32_t)v->producer);
+		strbuf_putc(b, '\n');
+	}
+	for (uint32_t u = 0; u < v->n_uses; u++) {
+		strbuf_puts(b, u ? "          " : "consumers ");
+		node_ref(b, g, v->uses[u].node);
+		strbuf_printf(b, " (input %u)\n", v->uses[u].slot);
+	}
+	if (r->constant) {
+		strbuf_puts(b, "values    ");
+		describe_tensor_values(b, m, r->constant, 32);
+		strbuf_putc(b, '\n');
+	}
+}

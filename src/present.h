@@ -1,0 +1,80 @@
+/* What a front end shows of a graph, computed in the core so the UI never reads protobuf structs: a scene of
+ * boxes (graph inputs, nodes, graph outputs; Constant nodes with one consumer folded into it, initializers as
+ * rows inside the boxes that use them), the edges between them with their shapes, and the text of a node's
+ * details.  Strings are owned by the scene; rebuild it after an edit. */
+#ifndef OV_PRESENT_H
+#define OV_PRESENT_H
+
+#include <stdint.h>
+
+#include "src/graph.h"
+#include "src/shape.h"
+#include "src/strbuf.h"
+
+enum box_kind { BOX_NODE, BOX_INPUT, BOX_OUTPUT };
+
+/* Netron's idea: colour boxes by what the op does. */
+#define OP_CATEGORY_TABLE(X)                                                                                   \
+	X(CONV, "conv") X(POOL, "pool") X(NORM, "norm") X(ACTIVATION, "activation")                           \
+	X(ELEMENTWISE, "elementwise") X(REDUCE, "reduce") X(SHAPE, "shape") X(DATA, "data") X(LOGIC, "logic")  \
+	X(CONTROL, "control") X(ATTENTION, "attention") X(DETECTION, "detection") X(QUANT, "quant") X(ML, "ml") \
+	X(OTHER, "other") X(CUSTOM, "custom") X(IO, "io")
+
+enum op_category {
+#define CAT_X(e, s) CAT_##e,
+	OP_CATEGORY_TABLE(CAT_X)
+#undef CAT_X
+	CAT_COUNT
+};
+
+const char *op_category_name(enum op_category c);
+/* The category of domain::op (ops-doc.txt first, then a built-in table; custom domains are CAT_CUSTOM). */
+enum op_category op_category_of(const char *domain, const char *op);
+
+struct scene_box {
+	enum box_kind kind;
+	int32_t ref;         /* BOX_NODE: node index; BOX_INPUT/BOX_OUTPUT: value id */
+	enum op_category cat;
+	char *title;         /* "Conv", "input", "output" */
+	char *name;          /* node or value name ("" when none) */
+	char **lines;        /* rows inside the box */
+	uint16_t n_lines;
+	uint16_t w, h;       /* in cells, borders included */
+};
+
+struct scene_edge {
+	uint32_t src, dst;   /* box indices */
+	int32_t value;       /* value id carried */
+	char *label;         /* its shape ("1x64x56x56"), or "" */
+	int inferred;        /* the shape is onnxview's inference, not declared */
+};
+
+struct scene {
+	struct scene_box *boxes;
+	uint32_t n_boxes;
+	struct scene_edge *edges;
+	uint32_t n_edges;
+	int32_t *node_box;   /* node index -> box index, -1 when folded into its consumer */
+	uint32_t n_nodes;
+};
+
+struct scene_options {
+	int max_width;       /* widest box in cells (default 34) */
+	int ascii;           /* use 'x' for dims, no unicode */
+};
+
+int scene_build(struct scene **out, struct ov_model *m, const struct graph *g, const struct shapes *sh,
+		const struct scene_options *opt, struct ov_error *err);
+void scene_free(struct scene *s);
+
+/* The node panel's text for node i: op, domain, name, #N, every attribute in full, each input and output with
+ * dtype, shape and where it comes from / goes to, and the op's reference text and PyTorch mapping. */
+void present_node_text(struct strbuf *b, struct ov_model *m, const struct graph *g, const struct shapes *sh,
+		       uint32_t i);
+/* The text of a value: dtype, shape, origin, producer and consumers, and the constant's values when it has one. */
+void present_value_text(struct strbuf *b, struct ov_model *m, const struct graph *g, const struct shapes *sh,
+			int32_t id);
+/* A value's type as text: declared, else constant, else inferred (*inferred set to 1 then). */
+void present_value_type(struct strbuf *b, const struct graph *g, const struct shapes *sh, int32_t id, int *inferred);
+
+#endif
