@@ -58,7 +58,9 @@ static void report_cycle(struct check_ctx *c)
 		n_left++;
 		for (size_t k = 0; k < g->nodes[i].proto->n_output; k++) {
 			int32_t id = g->nodes[i].out[k];
-			for (uint32_t u = 0; id >= 0 && u < g->values[id].n_uses; u++)
+			if (id < 0 || g->values[id].producer != (int32_t)i)
+				continue;
+			for (uint32_t u = 0; u < g->values[id].n_uses; u++)
 				users[i] += LEFT_OUT(g->values[id].uses[u].node);
 		}
 		if (!users[i])
@@ -73,6 +75,12 @@ static void report_cycle(struct check_ctx *c)
 		}
 	}
 	n_cycle = n_left - tail;
+	if (!n_cycle) { /* the cycle runs through a subgraph's capture: name every node left out */
+		for (uint32_t i = 0; i < g->n_nodes; i++)
+			users[i] = LEFT_OUT(i);
+		n_cycle = n_left;
+		tail = 0;
+	}
 	for (uint32_t i = 0; i < g->n_nodes && shown < 6; i++)
 		if (LEFT_OUT(i) && users[i]) {
 			strbuf_printf(&b, "%s#%u", shown ? ", " : "", i);
@@ -87,7 +95,8 @@ static void report_cycle(struct check_ctx *c)
 	else if (n_cycle > 6)
 		strbuf_puts(&b, ", ...");
 	diag_add(c, DIAG_cycle, first, NULL, "break the cycle: one of these nodes must read a value from outside it",
-		 "%u nodes depend on each other in a cycle (%s)", n_cycle, strbuf_str(&b));
+		 n_cycle == 1 ? "%u node reads its own output, a cycle (%s)" : "%u nodes depend on each other in a "
+		 "cycle (%s)", n_cycle, strbuf_str(&b));
 out:
 	strbuf_free(&b);
 	free(users);
@@ -114,8 +123,8 @@ void check_graph(struct check_ctx *c)
 					 "input %zu '%s' is not a graph input, initializer or node output", k, v->name);
 			else if (!unsorted_reported && v->producer > (int32_t)i && gn->topo < g->n_nodes &&
 				 g->nodes[v->producer].topo < g->n_nodes) {
-				snprintf(hint, sizeof hint, "save it with onnxview (edit -o) after cleanup; onnxview reads "
-					 "it in dependency order anyway");
+				snprintf(hint, sizeof hint, "re-export, or sort the nodes before giving it to a strict runtime; onnxview reads it "
+					 "in dependency order anyway");
 				diag_add(c, DIAG_not_sorted, (int32_t)i, v->name, hint,
 					 "uses '%s', which node #%d later in the list produces (ONNX requires topological "
 					 "order)", v->name, v->producer);

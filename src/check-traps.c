@@ -90,7 +90,7 @@ static void check_baked(struct check_ctx *c, uint32_t i, const char *op)
 	int64_t n0 = s->val[k].v;
 	if (n0 == DIM_UNKNOWN || n0 <= 0 || (expand && n0 == 1))
 		return;
-	const char *keep = expand ? "1 (keep the input's dim)" : "0 (copy the input's dim) or -1";
+	const char *keep = expand ? "1 (Expand then keeps the input's dim)" : "0 (copy the input's dim) or -1";
 	if (x->dims[0].v == DIM_UNKNOWN && x->dims[0].sym) {
 		snprintf(hint, sizeof hint, "use %s there: set-tensor %s", keep, sv->name);
 		diag_add(c, DIAG_baked_shape, (int32_t)i, sv->name, hint,
@@ -100,7 +100,7 @@ static void check_baked(struct check_ctx *c, uint32_t i, const char *op)
 	}
 	const char *in = x->dims[0].v == n0 ? fixed_batch_input(c, n0) : NULL;
 	if (in && !*c->where) {
-		snprintf(hint, sizeof hint, "before making '%s' dynamic, set dim %lld of '%s' to %s (set-tensor)", in,
+		snprintf(hint, sizeof hint, "before making '%s' dynamic, set dim %lld of '%s' to %s with set-tensor", in,
 			 (long long)k, sv->name, keep);
 		diag_add(c, DIAG_baked_shape, (int32_t)i, sv->name, hint,
 			 "%s target '%s' bakes in the batch size %lld of input '%s'", op, sv->name, (long long)n0, in);
@@ -152,7 +152,7 @@ void check_traps(struct check_ctx *c)
 			attr_s(n, "mode", mode, sizeof mode);
 			if (!strcmp(buf, "align_corners") && (!strcmp(mode, "linear") || !strcmp(mode, "cubic")))
 				diag_add(c, DIAG_resize_align_corners, (int32_t)i, NULL,
-					 "compare outputs on each target runtime (onnxview run --backend ...)",
+					 "compare the outputs of each target runtime with PyTorch's",
 					 "%s Resize with align_corners: results are known to differ between runtimes",
 					 mode);
 		} else if (op_is(n, "Gather") && gn->proto->n_input > 0 && gn->in[0] >= 0) {
