@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -96,6 +97,21 @@ int cli_main(int argc, char **argv, tui_entry_fn tui)
 			opts.no_color = 1;
 		} else if (!strcmp(a, "--no-mouse")) {
 			opts.no_mouse = 1;
+		} else if (!strcmp(a, "--keys") || !strcmp(a, "--dump") || !strcmp(a, "--size")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "onnxview: %s needs an argument\n", a);
+				return 2;
+			}
+			const char *v = argv[++i];
+			if (a[2] == 'k')
+				opts.keys = v;
+			else if (a[2] == 'd')
+				opts.dump = v;
+			else if (sscanf(v, "%dx%d", &opts.cols, &opts.rows) != 2 || opts.cols < 20 || opts.rows < 5 ||
+				 opts.cols > 1000 || opts.rows > 500) {
+				fprintf(stderr, "onnxview: --size wants COLSxROWS between 20x5 and 1000x500, not '%s'\n", v);
+				return 2;
+			}
 		} else if (!strcmp(a, "--")) {
 			if (i + 1 < argc && !opts.path)
 				opts.path = argv[++i];

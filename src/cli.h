@@ -10,6 +10,10 @@ struct tui_options {
 	int ascii;    /* --ascii: no box-drawing characters */
 	int no_color; /* --no-color (NO_COLOR in the environment does the same) */
 	int no_mouse; /* --no-mouse */
+	/* headless runs, for tests and scripted screenshots */
+	const char *keys; /* --keys FILE: read keys from FILE instead of the terminal */
+	const char *dump; /* --dump FILE: write the screen there when the keys run out (and at <Dump>) */
+	int cols, rows;   /* --size COLSxROWS of the headless screen (default 80x24) */
 };
 
 typedef int (*tui_entry_fn)(const struct tui_options *opts);

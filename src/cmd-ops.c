@@ -417,6 +417,28 @@ static void ops_show(struct strbuf *b, const struct opdb *db, const struct op_do
 	}
 }
 
+int ops_render(struct strbuf *b, const char *domain, const char *op, struct ov_error *err)
+{
+	struct ops_args args = {0};
+	const struct opdb *db = opdb_default(err);
+	const struct opdoc *docs = db ? opdoc_default(err) : NULL;
+	const char *dom = domain && *domain ? domain : "ai.onnx";
+
+	if (!db)
+		return -1;
+	if (!opdb_first_version(db, dom, op)) {
+		const struct op_doc *d = docs ? opdoc_find(docs, dom, op) : NULL;
+		strbuf_printf(b, "%s::%s is not in onnxview's op database (onnx %s).\n", dom, op, opdb_onnx_version(db));
+		if (d) {
+			strbuf_putc(b, '\n');
+			text_doc(b, d);
+		}
+		return 0;
+	}
+	ops_show(b, db, docs ? opdoc_find(docs, dom, op) : NULL, dom, op, &args);
+	return 0;
+}
+
 /* ---- finding what the user meant ---- */
 
 static size_t edit_distance(const char *a, const char *b)

@@ -22,6 +22,9 @@ void dump_render(struct ov_model *m, struct strbuf *b, int as_json);
 struct diag_list;
 int check_render(struct ov_model *m, struct strbuf *b, int as_json, struct diag_list *out, struct ov_error *err);
 
+/* The text `ops OP` prints, for front ends; domain "" or NULL for ai.onnx. */
+int ops_render(struct strbuf *b, const char *domain, const char *op, struct ov_error *err);
+
 /* Shared by the commands: load path, or print the error line and return the exit status (non-zero). */
 int cmd_load(const char *path, struct ov_model **m, FILE *err);
 /* Print "onnxview: what: message" and return the exit status for the error's code. */

@@ -585,3 +585,106 @@ void present_value_text(struct strbuf *b, struct ov_model *m, const struct graph
 		strbuf_putc(b, '\n');
 	}
 }
+
+const char *present_node_op(const struct graph *g, uint32_t i)
+{
+	return g->nodes[i].proto->op_type ? g->nodes[i].proto->op_type : "";
+}
+
+const char *present_node_name(const struct graph *g, uint32_t i)
+{
+	return g->nodes[i].proto->name ? g->nodes[i].proto->name : "";
+}
+
+const char *present_node_domain(const struct graph *g, uint32_t i)
+{
+	return g->nodes[i].proto->domain ? g->nodes[i].proto->domain : "";
+}
+
+int32_t *present_node_list(struct strbuf *b, const struct graph *g, const struct shapes *sh)
+{
+	int32_t *targets = malloc((g->n_nodes + 2) * sizeof *targets);
+	size_t line = 0;
+	struct strbuf t = {0};
+
+	if (!targets)
+		return NULL;
+	strbuf_printf(b, "%u nodes (Enter jumps to the node in the graph)\n", g->n_nodes);
+	targets[line++] = -1;
+	for (uint32_t i = 0; i < g->n_nodes; i++) {
+		const struct graph_node *gn = &g->nodes[i];
+		strbuf_printf(b, "#%-6u ", i);
+		if (gn->proto->domain && *gn->proto->domain) {
+			describe_name(b, gn->proto->domain);
+			strbuf_puts(b, "::");
+		}
+		describe_name(b, gn->proto->op_type);
+		strbuf_puts(b, "  ");
+		describe_name(b, gn->proto->name);
+		if (gn->proto->n_output && gn->out[0] >= 0) {
+			strbuf_reset(&t);
+			present_value_type(&t, g, sh, gn->out[0], NULL);
+			strbuf_printf(b, "  -> %s", strbuf_str(&t));
+		}
+		strbuf_putc(b, '\n');
+		targets[line++] = (int32_t)i;
+	}
+	strbuf_free(&t);
+	return targets;
+}
+
+struct init_row {
+	uint64_t bytes;
+	int32_t value;
+};
+
+static int cmp_rows(const void *x, const void *y)
+{
+	const struct init_row *a = x, *b = y;
+	return a->bytes != b->bytes ? (a->bytes < b->bytes ? 1 : -1) : a->value - b->value;
+}
+
+int32_t *present_initializer_list(struct strbuf *b, struct ov_model *m, const struct graph *g)
+{
+	struct init_row *rows = malloc((g->n_values + 1) * sizeof *rows);
+	int32_t *targets = malloc((g->n_values + 2) * sizeof *targets);
+	size_t n = 0, line = 0;
+	uint64_t total = 0;
+
+	if (!rows || !targets) {
+		free(rows);
+		free(targets);
+		return NULL;
+	}
+	for (uint32_t v = 0; v < g->n_values; v++)
+		if (g->values[v].origin == VALUE_INITIALIZER && g->values[v].constant) {
+			rows[n++] = (struct init_row){tensor_data_bytes(g->values[v].constant), (int32_t)v};
+			total += rows[n - 1].bytes;
+		}
+	qsort(rows, n, sizeof *rows, cmp_rows);
+	strbuf_printf(b, "%zu initializers, %" PRIu64 " bytes, largest first (Enter jumps to the first user)\n", n, total);
+	targets[line++] = -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct graph_value *v = &g->values[rows[i].value];
+		strbuf_printf(b, "%12" PRIu64 "  ", rows[i].bytes);
+		describe_tensor_type(b, v->constant);
+		strbuf_puts(b, "  ");
+		describe_name(b, v->name);
+		if (tensor_is_external(v->constant))
+			strbuf_puts(b, "  (external)");
+		int64_t ne = tensor_numel(v->constant, NULL);
+		if (ne > 0 && ne <= 8) {
+			strbuf_puts(b, "  = ");
+			describe_tensor_values(b, m, v->constant, 8);
+		}
+		strbuf_putc(b, '\n');
+		targets[line++] = v->n_uses ? (int32_t)v->uses[0].node : -1;
+	}
+	free(rows);
+	return targets;
+}
+
+uint32_t present_node_n_inputs(const struct graph *g, uint32_t i)
+{
+	return (uint32_t)g->nodes[i].proto->n_input;
+}

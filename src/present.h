@@ -77,4 +77,14 @@ void present_value_text(struct strbuf *b, struct ov_model *m, const struct graph
 /* A value's type as text: declared, else constant, else inferred (*inferred set to 1 then). */
 void present_value_type(struct strbuf *b, const struct graph *g, const struct shapes *sh, int32_t id, int *inferred);
 
+/* Accessors for front ends. */
+const char *present_node_op(const struct graph *g, uint32_t i);
+const char *present_node_name(const struct graph *g, uint32_t i);
+const char *present_node_domain(const struct graph *g, uint32_t i);
+uint32_t present_node_n_inputs(const struct graph *g, uint32_t i);
+/* Lists as text, one item per line after a header line; the returned array (malloc'd) gives each line's node
+ * (-1 for none). NULL when out of memory. */
+int32_t *present_node_list(struct strbuf *b, const struct graph *g, const struct shapes *sh);
+int32_t *present_initializer_list(struct strbuf *b, struct ov_model *m, const struct graph *g);
+
 #endif

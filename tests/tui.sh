@@ -1,6 +1,6 @@
 #!/bin/sh
-# The TUI in a real terminal (tmux): it opens the bundled example, scrolls, searches, survives a resize, and quits
-# with the terminal restored. Every wait polls the screen; there are no fixed sleeps.
+# The TUI in a real terminal (tmux): it opens the bundled example, moves, opens panels, survives a resize, asks
+# before dropping changes, and quits with the terminal restored. Every wait polls the screen; no fixed sleeps.
 . "${SRCDIR:-$(dirname "$0")/..}/tests/lib.sh"
 command -v tmux >/dev/null || skip_all "no tmux"
 scratch
@@ -25,19 +25,27 @@ trap 'tmux -L ovtest kill-server 2>/dev/null; tmux -L ovtest2 kill-server 2>/dev
 
 t -f /dev/null new-session -d -s $S -x 80 -y 24 "TERM=xterm-256color LANG=C.UTF-8 '$ONNXVIEW' '$MODEL'; echo EXITED \$?; sleep 30"
 check "opens at 80x24 with the title bar" wait_for "onnxview  $MODEL"
-check "shows the model summary" wait_for "ir_version    8"
-check "the status bar shows the keys" wait_for "q quit"
-t send-keys -t $S G
-check "G goes to the end (the last initializer)" wait_for "initializers 8"
-t send-keys -t $S g
-check "g goes back to the top" wait_for "file          $MODEL"
-t send-keys -t $S / R e s i z e Enter
-check "/Resize finds the Resize node" sh -c "tmux -L $SOCK capture-pane -p -t $S | sed -n 2p | grep -q 'Resize'"
-t resize-window -t $S -x 120 -y 40 2>/dev/null || t resize-pane -t $S -x 120 -y 40
-check "a resize to 120x40 redraws" wait_for "q quit"
-check "the screen is 40 lines after the resize" [ "$(screen | wc -l)" -eq 40 ]
+check "draws the graph: the Resize box with its scales" wait_for "scales = [1, 1, 3, 3]"
+check "the status bar shows the keys" wait_for "? help"
+t send-keys -t $S j Enter
+check "j then Enter opens the Resize node panel" wait_for "schema    Resize-13"
+check "... with its inputs and their values" wait_for "scales   scales  float32[4]  initializer = [1, 1, 3, 3]"
+t send-keys -t $S Escape
+check "Esc goes back to the graph" wait_for "6 nodes"
+t send-keys -t $S '?'
+check "? shows the help generated from the key table" wait_for "cycle-port"
 t send-keys -t $S q
-check "q quits with status 0" wait_for "EXITED 0"
+t resize-window -t $S -x 120 -y 40 2>/dev/null || t resize-pane -t $S -x 120 -y 40
+check "a resize to 120x40 redraws" wait_for "6 nodes"
+check "the screen is 40 lines after the resize" [ "$(screen | wc -l)" -eq 40 ]
+t send-keys -t $S : 'set-dim input 0 batch' Enter
+check "an edit through ':' marks the model modified" wait_for "[modified]"
+t send-keys -t $S q
+check "q with unsaved changes asks" wait_for "unsaved changes: quit anyway? (y/n)"
+t send-keys -t $S n
+check "... n keeps it running" wait_for "not quitting"
+t send-keys -t $S q y
+check "... q y quits with status 0" wait_for "EXITED 0"
 check "the terminal is restored (no alternate screen left)" sh -c "[ \"\$(tmux -L $SOCK display -p -t $S '#{alternate_on}')\" = 0 ]"
 
 # A model that cannot be read: the TUI never starts, the message is on the terminal.

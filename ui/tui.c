@@ -1,29 +1,24 @@
-/* The terminal UI, first cut: the model's summary and full node dump in a scrollable, searchable pager.
- * (The graph view, node panel and editing arrive with the TUI issue; this screen already opens any model,
- * over SSH, at 80x24 and up, and always gives the terminal back.) */
+/* The terminal UI: terminal setup and restore, the event loop, the view stack, the command line's TUI commands,
+ * and the headless mode the tests drive (--keys FILE, --dump FILE, --size COLSxROWS). */
 #include "config.h"
 
 #include <curses.h>
+#include <errno.h>
+#include <langinfo.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "src/cmd.h"
-#include "src/error.h"
 #include "src/model.h"
-#include "src/strbuf.h"
+#include "src/save.h"
+#include "ui/app.h"
 #include "ui/tui.h"
-
-struct pager {
-	char **lines;
-	size_t n;
-	size_t top;
-	char search[128];
-	const char *title;
-	char status[256];
-	int color;
-};
 
 static volatile sig_atomic_t in_curses;
 
@@ -36,168 +31,547 @@ static void crash_handler(int sig)
 	raise(sig);
 }
 
-static int split_lines(struct pager *p, char *text)
+void app_message(struct app *a, int error, const char *fmt, ...)
 {
-	size_t cap = 256;
+	va_list ap;
 
-	p->lines = malloc(cap * sizeof *p->lines);
-	if (!p->lines)
+	va_start(ap, fmt);
+	vsnprintf(a->message, sizeof a->message, fmt, ap);
+	va_end(ap);
+	a->message_error = error;
+}
+
+int app_push(struct app *a, struct view *v)
+{
+	if (!v)
 		return -1;
-	for (char *s = text; *s;) {
-		char *nl = strchr(s, '\n');
-		if (p->n == cap) {
-			char **nlines = realloc(p->lines, (cap *= 2) * sizeof *nlines);
-			if (!nlines)
-				return -1;
-			p->lines = nlines;
-		}
-		p->lines[p->n++] = s;
-		if (!nl)
-			break;
-		*nl = '\0';
-		s = nl + 1;
+	if (a->n_views == APP_MAX_VIEWS) {
+		v->ops->free(v);
+		app_message(a, 1, "too many panels open: close some with Esc");
+		return -1;
 	}
+	a->views[a->n_views++] = v;
 	return 0;
 }
 
-static void draw(struct pager *p)
+void app_pop(struct app *a)
 {
-	int rows, cols;
-
-	getmaxyx(stdscr, rows, cols);
-	erase();
-	if (p->color)
-		attron(COLOR_PAIR(1));
-	attron(A_REVERSE);
-	mvhline(0, 0, ' ', cols);
-	mvprintw(0, 0, " onnxview  %.*s", cols > 12 ? cols - 12 : 0, p->title);
-	attroff(A_REVERSE);
-	if (p->color)
-		attroff(COLOR_PAIR(1));
-	for (int r = 1; r < rows - 1; r++) {
-		size_t i = p->top + (size_t)(r - 1);
-		if (i >= p->n)
-			break;
-		const char *line = p->lines[i];
-		int hit = p->search[0] && strstr(line, p->search);
-		if (hit)
-			attron(A_BOLD);
-		mvaddnstr(r, 0, line, cols);
-		if (hit)
-			attroff(A_BOLD);
+	if (a->n_views > 1) {
+		struct view *v = a->views[--a->n_views];
+		v->ops->free(v);
 	}
-	attron(A_REVERSE);
-	mvhline(rows - 1, 0, ' ', cols);
-	if (p->status[0])
-		mvaddnstr(rows - 1, 0, p->status, cols);
-	else
-		mvprintw(rows - 1, 0, " %zu-%zu/%zu  q quit  j/k scroll  PgUp/PgDn  g/G top/end  / search  n next",
-			 p->n ? p->top + 1 : 0, p->top + (size_t)rows - 2 < p->n ? p->top + (size_t)rows - 2 : p->n, p->n);
-	attroff(A_REVERSE);
+}
+
+struct view *app_top(struct app *a)
+{
+	return a->views[a->n_views - 1];
+}
+
+const struct graph *app_graph(struct app *a)
+{
+	struct ov_error e;
+
+	if (edit_index(a->ed, &e)) {
+		app_message(a, 1, "%s", e.msg);
+		return NULL;
+	}
+	return a->ed->g;
+}
+
+const struct shapes *app_shapes(struct app *a)
+{
+	return app_graph(a) ? a->ed->sh : NULL;
+}
+
+void app_model_changed(struct app *a)
+{
+	for (int i = 0; i < a->n_views; i++) {
+		struct view *v = a->views[i];
+		if (v->ops->reload && v->ops->reload(a, v)) {
+			/* The view cannot follow the change: close it and everything above it. */
+			while (a->n_views > i && a->n_views > 1)
+				app_pop(a);
+			break;
+		}
+	}
+	/* Panels showing text of the old model close; the graph views refreshed above stay. */
+	while (a->n_views > 1 && !app_top(a)->ops->reload)
+		app_pop(a);
+}
+
+/* ---- keys: the terminal, or a script ---- */
+
+static const struct {
+	const char *name;
+	int key;
+} key_names[] = {
+	{"Enter", '\n'}, {"Esc", 27}, {"Tab", '\t'}, {"Up", KEY_UP}, {"Down", KEY_DOWN}, {"Left", KEY_LEFT},
+	{"Right", KEY_RIGHT}, {"PgDn", KEY_NPAGE}, {"PgUp", KEY_PPAGE}, {"Home", KEY_HOME}, {"End", KEY_END},
+	{"BS", KEY_BACKSPACE}, {"Del", KEY_DC}, {"Space", ' '}, {"lt", '<'}, {"F1", KEY_F(1)},
+};
+
+#define KEY_SCRIPT_RESIZE 0x40000000 /* followed by cols and rows in the next two slots */
+#define KEY_SCRIPT_DUMP 0x40000001   /* write the screen to --dump now (keeps going) */
+
+static int parse_keys(struct app *a, const char *path, struct ov_error *err)
+{
+	FILE *f = fopen(path, "r");
+	size_t cap = 256;
+	int c;
+
+	if (!f)
+		return ov_fail(err, OV_IO, "%s: cannot open: %s", path, strerror(errno));
+	a->keys = malloc(cap * sizeof *a->keys);
+	while (a->keys && (c = fgetc(f)) != EOF) {
+		if (a->n_keys + 3 >= cap) {
+			int *nk = realloc(a->keys, (cap *= 2) * sizeof *nk);
+			if (!nk)
+				break;
+			a->keys = nk;
+		}
+		if (c == '\n' || c == '\r')
+			continue; /* newlines only lay the script out; <Enter> is a key */
+		if (c != '<') {
+			a->keys[a->n_keys++] = c;
+			continue;
+		}
+		char tok[64];
+		size_t n = 0;
+		while ((c = fgetc(f)) != EOF && c != '>' && n + 1 < sizeof tok)
+			tok[n++] = (char)c;
+		tok[n] = '\0';
+		int cols, rows, found = 0;
+		if (sscanf(tok, "Resize %dx%d", &cols, &rows) == 2 && cols > 0 && rows > 0 && cols < 2000 && rows < 1000) {
+			a->keys[a->n_keys++] = KEY_SCRIPT_RESIZE;
+			a->keys[a->n_keys++] = cols;
+			a->keys[a->n_keys++] = rows;
+			continue;
+		}
+		if (!strcmp(tok, "Dump")) {
+			a->keys[a->n_keys++] = KEY_SCRIPT_DUMP;
+			continue;
+		}
+		if (tok[0] == 'C' && tok[1] == '-' && tok[2] && !tok[3]) {
+			a->keys[a->n_keys++] = tok[2] & 0x1f;
+			continue;
+		}
+		for (size_t k = 0; k < sizeof key_names / sizeof key_names[0]; k++)
+			if (!strcmp(key_names[k].name, tok)) {
+				a->keys[a->n_keys++] = key_names[k].key;
+				found = 1;
+			}
+		if (!found) {
+			fclose(f);
+			return ov_fail(err, OV_USAGE, "%s: unknown key <%s>", path, tok);
+		}
+	}
+	fclose(f);
+	return a->keys ? 0 : ov_fail(err, OV_NOMEM, "out of memory");
+}
+
+static void draw_screen(struct app *a);
+
+int app_getkey(struct app *a)
+{
+	if (!a->headless) {
+		int c = getch();
+		if (c == KEY_RESIZE) {
+			getmaxyx(stdscr, a->rows, a->cols);
+		}
+		return c;
+	}
+	for (;;) {
+		if (a->next_key >= a->n_keys)
+			return ERR;
+		int c = a->keys[a->next_key++];
+		if (c == KEY_SCRIPT_RESIZE && a->next_key + 2 <= a->n_keys) {
+			int cols = a->keys[a->next_key++], rows = a->keys[a->next_key++];
+			resizeterm(rows, cols);
+			a->rows = rows;
+			a->cols = cols;
+			return KEY_RESIZE;
+		}
+		if (c == KEY_SCRIPT_DUMP) {
+			draw_screen(a);
+			if (a->dump_path)
+				app_dump_screen(a, a->dump_path);
+			continue;
+		}
+		return c;
+	}
+}
+
+int app_dump_screen(struct app *a, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	cchar_t cells[1024];
+	char line[8192];
+
+	if (!f)
+		return -1;
+	for (int y = 0; y < a->rows; y++) {
+		/* Read the cells back as characters (box drawing included) in the locale's encoding; trailing blanks are
+		 * dropped so dumps diff cleanly. */
+		int n = a->cols < 1024 ? a->cols : 1024;
+		size_t len = 0;
+		mbstate_t st;
+		memset(&st, 0, sizeof st);
+		if (mvin_wchnstr(y, 0, cells, n) == ERR)
+			n = 0;
+		for (int x = 0; x < n && len + MB_LEN_MAX + 1 < sizeof line; x++) {
+			wchar_t wc[CCHARW_MAX + 1];
+			attr_t at;
+			short pair;
+			if (getcchar(&cells[x], wc, &at, &pair, NULL) == ERR || !wc[0])
+				wc[0] = L' ';
+			if (at & A_ALTCHARSET) { /* line drawing through the alternate character set */
+				static const char from[] = "qxlkmjwvtun~.", to[] = "-|++++++++++v";
+				const char *hit = wc[0] < 128 ? strchr(from, (int)wc[0]) : NULL;
+				line[len++] = hit ? to[hit - from] : '+';
+				continue;
+			}
+			size_t w = wcrtomb(line + len, wc[0], &st);
+			if (w == (size_t)-1)
+				line[len++] = '?';
+			else
+				len += w;
+		}
+		while (len > 0 && line[len - 1] == ' ')
+			len--;
+		line[len] = '\0';
+		fprintf(f, "%s\n", line);
+	}
+	return fclose(f);
+}
+
+/* ---- the screen ---- */
+
+static void draw_screen(struct app *a)
+{
+	struct view *v = app_top(a);
+	char right[96];
+
+	erase();
+	/* Title bar: the file, [modified], counts, and where we are. */
+	const struct graph *g = app_graph(a);
+	snprintf(right, sizeof right, "%u nodes  %zu edit%s ", g ? g->n_nodes : 0, a->ed->n_applied,
+		 a->ed->n_applied == 1 ? "" : "s");
+	int attr = ui_attr(a, UI_TITLE);
+	attron(attr);
+	mvhline(0, 0, ' ', a->cols);
+	attroff(attr);
+	char left[600];
+	snprintf(left, sizeof left, " onnxview  %s%s  %s", a->m->path, a->ed->modified ? " [modified]" : "", v->title);
+	ui_text(0, 0, 0, a->cols - (int)strlen(right), left, attr);
+	if ((int)strlen(right) < a->cols)
+		ui_text(0, a->cols - (int)strlen(right), 0, a->cols, right, attr);
+	if (a->rows > 2)
+		v->ops->draw(a, v, 1, a->rows - 2, a->cols);
+	/* Status line: the last message, or the keys that matter. */
+	attr = a->message[0] ? ui_attr(a, a->message_error ? UI_ERROR : UI_STATUS) : ui_attr(a, UI_STATUS);
+	attron(attr);
+	mvhline(a->rows - 1, 0, ' ', a->cols);
+	attroff(attr);
+	ui_text(a->rows - 1, 0, 0, a->cols, a->message[0] ? a->message :
+		" ? help  arrows/hjkl move  Enter details  / search  : command  u undo  w save  q quit", attr);
 	refresh();
 }
 
-static void search_next(struct pager *p, size_t from)
-{
-	for (size_t i = from; i < p->n; i++)
-		if (strstr(p->lines[i], p->search)) {
-			p->top = i;
-			p->status[0] = '\0';
-			return;
-		}
-	snprintf(p->status, sizeof p->status, " not found: %s", p->search);
-}
+/* ---- commands typed at ':' ---- */
 
-static void prompt_search(struct pager *p)
+static void save_to(struct app *a, const char *path, int replace)
 {
-	int rows = getmaxy(stdscr);
+	struct ov_error e;
 
-	move(rows - 1, 0);
-	clrtoeol();
-	mvaddstr(rows - 1, 0, "/");
-	echo();
-	curs_set(1);
-	getnstr(p->search, (int)sizeof p->search - 1);
-	noecho();
-	curs_set(0);
-	if (p->search[0])
-		search_next(p, p->top + 1 < p->n ? p->top + 1 : 0);
-}
-
-static void run_pager(struct pager *p)
-{
-	for (;;) {
-		int rows = getmaxy(stdscr), page = rows > 3 ? rows - 2 : 1;
-		size_t max_top = p->n > (size_t)page ? p->n - (size_t)page : 0;
-		draw(p);
-		int c = getch();
-		p->status[0] = '\0';
-		switch (c) {
-		case 'q': case 27: return;
-		case 'j': case KEY_DOWN: case '\n': if (p->top < max_top) p->top++; break;
-		case 'k': case KEY_UP: if (p->top) p->top--; break;
-		case ' ': case KEY_NPAGE: case 'f' & 0x1f: p->top = p->top + (size_t)page < max_top ? p->top + (size_t)page : max_top; break;
-		case 'b': case KEY_PPAGE: case 'b' & 0x1f: p->top = p->top > (size_t)page ? p->top - (size_t)page : 0; break;
-		case 'g': case KEY_HOME: p->top = 0; break;
-		case 'G': case KEY_END: p->top = max_top; break;
-		case '/': prompt_search(p); break;
-		case 'n': if (p->search[0]) search_next(p, p->top + 1); break;
-		case KEY_RESIZE: break;
-		default: break;
-		}
-		if (p->top > max_top)
-			p->top = max_top;
+	if (model_save(a->m, path, replace ? OV_SAVE_REPLACE : 0, &e)) {
+		app_message(a, 1, "%s: %s", path, e.msg);
+		return;
 	}
+	a->ed->modified = 0;
+	app_message(a, 0, "saved %s", path);
+}
+
+static void say_status(void *ctx, const char *line)
+{
+	struct app *a = ctx;
+
+	/* The last note wins the status line; warnings are kept over plain notes. */
+	if (!a->message[0] || !strncmp(line, "warning", 7) || strncmp(a->message, "warning", 7))
+		app_message(a, 0, "%s", line);
+}
+
+static int confirm(struct app *a, const char *question)
+{
+	app_message(a, 0, "%s", question);
+	draw_screen(a);
+	for (;;) {
+		int c = app_getkey(a);
+		if (c == 'y' || c == 'Y')
+			return 1;
+		if (c == 'n' || c == 'N' || c == 27 || c == ERR)
+			return 0;
+	}
+}
+
+void app_command(struct app *a, const char *line)
+{
+	struct ov_error e;
+	char word[64] = "", arg[1024] = "";
+
+	while (*line == ' ' || *line == ':')
+		line++;
+	if (!*line)
+		return;
+	sscanf(line, "%63s %1023[^\n]", word, arg);
+	if (!strcmp(word, "q") || !strcmp(word, "quit")) {
+		if (a->ed->modified && !confirm(a, "unsaved changes: quit anyway? (y/n)"))
+			app_message(a, 0, "not quitting (:w saves, :q! quits without saving)");
+		else
+			a->quit = 1;
+		return;
+	}
+	if (!strcmp(word, "q!")) {
+		a->quit = 1;
+		return;
+	}
+	if (!strcmp(word, "w") || !strcmp(word, "w!") || !strcmp(word, "wq")) {
+		if (arg[0])
+			save_to(a, arg, word[1] == '!');
+		else if (confirm(a, "replace the original file? (y/n)"))
+			save_to(a, a->m->path, 1);
+		else
+			app_message(a, 0, "not saved (:w PATH writes a new file)");
+		if (!strcmp(word, "wq") && !a->ed->modified)
+			a->quit = 1;
+		return;
+	}
+	if (!strcmp(word, "save-display")) {
+		if (!arg[0] || app_dump_screen(a, arg))
+			app_message(a, 1, "save-display: cannot write '%s'", arg);
+		return;
+	}
+	if (!strcmp(word, "help")) {
+		app_push(a, view_help_new(a));
+		return;
+	}
+	char *end;
+	long n = strtol(!strcmp(word, "node") ? arg : word, &end, 10);
+	if ((!strcmp(word, "node") && arg[0] && !*end) || (word[0] >= '0' && word[0] <= '9' && !*end) ||
+	    (word[0] == '#' && (n = strtol(word + 1, &end, 10), !*end))) {
+		const struct graph *g = app_graph(a);
+		if (!g || n < 0 || (uint32_t)n >= g->n_nodes)
+			app_message(a, 1, "no node #%ld (the graph has %u nodes)", n, g ? g->n_nodes : 0);
+		else
+			app_goto_node(a, (int32_t)n);
+		return;
+	}
+	a->message[0] = '\0';
+	if (edit_run(a->ed, line, &e)) {
+		app_message(a, 1, "%s", e.msg);
+		return;
+	}
+	app_model_changed(a);
+	if (!a->message[0])
+		app_message(a, 0, "done: %s", line);
+}
+
+static void prompt_command(struct app *a, const char *prefill)
+{
+	char *line = prompt_read(a, ":", prefill, 1);
+
+	if (line) {
+		app_command(a, line);
+		free(line);
+	}
+}
+
+static void do_search(struct app *a, int dir, int ask)
+{
+	struct view *v = app_top(a);
+
+	if (ask) {
+		char *q = prompt_read(a, "/", NULL, 0);
+		if (!q)
+			return;
+		snprintf(a->search, sizeof a->search, "%s", q);
+		free(q);
+	}
+	if (!a->search[0])
+		return;
+	if (!v->ops->search || v->ops->search(a, v, a->search, dir))
+		app_message(a, 1, "not found: %s", a->search);
+}
+
+/* Actions every view shares (after the view had its chance). */
+static void global_action(struct app *a, enum action act, int key)
+{
+	struct view *v = app_top(a);
+	struct ov_error e;
+
+	(void)key;
+	switch (act) {
+	case ACT_QUIT:
+		if (a->n_views > 1) {
+			app_pop(a);
+			break;
+		}
+		app_command(a, "q");
+		break;
+	case ACT_BACK:
+		if (a->n_views > 1)
+			app_pop(a);
+		break;
+	case ACT_SEARCH: do_search(a, 1, 1); break;
+	case ACT_SEARCH_NEXT: do_search(a, 1, 0); break;
+	case ACT_SEARCH_PREV: do_search(a, -1, 0); break;
+	case ACT_PROMPT: prompt_command(a, NULL); break;
+	case ACT_UNDO:
+		a->message[0] = '\0';
+		if (edit_undo(a->ed, &e))
+			app_message(a, 1, "%s", e.msg);
+		else
+			app_model_changed(a);
+		break;
+	case ACT_REDO:
+		a->message[0] = '\0';
+		if (edit_redo(a->ed, &e))
+			app_message(a, 1, "%s", e.msg);
+		else
+			app_model_changed(a);
+		break;
+	case ACT_SAVE: prompt_command(a, "w "); break;
+	case ACT_HELP: app_push(a, view_help_new(a)); break;
+	case ACT_VIEW_MODEL: app_push(a, view_model_new(a)); break;
+	case ACT_VIEW_NODES: app_push(a, view_nodes_new(a)); break;
+	case ACT_VIEW_INITIALIZERS: app_push(a, view_initializers_new(a)); break;
+	case ACT_VIEW_DIAGNOSTICS: app_push(a, view_diagnostics_new(a)); break;
+	case ACT_VIEW_CHANGES: app_push(a, view_changes_new(a)); break;
+	case ACT_REDRAW: clearok(curscr, TRUE); break;
+	default:
+		(void)v;
+		break;
+	}
+}
+
+static void event_loop(struct app *a)
+{
+	while (!a->quit) {
+		draw_screen(a);
+		int key = app_getkey(a);
+		if (key == ERR) {
+			if (a->headless)
+				break; /* the script ran out */
+			continue;
+		}
+		if (key == KEY_RESIZE) {
+			getmaxyx(stdscr, a->rows, a->cols);
+			continue;
+		}
+		a->message[0] = '\0';
+		enum action act = keys_action(key);
+		struct view *v = app_top(a);
+		if (!v->ops->handle(a, v, act, key))
+			global_action(a, act, key);
+	}
+}
+
+static int utf8_locale(void)
+{
+	const char *cs = nl_langinfo(CODESET);
+	return cs && (!strcmp(cs, "UTF-8") || !strcmp(cs, "utf8"));
 }
 
 int tui_main(const struct tui_options *opts)
 {
-	struct ov_model *m;
-	struct strbuf text = {0};
-	struct pager p = {0};
-	int rc = cmd_load(opts->path, &m, stderr);
+	struct app a = {0};
+	struct ov_error e = {0};
+	FILE *devnull = NULL;
+	SCREEN *scr = NULL;
+	int rc = cmd_load(opts->path, &a.m, stderr);
 
 	if (rc)
 		return rc;
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "onnxview: the terminal UI needs a terminal; for text use 'onnxview info' or "
-				"'onnxview dump'\n");
-		model_free(m);
-		return 2;
+	a.opts = *opts;
+	a.utf8 = utf8_locale();
+	if (!a.utf8)
+		a.opts.ascii = 1;
+	if (opts->keys) {
+		a.headless = 1;
+		a.dump_path = opts->dump;
+		if (parse_keys(&a, opts->keys, &e)) {
+			rc = cmd_report(stderr, NULL, &e);
+			goto out;
+		}
+	} else if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "onnxview: the terminal UI needs a terminal; for text use 'onnxview info', 'dump' or "
+				"'check'\n");
+		rc = 2;
+		goto out;
 	}
-	info_render(m, &text, 0);
-	strbuf_puts(&text, "\n");
-	dump_render(m, &text, 0);
-	if (text.failed || split_lines(&p, text.s ? text.s : (char *)"")) {
-		fprintf(stderr, "onnxview: %s: out of memory\n", opts->path);
-		strbuf_free(&text);
-		model_free(m);
-		return 3;
+	if (edit_session_open(&a.ed, a.m, &e)) {
+		rc = cmd_report(stderr, opts->path, &e);
+		goto out;
 	}
-	p.title = opts->path;
+	a.ed->say = say_status;
+	a.ed->say_ctx = &a;
 	signal(SIGSEGV, crash_handler);
 	signal(SIGABRT, crash_handler);
 	signal(SIGBUS, crash_handler);
 	signal(SIGFPE, crash_handler);
 	if (!getenv("ESCDELAY"))
-		set_escdelay(25); /* Esc quits at once, not after ncurses' default second */
-	initscr();
+		set_escdelay(25); /* Esc acts at once, not after ncurses' default second */
+	if (a.headless) {
+		/* A virtual screen of the asked size; nothing reaches a terminal. */
+		devnull = fopen("/dev/null", "w+");
+		const char *term = getenv("TERM");
+		scr = devnull ? newterm(term && *term && strcmp(term, "dumb") ? term : "xterm-256color", devnull, devnull)
+			      : NULL;
+		if (!scr) {
+			fprintf(stderr, "onnxview: cannot start a headless screen (TERM=%s)\n", term ? term : "");
+			rc = 2;
+			goto out;
+		}
+		set_term(scr);
+		a.cols = opts->cols > 0 ? opts->cols : 80;
+		a.rows = opts->rows > 0 ? opts->rows : 24;
+		resizeterm(a.rows, a.cols);
+	} else {
+		initscr();
+		getmaxyx(stdscr, a.rows, a.cols);
+	}
 	in_curses = 1;
 	cbreak();
 	noecho();
+	nonl();
 	keypad(stdscr, TRUE);
 	curs_set(0);
-	if (has_colors() && !opts->no_color && !getenv("NO_COLOR")) {
-		start_color();
-		use_default_colors();
-		init_pair(1, COLOR_CYAN, -1);
-		p.color = 1;
+	if (!opts->no_mouse && !a.headless)
+		mousemask(BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+	ui_colors_init(&a);
+	if (app_graph(&a) && app_push(&a, view_graph_new(&a, app_graph(&a), "graph")) == 0) {
+		event_loop(&a);
+		if (a.headless && a.dump_path)
+			app_dump_screen(&a, a.dump_path);
+	} else {
+		rc = 3;
 	}
-	run_pager(&p);
 	endwin();
 	in_curses = 0;
-	free(p.lines);
-	strbuf_free(&text);
-	model_free(m);
-	return 0;
+	if (scr)
+		delscreen(scr);
+	if (rc == 3)
+		fprintf(stderr, "onnxview: %s: %s\n", opts->path, a.message[0] ? a.message : "cannot build the graph view");
+out:
+	while (a.n_views > 0) {
+		struct view *v = a.views[--a.n_views];
+		v->ops->free(v);
+	}
+	for (int i = 0; i < a.n_history; i++)
+		free(a.history[i]);
+	free(a.keys);
+	edit_session_free(a.ed);
+	model_free(a.m);
+	if (devnull)
+		fclose(devnull);
+	return rc;
 }

@@ -1,0 +1,71 @@
+#!/bin/sh
+# The real TUI, headless: keys from a script (--keys), the screen dumped as text (--dump) at fixed sizes, compared
+# with expected screens. Covers the graph of a small CNN, the node panel of a Resize, search, jump to #N, an edit
+# through ':', undo, save, the quit-with-changes prompt, help, and a resize.
+. "${SRCDIR:-$(dirname "$0")/..}/tests/lib.sh"
+have_python_onnx || skip_all "no python3 with onnx (Debian: python3-onnx) to make the test models"
+scratch
+gen_models "$TMP/m" || { echo "Bail out! tests/gen-models.py failed"; exit 1; }
+cd "$TMP/m" || exit 1
+export TERM=xterm-256color
+unset NO_COLOR
+
+# screen NAME SIZE MODEL KEYS [LOCALE]: run the TUI on KEYS and compare the last screen with tests/golden/tui-NAME.txt
+screen() {
+	name=$1 size=$2 model=$3 keys=$4 loc=${5:-C}
+	printf '%s' "$keys" >"$TMP/$name.keys"
+	LC_ALL=$loc timeout 20 "$ONNXVIEW" --keys "$TMP/$name.keys" --dump "$TMP/$name.txt" --size "$size" "$model" \
+		>"$TMP/$name.out" 2>"$TMP/$name.err"
+	rc=$?
+	check "$name: exits 0" [ $rc -eq 0 ]
+	golden "$TMP/$name.txt" "$SRCDIR/tests/golden/tui-$name.txt" "$name: screen matches tests/golden/tui-$name.txt"
+}
+
+screen graph-conv-relu 80x24 conv-relu.onnx ''
+screen graph-srcnn-160x50 160x50 srcnn.onnx ''
+screen graph-srcnn-utf8 100x30 srcnn.onnx '' C.UTF-8
+screen resize-panel 80x24 srcnn.onnx 'j<Enter>'
+screen search 80x24 srcnn.onnx '/Relu<Enter>n'
+screen jump 80x24 srcnn.onnx ':3<Enter>'
+screen jump-missing 80x24 srcnn.onnx ':99<Enter>'
+screen edit 80x24 srcnn.onnx ':set-dim input 0 batch<Enter>'
+screen edit-error 80x24 srcnn.onnx ':set-dim input 7 batch<Enter>'
+screen undo 80x24 srcnn.onnx ':set-dim input 0 batch<Enter>u'
+screen quit-prompt 80x24 srcnn.onnx ':set-dim input 0 batch<Enter>q'
+screen help 80x24 srcnn.onnx '?'
+screen model 80x24 srcnn.onnx 'm'
+screen resize 80x24 srcnn.onnx 'jj<Resize 120x40>'
+screen nodes 80x24 srcnn.onnx 'L'
+screen diagnostics 80x24 custom-domain.onnx '!'
+screen subgraph 80x24 if-subgraph.onnx 'jjS'
+
+# Saving from the TUI: a new file, byte-identical after an edit and its undo.
+printf ':set-dim input 0 batch<Enter>u:w %s<Enter>' "$TMP/saved.onnx" >"$TMP/save.keys"
+timeout 20 "$ONNXVIEW" --keys "$TMP/save.keys" --size 80x24 srcnn.onnx >/dev/null 2>&1
+check "TUI :w PATH after edit+undo writes the original bytes" cmp -s srcnn.onnx "$TMP/saved.onnx"
+printf ':set-dim input 0 batch<Enter>:w %s<Enter>' "$TMP/saved.onnx" >"$TMP/save2.keys"
+timeout 20 "$ONNXVIEW" --keys "$TMP/save2.keys" --dump "$TMP/save2.txt" --size 80x24 srcnn.onnx >/dev/null 2>&1
+check "TUI :w onto an existing file refuses" grep -q "exists; use --force" "$TMP/save2.txt"
+check "... and leaves it as it was" cmp -s srcnn.onnx "$TMP/saved.onnx"
+printf ':set-dim input 0 batch<Enter>:w! %s<Enter>' "$TMP/saved.onnx" >"$TMP/save3.keys"
+timeout 20 "$ONNXVIEW" --keys "$TMP/save3.keys" --size 80x24 srcnn.onnx >/dev/null 2>&1
+"$PYTHON" -c 'import onnx,sys; assert onnx.load(sys.argv[1]).graph.input[0].type.tensor_type.shape.dim[0].dim_param=="batch"' "$TMP/saved.onnx"
+check ":w! replaces it with the edited model" [ $? -eq 0 ]
+cp srcnn.onnx "$TMP/orig.onnx"
+printf ':set-dim input 0 batch<Enter>:wq<Enter>n' >"$TMP/wq.keys"
+timeout 20 "$ONNXVIEW" --keys "$TMP/wq.keys" --size 80x24 "$TMP/orig.onnx" >/dev/null 2>&1
+check ":wq answered 'n' does not replace the original" cmp -s srcnn.onnx "$TMP/orig.onnx"
+
+# Hostile keys and sizes never crash it.
+printf '%s' 'jjjjkkkkhhhhllll<Tab><Tab><Tab><PgDn><PgUp><End><Home>?<Esc>m<Esc>L<End><Enter>!<Esc>c<Esc>I<Enter>r<Esc>:<Esc>/<Esc>zZ<C-r>uuuu<Resize 20x5><Resize 300x100>' >"$TMP/mash.keys"
+for m in conv-relu srcnn if-subgraph function custom-domain dangling unsorted alltypes sparse external/model; do
+	timeout 20 "$ONNXVIEW" --keys "$TMP/mash.keys" --size 80x24 "$m.onnx" >/dev/null 2>"$TMP/err"
+	check "key mash on $m.onnx: exits 0" [ $? -eq 0 ]
+done
+printf 'j' >"$TMP/j.keys"
+"$ONNXVIEW" --keys "$TMP/j.keys" --size 5x5 srcnn.onnx >/dev/null 2>"$TMP/err"
+check "--size 5x5 is refused (status 2)" [ $? -eq 2 ]
+printf '<Bogus>' >"$TMP/bogus.keys"
+"$ONNXVIEW" --keys "$TMP/bogus.keys" srcnn.onnx >/dev/null 2>"$TMP/err"
+check "an unknown <key> in a key script is refused with its name" grep -q "unknown key <Bogus>" "$TMP/err"
+done_testing

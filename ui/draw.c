@@ -1,0 +1,116 @@
+/* Drawing primitives and the colour scheme: one table of elements, a monochrome fallback, NO_COLOR honoured. */
+#include "config.h"
+
+#include <curses.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ui/app.h"
+
+/* Foreground per element for 8-colour terminals; op categories follow Netron's families. */
+static const short element_fg[] = {
+	[UI_DEFAULT] = -1, [UI_TITLE] = COLOR_BLACK, [UI_STATUS] = COLOR_BLACK, [UI_SELECTED] = COLOR_YELLOW,
+	[UI_ERROR] = COLOR_RED, [UI_DIM] = COLOR_BLUE, [UI_EDGE] = COLOR_CYAN, [UI_MATCH] = COLOR_YELLOW,
+	[UI_HEADER] = COLOR_GREEN,
+};
+static const short element_bg[] = {
+	[UI_TITLE] = COLOR_CYAN, [UI_STATUS] = COLOR_WHITE,
+};
+static const short category_fg[CAT_COUNT] = {
+	[CAT_CONV] = COLOR_BLUE, [CAT_POOL] = COLOR_GREEN, [CAT_NORM] = COLOR_CYAN, [CAT_ACTIVATION] = COLOR_RED,
+	[CAT_ELEMENTWISE] = COLOR_WHITE, [CAT_REDUCE] = COLOR_GREEN, [CAT_SHAPE] = COLOR_MAGENTA,
+	[CAT_DATA] = COLOR_WHITE, [CAT_LOGIC] = COLOR_WHITE, [CAT_CONTROL] = COLOR_MAGENTA,
+	[CAT_ATTENTION] = COLOR_BLUE, [CAT_DETECTION] = COLOR_GREEN, [CAT_QUANT] = COLOR_CYAN, [CAT_ML] = COLOR_BLUE,
+	[CAT_OTHER] = COLOR_WHITE, [CAT_CUSTOM] = COLOR_YELLOW, [CAT_IO] = COLOR_GREEN,
+};
+
+void ui_colors_init(struct app *a)
+{
+	a->color = 0;
+	if (a->opts.no_color || getenv("NO_COLOR") || !has_colors())
+		return;
+	if (start_color() == ERR)
+		return;
+	use_default_colors();
+	for (int e = 1; e < UI_CAT_BASE; e++) {
+		short bg = (size_t)e < sizeof element_bg / sizeof element_bg[0] && element_bg[e] ? element_bg[e] : -1;
+		init_pair((short)e, element_fg[e], bg);
+	}
+	for (int c = 0; c < CAT_COUNT; c++)
+		init_pair((short)(UI_CAT_BASE + c), category_fg[c], -1);
+	a->color = 1;
+}
+
+int ui_attr(const struct app *a, int color)
+{
+	if (!a->color) { /* monochrome: keep the emphasis that carries meaning */
+		switch (color) {
+		case UI_TITLE: case UI_STATUS: case UI_SELECTED: return A_REVERSE;
+		case UI_ERROR: case UI_MATCH: case UI_HEADER: return A_BOLD;
+		case UI_DIM: return A_DIM;
+		default: return color >= UI_CAT_BASE + CAT_CUSTOM && color == UI_CAT_BASE + CAT_CUSTOM ? A_BOLD : 0;
+		}
+	}
+	int attr = COLOR_PAIR(color);
+	if (color == UI_SELECTED || color == UI_ERROR || color == UI_HEADER || color == UI_CAT_BASE + CAT_CUSTOM)
+		attr |= A_BOLD;
+	return attr;
+}
+
+void ui_text(int y, int x, int x0, int x1, const char *s, int attr)
+{
+	int col = x;
+
+	if (y < 0 || y >= LINES)
+		return;
+	if (x1 > COLS)
+		x1 = COLS;
+	attron(attr);
+	for (const unsigned char *p = (const unsigned char *)s; *p && col < x1;) {
+		size_t l = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 : 4;
+		for (size_t k = 1; k < l; k++)
+			if (!p[k]) {
+				l = k;
+				break;
+			}
+		if (col >= x0)
+			mvaddnstr(y, col, (const char *)p, (int)l);
+		p += l;
+		col++;
+	}
+	attroff(attr);
+}
+
+void ui_hline(const struct app *a, int y, int x, int n, int x0, int x1, int attr)
+{
+	if (y < 0 || y >= LINES)
+		return;
+	if (x1 > COLS)
+		x1 = COLS;
+	attron(attr);
+	for (int i = 0; i < n; i++)
+		if (x + i >= x0 && x + i < x1)
+			mvaddch(y, x + i, a->opts.ascii ? '-' : ACS_HLINE);
+	attroff(attr);
+}
+
+void ui_vline_char(const struct app *a, int y, int x, int attr)
+{
+	if (y < 0 || y >= LINES || x < 0 || x >= COLS)
+		return;
+	attron(attr);
+	mvaddch(y, x, a->opts.ascii ? '|' : ACS_VLINE);
+	attroff(attr);
+}
+
+void ui_corner(const struct app *a, int y, int x, int which, int attr)
+{
+	static const char ascii[] = "++++vv";
+	chtype acs[] = {ACS_ULCORNER, ACS_URCORNER, ACS_LLCORNER, ACS_LRCORNER, ACS_TTEE, ACS_DARROW};
+
+	if (y < 0 || y >= LINES || x < 0 || x >= COLS || which < 0 || which > 5)
+		return;
+	attron(attr);
+	mvaddch(y, x, a->opts.ascii ? (chtype)ascii[which] : acs[which]);
+	attroff(attr);
+}

@@ -1,0 +1,538 @@
+/* The graph view: boxes from the core's scene placed by the core's layout, edges routed in the gaps, and a
+ * selection that moves along the edges (to the producer, the consumers, the neighbours in a rank). Only what
+ * crosses the viewport is drawn, so a 50,000-node graph scrolls as fast as a small one. */
+#include "config.h"
+
+#include <curses.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/layout.h"
+#include "ui/app.h"
+
+struct graph_view {
+	const struct graph *g;
+	int is_main;
+	int32_t parent_node; /* for a subgraph: the node of the main graph that owns it */
+	uint32_t sub_index;
+	struct scene *scene;
+	struct layout *layout;
+	uint32_t sel;
+	int port;            /* -1, or an index into the selected box's edges: inputs first, then outputs */
+	int32_t vx, vy;
+	int follow;
+	uint32_t *visible;
+	size_t cap_visible;
+};
+
+static void gv_free_layout(struct graph_view *gv)
+{
+	layout_free(gv->layout);
+	scene_free(gv->scene);
+	gv->layout = NULL;
+	gv->scene = NULL;
+}
+
+static int gv_build(struct app *a, struct graph_view *gv)
+{
+	struct ov_error e;
+	struct scene_options so = {34, a->opts.ascii};
+
+	gv_free_layout(gv);
+	if (scene_build(&gv->scene, a->m, gv->g, app_shapes(a), &so, &e)) {
+		app_message(a, 1, "%s", e.msg);
+		return -1;
+	}
+	struct scene *s = gv->scene;
+	uint16_t *w = malloc((s->n_boxes + 1) * sizeof *w), *h = malloc((s->n_boxes + 1) * sizeof *h);
+	uint32_t *src = malloc((s->n_edges + 1) * sizeof *src), *dst = malloc((s->n_edges + 1) * sizeof *dst);
+	int rc = -1;
+	if (w && h && src && dst) {
+		for (uint32_t i = 0; i < s->n_boxes; i++)
+			w[i] = s->boxes[i].w, h[i] = s->boxes[i].h;
+		for (uint32_t i = 0; i < s->n_edges; i++)
+			src[i] = s->edges[i].src, dst[i] = s->edges[i].dst;
+		struct layout_input in = {s->n_boxes, w, h, s->n_edges, src, dst};
+		rc = layout_compute(&gv->layout, &in, NULL, &e);
+		if (rc)
+			app_message(a, 1, "%s", e.msg);
+	}
+	free(w);
+	free(h);
+	free(src);
+	free(dst);
+	if (gv->sel >= s->n_boxes)
+		gv->sel = 0;
+	gv->port = -1;
+	gv->follow = 1;
+	return rc;
+}
+
+/* Edges of box b: inputs (dst == b) then outputs (src == b); returns the edge index of port k, or -1. */
+static int32_t port_edge(const struct scene *s, uint32_t b, int k, int *is_input)
+{
+	int n = 0;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t e = 0; e < s->n_edges; e++)
+			if ((pass == 0 ? s->edges[e].dst : s->edges[e].src) == b && n++ == k) {
+				*is_input = pass == 0;
+				return (int32_t)e;
+			}
+	return -1;
+}
+
+static int port_count(const struct scene *s, uint32_t b)
+{
+	int n = 0;
+
+	for (uint32_t e = 0; e < s->n_edges; e++)
+		n += (s->edges[e].dst == b) + (s->edges[e].src == b);
+	return n;
+}
+
+static void draw_route(struct app *a, const struct layout_edge_route *r, int32_t vx, int32_t vy, int top, int rows,
+		       int cols, int attr)
+{
+	for (uint32_t p = 0; p + 1 < r->n_points; p++) {
+		struct layout_point p0 = r->points[p], p1 = r->points[p + 1];
+		if (p0.x == p1.x) {
+			int32_t y0 = p0.y < p1.y ? p0.y : p1.y, y1 = p0.y < p1.y ? p1.y : p0.y;
+			if (p0.x < vx || p0.x >= vx + cols || y1 < vy || y0 >= vy + rows)
+				continue;
+			for (int32_t y = y0 < vy ? vy : y0; y <= y1 && y < vy + rows; y++)
+				ui_vline_char(a, top + (y - vy), p0.x - vx, attr);
+		} else {
+			int32_t x0 = p0.x < p1.x ? p0.x : p1.x, x1 = p0.x < p1.x ? p1.x : p0.x;
+			if (p0.y < vy || p0.y >= vy + rows || x1 < vx || x0 >= vx + cols)
+				continue;
+			ui_hline(a, top + (p0.y - vy), x0 - vx, x1 - x0 + 1, 0, cols, attr);
+		}
+	}
+	/* Corners where the direction turns, and an arrow into the target. */
+	for (uint32_t p = 1; p + 1 < r->n_points; p++) {
+		struct layout_point pr = r->points[p - 1], c = r->points[p], nx = r->points[p + 1];
+		int32_t y = c.y - vy, x = c.x - vx;
+		if (y < 0 || y >= rows || x < 0 || x >= cols)
+			continue;
+		int from_above = pr.x == c.x && pr.y < c.y, to_below = nx.x == c.x && nx.y > c.y;
+		int to_right = nx.y == c.y && nx.x > c.x, from_left = pr.y == c.y && pr.x < c.x;
+		int which = from_above ? (to_right ? 2 : 3) : to_below ? (from_left ? 1 : 0) : -1;
+		if (which >= 0)
+			ui_corner(a, top + y, x, which, attr);
+	}
+	if (r->n_points >= 2) { /* the arrow sits just above the target's top border */
+		struct layout_point end = r->points[r->n_points - 1], prev = r->points[r->n_points - 2];
+		int32_t ay = end.y - 1;
+		if (prev.x == end.x && prev.y < ay && ay - vy >= 0 && ay - vy < rows && end.x - vx >= 0 && end.x - vx < cols)
+			ui_corner(a, top + ay - vy, end.x - vx, 5, attr);
+	}
+}
+
+static void draw_box(struct app *a, const struct scene_box *bx, int32_t x, int32_t y, int top, int rows, int cols,
+		     int selected)
+{
+	int battr = selected ? ui_attr(a, UI_SELECTED) : ui_attr(a, bx->kind == BOX_NODE ? UI_CAT_BASE + bx->cat : UI_DIM);
+	int w = bx->w, h = bx->h;
+	int sy = top + y;
+
+	/* Background: boxes hide the edges behind them. */
+	for (int r = 0; r < h; r++)
+		if (y + r >= 0 && y + r < rows)
+			for (int c = 0; c < w; c++)
+				if (x + c >= 0 && x + c < cols)
+					mvaddch(sy + r, x + c, ' ');
+	if (y >= 0 && y < rows) {
+		ui_corner(a, sy, x, 0, battr);
+		ui_hline(a, sy, x + 1, w - 2, 0, cols, battr);
+		ui_corner(a, sy, x + w - 1, 1, battr);
+		if (bx->kind == BOX_NODE && *bx->name)
+			ui_text(sy, x + 2, x < 0 ? 0 : x, x + w - 2 < cols ? x + w - 2 : cols, bx->name, ui_attr(a, UI_DIM));
+	}
+	for (int r = 1; r < h - 1; r++) {
+		if (y + r < 0 || y + r >= rows)
+			continue;
+		if (x >= 0 && x < cols)
+			ui_vline_char(a, sy + r, x, battr);
+		if (x + w - 1 >= 0 && x + w - 1 < cols)
+			ui_vline_char(a, sy + r, x + w - 1, battr);
+	}
+	int row = 1;
+	int x0 = x + 2 < 0 ? 0 : x + 2, x1 = x + w - 2 < cols ? x + w - 2 : cols;
+	/* The selection shows without colour too (monochrome terminals, screen dumps): a marker left of the box. */
+	if (selected && y + 1 >= 0 && y + 1 < rows && x - 1 >= 0 && x - 1 < cols)
+		ui_text(sy + 1, x - 1, 0, cols, a->opts.ascii ? ">" : "\xe2\x96\xb6", battr | A_BOLD);
+	if (bx->kind == BOX_NODE) {
+		if (y + row >= 0 && y + row < rows)
+			ui_text(sy + row, x + 2, x0, x1, bx->title,
+				(a->color ? ui_attr(a, UI_CAT_BASE + bx->cat) : 0) | A_BOLD);
+		row++;
+	}
+	for (uint16_t l = 0; l < bx->n_lines && row < h - 1; l++, row++)
+		if (y + row >= 0 && y + row < rows)
+			ui_text(sy + row, x + 2, x0, x1, bx->lines[l],
+				bx->kind != BOX_NODE && l == 0 ? A_BOLD : 0);
+	if (y + h - 1 >= 0 && y + h - 1 < rows) {
+		ui_corner(a, sy + h - 1, x, 2, battr);
+		ui_hline(a, sy + h - 1, x + 1, w - 2, 0, cols, battr);
+		ui_corner(a, sy + h - 1, x + w - 1, 3, battr);
+	}
+}
+
+static void gv_follow(struct graph_view *gv, int rows, int cols)
+{
+	const struct layout *l = gv->layout;
+	const struct scene_box *bx = &gv->scene->boxes[gv->sel];
+	int32_t x = l->x[gv->sel], y = l->y[gv->sel];
+
+	if (!gv->follow)
+		return;
+	gv->follow = 0;
+	if (x < gv->vx || x + bx->w > gv->vx + cols || y < gv->vy || y + bx->h > gv->vy + rows) {
+		gv->vx = x + bx->w / 2 - cols / 2;
+		gv->vy = y + bx->h / 2 - rows / 3;
+	}
+	if (gv->vx > l->width - cols)
+		gv->vx = l->width - cols;
+	if (gv->vx < -2)
+		gv->vx = -2;
+	if (gv->vy < -1)
+		gv->vy = -1;
+}
+
+static void gv_draw(struct app *a, struct view *v, int top, int rows, int cols)
+{
+	struct graph_view *gv = v->data;
+	const struct scene *s = gv->scene;
+
+	if (!s || !gv->layout || !s->n_boxes) {
+		ui_text(top + 1, 2, 0, cols, "(the graph is empty)", 0);
+		return;
+	}
+	gv_follow(gv, rows, cols);
+	int eattr = ui_attr(a, UI_EDGE);
+	int in_port = 0;
+	int32_t pe = gv->port >= 0 ? port_edge(s, gv->sel, gv->port, &in_port) : -1;
+	for (uint32_t e = 0; e < s->n_edges; e++) {
+		const struct layout_edge_route *r = &gv->layout->routes[e];
+		draw_route(a, r, gv->vx, gv->vy, top, rows, cols, (int32_t)e == pe ? ui_attr(a, UI_SELECTED) : eattr);
+		/* The shape of the value, beside the edge just under its source. */
+		if (r->n_points && s->edges[e].label[0]) {
+			struct layout_point p = r->points[0];
+			int32_t y = p.y + 1 - gv->vy, x = p.x + 2 - gv->vx;
+			if (y >= 0 && y < rows && x < cols)
+				ui_text(top + y, x, 0, cols, s->edges[e].label, ui_attr(a, UI_DIM));
+		}
+	}
+	if (gv->cap_visible < s->n_boxes) {
+		free(gv->visible);
+		gv->visible = malloc(s->n_boxes * sizeof *gv->visible);
+		gv->cap_visible = gv->visible ? s->n_boxes : 0;
+	}
+	size_t n = gv->visible ? layout_visible(gv->layout, gv->vx, gv->vy, gv->vx + cols, gv->vy + rows, gv->visible,
+						 gv->cap_visible) : 0;
+	for (size_t k = 0; k < n; k++) {
+		uint32_t b = gv->visible[k];
+		draw_box(a, &s->boxes[b], gv->layout->x[b] - gv->vx, gv->layout->y[b] - gv->vy, top, rows, cols,
+			 b == gv->sel);
+	}
+}
+
+static void select_box(struct graph_view *gv, uint32_t b)
+{
+	gv->sel = b;
+	gv->port = -1;
+	gv->follow = 1;
+}
+
+/* The neighbour in the same rank, nearest to the left (dir < 0) or right. */
+static int32_t rank_neighbour(const struct graph_view *gv, int dir)
+{
+	const struct layout *l = gv->layout;
+	int32_t best = -1, bx = l->x[gv->sel];
+
+	for (uint32_t b = 0; b < gv->scene->n_boxes; b++) {
+		if (b == gv->sel || l->rank[b] != l->rank[gv->sel])
+			continue;
+		int32_t d = (l->x[b] - bx) * dir;
+		if (d > 0 && (best < 0 || d < (l->x[best] - bx) * dir))
+			best = (int32_t)b;
+	}
+	return best;
+}
+
+static void open_panel(struct app *a, struct graph_view *gv)
+{
+	const struct scene_box *bx = &gv->scene->boxes[gv->sel];
+
+	if (bx->kind == BOX_NODE) {
+		app_push(a, view_node_new(a, gv->g, (uint32_t)bx->ref));
+	} else {
+		struct strbuf b = {0};
+		present_value_text(&b, a->m, gv->g, app_shapes(a), bx->ref);
+		app_push(a, view_text_new(bx->kind == BOX_INPUT ? "graph input" : "graph output", strbuf_str(&b), NULL, 0));
+		strbuf_free(&b);
+	}
+}
+
+static void prompt_edit(struct app *a, const char *prefill)
+{
+	char *line = prompt_read(a, ":", prefill, 1);
+
+	if (line) {
+		app_command(a, line);
+		free(line);
+	}
+}
+
+/* Key shortcuts that open the command line pre-filled for the selection. */
+static void quick_edit(struct app *a, struct graph_view *gv, enum action act)
+{
+	const struct scene_box *bx = &gv->scene->boxes[gv->sel];
+	char pre[1200];
+
+	if (act == ACT_DYNAMIC_DIM) {
+		if (bx->kind == BOX_NODE) {
+			app_message(a, 1, "select a graph input or output box to change its dims");
+			return;
+		}
+		snprintf(pre, sizeof pre, "set-dim %s 0 batch", bx->name);
+	} else if (bx->kind != BOX_NODE) {
+		app_message(a, 1, "select a node first");
+		return;
+	} else if (act == ACT_EDIT_ATTR) {
+		snprintf(pre, sizeof pre, "set-attr #%d ", bx->ref);
+	} else if (act == ACT_SWAP_OP) {
+		snprintf(pre, sizeof pre, "set-op #%d ", bx->ref);
+	} else { /* the node's first constant input */
+		const struct graph_node *gn = &gv->g->nodes[bx->ref];
+		const char *name = NULL;
+		for (uint32_t k = 0; !name && k < present_node_n_inputs(gv->g, (uint32_t)bx->ref); k++) {
+			if (gn->in[k] < 0)
+				continue;
+			const struct graph_value *v = graph_value_resolve(gv->g, gn->in[k], NULL);
+			if (v->constant)
+				name = v->name;
+		}
+		if (!name) {
+			app_message(a, 1, "this node has no constant input to edit");
+			return;
+		}
+		snprintf(pre, sizeof pre, "set-tensor %s ", name);
+	}
+	prompt_edit(a, pre);
+}
+
+static int gv_handle(struct app *a, struct view *v, enum action act, int key)
+{
+	struct graph_view *gv = v->data;
+	const struct scene *s = gv->scene;
+	int is_in = 0;
+
+	if (!s || !s->n_boxes)
+		return 0;
+	if (key == 'S') { /* open the node's subgraph(s): If/Loop/Scan */
+		const struct scene_box *bx = &s->boxes[gv->sel];
+		if (bx->kind != BOX_NODE || !gv->g->nodes[bx->ref].n_sub) {
+			app_message(a, 1, "this node has no subgraph");
+			return 1;
+		}
+		const struct graph_node *gn = &gv->g->nodes[bx->ref];
+		uint32_t k = gv->sub_index++ % gn->n_sub;
+		char title[200];
+		snprintf(title, sizeof title, "%s > #%d %s.%s", v->title, bx->ref, present_node_op(gv->g, (uint32_t)bx->ref),
+			 gn->sub_attr[k] ? gn->sub_attr[k] : "?");
+		struct view *sv = view_graph_new(a, gn->sub[k], title);
+		if (sv) {
+			((struct graph_view *)sv->data)->is_main = 0;
+			app_push(a, sv);
+		}
+		return 1;
+	}
+	switch (act) {
+	case ACT_MOVE_DOWN:
+	case ACT_MOVE_UP: {
+		int down = act == ACT_MOVE_DOWN;
+		int32_t e = gv->port >= 0 ? port_edge(s, gv->sel, gv->port, &is_in) : -1;
+		if (e >= 0 && is_in == !down) {
+			select_box(gv, down ? s->edges[e].dst : s->edges[e].src);
+			return 1;
+		}
+		for (uint32_t k = 0; k < s->n_edges; k++)
+			if ((down ? s->edges[k].src : s->edges[k].dst) == gv->sel) {
+				select_box(gv, down ? s->edges[k].dst : s->edges[k].src);
+				return 1;
+			}
+		app_message(a, 0, down ? "nothing consumes this" : "nothing feeds this");
+		return 1;
+	}
+	case ACT_MOVE_LEFT:
+	case ACT_MOVE_RIGHT: {
+		int32_t b = rank_neighbour(gv, act == ACT_MOVE_LEFT ? -1 : 1);
+		if (b >= 0)
+			select_box(gv, (uint32_t)b);
+		return 1;
+	}
+	case ACT_CYCLE_PORT: {
+		int n = port_count(s, gv->sel);
+		gv->port = n ? (gv->port + 1) % n : -1;
+		int32_t e = gv->port >= 0 ? port_edge(s, gv->sel, gv->port, &is_in) : -1;
+		if (e >= 0) {
+			const struct graph_value *val = &gv->g->values[s->edges[e].value];
+			app_message(a, 0, "%s %d/%d: %s %s (j/k follows it)", is_in ? "input" : "output", gv->port + 1, n,
+				    val->name, s->edges[e].label);
+		}
+		return 1;
+	}
+	case ACT_PAGE_DOWN:
+	case ACT_PAGE_UP:
+		gv->vy += (act == ACT_PAGE_DOWN ? 1 : -1) * (a->rows > 6 ? a->rows - 4 : 2);
+		return 1;
+	case ACT_HOME: select_box(gv, 0); return 1;
+	case ACT_END: select_box(gv, s->n_boxes - 1); return 1;
+	case ACT_ENTER: open_panel(a, gv); return 1;
+	case ACT_VIEW_REFERENCE:
+		if (s->boxes[gv->sel].kind == BOX_NODE)
+			app_push(a, view_reference_new(a, present_node_domain(gv->g, (uint32_t)s->boxes[gv->sel].ref),
+						       present_node_op(gv->g, (uint32_t)s->boxes[gv->sel].ref)));
+		return 1;
+	case ACT_EDIT_VALUE: case ACT_EDIT_ATTR: case ACT_SWAP_OP: case ACT_DYNAMIC_DIM:
+		quick_edit(a, gv, act);
+		return 1;
+	default:
+		break;
+	}
+	if (key == KEY_MOUSE) {
+		MEVENT me;
+		if (getmouse(&me) == OK) {
+			if (me.bstate & BUTTON4_PRESSED)
+				gv->vy -= 3;
+			else if (me.bstate & BUTTON5_PRESSED)
+				gv->vy += 3;
+			else {
+				int32_t x = me.x + gv->vx, y = me.y - 1 + gv->vy;
+				uint32_t hit[8];
+				size_t n = layout_visible(gv->layout, x, y, x + 1, y + 1, hit, 8);
+				if (n)
+					gv->sel = hit[0], gv->port = -1;
+			}
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* Terms ANDed; "quoted terms" are matched exactly against a whole line; shapes match edge labels. */
+static int box_matches(const struct scene *s, uint32_t b, const char *query)
+{
+	char terms[256], *save = NULL;
+	const struct scene_box *bx = &s->boxes[b];
+
+	snprintf(terms, sizeof terms, "%s", query);
+	for (char *t = strtok_r(terms, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		int exact = t[0] == '"' && strlen(t) > 1 && t[strlen(t) - 1] == '"';
+		if (exact) {
+			t[strlen(t) - 1] = '\0';
+			t++;
+		}
+		int hit = exact ? !strcmp(bx->title, t) || !strcmp(bx->name, t) : strstr(bx->title, t) || strstr(bx->name, t);
+		for (uint16_t l = 0; !hit && l < bx->n_lines; l++)
+			hit = exact ? !strcmp(bx->lines[l], t) : strstr(bx->lines[l], t) != NULL;
+		for (uint32_t e = 0; !hit && e < s->n_edges; e++)
+			if (s->edges[e].src == b)
+				hit = exact ? !strcmp(s->edges[e].label, t) : strstr(s->edges[e].label, t) != NULL;
+		if (!hit)
+			return 0;
+	}
+	return 1;
+}
+
+static int gv_search(struct app *a, struct view *v, const char *query, int dir)
+{
+	struct graph_view *gv = v->data;
+	uint32_t n = gv->scene ? gv->scene->n_boxes : 0;
+
+	for (uint32_t k = 1; k <= n; k++) {
+		uint32_t b = dir > 0 ? (gv->sel + k) % n : (gv->sel + n - k % n) % n;
+		if (box_matches(gv->scene, b, query)) {
+			select_box(gv, b);
+			app_message(a, 0, "/%s", query);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int gv_refresh(struct app *a, struct view *v)
+{
+	struct graph_view *gv = v->data;
+	int32_t node = gv->scene && gv->sel < gv->scene->n_boxes && gv->scene->boxes[gv->sel].kind == BOX_NODE ?
+			       gv->scene->boxes[gv->sel].ref : -1;
+	uint32_t old_sel = gv->sel;
+
+	if (!gv->is_main)
+		return -1; /* subgraph pointers died with the old index: close it */
+	gv->g = app_graph(a);
+	if (!gv->g || gv_build(a, gv))
+		return -1;
+	if (node >= 0 && (uint32_t)node < gv->scene->n_nodes && gv->scene->node_box[node] >= 0)
+		gv->sel = (uint32_t)gv->scene->node_box[node];
+	else
+		gv->sel = old_sel < gv->scene->n_boxes ? old_sel : 0;
+	return 0;
+}
+
+static void gv_free(struct view *v)
+{
+	struct graph_view *gv = v->data;
+
+	if (gv) {
+		gv_free_layout(gv);
+		free(gv->visible);
+		free(gv);
+	}
+	free(v);
+}
+
+static const struct view_ops graph_ops = {"graph", gv_draw, gv_handle, gv_refresh, gv_search, gv_free};
+
+struct view *view_graph_new(struct app *a, const struct graph *g, const char *title)
+{
+	struct view *v = calloc(1, sizeof *v);
+	struct graph_view *gv = calloc(1, sizeof *gv);
+
+	if (!v || !gv) {
+		free(v);
+		free(gv);
+		return NULL;
+	}
+	v->ops = &graph_ops;
+	v->data = gv;
+	snprintf(v->title, sizeof v->title, "%s", title);
+	gv->g = g;
+	gv->is_main = g == app_graph(a);
+	gv->parent_node = -1;
+	if (gv_build(a, gv)) {
+		gv_free(v);
+		return NULL;
+	}
+	return v;
+}
+
+void app_goto_node(struct app *a, int32_t node)
+{
+	while (a->n_views > 1)
+		app_pop(a);
+	struct graph_view *gv = a->views[0]->data;
+	if (!gv->scene || node < 0 || (uint32_t)node >= gv->scene->n_nodes)
+		return;
+	int32_t b = gv->scene->node_box[node];
+	if (b < 0) { /* a folded Constant: show its consumer */
+		const struct graph_node *gn = &gv->g->nodes[node];
+		if (gn->out[0] >= 0 && gv->g->values[gn->out[0]].n_uses)
+			b = gv->scene->node_box[gv->g->values[gn->out[0]].uses[0].node];
+		app_message(a, 0, "#%d is a Constant shown inside the box that uses it", node);
+	}
+	if (b >= 0)
+		select_box(gv, (uint32_t)b);
+}
