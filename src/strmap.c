@@ -16,30 +16,53 @@ static uint64_t hash(const char *s)
 	return h;
 }
 
-static struct strmap_slot *find(const struct strmap *m, const char *key)
+static struct strmap_slot *find_h(const struct strmap *m, const char *key, uint64_t h)
 {
-	size_t j = hash(key) & (m->cap - 1);
+	size_t j = h & (m->cap - 1);
 
-	while (m->slots[j].key && strcmp(m->slots[j].key, key))
+	while (m->slots[j].key && (m->slots[j].hash != h || strcmp(m->slots[j].key, key)))
 		j = (j + 1) & (m->cap - 1);
 	return &m->slots[j];
 }
 
-static int grow(struct strmap *m)
+static struct strmap_slot *find(const struct strmap *m, const char *key)
+{
+	return find_h(m, key, hash(key));
+}
+
+static int rehash(struct strmap *m, size_t cap)
 {
 	struct strmap old = *m;
 
-	m->cap = old.cap ? old.cap * 2 : 64;
+	m->cap = cap;
 	m->slots = calloc(m->cap, sizeof *m->slots);
 	if (!m->slots) {
 		*m = old;
 		return -1;
 	}
 	for (size_t i = 0; i < old.cap; i++)
-		if (old.slots[i].key)
-			*find(m, old.slots[i].key) = old.slots[i];
+		if (old.slots[i].key) {
+			size_t j = old.slots[i].hash & (cap - 1);
+			while (m->slots[j].key)
+				j = (j + 1) & (cap - 1);
+			m->slots[j] = old.slots[i];
+		}
 	free(old.slots);
 	return 0;
+}
+
+static int grow(struct strmap *m)
+{
+	return rehash(m, m->cap ? m->cap * 2 : 64);
+}
+
+int strmap_reserve(struct strmap *m, size_t n)
+{
+	size_t cap = m->cap ? m->cap : 64;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	return cap > m->cap ? rehash(m, cap) : 0;
 }
 
 static int insert(struct strmap *m, const char *key, void *value, int replace)
@@ -48,10 +71,12 @@ static int insert(struct strmap *m, const char *key, void *value, int replace)
 
 	if ((m->n + 1) * 2 > m->cap && grow(m))
 		return -1;
-	s = find(m, key);
+	uint64_t h = hash(key);
+	s = find_h(m, key, h);
 	if (!s->key) {
 		s->key = key;
 		s->value = value;
+		s->hash = h;
 		m->n++;
 	} else if (replace) {
 		s->value = value;

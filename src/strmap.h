@@ -4,10 +4,12 @@
 #define OV_STRMAP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct strmap_slot {
 	const char *key;
 	void *value;
+	uint64_t hash; /* kept so growing never hashes a key twice, and most mismatches skip strcmp */
 };
 
 struct strmap {
@@ -21,6 +23,8 @@ int strmap_put(struct strmap *m, const char *key, void *value);
 /* Insert only if absent (the first definition wins). Returns 0, or -1 when out of memory. */
 int strmap_add(struct strmap *m, const char *key, void *value);
 void *strmap_get(const struct strmap *m, const char *key);
+/* Make room for n keys in total without growing again. Returns 0, or -1 when out of memory. */
+int strmap_reserve(struct strmap *m, size_t n);
 int strmap_has(const struct strmap *m, const char *key);
 void strmap_free(struct strmap *m);
 
