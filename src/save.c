@@ -66,7 +66,7 @@ static void fd_append(ProtobufCBuffer *base, size_t len, const uint8_t *data)
 {
 	struct fd_buffer *b = (struct fd_buffer *)base;
 
-	if (b->error)
+	if (b->error || len == 0) /* protobuf-c hands empty fields over as (NULL, 0) */
 		return;
 	if (len >= sizeof b->stage) {
 		fd_flush(b);
