@@ -4,7 +4,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "src/check-internal.h"
 #include "src/describe.h"
@@ -26,42 +25,6 @@ static int known_domain(const struct check_ctx *c, const char *d)
 		if (!strcmp(ds[i], d))
 			return 1;
 	return 0;
-}
-
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), prev[64], cur[64];
-
-	if (la >= 63 || lb >= 63)
-		return 99;
-	for (size_t j = 0; j <= lb; j++)
-		prev[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		cur[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t sub = prev[j - 1] + ((a[i - 1] | 32) != (b[j - 1] | 32));
-			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-		}
-		memcpy(prev, cur, (lb + 1) * sizeof *prev);
-	}
-	return prev[lb];
-}
-
-static const char *closest_op(const struct check_ctx *c, const char *domain, const char *op)
-{
-	size_t n, best = 3;
-	const char *const *names = opdb_op_names(c->db, domain, &n);
-	const char *r = NULL;
-
-	for (size_t i = 0; i < n; i++) {
-		if (!strcasecmp(names[i], op))
-			return names[i];
-		size_t d = edit_distance(names[i], op);
-		if (d < best)
-			best = d, r = names[i];
-	}
-	return r;
 }
 
 /* "2", "2 to 3", "at least 1" */
@@ -190,7 +153,7 @@ void check_ops(struct check_ctx *c)
 		}
 		int first = opdb_first_version(c->db, dom, op);
 		if (!first) {
-			const char *close = closest_op(c, dom, op);
+			const char *close = opdb_closest_op(c->db, dom, op);
 			if (close)
 				snprintf(hint, sizeof hint, "did you mean '%s'?", close);
 			diag_add(c, DIAG_unknown_op, (int32_t)i, NULL, close ? hint : NULL, "no operator '%s' in %s", op,

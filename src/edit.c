@@ -113,7 +113,11 @@ void edit_say(struct edit_session *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	s->say(s->say_ctx, buf);
+	/* Notes quote names from the model: never let their bytes drive the terminal. */
+	struct strbuf b = {0};
+	strbuf_put_safe(&b, buf, strlen(buf), 0);
+	s->say(s->say_ctx, strbuf_str(&b));
+	strbuf_free(&b);
 }
 
 char *edit_strdup(struct edit_session *s, const char *str)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "src/datadir.h"
 #include "src/error.h"
@@ -872,6 +873,47 @@ const char *const *opdb_op_names(const struct opdb *db, const char *domain, size
 
 	*n = d ? d->n_ops : 0;
 	return d ? d->names : NULL;
+}
+
+/* Edit distance with swapped neighbours counting as one edit (Rleu -> Relu), ignoring ASCII case; 99 for names
+ * too long to be worth it. */
+static size_t name_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[3][64];
+
+	if (la >= 63 || lb >= 63)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		row[0][j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t *cur = row[i % 3], *prev = row[(i - 1) % 3], *prev2 = row[(i + 1) % 3];
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t sub = prev[j - 1] + ((a[i - 1] | 32) != (b[j - 1] | 32));
+			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+			if (i > 1 && j > 1 && (a[i - 1] | 32) == (b[j - 2] | 32) && (a[i - 2] | 32) == (b[j - 1] | 32) &&
+			    prev2[j - 2] + 1 < cur[j])
+				cur[j] = prev2[j - 2] + 1;
+		}
+	}
+	return row[la % 3][lb];
+}
+
+const char *opdb_closest_op(const struct opdb *db, const char *domain, const char *op)
+{
+	size_t n, best = 3;
+	const char *const *names = opdb_op_names(db, domain, &n);
+	const char *r = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!strcasecmp(names[i], op))
+			return names[i];
+		size_t d = name_distance(names[i], op);
+		if (d < best)
+			best = d, r = names[i];
+	}
+	return r;
 }
 
 const struct op_attr *op_schema_attr(const struct op_schema *s, const char *name)

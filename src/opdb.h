@@ -137,6 +137,9 @@ int opdb_latest_opset(const struct opdb *db, const char *domain);
 const char *const *opdb_domains(const struct opdb *db, size_t *n);
 /* The names of every op of the domain, sorted (strcmp order); NULL with *n = 0 for an unknown domain. */
 const char *const *opdb_op_names(const struct opdb *db, const char *domain, size_t *n);
+/* The op of the domain whose name is closest to op (case aside, or within two edits), for "did you mean";
+ * NULL when none is close. */
+const char *opdb_closest_op(const struct opdb *db, const char *domain, const char *op);
 
 /* The attribute called name, or NULL. */
 const struct op_attr *op_schema_attr(const struct op_schema *s, const char *name);
