@@ -1,7 +1,6 @@
 /* set-dim VALUE AXIS DIM: make one dim of a graph input (or output) a number, a named dynamic dim, or unknown. */
 #include "config.h"
 
-#include <ctype.h>
 #include <string.h>
 
 #include "src/edit-internal.h"
@@ -26,17 +25,6 @@ Onnx__ValueInfoProto *edit_graph_output(struct edit_session *s, const char *name
 	return NULL;
 }
 
-/* A dim name: letters, digits, '_', '.', '-', not starting with a digit or '-'. */
-static int valid_dim_name(const char *s)
-{
-	if (!*s || isdigit((unsigned char)*s) || *s == '-')
-		return 0;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '.' && *s != '-')
-			return 0;
-	return 1;
-}
-
 static int exec_set_dim(struct edit_session *s, int argc, char **argv, struct ov_error *err)
 {
 	const char *name = argv[1];
@@ -59,20 +47,8 @@ static int exec_set_dim(struct edit_session *s, int argc, char **argv, struct ov
 		return ov_fail(err, OV_INVALID, "axis %s is out of range: '%s' has %zu dims", argv[2], name, sh->n_dim);
 	if (axis < 0)
 		axis += (int64_t)sh->n_dim;
-	const char *dim = argv[3];
-	if (!strcmp(dim, "?")) {
-		value = -1;
-	} else if (isdigit((unsigned char)dim[0])) {
-		if (edit_parse_int(dim, &value, err))
-			return -1;
-	} else if (dim[0] == '-') {
-		return ov_fail(err, OV_INVALID, "a dim cannot be negative (%s); use a name such as 'batch' or ? for a "
-			       "dynamic dim", dim);
-	} else if (valid_dim_name(dim)) {
-		sym = dim;
-	} else {
-		return ov_fail(err, OV_INVALID, "'%s' is not a dim: give a number, a name (letters, digits, _), or ?", dim);
-	}
+	if (edit_parse_dim(argv[3], &value, &sym, err))
+		return -1;
 	Onnx__TensorShapeProto__Dimension *d = sh->dim[axis];
 	if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
 		old = d->dim_value;
