@@ -66,7 +66,7 @@ struct layout {
 	int32_t *x, *y;                   /* top-left corner of each box */
 	uint32_t *rank;                   /* layer of each box, 0 at the top */
 	struct layout_edge_route *routes; /* one per input edge, in input order */
-	uint8_t *back;                    /* per edge: 1 when it was turned round to break a cycle (or is a self-loop) */
+	uint8_t *back;                    /* per edge: 1 if turned round to break a cycle (or a self-loop) */
 	int32_t width, height;            /* of the whole drawing */
 	/* internal storage */
 	uint16_t *w, *h;
