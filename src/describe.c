@@ -255,7 +255,13 @@ int64_t tensor_view_int(const struct tensor_view *v, int64_t i)
 	if (v->dtype == OV_DT_UINT64)
 		return (int64_t)(v->raw ? RAW(uint64_t, i) : v->t->uint64_data[i]);
 	double x = tensor_view_get(v, i);
-	return x != x ? 0 : (int64_t)x;
+	if (x != x)
+		return 0;
+	if (x >= 0x1p63) /* out of int64_t's range: converting would be undefined behaviour */
+		return INT64_MAX;
+	if (x < -0x1p63)
+		return INT64_MIN;
+	return (int64_t)x;
 }
 
 /* 64-bit integers do not survive a trip through double: print them from their own bits. */

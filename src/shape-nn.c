@@ -405,7 +405,7 @@ int rule_resize(struct infer_ctx *c)
 			if (scales[i] == 1.0)
 				out[axes[i]] = d;
 			else
-				out[axes[i]] = dim_known(d) ? dim_num((int64_t)floor((double)d.v * scales[i] + 1e-9))
+				out[axes[i]] = dim_known(d) ? dim_from_double(floor((double)d.v * scales[i] + 1e-9))
 							    : dim_unknown();
 		}
 	} else {

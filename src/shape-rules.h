@@ -53,6 +53,8 @@ int infer_note(struct infer_ctx *c, const char *fmt, ...) __attribute__((format(
 static inline int dim_known(struct dim d) { return d.v != DIM_UNKNOWN; }
 static inline struct dim dim_num(int64_t v) { struct dim d = {v, NULL}; return d; }
 static inline struct dim dim_unknown(void) { struct dim d = {DIM_UNKNOWN, NULL}; return d; }
+/* A computed size as a dim: unknown when it is NaN, infinite or past int64_t (casting would be undefined). */
+static inline struct dim dim_from_double(double x) { return x >= -0x1p63 && x < 0x1p63 ? dim_num((int64_t)x) : dim_unknown(); }
 int dim_equal(struct dim a, struct dim b);       /* same number or same symbol */
 /* Broadcast two input shapes (numpy rules) into dims; returns rank or -1 (unknown rank) or -2 (mismatch). */
 int broadcast(const struct vshape *a, const struct vshape *b, struct dim *out, struct infer_ctx *c);

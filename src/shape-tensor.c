@@ -2,6 +2,7 @@
  * Expand, Tile, Pad, ConstantOfShape, Range, NonZero, OneHot; folding the small integer tensors they carry. */
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "src/dtype.h"
@@ -595,11 +596,8 @@ int rule_range(struct infer_ctx *c)
 	struct dim out[1] = {dim_unknown()};
 
 	if (in_floats(c, 0, st, 1) == 1 && in_floats(c, 1, li, 1) == 1 && in_floats(c, 2, de, 1) == 1 && de[0] != 0) {
-		double n = (li[0] - st[0]) / de[0];
-		int64_t k = (int64_t)n;
-		if ((double)k < n)
-			k++;
-		out[0] = dim_num(k > 0 ? k : 0);
+		double n = ceil((li[0] - st[0]) / de[0]); /* max(ceil((limit - start) / delta), 0) */
+		out[0] = n != n ? dim_unknown() : n > 0 ? dim_from_double(n) : dim_num(0);
 	}
 	set_out(c, 0, dtype0(c), 1, out);
 	return 0;
@@ -629,7 +627,7 @@ int rule_onehot(struct infer_ctx *c)
 	if (axis < 0)
 		return -1;
 	double dd[1];
-	struct dim dep = in_floats(c, 1, dd, 1) == 1 ? dim_num((int64_t)dd[0]) : dim_unknown();
+	struct dim dep = in_floats(c, 1, dd, 1) == 1 ? dim_from_double(dd[0]) : dim_unknown();
 	(void)depth;
 	for (int i = 0, k = 0; i < r; i++)
 		out[i] = i == axis ? dep : idx->dims[k++];

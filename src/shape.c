@@ -31,7 +31,9 @@ struct shapes_impl {
 	struct shapes pub;
 	struct arena_block *arena;
 	struct shape_graph **graphs;
-	size_t n_graphs;
+	size_t n_graphs, cap_graphs;
+	struct shape_graph **index; /* open addressing by graph pointer: lookups were a linear search, which made */
+	size_t cap_index;           /* models with thousands of subgraphs quadratic (seconds for 60 KB) */
 	int oom;
 };
 
@@ -360,12 +362,55 @@ static int seed_tensor(struct shapes *s, struct ov_model *m, const Onnx__TensorP
 
 /* ---- the driver ---- */
 
+static size_t graph_slot(const struct graph *g, size_t cap)
+{
+	uint64_t h = (uint64_t)(uintptr_t)g * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h ^ (h >> 32)) & (cap - 1);
+}
+
 static struct shape_graph *graph_results(struct shapes_impl *si, const struct graph *g)
 {
-	for (size_t i = 0; i < si->n_graphs; i++)
-		if (si->graphs[i]->g == g)
-			return si->graphs[i];
+	if (!si->cap_index)
+		return NULL;
+	for (size_t j = graph_slot(g, si->cap_index); si->index[j]; j = (j + 1) & (si->cap_index - 1))
+		if (si->index[j]->g == g)
+			return si->index[j];
 	return NULL;
+}
+
+/* Append sg (sg->g set) to si->graphs and the index; 0 or -1 when out of memory (sg is then not kept). */
+static int graph_results_add(struct shapes_impl *si, struct shape_graph *sg)
+{
+	if (si->n_graphs == si->cap_graphs) {
+		size_t cap = si->cap_graphs ? si->cap_graphs * 2 : 16;
+		struct shape_graph **ng = realloc(si->graphs, cap * sizeof *ng);
+		if (!ng)
+			return -1;
+		si->graphs = ng;
+		si->cap_graphs = cap;
+	}
+	if ((si->n_graphs + 1) * 2 > si->cap_index) {
+		size_t cap = si->cap_index ? si->cap_index * 2 : 64;
+		struct shape_graph **ni = calloc(cap, sizeof *ni);
+		if (!ni)
+			return -1;
+		free(si->index);
+		si->index = ni;
+		si->cap_index = cap;
+		for (size_t i = 0; i < si->n_graphs; i++) {
+			size_t j = graph_slot(si->graphs[i]->g, cap);
+			while (ni[j])
+				j = (j + 1) & (cap - 1);
+			ni[j] = si->graphs[i];
+		}
+	}
+	size_t j = graph_slot(sg->g, si->cap_index);
+	while (si->index[j])
+		j = (j + 1) & (si->cap_index - 1);
+	si->index[j] = sg;
+	si->graphs[si->n_graphs++] = sg;
+	return 0;
 }
 
 static int is_default_domain(const char *d)
@@ -498,15 +543,14 @@ static int infer_graph(struct shapes_impl *si, struct ov_model *m, const struct 
 	struct shape_graph *sg = graph_results(si, g);
 
 	if (!sg) { /* first visit: allocate and seed */
-		struct shape_graph **ng = realloc(si->graphs, (si->n_graphs + 1) * sizeof *ng);
-		if (!ng)
-			return ov_fail(err, OV_NOMEM, "out of memory inferring shapes");
-		si->graphs = ng;
 		sg = calloc(1, sizeof *sg);
 		if (!sg)
 			return ov_fail(err, OV_NOMEM, "out of memory inferring shapes");
-		si->graphs[si->n_graphs++] = sg;
 		sg->g = g;
+		if (graph_results_add(si, sg)) {
+			free(sg);
+			return ov_fail(err, OV_NOMEM, "out of memory inferring shapes");
+		}
 		sg->v = calloc(g->n_values ? g->n_values : 1, sizeof *sg->v);
 		if (!sg->v)
 			return ov_fail(err, OV_NOMEM, "out of memory inferring shapes");
@@ -602,6 +646,7 @@ void shapes_free(struct shapes *s)
 		free(si->graphs[i]);
 	}
 	free(si->graphs);
+	free(si->index);
 	while (si->arena) {
 		struct arena_block *next = si->arena->next;
 		free(si->arena);

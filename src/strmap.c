@@ -4,15 +4,29 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
 #include "src/strmap.h"
 
+/* FNV-1a from a per-process random start, then a final mix so that the slot index depends on every bit: names in
+ * a hostile model cannot be chosen to collide (with a fixed hash, 9,000 colliding names in a 63 KB file made every
+ * lookup a linear scan: 24 s for info and dump in the fuzz build).  Nothing depends on the order of the slots. */
 static uint64_t hash(const char *s)
 {
-	uint64_t h = 1469598103934665603ull;
+	static uint64_t seed;
+	uint64_t h;
 
+	if (!seed && getrandom(&seed, sizeof seed, GRND_NONBLOCK) != sizeof seed)
+		seed = (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)&seed;
+	h = 1469598103934665603ull ^ seed;
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	h ^= h >> 33; /* MurmurHash3's fmix64 */
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
 	return h;
 }
 

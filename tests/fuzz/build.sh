@@ -1,16 +1,18 @@
 #!/bin/sh
-# Build the libFuzzer target for model loading (tests/fuzz/fuzz-model.c) out of tree, without autotools.
+# Build the libFuzzer targets for model loading (tests/fuzz/fuzz-model.c) and tensor files (tests/fuzz/fuzz-npy.c)
+# out of tree, without autotools.
 #
 # Usage: tests/fuzz/build.sh [BUILD_DIR]
 #   BUILD_DIR defaults to $BUILD, else build-fuzz/ at the top of the source tree (git ignores /build*/).
-#   The fuzzer is written to BUILD_DIR/fuzz-model; run it with tests/fuzz/run.sh.
+#   The fuzzers are written to BUILD_DIR/fuzz-model (run it with tests/fuzz/run.sh) and BUILD_DIR/fuzz-npy (run
+#   it with BUILD_DIR/fuzz-npy CORPUS_DIR, seeded with files numpy.save writes and ONNX test data input_*.pb).
 #
 # Needs clang with libFuzzer and the sanitizer runtimes (Debian: apt-get install clang libclang-rt-14-dev),
 # protoc-c and libprotobuf-c (protobuf-c-compiler, libprotobuf-c-dev) and /usr/include/onnx/onnx.proto
 # (libonnx-dev).  CC, ONNX_PROTO and SOURCES (the core sources to compile, relative to the source tree; default
-# every src/*.c) may be set in the environment.
+# the C files of libovcore_a_SOURCES in Makefile.am) may be set in the environment.
 #
-# Every core source in src/ is compiled directly (src/ never includes curses), plus the CUDA stub and the
+# Every core source is compiled directly (src/ never includes curses), plus the CUDA stub and the
 # protobuf-c code generated from onnx.proto, with -fsanitize=fuzzer,address,undefined; undefined behaviour
 # aborts (-fno-sanitize-recover) so that libFuzzer records it as a crash.
 set -eu
@@ -39,16 +41,46 @@ CPPFLAGS="-D_GNU_SOURCE -DOV_DATADIR=\"$ROOT/share/onnxview\" -I$ROOT -I$BUILD -
 LIBS="$(pkg-config --libs libprotobuf-c) -lm"
 WARN="-Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla" # as configure.ac
 
-# The core: every src/*.c, or the files named in $SOURCES (paths relative to the source tree).
-if [ -n "${SOURCES:-}" ]; then
-	SOURCES=$(for f in $SOURCES; do printf '%s ' "$ROOT/$f"; done)
-else
-	SOURCES=$(printf '%s ' "$ROOT"/src/*.c)
+# The core: the C files of libovcore_a_SOURCES in Makefile.am (so that files not yet part of the build cannot
+# break this one), else every src/*.c; or the files named in $SOURCES (paths relative to the source tree).
+if [ -z "${SOURCES:-}" ]; then
+	SOURCES=$(awk '/^libovcore_a_SOURCES = /{on=1} on{print; if (!/\\$/) exit}' "$ROOT/Makefile.am" |
+		tr -s ' \t\\' '\n\n\n' | grep '^src/.*\.c$' | grep -v '^src/exec/' || true)
+	[ -n "$SOURCES" ] || SOURCES=$(cd "$ROOT" && printf '%s ' src/*.c)
+fi
+SOURCES=$(for f in $SOURCES; do printf '%s ' "$ROOT/$f"; done)
+
+# Compile the core once, JOBS files at a time (default: the number of CPUs), for both fuzzers.
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+OBJ="$BUILD/obj"
+rm -rf "$OBJ"
+mkdir -p "$OBJ"
+OBJS=
+pids=
+n=0
+failed=0
+for f in $SOURCES "$ROOT/src/exec/cuda-stub.c" "$BUILD/gen/onnx.pb-c.c"; do
+	o="$OBJ/$(basename "$f" .c).o"
+	# shellcheck disable=SC2086 # the flag variables are word lists
+	$CC $CFLAGS $CPPFLAGS $WARN -c "$f" -o "$o" &
+	pids="$pids $!"
+	OBJS="$OBJS $o"
+	n=$((n + 1))
+	if [ $((n % JOBS)) -eq 0 ]; then
+		for p in $pids; do wait "$p" || failed=1; done
+		pids=
+	fi
+done
+for p in $pids; do wait "$p" || failed=1; done
+if [ "$failed" -ne 0 ]; then
+	echo "build.sh: compiling the core failed" >&2
+	exit 1
 fi
 
 # shellcheck disable=SC2086 # the flag variables are word lists
-$CC $CFLAGS $CPPFLAGS $WARN \
-	-o "$BUILD/fuzz-model" \
-	"$ROOT/tests/fuzz/fuzz-model.c" $SOURCES "$ROOT/src/exec/cuda-stub.c" "$BUILD/gen/onnx.pb-c.c" \
-	$LIBS
+$CC $CFLAGS $CPPFLAGS $WARN -o "$BUILD/fuzz-model" "$ROOT/tests/fuzz/fuzz-model.c" $OBJS $LIBS
 echo "built $BUILD/fuzz-model"
+
+# shellcheck disable=SC2086 # the flag variables are word lists
+$CC $CFLAGS $CPPFLAGS $WARN -o "$BUILD/fuzz-npy" "$ROOT/tests/fuzz/fuzz-npy.c" $OBJS $LIBS
+echo "built $BUILD/fuzz-npy"
