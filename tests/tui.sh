@@ -24,7 +24,7 @@ wait_for() {
 trap 'tmux -L ovtest kill-server 2>/dev/null; tmux -L ovtest2 kill-server 2>/dev/null; chmod -R u+w "$TMP" 2>/dev/null; rm -rf "$TMP"' EXIT
 
 t -f /dev/null new-session -d -s $S -x 80 -y 24 "TERM=xterm-256color LANG=C.UTF-8 '$ONNXVIEW' '$MODEL'; echo EXITED \$?; sleep 30"
-check "opens at 80x24 with the title bar" wait_for "onnxview  $MODEL"
+check "opens at 80x24 with the title bar" wait_for "srcnn.onnx  graph"
 check "draws the graph: the Resize box with its scales" wait_for "scales = [1, 1, 3, 3]"
 check "the status bar shows the keys" wait_for "? help"
 t send-keys -t $S j Enter

@@ -261,7 +261,16 @@ static void draw_screen(struct app *a)
 	mvhline(0, 0, ' ', a->cols);
 	attroff(attr);
 	char left[600];
-	snprintf(left, sizeof left, " onnxview  %s%s  %s", a->m->path, a->ed->modified ? " [modified]" : "", v->title);
+	const char *mod = a->ed->modified ? " [modified]" : "";
+	/* A long path gives way first: its end (the file name) is what identifies it. */
+	int room = a->cols - (int)strlen(right) - 11 - (int)strlen(mod) - 2 - (int)strlen(v->title) - 1;
+	const char *path = a->m->path;
+	if (room < 8)
+		room = 8;
+	if ((int)strlen(path) > room)
+		snprintf(left, sizeof left, " onnxview  ...%s%s  %s", path + strlen(path) - (room - 3), mod, v->title);
+	else
+		snprintf(left, sizeof left, " onnxview  %s%s  %s", path, mod, v->title);
 	ui_text(0, 0, 0, a->cols - (int)strlen(right), left, attr);
 	if ((int)strlen(right) < a->cols)
 		ui_text(0, a->cols - (int)strlen(right), 0, a->cols, right, attr);
