@@ -3,7 +3,8 @@
 # Usage: scripts/install-deps.sh        (as root, or through sudo when run as another user)
 # Build: autotools, a C compiler, protobuf-c (+ protoc-c), the ONNX schema (libonnx-dev), ncursesw, Graphviz,
 # OpenBLAS. Tests: ONNX's backend test data, python3-onnx/numpy (test models), python3-torch/torchvision (real
-# exports), tmux (terminal tests), clang + its runtime (libFuzzer, sanitizers).
+# exports), tmux (terminal tests), clang + its runtime (libFuzzer, sanitizers), graphviz (its dot program reads
+# the DOT text `onnxview dot` writes).
 # The CUDA backend is built when the CUDA toolkit (nvcc) is already installed; this script does not install it.
 set -eu
 SUDO=
@@ -11,7 +12,7 @@ SUDO=
 BUILD="build-essential autoconf automake pkg-config protobuf-c-compiler libprotobuf-c-dev libonnx-dev
        libncurses-dev libgraphviz-dev libopenblas-dev"
 TEST="libonnx-testdata python3 python3-onnx python3-numpy python3-torch python3-torchvision python3-venv tmux
-      clang libclang-rt-14-dev util-linux"
+      clang libclang-rt-14-dev util-linux graphviz"
 $SUDO apt-get update -q
 # shellcheck disable=SC2086
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $BUILD $TEST

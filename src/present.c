@@ -2,6 +2,8 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -466,8 +468,23 @@ static void value_line(struct strbuf *b, struct ov_model *m, const struct graph 
 	strbuf_putc(b, '\n');
 }
 
-void present_node_text(struct strbuf *b, struct ov_model *m, const struct graph *g, const struct shapes *sh,
-		       uint32_t i)
+/* Where constant values' lines start in the node panel's text, for present_node_text_values. */
+struct value_marks {
+	size_t *off;
+	int32_t *value;
+	size_t n;
+};
+
+static void mark_constant(struct value_marks *mk, const struct strbuf *b, const struct graph *g, int32_t id)
+{
+	if (mk && id >= 0 && graph_value_resolve(g, id, NULL)->constant) {
+		mk->off[mk->n] = b->len;
+		mk->value[mk->n++] = id;
+	}
+}
+
+static void node_text(struct strbuf *b, struct ov_model *m, const struct graph *g, const struct shapes *sh, uint32_t i,
+		      struct value_marks *mk)
 {
 	const struct graph_node *gn = &g->nodes[i];
 	const Onnx__NodeProto *n = gn->proto;
@@ -497,6 +514,7 @@ void present_node_text(struct strbuf *b, struct ov_model *m, const struct graph 
 	strbuf_printf(b, "\ninputs (%zu)\n", n->n_input);
 	for (size_t k = 0; k < n->n_input; k++) {
 		const char *formal = s && k < s->n_inputs ? s->inputs[k].name : NULL;
+		mark_constant(mk, b, g, gn->in[k]);
 		if (gn->in[k] < 0)
 			strbuf_printf(b, "  %-8s (left out)\n", formal ? formal : "");
 		else
@@ -505,6 +523,7 @@ void present_node_text(struct strbuf *b, struct ov_model *m, const struct graph 
 	strbuf_printf(b, "outputs (%zu)\n", n->n_output);
 	for (size_t k = 0; k < n->n_output; k++) {
 		const char *formal = s && k < s->n_outputs ? s->outputs[k].name : NULL;
+		mark_constant(mk, b, g, gn->out[k]);
 		if (gn->out[k] < 0)
 			strbuf_printf(b, "  %-8s (not produced)\n", formal ? formal : "");
 		else
@@ -556,6 +575,42 @@ void present_node_text(struct strbuf *b, struct ov_model *m, const struct graph 
 			}
 		}
 	}
+}
+
+void present_node_text(struct strbuf *b, struct ov_model *m, const struct graph *g, const struct shapes *sh,
+		       uint32_t i)
+{
+	node_text(b, m, g, sh, i, NULL);
+}
+
+int32_t *present_node_text_values(struct strbuf *b, struct ov_model *m, const struct graph *g, const struct shapes *sh,
+				  uint32_t i, size_t *n_lines)
+{
+	const Onnx__NodeProto *n = g->nodes[i].proto;
+	size_t cap = n->n_input + n->n_output + 1, start = b->len, lines = 1;
+	struct value_marks mk = {malloc(cap * sizeof *mk.off), malloc(cap * sizeof *mk.value), 0};
+	int32_t *out = NULL;
+
+	if (mk.off && mk.value) {
+		node_text(b, m, g, sh, i, &mk);
+		for (size_t k = start; k < b->len; k++)
+			lines += b->s[k] == '\n';
+		out = malloc(lines * sizeof *out);
+	}
+	if (out) {
+		for (size_t l = 0; l < lines; l++)
+			out[l] = -1;
+		size_t line = 0, k = start;
+		for (size_t j = 0; j < mk.n; j++) {
+			for (; k < mk.off[j]; k++)
+				line += b->s[k] == '\n';
+			out[line] = mk.value[j];
+		}
+		*n_lines = lines;
+	}
+	free(mk.off);
+	free(mk.value);
+	return out;
 }
 
 void present_value_text(struct strbuf *b, struct ov_model *m, const struct graph *g, const struct shapes *sh,
@@ -644,16 +699,18 @@ static int cmp_rows(const void *x, const void *y)
 	return a->bytes != b->bytes ? (a->bytes < b->bytes ? 1 : -1) : a->value - b->value;
 }
 
-int32_t *present_initializer_list(struct strbuf *b, struct ov_model *m, const struct graph *g)
+int32_t *present_initializer_list(struct strbuf *b, struct ov_model *m, const struct graph *g, int32_t **values)
 {
 	struct init_row *rows = malloc((g->n_values + 1) * sizeof *rows);
 	int32_t *targets = malloc((g->n_values + 2) * sizeof *targets);
+	int32_t *ids = values ? malloc((g->n_values + 2) * sizeof *ids) : NULL;
 	size_t n = 0, line = 0;
 	uint64_t total = 0;
 
-	if (!rows || !targets) {
+	if (!rows || !targets || (values && !ids)) {
 		free(rows);
 		free(targets);
+		free(ids);
 		return NULL;
 	}
 	for (uint32_t v = 0; v < g->n_values; v++)
@@ -662,7 +719,10 @@ int32_t *present_initializer_list(struct strbuf *b, struct ov_model *m, const st
 			total += rows[n - 1].bytes;
 		}
 	qsort(rows, n, sizeof *rows, cmp_rows);
-	strbuf_printf(b, "%zu initializers, %" PRIu64 " bytes, largest first (Enter jumps to the first user)\n", n, total);
+	strbuf_printf(b, "%zu initializers, %" PRIu64 " bytes, largest first (Enter: the first user, T: the values)\n",
+		      n, total);
+	if (ids)
+		ids[line] = -1;
 	targets[line++] = -1;
 	for (size_t i = 0; i < n; i++) {
 		const struct graph_value *v = &g->values[rows[i].value];
@@ -678,13 +738,200 @@ int32_t *present_initializer_list(struct strbuf *b, struct ov_model *m, const st
 			describe_tensor_values(b, m, v->constant, 8);
 		}
 		strbuf_putc(b, '\n');
+		if (ids)
+			ids[line] = rows[i].value;
 		targets[line++] = v->n_uses ? (int32_t)v->uses[0].node : -1;
 	}
 	free(rows);
+	if (values)
+		*values = ids;
 	return targets;
 }
 
 uint32_t present_node_n_inputs(const struct graph *g, uint32_t i)
 {
 	return (uint32_t)g->nodes[i].proto->n_input;
+}
+
+uint32_t present_node_n_outputs(const struct graph *g, uint32_t i)
+{
+	return (uint32_t)g->nodes[i].proto->n_output;
+}
+
+/* Copy a strbuf into a fixed array, cut at a UTF-8 boundary. */
+static void copy_text(char *dst, size_t n, const struct strbuf *b)
+{
+	size_t len = b->len < n ? b->len : n - 1;
+
+	while (len > 0 && len < b->len && ((unsigned char)b->s[len] & 0xc0) == 0x80)
+		len--;
+	if (len)
+		memcpy(dst, b->s, len);
+	dst[len] = '\0';
+}
+
+static const char *field_name(int32_t dt)
+{
+	switch (dtype_field(dt)) {
+	case OV_FIELD_FLOAT: return "float_data";
+	case OV_FIELD_INT32: return "int32_data";
+	case OV_FIELD_STRING: return "string_data";
+	case OV_FIELD_INT64: return "int64_data";
+	case OV_FIELD_DOUBLE: return "double_data";
+	case OV_FIELD_UINT64: return "uint64_data";
+	default: return "no data field";
+	}
+}
+
+int present_value_tensor(struct ov_model *m, const struct graph *g, int32_t id, struct present_tensor *out,
+			 struct ov_error *err)
+{
+	const struct graph *owner = g;
+	struct strbuf b = {0};
+	struct ov_error e;
+
+	memset(out, 0, sizeof *out);
+	if (id < 0 || (uint32_t)id >= g->n_values)
+		return ov_fail(err, OV_USAGE, "no value #%d", id);
+	const struct graph_value *v = graph_value_resolve(g, id, &owner);
+	const Onnx__TensorProto *t = v->constant;
+	if (!t) {
+		strbuf_puts(&b, "'");
+		describe_name(&b, g->values[id].name);
+		if (v->sparse)
+			strbuf_puts(&b, "' is a sparse initializer: the tensor view shows dense tensors");
+		else if (v->origin == VALUE_CONSTANT)
+			strbuf_puts(&b, "' comes from a Constant without a 'value' tensor");
+		else
+			strbuf_printf(&b, "' (%s) is not a constant: its values exist only when the model runs",
+				      value_origin_name(v->origin));
+		ov_fail(err, OV_USAGE, "%s", strbuf_str(&b));
+		strbuf_free(&b);
+		return -1;
+	}
+	out->raw_name = v->name;
+	describe_name(&b, v->name);
+	copy_text(out->name, sizeof out->name, &b);
+	out->dtype = t->data_type;
+	out->dims = t->dims;
+	out->n_dims = t->n_dims;
+	out->numel = tensor_numel(t, NULL);
+	out->bytes = tensor_data_bytes(t);
+
+	strbuf_reset(&b);
+	if (v->origin == VALUE_CONSTANT && v->producer >= 0) {
+		strbuf_puts(&b, "Constant node ");
+		node_ref(&b, owner, (uint32_t)v->producer);
+	} else {
+		strbuf_puts(&b, v->input_index >= 0 ? "initializer (the default of a graph input)" : "initializer");
+	}
+	if (owner != g)
+		strbuf_puts(&b, " of an enclosing graph");
+	const struct graph_value *u = &g->values[id]; /* users in the graph asked about */
+	for (uint32_t k = 0; k < u->n_uses && k < 3; k++) {
+		strbuf_puts(&b, k ? ", " : ", used by ");
+		node_ref(&b, g, u->uses[k].node);
+	}
+	if (u->n_uses > 3)
+		strbuf_printf(&b, " and %u more", u->n_uses - 3);
+	copy_text(out->origin, sizeof out->origin, &b);
+
+	strbuf_reset(&b);
+	if (tensor_is_external(t)) {
+		const char *loc = tensor_external_value(t, "location"), *off = tensor_external_value(t, "offset");
+		strbuf_puts(&b, "external file '");
+		strbuf_put_safe(&b, loc ? loc : "", loc ? strlen(loc) : 0, 200);
+		strbuf_puts(&b, "'");
+		if (off) {
+			strbuf_puts(&b, ", offset ");
+			strbuf_put_safe(&b, off, strlen(off), 24);
+		}
+	} else {
+		strbuf_printf(&b, "in the model (%s)", t->has_raw_data ? "raw_data" : field_name(t->data_type));
+	}
+	copy_text(out->where, sizeof out->where, &b);
+	strbuf_free(&b);
+
+	if (tensor_view_open(m, t, &out->values, &e)) {
+		struct strbuf eb = {0}; /* the message quotes the file's location, which the model chose */
+		strbuf_put_safe(&eb, e.msg, strlen(e.msg), 400);
+		copy_text(out->error, sizeof out->error, &eb);
+		strbuf_free(&eb);
+		memset(&out->values, 0, sizeof out->values);
+	} else {
+		out->readable = 1;
+	}
+	return 0;
+}
+
+static int dtype_is_int(int32_t dt)
+{
+	return dt == OV_DT_INT8 || dt == OV_DT_UINT8 || dt == OV_DT_INT16 || dt == OV_DT_UINT16 || dt == OV_DT_INT32 ||
+	       dt == OV_DT_UINT32 || dt == OV_DT_INT64 || dt == OV_DT_INT4 || dt == OV_DT_UINT4;
+}
+
+static void put_float(struct strbuf *b, double x)
+{
+	if (isnan(x))
+		strbuf_puts(b, "nan");
+	else if (isinf(x))
+		strbuf_puts(b, x > 0 ? "inf" : "-inf");
+	else
+		strbuf_printf(b, "%.6g", x);
+}
+
+/* The imaginary part of complex element i (tensor_view_get gives the real part). */
+static double complex_imag(const struct tensor_view *v, int64_t i)
+{
+	if (v->raw) {
+		if (v->dtype == OV_DT_COMPLEX64) {
+			float f;
+			memcpy(&f, v->raw + 8 * (size_t)i + 4, 4);
+			return f;
+		}
+		double d;
+		memcpy(&d, v->raw + 16 * (size_t)i + 8, 8);
+		return d;
+	}
+	return v->dtype == OV_DT_COMPLEX64 ? v->t->float_data[2 * i + 1] : v->t->double_data[2 * i + 1];
+}
+
+int present_tensor_element(struct strbuf *b, const struct present_tensor *t, int64_t i, size_t max_string)
+{
+	const struct tensor_view *v = &t->values;
+
+	if (!t->readable || i < 0 || i >= v->numel) {
+		strbuf_puts(b, "?");
+		return 0;
+	}
+	if (v->dtype == OV_DT_STRING) {
+		const ProtobufCBinaryData *s = &v->t->string_data[i];
+		strbuf_putc(b, '"');
+		strbuf_put_safe(b, (const char *)s->data, s->len, max_string);
+		strbuf_putc(b, '"');
+		return 0;
+	}
+	if (v->dtype == OV_DT_UINT64) {
+		strbuf_printf(b, "%" PRIu64, (uint64_t)tensor_view_int(v, i));
+		return 0;
+	}
+	if (dtype_is_int(v->dtype)) {
+		strbuf_printf(b, "%" PRId64, tensor_view_int(v, i));
+		return 0;
+	}
+	double x = tensor_view_get(v, i);
+	if (v->dtype == OV_DT_BOOL) {
+		strbuf_puts(b, x != 0 ? "true" : "false");
+		return 0;
+	}
+	if (v->dtype == OV_DT_COMPLEX64 || v->dtype == OV_DT_COMPLEX128) {
+		double im = complex_imag(v, i);
+		put_float(b, x);
+		strbuf_puts(b, im < 0 || (im == 0 && signbit(im)) ? "-" : "+");
+		put_float(b, fabs(im));
+		strbuf_putc(b, 'i');
+		return !isfinite(x) || !isfinite(im);
+	}
+	put_float(b, x);
+	return !isfinite(x);
 }

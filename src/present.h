@@ -7,11 +7,12 @@
 
 #include <stdint.h>
 
+#include "src/describe.h"
 #include "src/graph.h"
 #include "src/shape.h"
 #include "src/strbuf.h"
 
-enum box_kind { BOX_NODE, BOX_INPUT, BOX_OUTPUT };
+enum box_kind { BOX_NODE, BOX_INPUT, BOX_OUTPUT, BOX_GROUP /* nodes of a folded module scope */ };
 
 /* Netron's idea: colour boxes by what the op does. */
 #define OP_CATEGORY_TABLE(X)                                                                                   \
@@ -82,9 +83,42 @@ const char *present_node_op(const struct graph *g, uint32_t i);
 const char *present_node_name(const struct graph *g, uint32_t i);
 const char *present_node_domain(const struct graph *g, uint32_t i);
 uint32_t present_node_n_inputs(const struct graph *g, uint32_t i);
+uint32_t present_node_n_outputs(const struct graph *g, uint32_t i);
 /* Lists as text, one item per line after a header line; the returned array (malloc'd) gives each line's node
  * (-1 for none). NULL when out of memory. */
 int32_t *present_node_list(struct strbuf *b, const struct graph *g, const struct shapes *sh);
-int32_t *present_initializer_list(struct strbuf *b, struct ov_model *m, const struct graph *g);
+/* The initializer list; when values is not NULL, *values (malloc'd, one per line like the result) gives each line's
+ * value id (-1 for none), for opening the tensor view. */
+int32_t *present_initializer_list(struct strbuf *b, struct ov_model *m, const struct graph *g, int32_t **values);
+/* The node panel's text as present_node_text, and each line's value id when that line is an input or output
+ * with a constant tensor (-1 otherwise); the array (malloc'd, *n_lines entries) is NULL when out of memory. */
+int32_t *present_node_text_values(struct strbuf *b, struct ov_model *m, const struct graph *g, const struct shapes *sh,
+				  uint32_t i, size_t *n_lines);
+
+/* A constant's tensor for a viewer, so front ends never read TensorProto fields: what it is, where it is stored,
+ * and a view of its values.  Strings point into the model (or are copied, escaped, into the arrays): valid until
+ * the model changes. */
+struct present_tensor {
+	const char *raw_name;      /* the value's name as stored (for looking it up again), never shown raw */
+	char name[1024];           /* the same, escaped for a terminal */
+	int32_t dtype;
+	const int64_t *dims;
+	size_t n_dims;
+	int64_t numel;
+	uint64_t bytes;            /* bytes of data it holds */
+	char origin[512];          /* "initializer", "Constant node #3 'c0'", and its users: "used by #1 'conv1' Conv" */
+	char where[512];           /* "in the model (raw_data)", "external file 'w.bin', offset 512, 432 bytes" */
+	int readable;              /* values is open; otherwise error says why (external data that cannot be read) */
+	char error[512];
+	struct tensor_view values;
+};
+/* Open the tensor of value id of g (following captures to the enclosing graph).  Returns -1 with err set when
+ * the value has no dense constant tensor (a graph input, a node output, a sparse initializer); unreadable
+ * values are not an error: out->readable is 0 and out->error says why. */
+int present_value_tensor(struct ov_model *m, const struct graph *g, int32_t id, struct present_tensor *out,
+			 struct ov_error *err);
+/* Element i (flat index) as text: %.6g for floating point, integers exactly, true/false, nan/inf/-inf, complex as
+ * a+bi, strings quoted and escaped (at most max_string bytes).  Returns 1 when the element is NaN or infinite. */
+int present_tensor_element(struct strbuf *b, const struct present_tensor *t, int64_t i, size_t max_string);
 
 #endif

@@ -39,6 +39,30 @@ screen nodes 80x24 srcnn.onnx 'L'
 screen diagnostics 80x24 custom-domain.onnx '!'
 screen subgraph 80x24 if-subgraph.onnx 'jjS'
 
+# Folding by module scope: a 400-node model with PyTorch-style names opens folded; Enter opens a scope, z folds it,
+# and jumping to a node inside a folded scope opens it.
+"$PYTHON" - "$TMP/m/scoped.onnx" <<'PY'
+import sys, numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto as T
+nodes, inits, x = [], [], "x"
+for i in range(100):
+    p = f"/encoder/layer.{i}"
+    w = f"layer{i}.w"
+    inits.append(numpy_helper.from_array(np.eye(4, dtype=np.float32), w))
+    nodes += [helper.make_node("MatMul", [x, w], [f"{p}/mm"], name=f"{p}/attn/MatMul"),
+              helper.make_node("Relu", [f"{p}/mm"], [f"{p}/r"], name=f"{p}/mlp/Relu"),
+              helper.make_node("Neg", [f"{p}/r"], [f"{p}/n"], name=f"{p}/mlp/Neg"),
+              helper.make_node("Add", [x, f"{p}/n"], [f"{p}/out"], name=f"{p}/Add")]
+    x = f"{p}/out"
+g = helper.make_graph(nodes, "scoped", [helper.make_tensor_value_info("x", T.FLOAT, [1, 4])],
+                      [helper.make_tensor_value_info(x, T.FLOAT, [1, 4])], inits)
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), sys.argv[1])
+PY
+screen fold-open 80x24 scoped.onnx ''
+screen fold-expand 80x24 scoped.onnx 'j<Enter>'
+screen fold-refold 80x24 scoped.onnx 'j<Enter>jz'
+screen fold-jump 80x24 scoped.onnx ':201<Enter><Enter>'
+
 # Saving from the TUI: a new file, byte-identical after an edit and its undo.
 printf ':set-dim input 0 batch<Enter>u:w %s<Enter>' "$TMP/saved.onnx" >"$TMP/save.keys"
 timeout 20 "$ONNXVIEW" --keys "$TMP/save.keys" --size 80x24 srcnn.onnx >/dev/null 2>&1

@@ -32,6 +32,7 @@
 	X(VIEW_DIAGNOSTICS, "view-diagnostics", "what onnxview check finds; Enter jumps to the node")  \
 	X(VIEW_CHANGES, "view-changes", "the edit journal")                                            \
 	X(VIEW_REFERENCE, "view-reference", "the op reference of the selected node")                   \
+	X(VIEW_TENSOR, "view-tensor", "the values and statistics of the selected constant")            \
 	X(SAVE, "save", "save (asks where, never replaces without asking)")                            \
 	X(HELP, "help", "this help")                                                                   \
 	X(REDRAW, "redraw", "redraw the screen")                                                       \

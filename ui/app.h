@@ -94,6 +94,12 @@ void ui_corner(const struct app *a, int y, int x, int which, int attr); /* 0 ul,
 struct view *view_graph_new(struct app *a, const struct graph *g, const char *title); /* ui/view-graph.c */
 /* A scrollable text view whose lines may jump somewhere: target >= 0 is a node index of the main graph. */
 struct view *view_text_new(const char *title, const char *text, const int32_t *targets, size_t n_targets);
+/* Give a text view's lines value ids of the main graph (-1 none): T opens that constant's tensor view, and so does
+ * Enter on a line without a jump target. */
+void view_text_set_values(struct view *v, const int32_t *values, size_t n);
+/* The values and statistics of a constant (value id of g): ui/view-tensor.c.  NULL (with a message) when the value
+ * has no constant tensor. */
+struct view *view_tensor_new(struct app *a, const struct graph *g, int32_t value_id);
 struct view *view_node_new(struct app *a, const struct graph *g, uint32_t node);   /* ui/view-panels.c */
 struct view *view_model_new(struct app *a);
 struct view *view_nodes_new(struct app *a);

@@ -36,8 +36,15 @@ void ui_colors_init(struct app *a)
 		short bg = (size_t)e < sizeof element_bg / sizeof element_bg[0] && element_bg[e] ? element_bg[e] : -1;
 		init_pair((short)e, element_fg[e], bg);
 	}
+	/* With 256 colours, softer Netron-like hues per category (xterm's 6x6x6 cube). */
+	static const short category_256[CAT_COUNT] = {
+		[CAT_CONV] = 33, [CAT_POOL] = 71, [CAT_NORM] = 37, [CAT_ACTIVATION] = 167, [CAT_ELEMENTWISE] = 250,
+		[CAT_REDUCE] = 107, [CAT_SHAPE] = 140, [CAT_DATA] = 180, [CAT_LOGIC] = 109, [CAT_CONTROL] = 176,
+		[CAT_ATTENTION] = 75, [CAT_DETECTION] = 114, [CAT_QUANT] = 73, [CAT_ML] = 68, [CAT_OTHER] = 248,
+		[CAT_CUSTOM] = 214, [CAT_IO] = 78,
+	};
 	for (int c = 0; c < CAT_COUNT; c++)
-		init_pair((short)(UI_CAT_BASE + c), category_fg[c], -1);
+		init_pair((short)(UI_CAT_BASE + c), COLORS >= 256 ? category_256[c] : category_fg[c], -1);
 	a->color = 1;
 }
 

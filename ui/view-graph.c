@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "src/layout.h"
+#include "src/scene-fold.h"
 #include "ui/app.h"
 
 struct graph_view {
@@ -23,7 +24,13 @@ struct graph_view {
 	int follow;
 	uint32_t *visible;
 	size_t cap_visible;
+	/* folding by module scope (src/scene-fold.h): on by itself for large graphs */
+	int fold_on;
+	char **expanded;
+	size_t n_expanded;
 };
+
+#define FOLD_ABOVE 300 /* graphs with more nodes open folded, showing about this many boxes */
 
 static void gv_free_layout(struct graph_view *gv)
 {
@@ -43,6 +50,14 @@ static int gv_build(struct app *a, struct graph_view *gv)
 		app_message(a, 1, "%s", e.msg);
 		return -1;
 	}
+	if (!gv->fold_on && !gv->expanded && gv->g->n_nodes > FOLD_ABOVE) {
+		if (scene_auto_expand(gv->g, FOLD_ABOVE, &gv->expanded, &gv->n_expanded, &e) == 0)
+			gv->fold_on = 1;
+		if (!gv->expanded)
+			gv->expanded = calloc(1, sizeof *gv->expanded); /* marks auto-folding as done */
+	}
+	if (gv->fold_on && scene_fold(gv->scene, gv->g, gv->expanded, gv->n_expanded, a->opts.ascii, &e))
+		app_message(a, 1, "%s", e.msg);
 	struct scene *s = gv->scene;
 	uint16_t *w = malloc((s->n_boxes + 1) * sizeof *w), *h = malloc((s->n_boxes + 1) * sizeof *h);
 	uint32_t *src = malloc((s->n_edges + 1) * sizeof *src), *dst = malloc((s->n_edges + 1) * sizeof *dst);
@@ -146,7 +161,7 @@ static void draw_box(struct app *a, const struct scene_box *bx, int32_t x, int32
 		ui_corner(a, sy, x, 0, battr);
 		ui_hline(a, sy, x + 1, w - 2, 0, cols, battr);
 		ui_corner(a, sy, x + w - 1, 1, battr);
-		if (bx->kind == BOX_NODE && *bx->name)
+		if ((bx->kind == BOX_NODE || bx->kind == BOX_GROUP) && *bx->name)
 			ui_text(sy, x + 2, x < 0 ? 0 : x, x + w - 2 < cols ? x + w - 2 : cols, bx->name, ui_attr(a, UI_DIM));
 	}
 	for (int r = 1; r < h - 1; r++) {
@@ -162,7 +177,7 @@ static void draw_box(struct app *a, const struct scene_box *bx, int32_t x, int32
 	/* The selection shows without colour too (monochrome terminals, screen dumps): a marker left of the box. */
 	if (selected && y + 1 >= 0 && y + 1 < rows && x - 1 >= 0 && x - 1 < cols)
 		ui_text(sy + 1, x - 1, 0, cols, a->opts.ascii ? ">" : "\xe2\x96\xb6", battr | A_BOLD);
-	if (bx->kind == BOX_NODE) {
+	if (bx->kind == BOX_NODE || bx->kind == BOX_GROUP) {
 		if (y + row >= 0 && y + row < rows)
 			ui_text(sy + row, x + 2, x0, x1, bx->title,
 				(a->color ? ui_attr(a, UI_CAT_BASE + bx->cat) : 0) | A_BOLD);
@@ -220,8 +235,14 @@ static void gv_draw(struct app *a, struct view *v, int top, int rows, int cols)
 		if (r->n_points && s->edges[e].label[0]) {
 			struct layout_point p = r->points[0];
 			int32_t y = p.y + 1 - gv->vy, x = p.x + 2 - gv->vx;
-			if (y >= 0 && y < rows && x < cols)
-				ui_text(top + y, x, 0, cols, s->edges[e].label, ui_attr(a, UI_DIM));
+			/* Shapes onnxview inferred (the model declares none) are marked, so nobody mistakes them for the
+			 * exporter's word. */
+			if (y >= 0 && y < rows && x < cols) {
+				char lab[160];
+				snprintf(lab, sizeof lab, "%s%s", s->edges[e].inferred ? (a->opts.ascii ? "~" : "\xe2\x89\x88") : "",
+					 s->edges[e].label);
+				ui_text(top + y, x, 0, cols, lab, ui_attr(a, UI_DIM));
+			}
 		}
 	}
 	if (gv->cap_visible < s->n_boxes) {
@@ -261,9 +282,54 @@ static int32_t rank_neighbour(const struct graph_view *gv, int dir)
 	return best;
 }
 
+/* Open a folded scope (Enter on a group box), or fold the innermost open scope of the selected node (z). */
+static void fold_change(struct app *a, struct graph_view *gv, int open)
+{
+	const struct scene_box *bx = &gv->scene->boxes[gv->sel];
+	int32_t node = bx->ref;
+	char *scope = NULL;
+
+	if (open) {
+		scope = strdup(bx->name);
+		char **nl = scope ? realloc(gv->expanded, (gv->n_expanded + 1) * sizeof *nl) : NULL;
+		if (!nl) {
+			free(scope);
+			return;
+		}
+		gv->expanded = nl;
+		gv->expanded[gv->n_expanded++] = scope;
+	} else {
+		const char *name = bx->kind == BOX_NODE ? present_node_name(gv->g, (uint32_t)node) : bx->name;
+		size_t best = (size_t)-1, best_len = 0;
+		for (size_t i = 0; i < gv->n_expanded; i++) {
+			size_t l = strlen(gv->expanded[i]);
+			if (!strncmp(name, gv->expanded[i], l) && name[l] == '/' && l > best_len)
+				best = i, best_len = l;
+		}
+		if (best == (size_t)-1) {
+			app_message(a, 1, "this box is not inside an open module scope (PyTorch names like /layer1/conv1/Conv)");
+			return;
+		}
+		free(gv->expanded[best]);
+		gv->expanded[best] = gv->expanded[--gv->n_expanded];
+	}
+	gv->fold_on = 1;
+	if (gv_build(a, gv))
+		return;
+	/* Keep the same node (or its new group) selected. */
+	if (node >= 0 && (uint32_t)node < gv->scene->n_nodes && gv->scene->node_box[node] >= 0)
+		gv->sel = (uint32_t)gv->scene->node_box[node];
+	app_message(a, 0, open ? "opened %s (z folds it again)" : "folded the scope", open ? gv->expanded[gv->n_expanded - 1] : "");
+}
+
 static void open_panel(struct app *a, struct graph_view *gv)
 {
 	const struct scene_box *bx = &gv->scene->boxes[gv->sel];
+
+	if (bx->kind == BOX_GROUP) {
+		fold_change(a, gv, 1);
+		return;
+	}
 
 	if (bx->kind == BOX_NODE) {
 		app_push(a, view_node_new(a, gv->g, (uint32_t)bx->ref));
@@ -273,6 +339,33 @@ static void open_panel(struct app *a, struct graph_view *gv)
 		app_push(a, view_text_new(bx->kind == BOX_INPUT ? "graph input" : "graph output", strbuf_str(&b), NULL, 0));
 		strbuf_free(&b);
 	}
+}
+
+/* T: the tensor view of the selection's constant: a Constant node's value, else the node's first constant input;
+ * for a graph input or output box, its own value. */
+static void open_tensor(struct app *a, struct graph_view *gv)
+{
+	const struct scene_box *bx = &gv->scene->boxes[gv->sel];
+	int32_t id = -1;
+
+	if (bx->kind == BOX_INPUT || bx->kind == BOX_OUTPUT) {
+		id = bx->ref;
+	} else if (bx->kind != BOX_NODE) {
+		app_message(a, 1, "select a node, or a graph input or output");
+		return;
+	} else {
+		const struct graph_node *gn = &gv->g->nodes[bx->ref];
+		if (present_node_n_outputs(gv->g, (uint32_t)bx->ref) && gn->out[0] >= 0 && graph_value_resolve(gv->g, gn->out[0], NULL)->constant)
+			id = gn->out[0];
+		for (uint32_t k = 0; id < 0 && k < present_node_n_inputs(gv->g, (uint32_t)bx->ref); k++)
+			if (gn->in[k] >= 0 && graph_value_resolve(gv->g, gn->in[k], NULL)->constant)
+				id = gn->in[k];
+		if (id < 0) {
+			app_message(a, 1, "this node has no constant input (Enter lists its inputs)");
+			return;
+		}
+	}
+	app_push(a, view_tensor_new(a, gv->g, id));
 }
 
 static void prompt_edit(struct app *a, const char *prefill)
@@ -331,6 +424,10 @@ static int gv_handle(struct app *a, struct view *v, enum action act, int key)
 
 	if (!s || !s->n_boxes)
 		return 0;
+	if (key == 'z') {
+		fold_change(a, gv, 0);
+		return 1;
+	}
 	if (key == 'S') { /* open the node's subgraph(s): If/Loop/Scan */
 		const struct scene_box *bx = &s->boxes[gv->sel];
 		if (bx->kind != BOX_NODE || !gv->g->nodes[bx->ref].n_sub) {
@@ -391,6 +488,7 @@ static int gv_handle(struct app *a, struct view *v, enum action act, int key)
 	case ACT_HOME: select_box(gv, 0); return 1;
 	case ACT_END: select_box(gv, s->n_boxes - 1); return 1;
 	case ACT_ENTER: open_panel(a, gv); return 1;
+	case ACT_VIEW_TENSOR: open_tensor(a, gv); return 1;
 	case ACT_VIEW_REFERENCE:
 		if (s->boxes[gv->sel].kind == BOX_NODE)
 			app_push(a, view_reference_new(a, present_node_domain(gv->g, (uint32_t)s->boxes[gv->sel].ref),
@@ -489,6 +587,7 @@ static void gv_free(struct view *v)
 	if (gv) {
 		gv_free_layout(gv);
 		free(gv->visible);
+		scope_list_free(gv->expanded, gv->n_expanded);
 		free(gv);
 	}
 	free(v);
@@ -527,6 +626,22 @@ void app_goto_node(struct app *a, int32_t node)
 	if (!gv->scene || node < 0 || (uint32_t)node >= gv->scene->n_nodes)
 		return;
 	int32_t b = gv->scene->node_box[node];
+	if (b >= 0 && gv->scene->boxes[b].kind == BOX_GROUP) { /* inside a folded scope: open every scope above it */
+		const char *name = present_node_name(gv->g, (uint32_t)node);
+		for (int d = 1;; d++) {
+			size_t l = scope_prefix_len(name, d);
+			char **nl;
+			if (!l || !(nl = realloc(gv->expanded, (gv->n_expanded + 1) * sizeof *nl)))
+				break;
+			gv->expanded = nl;
+			gv->expanded[gv->n_expanded] = strndup(name, l);
+			if (gv->expanded[gv->n_expanded])
+				gv->n_expanded++;
+		}
+		if (gv_build(a, gv))
+			return;
+		b = gv->scene->node_box[node];
+	}
 	if (b < 0) { /* a folded Constant: show its consumer */
 		const struct graph_node *gn = &gv->g->nodes[node];
 		if (gn->out[0] >= 0 && gv->g->values[gn->out[0]].n_uses)

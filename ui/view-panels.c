@@ -39,15 +39,29 @@ static int32_t *targets_from_refs(const char *text, size_t *n)
 struct view *view_node_new(struct app *a, const struct graph *g, uint32_t node)
 {
 	struct strbuf b = {0};
-	size_t n = 0;
+	size_t n = 0, n_values = 0;
+	int main_graph = g == app_graph(a);
+	int32_t *values = NULL;
 
-	present_node_text(&b, a->m, g, app_shapes(a), node);
+	if (main_graph)
+		values = present_node_text_values(&b, a->m, g, app_shapes(a), node, &n_values);
+	if (!values) {
+		strbuf_reset(&b);
+		present_node_text(&b, a->m, g, app_shapes(a), node);
+	}
 	/* Jumps work within the main graph only: a subgraph's #N means something else. */
-	int32_t *t = g == app_graph(a) ? targets_from_refs(strbuf_str(&b), &n) : NULL;
+	int32_t *t = main_graph ? targets_from_refs(strbuf_str(&b), &n) : NULL;
+	/* On a constant's line Enter shows its values (a folded Constant's "from #N" would only lead back here). */
+	for (size_t i = 0; t && values && i < n && i < n_values; i++)
+		if (values[i] >= 0)
+			t[i] = -1;
 	char title[160];
 	snprintf(title, sizeof title, "node #%u %s", node, present_node_op(g, node));
 	struct view *v = view_text_new(title, strbuf_str(&b), t, n);
+	if (v && values)
+		view_text_set_values(v, values, n_values);
 	free(t);
+	free(values);
 	strbuf_free(&b);
 	return v;
 }
@@ -76,10 +90,14 @@ struct view *view_nodes_new(struct app *a)
 struct view *view_initializers_new(struct app *a)
 {
 	struct strbuf b = {0};
-	int32_t *t = present_initializer_list(&b, a->m, app_graph(a));
+	int32_t *values = NULL;
+	int32_t *t = present_initializer_list(&b, a->m, app_graph(a), &values);
 	struct view *v = t ? view_text_new("initializers", strbuf_str(&b), t, app_graph(a)->n_values + 1) : NULL;
 
+	if (v && values)
+		view_text_set_values(v, values, app_graph(a)->n_values + 1);
 	free(t);
+	free(values);
 	strbuf_free(&b);
 	return v;
 }

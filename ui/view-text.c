@@ -1,5 +1,6 @@
 /* A scrollable text view with a cursor line; a line may carry a jump target (a node of the main graph), which
- * Enter follows.  The node panel, model view, lists, diagnostics, changes and help are all text views. */
+ * Enter follows, and a constant value, whose tensor view T opens (Enter too, on lines without a target).
+ * The node panel, model view, lists, diagnostics, changes and help are all text views. */
 #include "config.h"
 
 #include <curses.h>
@@ -12,6 +13,7 @@ struct text_view {
 	char *text;      /* owned; lines point into it */
 	char **lines;
 	int32_t *targets;
+	int32_t *values; /* a value id of the main graph per line (-1 none): T and Enter open its tensor view */
 	size_t n;
 	size_t top, cursor;
 	size_t xoff;
@@ -25,6 +27,7 @@ static void text_free(struct view *v)
 		free(t->text);
 		free(t->lines);
 		free(t->targets);
+		free(t->values);
 		free(t);
 	}
 	free(v);
@@ -85,7 +88,18 @@ static int text_handle(struct app *a, struct view *v, enum action act, int key)
 	case ACT_END: t->cursor = t->n ? t->n - 1 : 0; return 1;
 	case ACT_MOVE_RIGHT: t->xoff += 8; return 1;
 	case ACT_MOVE_LEFT: t->xoff = t->xoff > 8 ? t->xoff - 8 : 0; return 1;
+	case ACT_VIEW_TENSOR:
+		if (t->values && t->cursor < t->n && t->values[t->cursor] >= 0)
+			app_push(a, view_tensor_new(a, app_graph(a), t->values[t->cursor]));
+		else if (t->values)
+			app_message(a, 1, "no constant on this line");
+		return t->values != NULL;
 	case ACT_ENTER:
+		if (t->values && t->cursor < t->n && t->values[t->cursor] >= 0 &&
+		    !(t->targets && t->targets[t->cursor] >= 0)) {
+			app_push(a, view_tensor_new(a, app_graph(a), t->values[t->cursor]));
+			return 1;
+		}
 		if (t->targets && t->cursor < t->n && t->targets[t->cursor] >= 0) {
 			int32_t node = t->targets[t->cursor];
 			app_goto_node(a, node);
@@ -153,4 +167,14 @@ struct view *view_text_new(const char *title, const char *text, const int32_t *t
 	v->data = t;
 	snprintf(v->title, sizeof v->title, "%s", title);
 	return v;
+}
+
+void view_text_set_values(struct view *v, const int32_t *values, size_t n)
+{
+	struct text_view *t = v->data;
+
+	free(t->values);
+	t->values = malloc((t->n ? t->n : 1) * sizeof *t->values);
+	for (size_t i = 0; t->values && i < t->n; i++)
+		t->values[i] = i < n ? values[i] : -1;
 }

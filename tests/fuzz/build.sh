@@ -37,14 +37,14 @@ cat >"$BUILD/config.h" <<'CONFIG'
 CONFIG
 
 CFLAGS="-std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-CPPFLAGS="-D_GNU_SOURCE -DOV_DATADIR=\"$ROOT/share/onnxview\" -I$ROOT -I$BUILD -I$BUILD/gen $(pkg-config --cflags libprotobuf-c)"
-LIBS="$(pkg-config --libs libprotobuf-c) -lm"
+CPPFLAGS="-D_GNU_SOURCE -DOV_DATADIR=\"$ROOT/share/onnxview\" -I$ROOT -I$BUILD -I$BUILD/gen $(pkg-config --cflags libprotobuf-c libgvc libcgraph)"
+LIBS="$(pkg-config --libs libprotobuf-c libgvc libcgraph) -lm"
 WARN="-Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla" # as configure.ac
 
 # The core: the C files of libovcore_a_SOURCES in Makefile.am (so that files not yet part of the build cannot
 # break this one), else every src/*.c; or the files named in $SOURCES (paths relative to the source tree).
 if [ -z "${SOURCES:-}" ]; then
-	SOURCES=$(awk '/^libovcore_a_SOURCES = /{on=1} on{print; if (!/\\$/) exit}' "$ROOT/Makefile.am" |
+	SOURCES=$(awk '/^(libovcore|libovdot)_a_SOURCES \+?= /{on=1} on{print; if (!/\\$/) on=0}' "$ROOT/Makefile.am" |
 		tr -s ' \t\\' '\n\n\n' | grep '^src/.*\.c$' | grep -v '^src/exec/' || true)
 	[ -n "$SOURCES" ] || SOURCES=$(cd "$ROOT" && printf '%s ' src/*.c)
 fi
