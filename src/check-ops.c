@@ -27,17 +27,6 @@ static int known_domain(const struct check_ctx *c, const char *d)
 	return 0;
 }
 
-/* "2", "2 to 3", "at least 1" */
-static const char *arity(char *buf, size_t len, int min, int max)
-{
-	if (max == OP_UNBOUNDED)
-		snprintf(buf, len, "at least %d", min);
-	else if (min == max)
-		snprintf(buf, len, "%d", min);
-	else
-		snprintf(buf, len, "%d to %d", min, max);
-	return buf;
-}
 
 static void check_schema(struct check_ctx *c, uint32_t i, const struct op_schema *s)
 {
@@ -80,7 +69,7 @@ static void check_schema(struct check_ctx *c, uint32_t i, const struct op_schema
 	int nin = (int)n->n_input, nout = (int)n->n_output;
 	if (nin < s->min_inputs || nin > s->max_inputs)
 		diag_add(c, DIAG_input_count, (int32_t)i, NULL, NULL, "%d input%s; %s-%d takes %s", nin,
-			 nin == 1 ? "" : "s", s->name, s->since_version, arity(range, sizeof range, s->min_inputs,
+			 nin == 1 ? "" : "s", s->name, s->since_version, op_arity_text(range, sizeof range, s->min_inputs,
 			 s->max_inputs));
 	else
 		for (int k = 0; k < nin && (size_t)k < s->n_inputs; k++)
@@ -90,7 +79,7 @@ static void check_schema(struct check_ctx *c, uint32_t i, const struct op_schema
 					 s->since_version);
 	if (nout < s->min_outputs || nout > s->max_outputs)
 		diag_add(c, DIAG_output_count, (int32_t)i, NULL, NULL, "%d output%s; %s-%d gives %s", nout,
-			 nout == 1 ? "" : "s", s->name, s->since_version, arity(range, sizeof range, s->min_outputs,
+			 nout == 1 ? "" : "s", s->name, s->since_version, op_arity_text(range, sizeof range, s->min_outputs,
 			 s->max_outputs));
 }
 

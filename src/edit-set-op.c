@@ -56,17 +56,6 @@ const char *edit_node_label(char *buf, size_t len, const Onnx__NodeProto *n, uin
 	return buf;
 }
 
-/* "2", "2 to 3", "at least 1" */
-static const char *arity(char *buf, size_t len, int min, int max)
-{
-	if (max == OP_UNBOUNDED)
-		snprintf(buf, len, "at least %d", min);
-	else if (min == max)
-		snprintf(buf, len, "%d", min);
-	else
-		snprintf(buf, len, "%d to %d", min, max);
-	return buf;
-}
 
 int edit_warn_op_fit(struct edit_session *s, const char *label, const char *ref, const Onnx__NodeProto *n,
 		     const struct op_schema *sch)
@@ -112,7 +101,7 @@ int edit_warn_op_fit(struct edit_session *s, const char *label, const char *ref,
 	int nin = (int)n->n_input, nout = (int)n->n_output;
 	if (nin < sch->min_inputs || nin > sch->max_inputs) {
 		edit_say(s, "warning: %s: %d input%s; %s-%d takes %s", label, nin, nin == 1 ? "" : "s", sch->name,
-			 sch->since_version, arity(range, sizeof range, sch->min_inputs, sch->max_inputs));
+			 sch->since_version, op_arity_text(range, sizeof range, sch->min_inputs, sch->max_inputs));
 		warned++;
 	} else {
 		for (int k = 0; k < nin && (size_t)k < sch->n_inputs; k++)
@@ -124,7 +113,7 @@ int edit_warn_op_fit(struct edit_session *s, const char *label, const char *ref,
 	}
 	if (nout < sch->min_outputs || nout > sch->max_outputs) {
 		edit_say(s, "warning: %s: %d output%s; %s-%d gives %s", label, nout, nout == 1 ? "" : "s", sch->name,
-			 sch->since_version, arity(range, sizeof range, sch->min_outputs, sch->max_outputs));
+			 sch->since_version, op_arity_text(range, sizeof range, sch->min_outputs, sch->max_outputs));
 		warned++;
 	}
 	return warned;

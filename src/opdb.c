@@ -940,3 +940,14 @@ const struct op_type_constraint *op_schema_constraint(const struct op_schema *s,
 			return &s->constraints[i];
 	return NULL;
 }
+
+const char *op_arity_text(char *buf, size_t len, int min, int max)
+{
+	if (max == OP_UNBOUNDED)
+		snprintf(buf, len, "at least %d", min);
+	else if (min == max)
+		snprintf(buf, len, "%d", min);
+	else
+		snprintf(buf, len, "%d to %d", min, max);
+	return buf;
+}

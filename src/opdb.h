@@ -148,6 +148,8 @@ const struct op_type_constraint *op_schema_constraint(const struct op_schema *s,
 
 /* "INT", "FLOATS"...; "?" for a number ONNX does not define. */
 const char *op_attr_type_name(int type);
+/* How many inputs/outputs a schema takes, for messages: "2", "2 to 3", "at least 1" (into buf). */
+const char *op_arity_text(char *buf, size_t len, int min, int max);
 /* "single", "optional", "variadic" */
 const char *op_formal_option_name(enum op_formal_option o);
 

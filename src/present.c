@@ -215,6 +215,29 @@ static void node_lines(struct box_builder *bb, struct ov_model *m, const struct 
 	strbuf_free(&b);
 }
 
+/* A graph input or output box: its name (escaped for the screen) and type. Returns -1 when out of memory. */
+static int io_box(struct scene_box *bx, enum box_kind kind, const struct graph *g, const struct shapes *sh,
+		  uint32_t v)
+{
+	struct box_builder bb = {0};
+	struct strbuf b = {0};
+
+	bx->kind = kind;
+	bx->ref = (int32_t)v;
+	bx->cat = CAT_IO;
+	bx->title = strdup(kind == BOX_INPUT ? "input" : "output");
+	bx->name = strdup(g->values[v].name); /* kept as stored: commands are built from it */
+	describe_name(&b, g->values[v].name);
+	add_line(&bb, strbuf_str(&b));
+	strbuf_reset(&b);
+	present_value_type(&b, g, sh, (int32_t)v, NULL);
+	add_line(&bb, strbuf_str(&b));
+	strbuf_free(&b);
+	bx->lines = bb.lines;
+	bx->n_lines = bb.n;
+	return !bx->title || !bx->name || bb.oom || b.failed ? -1 : 0;
+}
+
 static int clip_width(const char *s, int max)
 {
 	int w = (int)text_width(s);
@@ -251,20 +274,7 @@ int scene_build(struct scene **out, struct ov_model *m, const struct graph *g, c
 		const struct graph_value *val = &g->values[v];
 		if (val->origin != VALUE_INPUT)
 			continue;
-		struct scene_box *bx = &s->boxes[s->n_boxes];
-		struct box_builder bb = {0};
-		bx->kind = BOX_INPUT;
-		bx->ref = (int32_t)v;
-		bx->cat = CAT_IO;
-		bx->title = strdup("input");
-		bx->name = strdup(val->name);
-		strbuf_reset(&b);
-		present_value_type(&b, g, sh, (int32_t)v, NULL);
-		add_line(&bb, val->name);
-		add_line(&bb, strbuf_str(&b));
-		bx->lines = bb.lines;
-		bx->n_lines = bb.n;
-		if (!bx->title || !bx->name || bb.oom)
+		if (io_box(&s->boxes[s->n_boxes], BOX_INPUT, g, sh, v))
 			goto oom;
 		value_box[v] = (int32_t)s->n_boxes++;
 	}
@@ -309,20 +319,7 @@ int scene_build(struct scene **out, struct ov_model *m, const struct graph *g, c
 		const struct graph_value *val = &g->values[v];
 		if (val->output_index < 0)
 			continue;
-		struct scene_box *bx = &s->boxes[s->n_boxes++];
-		struct box_builder bb = {0};
-		bx->kind = BOX_OUTPUT;
-		bx->ref = (int32_t)v;
-		bx->cat = CAT_IO;
-		bx->title = strdup("output");
-		bx->name = strdup(val->name);
-		strbuf_reset(&b);
-		present_value_type(&b, g, sh, (int32_t)v, NULL);
-		add_line(&bb, val->name);
-		add_line(&bb, strbuf_str(&b));
-		bx->lines = bb.lines;
-		bx->n_lines = bb.n;
-		if (!bx->title || !bx->name || bb.oom)
+		if (io_box(&s->boxes[s->n_boxes++], BOX_OUTPUT, g, sh, v))
 			goto oom;
 	}
 	/* Box sizes: the widest line (or title plus name in the top border), capped. */
