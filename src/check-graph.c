@@ -8,35 +8,6 @@
 #include "src/check-internal.h"
 #include "src/strbuf.h"
 
-/* Mark the values of g that subgraphs (at any depth) capture. */
-static void mark_captured(const struct graph *sub, const struct graph *g, unsigned char *captured)
-{
-	for (uint32_t i = 0; i < sub->n_values; i++)
-		if (sub->values[i].origin == VALUE_OUTER && sub->values[i].outer_graph == g)
-			captured[sub->values[i].outer_id] = 1;
-	for (uint32_t k = 0; k < sub->n_nodes; k++)
-		for (uint32_t s = 0; s < sub->nodes[k].n_sub; s++)
-			mark_captured(sub->nodes[k].sub[s], g, captured);
-}
-
-/* True when a subgraph of g captures value v. */
-static int graph_value_captured(const struct graph *g, uint32_t v)
-{
-	for (uint32_t i = 0; i < g->n_nodes; i++)
-		for (uint32_t s = 0; s < g->nodes[i].n_sub; s++) {
-			unsigned char *cap = calloc(g->n_values ? g->n_values : 1, 1);
-			int r = 0;
-			if (cap) {
-				mark_captured(g->nodes[i].sub[s], g, cap);
-				r = cap[v];
-				free(cap);
-			}
-			if (r)
-				return 1;
-		}
-	return 0;
-}
-
 /* Nodes the sort left out are on a cycle, or only wait for one: trim those whose outputs no other left-out node
  * uses, repeatedly, and the rest are the cycle. */
 static void report_cycle(struct check_ctx *c)
@@ -135,6 +106,12 @@ void check_graph(struct check_ctx *c)
 	/* Cycles: the nodes the topological sort could not place are on a cycle or behind one. */
 	if (g->n_order < g->n_nodes)
 		report_cycle(c);
+	/* What subgraphs read counts as used. */
+	uint8_t *captured = graph_captured_values(g);
+	if (!captured) {
+		c->oom = 1;
+		return;
+	}
 	for (uint32_t v = 0; v < g->n_values && !c->oom; v++) {
 		const struct graph_value *val = &g->values[v];
 		if (val->n_producers > 1)
@@ -145,19 +122,11 @@ void check_graph(struct check_ctx *c)
 			diag_add(c, DIAG_output_not_produced, -1, val->name, "del-output it, or rename a node output to it",
 				 "graph output '%s' is not produced by any node, initializer or input", val->name);
 		if (val->origin == VALUE_INITIALIZER && val->n_uses == 0 && val->output_index < 0 &&
-		    !graph_value_captured(g, v))
+		    !captured[v])
 			diag_add(c, DIAG_unused_initializer, -1, val->name, "onnxview edit MODEL -e cleanup",
 				 "initializer '%s' is not used by any node", val->name);
 	}
 	/* Dead nodes: nothing uses any output (subgraph captures count), and none is a graph output. */
-	unsigned char *captured = calloc(g->n_values ? g->n_values : 1, 1);
-	if (!captured) {
-		c->oom = 1;
-		return;
-	}
-	for (uint32_t i = 0; i < g->n_nodes; i++)
-		for (uint32_t s = 0; s < g->nodes[i].n_sub; s++)
-			mark_captured(g->nodes[i].sub[s], g, captured);
 	for (uint32_t i = 0; i < g->n_nodes && !c->oom; i++) {
 		const struct graph_node *gn = &g->nodes[i];
 		int used = gn->proto->n_output == 0;

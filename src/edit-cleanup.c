@@ -8,38 +8,15 @@
 #include "src/edit-internal.h"
 #include "src/strbuf.h"
 
-static void captures_in(const struct graph *sub, const struct graph *g, void (*fn)(int32_t id, void *ctx), void *ctx)
-{
-	for (uint32_t i = 0; i < sub->n_values; i++) {
-		const struct graph_value *v = &sub->values[i];
-		if (v->origin == VALUE_OUTER && v->outer_graph == g)
-			fn(v->outer_id, ctx);
-	}
-	for (uint32_t k = 0; k < sub->n_nodes; k++)
-		for (uint32_t s = 0; s < sub->nodes[k].n_sub; s++)
-			captures_in(sub->nodes[k].sub[s], g, fn, ctx);
-}
-
 void edit_node_captures(const struct graph *g, uint32_t node, void (*fn)(int32_t id, void *ctx), void *ctx)
 {
 	for (uint32_t s = 0; s < g->nodes[node].n_sub; s++)
-		captures_in(g->nodes[node].sub[s], g, fn, ctx);
+		graph_foreach_capture(g->nodes[node].sub[s], g, fn, ctx);
 }
 
 static void mark_one(int32_t id, void *ctx)
 {
 	((uint8_t *)ctx)[id] = 1;
-}
-
-uint8_t *edit_captured_values(const struct graph *g)
-{
-	uint8_t *cap = calloc(g->n_values ? g->n_values : 1, 1);
-
-	if (!cap)
-		return NULL;
-	for (uint32_t i = 0; i < g->n_nodes; i++)
-		edit_node_captures(g, i, mark_one, cap);
-	return cap;
 }
 
 void edit_describe_node(struct strbuf *b, const struct graph *g, uint32_t node)
@@ -92,7 +69,7 @@ int edit_prune_unused(struct edit_session *s, struct edit_prune_counts *c, struc
 	edit_touch(s);
 	if (graph_build(&g, gp, err))
 		return -1;
-	cap = edit_captured_values(g);
+	cap = graph_captured_values(g);
 	drop = calloc(ni + ns + gp->n_value_info + 1, 1);
 	drop_in = calloc(gp->n_input + 1, 1);
 	if (!cap || !drop || !drop_in) {

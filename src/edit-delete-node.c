@@ -168,7 +168,7 @@ static int drop_orphans(struct edit_session *s, char **names, size_t n_names, st
 	edit_touch(s);
 	if (graph_build(&g, s->m->proto->graph, err))
 		return -1;
-	cap = edit_captured_values(g);
+	cap = graph_captured_values(g);
 	keep = malloc(g->n_nodes ? g->n_nodes : 1);
 	kind = calloc(n_names, 1);
 	if (!cap || !keep || !kind) {

@@ -23,9 +23,6 @@ struct strbuf;
 /* Report to fn each value of main graph g that node's subgraphs capture (directly or from deeper subgraphs); a
  * value may be reported more than once. */
 void edit_node_captures(const struct graph *g, uint32_t node, void (*fn)(int32_t id, void *ctx), void *ctx);
-/* 1 for each value of g that some node's subgraph captures (g->n_values bytes, malloc'd); NULL when out of
- * memory. */
-uint8_t *edit_captured_values(const struct graph *g);
 /* "#12 'name' (Op)", or "#12 (Op)" for an unnamed node. */
 void edit_describe_node(struct strbuf *b, const struct graph *g, uint32_t node);
 /* Free the main graph's nodes whose keep[i] is 0; the others keep their order. Marks the index stale. */

@@ -147,8 +147,7 @@ static uint32_t heap_pop(struct heap *h)
 	return top;
 }
 
-/* Values of g that node n's subgraphs capture (directly or from deeper subgraphs): extra inputs for ordering. */
-static void captured_from(const struct graph *sub, const struct graph *g, void (*fn)(int32_t id, void *), void *ctx)
+void graph_foreach_capture(const struct graph *sub, const struct graph *g, void (*fn)(int32_t id, void *ctx), void *ctx)
 {
 	for (uint32_t i = 0; i < sub->n_values; i++) {
 		const struct graph_value *v = &sub->values[i];
@@ -157,7 +156,7 @@ static void captured_from(const struct graph *sub, const struct graph *g, void (
 	}
 	for (uint32_t k = 0; k < sub->n_nodes; k++)
 		for (uint32_t s = 0; s < sub->nodes[k].n_sub; s++)
-			captured_from(sub->nodes[k].sub[s], g, fn, ctx);
+			graph_foreach_capture(sub->nodes[k].sub[s], g, fn, ctx);
 }
 
 struct dep_ctx {
@@ -209,7 +208,7 @@ static int topo_sort(struct graph *g, struct ov_error *err)
 				indeg[i]++;
 		dc.node = i;
 		for (uint32_t s = 0; s < nd->n_sub; s++)
-			captured_from(nd->sub[s], g, add_capture_dep, &dc);
+			graph_foreach_capture(nd->sub[s], g, add_capture_dep, &dc);
 	}
 	if (dc.oom) {
 		ov_fail(err, OV_NOMEM, "out of memory indexing the graph");
@@ -474,4 +473,21 @@ void graph_free(struct graph *g)
 	free(g->use_pool);
 	free(g->io_pool);
 	free(g);
+}
+
+static void mark_captured(int32_t id, void *ctx)
+{
+	((uint8_t *)ctx)[id] = 1;
+}
+
+uint8_t *graph_captured_values(const struct graph *g)
+{
+	uint8_t *cap = calloc(g->n_values ? g->n_values : 1, 1);
+
+	if (!cap)
+		return NULL;
+	for (uint32_t i = 0; i < g->n_nodes; i++)
+		for (uint32_t s = 0; s < g->nodes[i].n_sub; s++)
+			graph_foreach_capture(g->nodes[i].sub[s], g, mark_captured, cap);
+	return cap;
 }

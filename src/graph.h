@@ -90,5 +90,10 @@ int32_t graph_find_node(const struct graph *g, const char *ref);
 /* The value in the graph that defines it, following captures outwards (for VALUE_OUTER). */
 const struct graph_value *graph_value_resolve(const struct graph *g, int32_t id, const struct graph **owner);
 const char *value_origin_name(enum value_origin o);
+/* Call fn with the id (in g) of every value of g that sub, or any graph nested in it, captures. Used for ordering
+ * (a node must run after what its subgraphs read) and for deciding what is used. */
+void graph_foreach_capture(const struct graph *sub, const struct graph *g, void (*fn)(int32_t id, void *ctx), void *ctx);
+/* One flag per value of g: 1 when a subgraph captures it (malloc'd; NULL when out of memory). */
+uint8_t *graph_captured_values(const struct graph *g);
 
 #endif
