@@ -23,6 +23,7 @@ static const struct {
 	{"edit", cmd_edit, "edit MODEL -o OUT [--force]  load and save a model (atomically)"},
 	{"ops", cmd_ops, "ops [--json] [--domain D] [OP]  the operator reference: signatures per opset, notes"},
 	{"dot", cmd_dot, "dot MODEL [-o FILE] [--focus NODE]  the graph as Graphviz DOT text, SVG or PNG"},
+	{"run", cmd_run, "run MODEL [--input N=FILE|random] [--expect DIR] [--to T,..]  run it, check outputs"},
 };
 
 void cli_print_help(FILE *out)
@@ -135,7 +136,7 @@ int cli_main(int argc, char **argv, tui_entry_fn tui)
 	}
 	/* A bare word that names no file is a mistyped command, not a missing model. */
 	if (!strpbrk(opts.path, "./") && access(opts.path, F_OK) != 0) {
-		fprintf(stderr, "onnxview: '%s' is neither a command nor a file (commands: info, dump, edit, ops, dot; "
+		fprintf(stderr, "onnxview: '%s' is neither a command nor a file (commands: info, dump, edit, ops, dot, run; "
 				"see --help)\n", opts.path);
 		return 2;
 	}

@@ -1,0 +1,1063 @@
+/* `onnxview run`: run a model (or a cut of it) on the CPU, feed it tensor files or generated inputs, print what
+ * comes out, and check it against expected tensors (an ONNX test data set, or files named per value). */
+#include "config.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "src/cmd.h"
+#include "src/describe.h"
+#include "src/dtype.h"
+#include "src/exec/exec.h"
+#include "src/graph.h"
+#include "src/json.h"
+#include "src/model.h"
+#include "src/shape.h"
+#include "src/strbuf.h"
+#include "src/tensor-stats.h"
+#include "src/tensorfile.h"
+
+static const char run_usage[] =
+	"usage: onnxview run MODEL [--input NAME=FILE|random[:SEED]|zeros|ones]... [--from T,..] [--to T,..] [--all]\n"
+	"                      [--backend cpu|cuda] [--expect DIR|NAME=FILE]... [--rtol R] [--atol A] [--save DIR] "
+	"[--json]";
+
+#define MAX_LIST 4096
+
+struct run_args {
+	const char *model;
+	const char *inputs[MAX_LIST]; /* NAME=SPEC or SPEC */
+	size_t n_inputs;
+	const char *expects[MAX_LIST];
+	size_t n_expects;
+	char *from[MAX_LIST], *to[MAX_LIST];
+	size_t n_from, n_to;
+	int all, json, have_from, have_to;
+	const char *backend, *save;
+	double rtol, atol;
+};
+
+/* A tensor fed or expected: where it came from, and the tensor. */
+struct named {
+	const char *name; /* a graph value's name (owned by the graph) */
+	char *source;     /* file name or generator, for messages (malloc'd) */
+	struct xtensor t;
+	int have;
+	int from_set; /* read from an ONNX test data set (--expect DIR) */
+};
+
+struct run_state {
+	struct run_args a;
+	struct ov_model *m;
+	struct graph *g;
+	struct shapes *sh;
+	struct named *in;
+	size_t n_in;
+	struct named *want;
+	size_t n_want;
+	struct ov_error e;
+	FILE *errf;
+	int lenient_shapes;
+};
+
+static int split_list(char **list, size_t *n, char *arg)
+{
+	for (char *tok = strtok(arg, ","); tok; tok = strtok(NULL, ",")) {
+		if (*n >= MAX_LIST)
+			return -1;
+		list[(*n)++] = tok;
+	}
+	return 0;
+}
+
+static int parse_tol(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= 0) || isinf(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct run_args *a, FILE *out, FILE *err)
+{
+	a->rtol = 1e-3;
+	a->atol = 1e-7;
+	for (int i = 0; i < argc; i++) {
+		const char *o = argv[i];
+		int has_val = i + 1 < argc;
+		if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+			fprintf(out, "%s\n", run_usage);
+			return 0;
+		} else if (!strcmp(o, "--json")) {
+			a->json = 1;
+		} else if (!strcmp(o, "--all")) {
+			a->all = 1;
+		} else if (!strcmp(o, "--input") || !strcmp(o, "--expect") || !strcmp(o, "--from") || !strcmp(o, "--to") ||
+			   !strcmp(o, "--backend") || !strcmp(o, "--save") || !strcmp(o, "--rtol") || !strcmp(o, "--atol")) {
+			if (!has_val)
+				return cmd_usage_error(err, run_usage, "run: %s needs a value", o);
+			char *v = argv[++i];
+			if (!strcmp(o, "--input") || !strcmp(o, "--expect")) {
+				size_t *n = o[2] == 'i' ? &a->n_inputs : &a->n_expects;
+				if (*n >= MAX_LIST)
+					return cmd_usage_error(err, run_usage, "run: too many %s options", o);
+				(o[2] == 'i' ? a->inputs : a->expects)[(*n)++] = v;
+			} else if (!strcmp(o, "--from") || !strcmp(o, "--to")) {
+				int f = o[2] == 'f';
+				if (split_list(f ? a->from : a->to, f ? &a->n_from : &a->n_to, v))
+					return cmd_usage_error(err, run_usage, "run: too many names in %s", o);
+				if (f)
+					a->have_from = 1;
+				else
+					a->have_to = 1;
+			} else if (!strcmp(o, "--backend")) {
+				if (strcmp(v, "cpu") && strcmp(v, "cuda"))
+					return cmd_usage_error(err, run_usage, "run: --backend is cpu or cuda, not '%s'", v);
+				a->backend = v;
+			} else if (!strcmp(o, "--save")) {
+				a->save = v;
+			} else if (parse_tol(v, o[2] == 'r' ? &a->rtol : &a->atol)) {
+				return cmd_usage_error(err, run_usage, "run: %s wants a number >= 0, not '%s'", o, v);
+			}
+		} else if (o[0] == '-' && o[1]) {
+			return cmd_usage_error(err, run_usage, "run: unknown option '%s'", o);
+		} else if (a->model) {
+			return cmd_usage_error(err, run_usage, "run: one model at a time ('%s' and '%s')", a->model, o);
+		} else {
+			a->model = o;
+		}
+	}
+	if (!a->model)
+		return cmd_usage_error(err, run_usage, "run: no model given");
+	if (a->have_from && !a->n_from)
+		return cmd_usage_error(err, run_usage, "run: --from names no value");
+	if (a->have_to && !a->n_to)
+		return cmd_usage_error(err, run_usage, "run: --to names no value");
+	return -1; /* go on */
+}
+
+/* ---- describing tensors ---- */
+
+static void put_dims(struct strbuf *b, const int64_t *dims, int rank)
+{
+	strbuf_putc(b, '[');
+	for (int i = 0; i < rank; i++)
+		strbuf_printf(b, "%s%" PRId64, i ? "," : "", dims[i]);
+	strbuf_putc(b, ']');
+}
+
+static void put_xtype(struct strbuf *b, const struct xtensor *t)
+{
+	strbuf_puts(b, dtype_short_name(t->dtype));
+	put_dims(b, t->dims, t->rank);
+}
+
+/* What a value is declared or inferred to be, for checking fed tensors and generating inputs (NULL: unknown). */
+static const struct vshape *value_shape(struct run_state *s, int32_t id)
+{
+	const struct vshape *v = s->sh ? shapes_get(s->sh, s->g, id) : NULL;
+	static struct vshape decl;
+
+	if (v && (v->dtype || v->rank >= 0))
+		return v;
+	const Onnx__ValueInfoProto *d = s->g->values[id].declared;
+	if (d && d->type && s->sh && !shape_from_type(s->sh, d->type, &decl))
+		return &decl;
+	return v;
+}
+
+static void put_vshape(struct strbuf *b, const struct vshape *v)
+{
+	shape_describe(b, v);
+}
+
+/* The flat index as a multi-index: [0,3,17] */
+static void put_index(struct strbuf *b, const struct xtensor *t, int64_t i)
+{
+	int64_t idx[XT_MAX_RANK];
+
+	for (int d = t->rank - 1; d >= 0; d--) {
+		idx[d] = t->dims[d] ? i % t->dims[d] : 0;
+		i = t->dims[d] ? i / t->dims[d] : 0;
+	}
+	put_dims(b, idx, t->rank);
+}
+
+static void json_index(struct json *j, const struct xtensor *t, int64_t i)
+{
+	int64_t idx[XT_MAX_RANK];
+
+	if (i < 0) {
+		json_null(j);
+		return;
+	}
+	for (int d = t->rank - 1; d >= 0; d--) {
+		idx[d] = t->dims[d] ? i % t->dims[d] : 0;
+		i = t->dims[d] ? i / t->dims[d] : 0;
+	}
+	json_arr(j);
+	for (int d = 0; d < t->rank; d++)
+		json_int(j, idx[d]);
+	json_end_arr(j);
+}
+
+static int xt_stats(const struct xtensor *t, struct tensor_stats *st)
+{
+	struct tensor_view v = {.dtype = t->dtype, .numel = t->numel, .raw = t->data};
+
+	if (t->dtype == OV_DT_STRING || !t->data) {
+		memset(st, 0, sizeof *st);
+		st->count = t->numel;
+		return -1;
+	}
+	return tensor_stats_compute(&v, st);
+}
+
+/* ---- inputs ---- */
+
+static uint64_t splitmix(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static int is_float(int32_t dt)
+{
+	return dt == OV_DT_FLOAT || dt == OV_DT_DOUBLE || dt == OV_DT_FLOAT16 || dt == OV_DT_BFLOAT16;
+}
+
+static int is_unsigned(int32_t dt)
+{
+	return dt == OV_DT_UINT8 || dt == OV_DT_UINT16 || dt == OV_DT_UINT32 || dt == OV_DT_UINT64;
+}
+
+/* random[:seed], zeros, ones with the value's declared or inferred shape. */
+static int generate(struct run_state *s, int32_t id, const char *spec, struct xtensor *t)
+{
+	const char *name = s->g->values[id].name;
+	const struct vshape *v = value_shape(s, id);
+	int64_t dims[XT_MAX_RANK];
+	uint64_t seed = 0;
+	int kind; /* 0 zeros, 1 ones, 2 random */
+
+	if (!strcmp(spec, "zeros"))
+		kind = 0;
+	else if (!strcmp(spec, "ones"))
+		kind = 1;
+	else if (!strncmp(spec, "random", 6) && (!spec[6] || spec[6] == ':')) {
+		kind = 2;
+		if (spec[6]) {
+			char *end;
+			errno = 0;
+			seed = strtoull(spec + 7, &end, 10);
+			if (errno || end == spec + 7 || *end)
+				return ov_fail(&s->e, OV_USAGE, "--input %s: the seed in '%s' is not a number", name, spec);
+		}
+	} else {
+		return -2; /* not a generator: a file */
+	}
+	if (!v || !v->dtype || v->rank < 0)
+		return ov_fail(&s->e, OV_USAGE,
+			       "input '%s': its type is not known, so '%s' cannot make it; give a file (--input %s=FILE)",
+			       name, spec, name);
+	if (v->rank > XT_MAX_RANK)
+		return ov_fail(&s->e, OV_LIMIT, "input '%s': rank %d is over the executor's limit", name, v->rank);
+	for (int i = 0; i < v->rank; i++) {
+		if (v->dims[i].v == DIM_UNKNOWN || v->dims[i].v < 0) {
+			struct strbuf b = {0};
+			put_vshape(&b, v);
+			ov_fail(&s->e, OV_USAGE,
+				"input '%s' is %s: dim %d is not a number, so '%s' cannot make it; give a file "
+				"(--input %s=FILE)", name, strbuf_str(&b), i, spec, name);
+			strbuf_free(&b);
+			return -1;
+		}
+		dims[i] = v->dims[i].v;
+	}
+	if (v->dtype == OV_DT_STRING)
+		return ov_fail(&s->e, OV_USAGE, "input '%s' holds strings: give a file (--input %s=FILE)", name, name);
+	if (xt_alloc(t, v->dtype, v->rank, dims, &s->e))
+		return ov_wrap(&s->e, "input '%s': ", name);
+	/* each input gets its own stream, so adding an input does not change the others */
+	uint64_t st = seed ^ 0x6f6e6e78766965ull;
+	for (const char *c = name; *c; c++)
+		st = (st ^ (uint8_t)*c) * 0x100000001b3ull;
+	for (int64_t i = 0; i < t->numel; i++) {
+		double x = kind;
+		if (kind == 2) {
+			uint64_t r = splitmix(&st);
+			if (is_float(t->dtype))
+				x = (double)(r >> 11) * 0x1.0p-53 * 2.0 - 1.0;
+			else if (t->dtype == OV_DT_BOOL)
+				x = (double)(r & 1);
+			else if (is_unsigned(t->dtype))
+				x = (double)(r % 10);
+			else
+				x = (double)(r % 11) - 5;
+		}
+		xt_set(t, i, x);
+	}
+	return 0;
+}
+
+static int read_tensor(struct run_state *s, const char *path, struct xtensor *t, char **pb_name)
+{
+	Onnx__TensorProto *tp = NULL;
+
+	if (tensorfile_read(path, NULL, &tp, &s->e))
+		return -1;
+	int rc = exec_tensor_from_proto(s->m, tp, t, &s->e);
+	if (rc)
+		ov_wrap(&s->e, "%s: ", path);
+	if (pb_name)
+		*pb_name = tp->name && *tp->name ? strdup(tp->name) : NULL;
+	tensorfile_free(tp, NULL);
+	return rc;
+}
+
+/* A fed tensor must be what the model declares: same dtype, same rank, same dims where the model has numbers. */
+static int check_against(struct run_state *s, int32_t id, struct xtensor *t, const char *source,
+			 enum ov_status code)
+{
+	const struct vshape *v = value_shape(s, id);
+	int bad = 0;
+
+	if (!v)
+		return 0;
+	/* bfloat16 (and float16) travel as uint16 bit patterns where the format has no such type (.npy, and the
+	 * ONNX test data of the Cast tests) */
+	if (t->dtype == OV_DT_UINT16 && (v->dtype == OV_DT_BFLOAT16 || v->dtype == OV_DT_FLOAT16))
+		t->dtype = v->dtype;
+	int bad_shape = 0;
+	if (v->dtype && v->dtype != t->dtype)
+		bad = 1;
+	if (v->rank >= 0) {
+		if (v->rank != t->rank)
+			bad_shape = 1;
+		for (int i = 0; !bad_shape && i < v->rank; i++)
+			if (v->dims[i].v != DIM_UNKNOWN && v->dims[i].v != t->dims[i])
+				bad_shape = 1;
+	}
+	if (!bad && !bad_shape)
+		return 0;
+	struct strbuf got = {0}, want = {0};
+	put_xtype(&got, t);
+	put_vshape(&want, v);
+	/* ONNX's own test data sometimes disagrees with its model's declared shapes (CastLike's 'like'), and its
+	 * runner does not check them: a data set's shapes get a note, its dtypes must match */
+	if (!bad && s->lenient_shapes) {
+		struct ov_error e = {.code = OV_OK};
+		snprintf(e.msg, sizeof e.msg, "note: input '%s': %s is %s, the model declares %s; running anyway",
+			 s->g->values[id].name, source, strbuf_str(&got), strbuf_str(&want));
+		cmd_report(s->errf, NULL, &e);
+		strbuf_free(&got);
+		strbuf_free(&want);
+		return 0;
+	}
+	ov_fail(&s->e, code, "input '%s': %s is %s, the model declares %s", s->g->values[id].name, source,
+		strbuf_str(&got), strbuf_str(&want));
+	strbuf_free(&got);
+	strbuf_free(&want);
+	return -1;
+}
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+	return !stat(p, &st) && S_ISDIR(st.st_mode);
+}
+
+static int file_exists(const char *p)
+{
+	struct stat st;
+	return !stat(p, &st);
+}
+
+static struct named *named_find(struct named *list, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(list[i].name, name))
+			return &list[i];
+	return NULL;
+}
+
+/* NAME=SPEC, or SPEC alone when the cut needs exactly one input. */
+static int split_named(struct run_state *s, const char *arg, const char **names, long n_names, const char *what,
+		       const char **name, const char **spec)
+{
+	const char *eq = strchr(arg, '=');
+
+	if (eq) {
+		char *nm = strndup(arg, (size_t)(eq - arg));
+		int32_t id = nm ? graph_value_id(s->g, nm) : -1;
+		free(nm);
+		if (id >= 0) {
+			*name = s->g->values[id].name;
+			*spec = eq + 1;
+			return 0;
+		}
+	}
+	if (n_names == 1 && !(eq && !file_exists(arg))) {
+		*name = names[0];
+		*spec = arg;
+		return 0;
+	}
+	if (eq)
+		return ov_fail(&s->e, OV_USAGE, "%s %s: '%.*s' is not a value of the graph", what, arg, (int)(eq - arg),
+			       arg);
+	return ov_fail(&s->e, OV_USAGE, "%s %s: say which value (NAME=%s)", what, arg, arg);
+}
+
+/* An ONNX test data set: input_N.pb (when no --input is given) and output_N.pb. */
+static int load_data_set(struct run_state *s, const char *dir, int take_inputs, const char *const *to, size_t n_to)
+{
+	char path[4096];
+
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 0 && !take_inputs)
+			continue;
+		for (size_t i = 0;; i++) {
+			snprintf(path, sizeof path, "%s/%s_%zu.pb", dir, pass ? "output" : "input", i);
+			if (!file_exists(path))
+				break;
+			struct xtensor t;
+			char *pbname = NULL;
+			if (read_tensor(s, path, &t, &pbname))
+				return -1;
+			const char *name = NULL;
+			if (pass == 0) {
+				int32_t id = pbname ? graph_value_id(s->g, pbname) : -1;
+				if (id >= 0 && s->g->values[id].input_index >= 0)
+					name = s->g->values[id].name;
+				else if (i < s->g->proto->n_input)
+					name = s->g->proto->input[i]->name;
+			} else {
+				for (size_t k = 0; pbname && k < n_to; k++)
+					if (!strcmp(to[k], pbname))
+						name = to[k];
+				if (!name && i < n_to)
+					name = to[i];
+			}
+			free(pbname);
+			if (!name) {
+				xt_free(&t);
+				return ov_fail(&s->e, OV_USAGE, "%s: the model has no %s %zu", path,
+					       pass ? "output" : "input", i);
+			}
+			struct named **list = pass ? &s->want : &s->in;
+			size_t *n = pass ? &s->n_want : &s->n_in;
+			struct named *nn = realloc(*list, (*n + 1) * sizeof **list);
+			if (!nn) {
+				xt_free(&t);
+				return ov_fail(&s->e, OV_NOMEM, "out of memory");
+			}
+			*list = nn;
+			nn[*n] = (struct named){.name = name, .source = strdup(path), .t = t, .have = 1, .from_set = 1};
+			(*n)++;
+		}
+	}
+	return 0;
+}
+
+static int add_named(struct named **list, size_t *n, const char *name, const char *source, struct xtensor *t,
+		     struct ov_error *e)
+{
+	struct named *nn = realloc(*list, (*n + 1) * sizeof **list);
+	if (!nn)
+		return ov_fail(e, OV_NOMEM, "out of memory");
+	*list = nn;
+	nn[*n] = (struct named){.name = name, .source = strdup(source), .t = *t, .have = 1};
+	(*n)++;
+	return 0;
+}
+
+/* ---- saving ---- */
+
+static void safe_name(const char *name, char *buf, size_t n)
+{
+	size_t j = 0;
+
+	for (const char *c = name; *c && j + 1 < n - 4; c++) {
+		int keep = isalnum((unsigned char)*c) || *c == '-' || *c == '_' || (*c == '.' && j > 0);
+		buf[j++] = keep ? *c : '_';
+	}
+	if (!j)
+		buf[j++] = '_';
+	buf[j] = '\0';
+}
+
+static int save_value(const char *dir, const char *name, const struct xtensor *t, char **used, size_t n_used,
+		      char **out_file, struct ov_error *e)
+{
+	char base[240], file[4096];
+
+	safe_name(name, base, sizeof base);
+	snprintf(file, sizeof file, "%s", base);
+	for (int k = 2;; k++) {
+		int clash = 0;
+		for (size_t i = 0; i < n_used; i++)
+			clash |= !strcmp(used[i], file);
+		if (!clash)
+			break;
+		snprintf(file, sizeof file, "%s_%d", base, k);
+	}
+	*out_file = strdup(file);
+	char path[4400];
+	snprintf(path, sizeof path, "%s/%s.npy", dir, file);
+	if (!tensorfile_npy_descr(t->dtype))
+		return ov_fail(e, OV_INVALID, "'%s' is %s, which .npy cannot hold", name, dtype_short_name(t->dtype));
+	if (tensorfile_write_npy(path, t->dtype, t->dims, (size_t)t->rank, t->data, e))
+		return -1;
+	return 0;
+}
+
+/* ---- report ---- */
+
+struct out_report {
+	const struct exec_value *v;
+	struct tensor_stats st;
+	int have_stats;
+	struct named *want;
+	struct compare_stats c;
+	char *saved;
+};
+
+static void text_number(struct strbuf *b, double x)
+{
+	strbuf_printf(b, "%.6g", x);
+}
+
+static void report_text(struct strbuf *b, struct run_state *s, const struct exec_result *r, struct out_report *rep,
+			size_t n_rep, const char *backend, int n_fail, int n_cmp)
+{
+	strbuf_printf(b, "ran %" PRIu32 " node%s on %s in %.3f ms", r->nodes_run, r->nodes_run == 1 ? "" : "s",
+		      backend, r->ms);
+	if (r->n_fallback)
+		strbuf_printf(b, " (%zu on the CPU: the backend cannot run them)", r->n_fallback);
+	strbuf_putc(b, '\n');
+	for (size_t i = 0; i < n_rep; i++) {
+		const struct out_report *o = &rep[i];
+		strbuf_puts(b, i < r->n_to ? "output " : "value ");
+		strbuf_putc(b, '\'');
+		strbuf_put_safe(b, o->v->name, strlen(o->v->name), 0);
+		strbuf_puts(b, "' ");
+		if (!o->v->present) {
+			strbuf_puts(b, "not computed\n");
+			continue;
+		}
+		put_xtype(b, &o->v->t);
+		if (o->have_stats) {
+			const struct tensor_stats *st = &o->st;
+			if (st->finite) {
+				strbuf_puts(b, "  min ");
+				text_number(b, st->min);
+				strbuf_puts(b, " max ");
+				text_number(b, st->max);
+				strbuf_puts(b, " mean ");
+				text_number(b, st->mean);
+				strbuf_puts(b, " std ");
+				text_number(b, st->std);
+			}
+			if (st->nans)
+				strbuf_printf(b, " NaN %" PRId64, st->nans);
+			if (st->pos_inf)
+				strbuf_printf(b, " +Inf %" PRId64, st->pos_inf);
+			if (st->neg_inf)
+				strbuf_printf(b, " -Inf %" PRId64, st->neg_inf);
+		}
+		if (o->saved)
+			strbuf_printf(b, "  saved %s.npy", o->saved);
+		strbuf_putc(b, '\n');
+		if (!o->want)
+			continue;
+		const struct compare_stats *c = &o->c;
+		strbuf_puts(b, c->pass ? "  PASS" : "  FAIL");
+		strbuf_puts(b, " against ");
+		strbuf_put_safe(b, o->want->source, strlen(o->want->source), 0);
+		if (c->dtype_mismatch || c->shape_mismatch) {
+			strbuf_puts(b, ": expected ");
+			put_xtype(b, &o->want->t);
+			strbuf_puts(b, ", got ");
+			put_xtype(b, &o->v->t);
+			strbuf_putc(b, '\n');
+			continue;
+		}
+		strbuf_printf(b, ": %" PRId64 " of %" PRId64 " differ", c->mismatches, c->n);
+		if (o->v->t.dtype == OV_DT_STRING) {
+			if (c->max_abs_at >= 0) {
+				const char *g = ((char *const *)o->v->t.data)[c->max_abs_at];
+				const char *w = ((char *const *)o->want->t.data)[c->max_abs_at];
+				strbuf_puts(b, ", the first at ");
+				put_index(b, &o->v->t, c->max_abs_at);
+				strbuf_puts(b, " (got \"");
+				strbuf_put_safe(b, g ? g : "", g ? strlen(g) : 0, 60);
+				strbuf_puts(b, "\", want \"");
+				strbuf_put_safe(b, w ? w : "", w ? strlen(w) : 0, 60);
+				strbuf_puts(b, "\")");
+			}
+			strbuf_putc(b, '\n');
+			continue;
+		}
+		if (c->max_abs_at >= 0) {
+			strbuf_puts(b, ", max abs ");
+			text_number(b, c->max_abs);
+			strbuf_puts(b, " at ");
+			put_index(b, &o->v->t, c->max_abs_at);
+			if (o->v->t.dtype != OV_DT_STRING) {
+				strbuf_puts(b, " (got ");
+				text_number(b, xt_get(&o->v->t, c->max_abs_at));
+				strbuf_puts(b, ", want ");
+				text_number(b, xt_get(&o->want->t, c->max_abs_at));
+				strbuf_putc(b, ')');
+			}
+		}
+		if (c->max_rel_at >= 0) {
+			strbuf_puts(b, ", max rel ");
+			text_number(b, c->max_rel);
+			strbuf_puts(b, " at ");
+			put_index(b, &o->v->t, c->max_rel_at);
+		}
+		if (c->nan_a || c->nan_b)
+			strbuf_printf(b, ", NaN got %" PRId64 " want %" PRId64, c->nan_a, c->nan_b);
+		if (c->inf_a || c->inf_b)
+			strbuf_printf(b, ", Inf got %" PRId64 " want %" PRId64, c->inf_a, c->inf_b);
+		if (!c->pass) {
+			if (isinf(c->min_atol) && isinf(c->min_rtol))
+				strbuf_puts(b, "; no tolerance passes (NaN/Inf or strings differ)");
+			else {
+				strbuf_puts(b, "; would pass with --atol ");
+				text_number(b, c->min_atol);
+				if (!isinf(c->min_rtol)) {
+					strbuf_puts(b, " or --rtol ");
+					text_number(b, c->min_rtol);
+				}
+			}
+		}
+		strbuf_putc(b, '\n');
+	}
+	if (n_cmp)
+		strbuf_printf(b, "%s: %d of %d compared value%s %s (rtol %g, atol %g)\n", n_fail ? "FAIL" : "PASS",
+			      n_fail ? n_fail : n_cmp, n_cmp, n_cmp == 1 ? "" : "s", n_fail ? "differ" : "match",
+			      s->a.rtol, s->a.atol);
+}
+
+static void report_json(struct strbuf *b, struct run_state *s, const struct exec_result *r, struct out_report *rep,
+			size_t n_rep, const char *backend, int n_fail, int n_cmp)
+{
+	struct json j;
+
+	json_init(&j, b, 1);
+	json_obj(&j);
+	json_kstr(&j, "model", s->a.model);
+	json_kstr(&j, "backend", backend);
+	json_kint(&j, "nodes_run", r->nodes_run);
+	json_key(&j, "ms");
+	json_double(&j, r->ms);
+	json_key(&j, "fallback_nodes");
+	json_arr(&j);
+	for (size_t i = 0; i < r->n_fallback; i++)
+		json_int(&j, r->fallback_nodes[i]);
+	json_end_arr(&j);
+	json_key(&j, "rtol");
+	json_double(&j, s->a.rtol);
+	json_key(&j, "atol");
+	json_double(&j, s->a.atol);
+	json_key(&j, "values");
+	json_arr(&j);
+	for (size_t i = 0; i < n_rep; i++) {
+		const struct out_report *o = &rep[i];
+		json_obj(&j);
+		json_kstr(&j, "name", o->v->name);
+		json_key(&j, "output");
+		json_bool(&j, i < r->n_to);
+		json_key(&j, "present");
+		json_bool(&j, o->v->present);
+		if (o->v->present) {
+			json_kstr(&j, "dtype", dtype_short_name(o->v->t.dtype));
+			json_key(&j, "shape");
+			json_arr(&j);
+			for (int d = 0; d < o->v->t.rank; d++)
+				json_int(&j, o->v->t.dims[d]);
+			json_end_arr(&j);
+		}
+		if (o->have_stats) {
+			json_key(&j, "stats");
+			json_obj(&j);
+			json_kint(&j, "count", o->st.count);
+			json_kint(&j, "finite", o->st.finite);
+			json_key(&j, "min");
+			json_double(&j, o->st.min);
+			json_key(&j, "max");
+			json_double(&j, o->st.max);
+			json_key(&j, "mean");
+			json_double(&j, o->st.mean);
+			json_key(&j, "std");
+			json_double(&j, o->st.std);
+			json_kint(&j, "nan", o->st.nans);
+			json_kint(&j, "pos_inf", o->st.pos_inf);
+			json_kint(&j, "neg_inf", o->st.neg_inf);
+			json_end_obj(&j);
+		}
+		if (o->saved) {
+			json_key(&j, "saved");
+			json_str(&j, o->saved);
+		}
+		if (o->want) {
+			const struct compare_stats *c = &o->c;
+			json_key(&j, "expect");
+			json_obj(&j);
+			json_kstr(&j, "source", o->want->source);
+			json_key(&j, "pass");
+			json_bool(&j, c->pass);
+			json_kstr(&j, "want_dtype", dtype_short_name(o->want->t.dtype));
+			json_key(&j, "want_shape");
+			json_arr(&j);
+			for (int d = 0; d < o->want->t.rank; d++)
+				json_int(&j, o->want->t.dims[d]);
+			json_end_arr(&j);
+			json_key(&j, "dtype_mismatch");
+			json_bool(&j, c->dtype_mismatch);
+			json_key(&j, "shape_mismatch");
+			json_bool(&j, c->shape_mismatch);
+			json_kint(&j, "n", c->n);
+			json_kint(&j, "mismatches", c->mismatches);
+			json_key(&j, "max_abs");
+			json_double(&j, c->max_abs);
+			json_key(&j, "max_abs_at");
+			json_index(&j, &o->v->t, c->dtype_mismatch || c->shape_mismatch ? -1 : c->max_abs_at);
+			json_key(&j, "max_rel");
+			json_double(&j, c->max_rel);
+			json_key(&j, "max_rel_at");
+			json_index(&j, &o->v->t, c->dtype_mismatch || c->shape_mismatch ? -1 : c->max_rel_at);
+			json_key(&j, "mean_abs");
+			json_double(&j, c->mean_abs);
+			json_kint(&j, "nan_got", c->nan_a);
+			json_kint(&j, "nan_want", c->nan_b);
+			json_kint(&j, "inf_got", c->inf_a);
+			json_kint(&j, "inf_want", c->inf_b);
+			json_key(&j, "min_atol");
+			json_double(&j, c->min_atol);
+			json_key(&j, "min_rtol");
+			json_double(&j, c->min_rtol);
+			json_end_obj(&j);
+		}
+		json_end_obj(&j);
+	}
+	json_end_arr(&j);
+	json_kint(&j, "compared", n_cmp);
+	json_kint(&j, "failed", n_fail);
+	json_key(&j, "pass");
+	json_bool(&j, n_fail == 0);
+	json_end_obj(&j);
+	strbuf_putc(b, '\n');
+}
+
+/* ---- the command ---- */
+
+static void state_free(struct run_state *s)
+{
+	for (size_t i = 0; i < s->n_in; i++) {
+		xt_free(&s->in[i].t);
+		free(s->in[i].source);
+	}
+	for (size_t i = 0; i < s->n_want; i++) {
+		xt_free(&s->want[i].t);
+		free(s->want[i].source);
+	}
+	free(s->in);
+	free(s->want);
+	if (s->sh)
+		shapes_free(s->sh);
+	if (s->g)
+		graph_free(s->g);
+	if (s->m)
+		model_free(s->m);
+}
+
+static const char *non_tensor_kind(const Onnx__ValueInfoProto *d)
+{
+	if (!d || !d->type)
+		return NULL;
+	switch (d->type->value_case) {
+	case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE: return "a sequence";
+	case ONNX__TYPE_PROTO__VALUE_MAP_TYPE: return "a map";
+	case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE: return "an optional";
+	case ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE: return "a sparse tensor";
+	default: return NULL;
+	}
+}
+
+/* The executor holds dense tensors only: sequences, maps and optionals among the inputs or outputs of the cut are
+ * refused by name before any file is read. */
+static int check_tensor_types(struct run_state *s, const struct exec_options *opt)
+{
+	long n = exec_needed_inputs(s->g, opt, NULL, 0, &s->e);
+	const char **need;
+
+	if (n < 0)
+		return -1;
+	need = calloc((size_t)n + 1, sizeof *need);
+	if (!need)
+		return ov_fail(&s->e, OV_NOMEM, "out of memory");
+	exec_needed_inputs(s->g, opt, need, (size_t)n, &s->e);
+	for (long i = 0; i <= n + (long)opt->n_to - 1; i++) {
+		const char *name = i < n ? need[i] : opt->to[i - n];
+		int32_t id = graph_value_id(s->g, name);
+		const char *kind = id >= 0 ? non_tensor_kind(s->g->values[id].declared) : NULL;
+		if (kind) {
+			ov_fail(&s->e, OV_INVALID, "%s '%s' is %s: the executor runs tensors only", i < n ? "input" : "output",
+				name, kind);
+			free(need);
+			return -1;
+		}
+	}
+	free(need);
+	return 0;
+}
+
+static int gather_inputs(struct run_state *s, const struct exec_options *opt)
+{
+	const char **need = NULL;
+	long n_need = exec_needed_inputs(s->g, opt, NULL, 0, &s->e);
+	int rc = -1;
+
+	if (n_need < 0)
+		return -1;
+	need = calloc((size_t)n_need + 1, sizeof *need);
+	if (!need)
+		return ov_fail(&s->e, OV_NOMEM, "out of memory");
+	exec_needed_inputs(s->g, opt, need, (size_t)n_need, &s->e);
+
+	/* --expect: directories (data sets) and NAME=FILE */
+	for (size_t i = 0; i < s->a.n_expects; i++) {
+		const char *arg = s->a.expects[i];
+		if (is_dir(arg)) {
+			if (load_data_set(s, arg, s->a.n_inputs == 0 && !s->n_in, opt->to, opt->n_to))
+				goto out;
+			continue;
+		}
+		const char *name, *spec;
+		const char **to = (const char **)opt->to;
+		if (split_named(s, arg, to, (long)opt->n_to, "--expect", &name, &spec))
+			goto out;
+		struct xtensor t;
+		if (read_tensor(s, spec, &t, NULL))
+			goto out;
+		if (add_named(&s->want, &s->n_want, name, spec, &t, &s->e)) {
+			xt_free(&t);
+			goto out;
+		}
+	}
+	/* --input */
+	for (size_t i = 0; i < s->a.n_inputs; i++) {
+		const char *name, *spec;
+		if (split_named(s, s->a.inputs[i], need, n_need, "--input", &name, &spec))
+			goto out;
+		struct named *old = named_find(s->in, s->n_in, name);
+		if (old)
+			continue; /* the first --input for a name wins */
+		int32_t id = graph_value_id(s->g, name);
+		struct xtensor t;
+		int g = generate(s, id, spec, &t);
+		if (g == -1)
+			goto out;
+		if (g == -2) {
+			if (read_tensor(s, spec, &t, NULL))
+				goto out;
+			if (check_against(s, id, &t, spec, OV_USAGE)) {
+				xt_free(&t);
+				goto out;
+			}
+		}
+		if (add_named(&s->in, &s->n_in, name, spec, &t, &s->e)) {
+			xt_free(&t);
+			goto out;
+		}
+	}
+	/* data-set inputs are checked as well; a data set that disagrees with its model is a problem found (1), not
+	 * a usage error */
+	for (size_t i = 0; i < s->n_in; i++) {
+		int32_t id = graph_value_id(s->g, s->in[i].name);
+		s->lenient_shapes = 1;
+		int bad = id >= 0 && s->in[i].from_set && check_against(s, id, &s->in[i].t, s->in[i].source, OV_INVALID);
+		s->lenient_shapes = 0;
+		if (bad)
+			goto out;
+	}
+	/* everything the cut needs must be there */
+	struct strbuf miss = {0};
+	int n_miss = 0;
+	for (long i = 0; i < n_need; i++)
+		if (!named_find(s->in, s->n_in, need[i]))
+			strbuf_printf(&miss, "%s'%s'", n_miss++ ? ", " : "", need[i]);
+	if (n_miss) {
+		ov_fail(&s->e, OV_USAGE, "no value for input%s %s: give --input NAME=FILE|random|zeros|ones",
+			n_miss > 1 ? "s" : "", strbuf_str(&miss));
+		strbuf_free(&miss);
+		goto out;
+	}
+	strbuf_free(&miss);
+	rc = 0;
+out:
+	free(need);
+	return rc;
+}
+
+int cmd_run(int argc, char **argv, FILE *out, FILE *err)
+{
+	struct run_state s = {0};
+	struct exec_result r = {0};
+	struct exec_input *in = NULL;
+	struct out_report *rep = NULL;
+	const char **to_names = NULL;
+	char **saved_names = NULL;
+	size_t n_saved = 0;
+	int rc = parse_args(argc, argv, &s.a, out, err);
+
+	if (rc >= 0)
+		return rc;
+	s.errf = err;
+	rc = cmd_load(s.a.model, &s.m, err);
+	if (rc)
+		return rc;
+	if (graph_build(&s.g, s.m->proto->graph, &s.e) || shape_infer(&s.sh, s.m, s.g, &s.e))
+		goto fail;
+
+	struct exec_options opt = {.keep_all = s.a.all};
+	if (s.a.n_from) {
+		opt.from = (const char *const *)s.a.from;
+		opt.n_from = s.a.n_from;
+	}
+	/* the 'to' names, spelled out (the graph outputs when none are given), for matching expectations */
+	if (s.a.n_to) {
+		opt.to = (const char *const *)s.a.to;
+		opt.n_to = s.a.n_to;
+	} else {
+		to_names = calloc(s.g->proto->n_output + 1, sizeof *to_names);
+		if (!to_names) {
+			ov_fail(&s.e, OV_NOMEM, "out of memory");
+			goto fail;
+		}
+		for (size_t i = 0; i < s.g->proto->n_output; i++)
+			to_names[i] = s.g->proto->output[i]->name ? s.g->proto->output[i]->name : "";
+		opt.to = to_names;
+		opt.n_to = s.g->proto->n_output;
+	}
+	const char *backend = s.a.backend ? s.a.backend : "cpu";
+	if (!strcmp(backend, "cuda")) {
+		opt.backend = exec_backend_cuda(&s.e);
+		if (!opt.backend)
+			goto fail;
+	}
+	if (check_tensor_types(&s, &opt) || gather_inputs(&s, &opt))
+		goto fail;
+	in = calloc(s.n_in + 1, sizeof *in);
+	if (!in) {
+		ov_fail(&s.e, OV_NOMEM, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < s.n_in; i++)
+		in[i] = (struct exec_input){.name = s.in[i].name, .t = s.in[i].t};
+	if (exec_run(s.m, s.g, &opt, in, s.n_in, &r, &s.e))
+		goto fail;
+
+	/* expectations must name computed values */
+	for (size_t i = 0; i < s.n_want; i++) {
+		int found = 0;
+		for (size_t k = 0; k < r.n_values && !found; k++)
+			found = !strcmp(r.values[k].name, s.want[i].name);
+		if (!found) {
+			ov_fail(&s.e, OV_USAGE, "--expect: '%s' is not computed by this run (add it to --to, or use --all)",
+				s.want[i].name);
+			goto fail;
+		}
+	}
+	if (s.a.save && mkdir(s.a.save, 0777) && errno != EEXIST) {
+		ov_fail(&s.e, OV_WRITE, "--save %s: %s", s.a.save, strerror(errno));
+		goto fail;
+	}
+	rep = calloc(r.n_values + 1, sizeof *rep);
+	saved_names = calloc(r.n_values + 1, sizeof *saved_names);
+	if (!rep || !saved_names) {
+		ov_fail(&s.e, OV_NOMEM, "out of memory");
+		goto fail;
+	}
+	int n_fail = 0, n_cmp = 0;
+	for (size_t i = 0; i < r.n_values; i++) {
+		struct out_report *o = &rep[i];
+		o->v = &r.values[i];
+		if (!o->v->present)
+			continue;
+		o->have_stats = !xt_stats(&o->v->t, &o->st);
+		for (size_t k = 0; k < s.n_want; k++)
+			if (!strcmp(s.want[k].name, o->v->name))
+				o->want = &s.want[k];
+		if (o->want) {
+			struct xtensor *w = &o->want->t;
+			if (w->dtype == OV_DT_UINT16 &&
+			    (o->v->t.dtype == OV_DT_BFLOAT16 || o->v->t.dtype == OV_DT_FLOAT16))
+				w->dtype = o->v->t.dtype;
+			exec_compare(&o->v->t, &o->want->t, s.a.rtol, s.a.atol, &o->c);
+			n_cmp++;
+			n_fail += !o->c.pass;
+		}
+		if (s.a.save && !tensorfile_npy_descr(o->v->t.dtype)) {
+			struct ov_error note = {.code = OV_OK};
+			snprintf(note.msg, sizeof note.msg, "note: --save: '%s' is %s, which .npy cannot hold; not saved",
+				 o->v->name, dtype_short_name(o->v->t.dtype));
+			cmd_report(err, NULL, &note);
+		} else if (s.a.save) {
+			struct ov_error se = {0};
+			if (save_value(s.a.save, o->v->name, &o->v->t, saved_names, n_saved, &o->saved, &se)) {
+				s.e = se;
+				ov_wrap(&s.e, "--save: ");
+				goto fail;
+			}
+			saved_names[n_saved++] = o->saved;
+		}
+	}
+	/* an expected value the run left out counts as a failure */
+	for (size_t i = 0; i < r.n_values; i++)
+		if (!r.values[i].present)
+			for (size_t k = 0; k < s.n_want; k++)
+				if (!strcmp(s.want[k].name, r.values[i].name)) {
+					n_cmp++;
+					n_fail++;
+				}
+
+	struct strbuf b = {0};
+	if (s.a.json)
+		report_json(&b, &s, &r, rep, r.n_values, backend, n_fail, n_cmp);
+	else
+		report_text(&b, &s, &r, rep, r.n_values, backend, n_fail, n_cmp);
+	fwrite(strbuf_str(&b), 1, b.len, out);
+	strbuf_free(&b);
+	rc = n_fail ? 1 : 0;
+	goto done;
+fail:
+	rc = cmd_report(err, s.a.model, &s.e);
+	if (!rc)
+		rc = 1;
+done:
+	if (rep)
+		for (size_t i = 0; i < r.n_values; i++)
+			free(rep[i].saved);
+	free(rep);
+	free(saved_names);
+	exec_result_free(&r);
+	free(in);
+	free(to_names);
+	state_free(&s);
+	return rc;
+}

@@ -1,0 +1,106 @@
+/* Comparing a computed tensor with an expected one under ONNX's rule |a-b| <= atol + rtol*|b|, with the numbers
+ * a person needs to judge a failure (largest errors and where, NaN/Inf counts, the tolerances that would pass). */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "src/dtype.h"
+#include "src/exec/exec.h"
+
+static int is_int_dtype(int32_t dt)
+{
+	switch (dt) {
+	case OV_DT_INT8: case OV_DT_UINT8: case OV_DT_INT16: case OV_DT_UINT16: case OV_DT_INT32:
+	case OV_DT_UINT32: case OV_DT_INT64: case OV_DT_UINT64: case OV_DT_BOOL:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* |a-b| for integers without going through a double first (int64 values beyond 2^53 stay distinct). */
+static double int_diff(const struct xtensor *a, const struct xtensor *b, int64_t i)
+{
+	if (a->dtype == OV_DT_UINT64 || b->dtype == OV_DT_UINT64) {
+		uint64_t x = a->dtype == OV_DT_UINT64 ? ((const uint64_t *)a->data)[i] : (uint64_t)xt_get_int(a, i);
+		uint64_t y = b->dtype == OV_DT_UINT64 ? ((const uint64_t *)b->data)[i] : (uint64_t)xt_get_int(b, i);
+		return x > y ? (double)(x - y) : (double)(y - x);
+	}
+	int64_t x = xt_get_int(a, i), y = xt_get_int(b, i);
+	return x > y ? (double)((uint64_t)x - (uint64_t)y) : (double)((uint64_t)y - (uint64_t)x);
+}
+
+void exec_compare(const struct xtensor *got, const struct xtensor *want, double rtol, double atol,
+		  struct compare_stats *s)
+{
+	double sum_abs = 0;
+	int64_t n_finite = 0;
+	int hopeless = 0; /* a NaN/Inf mismatch, or a nonzero error where want is 0: no rtol alone passes */
+	int rtol_hopeless = 0;
+
+	memset(s, 0, sizeof *s);
+	s->max_abs_at = s->max_rel_at = -1;
+	s->n = want->numel;
+	s->dtype_mismatch = got->dtype != want->dtype;
+	s->shape_mismatch = got->rank != want->rank;
+	for (int i = 0; i < got->rank && !s->shape_mismatch; i++)
+		s->shape_mismatch = got->dims[i] != want->dims[i];
+	if (s->shape_mismatch || s->dtype_mismatch || got->numel != want->numel) {
+		s->shape_mismatch |= got->numel != want->numel;
+		s->min_atol = s->min_rtol = INFINITY;
+		s->pass = 0;
+		return;
+	}
+	if (want->dtype == OV_DT_STRING) {
+		for (int64_t i = 0; i < s->n; i++) {
+			const char *x = ((char *const *)got->data)[i], *y = ((char *const *)want->data)[i];
+			if (strcmp(x ? x : "", y ? y : "")) {
+				if (!s->mismatches++)
+					s->max_abs_at = i;
+			}
+		}
+		s->min_atol = s->min_rtol = s->mismatches ? INFINITY : 0;
+		s->pass = !s->mismatches;
+		return;
+	}
+	int ints = is_int_dtype(want->dtype);
+	for (int64_t i = 0; i < s->n; i++) {
+		double a = xt_get(got, i), b = xt_get(want, i);
+		int na = !!isnan(a), nb = !!isnan(b), ia = !!isinf(a), ib = !!isinf(b); /* isinf may be -1 for -Inf */
+		s->nan_a += na;
+		s->nan_b += nb;
+		s->inf_a += ia;
+		s->inf_b += ib;
+		if (na || nb || ia || ib) {
+			/* NaN matches only NaN; an infinity only the same infinity */
+			if (!((na && nb) || (ia && ib && (a > 0) == (b > 0)))) {
+				s->mismatches++;
+				hopeless = 1;
+			}
+			continue;
+		}
+		double d = ints ? int_diff(got, want, i) : fabs(a - b), mb = fabs(b);
+		sum_abs += d;
+		n_finite++;
+		if (d > s->max_abs || s->max_abs_at < 0) {
+			s->max_abs = d;
+			s->max_abs_at = i;
+		}
+		if (mb > 0) {
+			double r = d / mb;
+			if (r > s->max_rel || s->max_rel_at < 0) {
+				s->max_rel = r;
+				s->max_rel_at = i;
+			}
+		} else if (d > 0) {
+			rtol_hopeless = 1;
+		}
+		if (!(d <= atol + rtol * mb))
+			s->mismatches++;
+	}
+	s->mean_abs = n_finite ? sum_abs / (double)n_finite : 0;
+	s->min_atol = hopeless ? INFINITY : s->max_abs;
+	s->min_rtol = hopeless || rtol_hopeless ? INFINITY : s->max_rel;
+	s->pass = s->mismatches == 0;
+}

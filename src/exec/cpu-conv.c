@@ -1,0 +1,962 @@
+/* CPU convolutions: Conv (im2col + GEMM per group, a direct path for pointwise and depthwise), ConvTranspose (GEMM +
+ * col2im), ConvInteger and QLinearConv (through the double path), and the helpers shared by the NN families
+ * (src/exec/cpu-nn.h). */
+#include "config.h"
+
+#include <cblas.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/dtype.h"
+#include "src/exec/cpu-nn.h"
+#include "src/exec/exec.h"
+#include "src/exec/ov-window.h"
+
+/* ---- shared helpers -------------------------------------------------------------------------------------- */
+
+int cpu_is_half(int32_t dtype)
+{
+	return dtype == OV_DT_FLOAT16 || dtype == OV_DT_BFLOAT16;
+}
+
+int64_t cpu_read_doubles(const struct xtensor *t, double *buf, int64_t max)
+{
+	int64_t n = t->numel < max ? t->numel : max;
+
+	for (int64_t i = 0; i < n; i++)
+		buf[i] = xt_get(t, i);
+	return n;
+}
+
+int cpu_via_f32(struct exec_kernel_ctx *k, exec_kernel_fn fn, unsigned keep_mask)
+{
+	size_t nin = k->n_in, nout = k->n_out;
+	struct xtensor *in = calloc(nin ? nin : 1, sizeof *in), *out = calloc(nout ? nout : 1, sizeof *out);
+	const struct xtensor **inp = calloc(nin ? nin : 1, sizeof *inp);
+	struct xtensor **outp = calloc(nout ? nout : 1, sizeof *outp);
+	int32_t half = 0;
+	int rc = -1;
+
+	if (!in || !out || !inp || !outp) {
+		rc = xk_fail(k, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < nin; i++) {
+		const struct xtensor *t = k->in[i];
+		inp[i] = t;
+		if (!t || !cpu_is_half(t->dtype))
+			continue;
+		if (!half)
+			half = t->dtype;
+		if (xt_alloc(&in[i], OV_DT_FLOAT, t->rank, t->dims, k->err))
+			goto out;
+		float *d = in[i].data;
+		for (int64_t j = 0; j < t->numel; j++)
+			d[j] = (float)xt_get(t, j);
+		inp[i] = &in[i];
+	}
+	for (size_t i = 0; i < nout; i++)
+		outp[i] = &out[i];
+	struct exec_kernel_ctx sub = *k;
+	sub.in = inp;
+	sub.out = outp;
+	if (fn(&sub))
+		goto out;
+	for (size_t i = 0; i < nout; i++) {
+		struct xtensor *o = &out[i];
+		if (half && o->dtype == OV_DT_FLOAT && !(i < 32 && (keep_mask >> i & 1u))) {
+			if (xk_output(k, i, half, o->rank, o->dims))
+				goto out;
+			const float *s = o->data;
+			for (int64_t j = 0; j < o->numel; j++)
+				xt_set(k->out[i], j, s[j]);
+		} else {
+			xt_free(k->out[i]);
+			*k->out[i] = *o; /* hand the buffer over */
+			memset(o, 0, sizeof *o);
+		}
+	}
+	rc = 0;
+out:
+	for (size_t i = 0; in && i < nin; i++)
+		xt_free(&in[i]);
+	for (size_t i = 0; out && i < nout; i++)
+		xt_free(&out[i]);
+	free(in);
+	free(out);
+	free(inp);
+	free(outp);
+	return rc;
+}
+
+/* A plain loop for GEMMs too large for CBLAS's int dimensions. */
+#define NAIVE_GEMM(T)                                                                                            \
+	for (int64_t i = 0; i < m; i++)                                                                          \
+		for (int64_t j = 0; j < n; j++) {                                                                \
+			double acc = 0;                                                                          \
+			for (int64_t p = 0; p < kk; p++)                                                         \
+				acc += (double)((const T *)a)[trans_a ? p * lda + i : i * lda + p] *             \
+				       (double)((const T *)b)[trans_b ? j * ldb + p : p * ldb + j];              \
+			T *cp = (T *)c + i * ldc + j;                                                            \
+			*cp = (T)(alpha * acc + (beta != 0 ? beta * (double)*cp : 0));                           \
+		}
+
+void cpu_gemm(int32_t dtype, int trans_a, int trans_b, int64_t m, int64_t n, int64_t kk, double alpha,
+	      const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c, int64_t ldc)
+{
+	if (m <= 0 || n <= 0)
+		return;
+	if (m > INT_MAX || n > INT_MAX || kk > INT_MAX || lda > INT_MAX || ldb > INT_MAX || ldc > INT_MAX) {
+		if (dtype == OV_DT_FLOAT) {
+			NAIVE_GEMM(float)
+		} else {
+			NAIVE_GEMM(double)
+		}
+		return;
+	}
+	if (kk <= 0) { /* C = beta * C */
+		for (int64_t i = 0; i < m; i++)
+			for (int64_t j = 0; j < n; j++) {
+				if (dtype == OV_DT_FLOAT) {
+					float *cp = (float *)c + i * ldc + j;
+					*cp = beta != 0 ? (float)(beta * *cp) : 0.0f;
+				} else {
+					double *cp = (double *)c + i * ldc + j;
+					*cp = beta != 0 ? beta * *cp : 0.0;
+				}
+			}
+		return;
+	}
+	enum CBLAS_TRANSPOSE ta = trans_a ? CblasTrans : CblasNoTrans, tb = trans_b ? CblasTrans : CblasNoTrans;
+	if (dtype == OV_DT_FLOAT)
+		cblas_sgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)kk, (float)alpha, a, (int)lda, b, (int)ldb,
+			    (float)beta, c, (int)ldc);
+	else
+		cblas_dgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)kk, alpha, a, (int)lda, b, (int)ldb, beta, c,
+			    (int)ldc);
+}
+
+static enum ov_auto_pad parse_auto_pad(const char *s, int *bad)
+{
+	*bad = 0;
+	if (!s[0] || !strcmp(s, "NOTSET"))
+		return OV_PAD_NOTSET;
+	if (!strcmp(s, "SAME_UPPER"))
+		return OV_PAD_SAME_UPPER;
+	if (!strcmp(s, "SAME_LOWER"))
+		return OV_PAD_SAME_LOWER;
+	if (!strcmp(s, "VALID"))
+		return OV_PAD_VALID;
+	*bad = 1;
+	return OV_PAD_NOTSET;
+}
+
+int cpu_window_read(struct exec_kernel_ctx *k, const struct xtensor *x, const int64_t *kshape, int ceil_mode,
+		    int transpose, struct cpu_window *w)
+{
+	char buf[32];
+	int64_t tmp[2 * XT_MAX_RANK];
+	int bad;
+
+	memset(w, 0, sizeof *w);
+	if (x->rank < 3)
+		return xk_fail(k, "input has rank %d; a window needs (N, C, spatial...)", x->rank);
+	int n = w->n = x->rank - 2;
+	int64_t nk = xk_attr_ints(k, "kernel_shape", tmp, XT_MAX_RANK);
+	if (nk >= 0 && nk != n)
+		return xk_fail(k, "kernel_shape has %lld values for %d spatial dims", (long long)nk, n);
+	for (int i = 0; i < n; i++) {
+		if (nk >= 0 && kshape && tmp[i] != kshape[i])
+			return xk_fail(k, "kernel_shape[%d] = %lld but the weight's kernel is %lld", i,
+				       (long long)tmp[i], (long long)kshape[i]);
+		w->k[i] = kshape ? kshape[i] : tmp[i];
+	}
+	if (nk < 0 && !kshape)
+		return xk_fail(k, "kernel_shape is missing");
+	for (int i = 0; i < n; i++) {
+		w->in[i] = x->dims[2 + i];
+		w->s[i] = w->d[i] = 1;
+	}
+	int64_t ns = xk_attr_ints(k, "strides", w->s, XT_MAX_RANK);
+	int64_t nd = xk_attr_ints(k, "dilations", w->d, XT_MAX_RANK);
+	int64_t np = xk_attr_ints(k, "pads", tmp, 2 * XT_MAX_RANK);
+	if (ns >= 0 && ns != n)
+		return xk_fail(k, "strides has %lld values for %d spatial dims", (long long)ns, n);
+	if (nd >= 0 && nd != n)
+		return xk_fail(k, "dilations has %lld values for %d spatial dims", (long long)nd, n);
+	if (np >= 0 && np != 2 * n)
+		return xk_fail(k, "pads has %lld values for %d spatial dims (needs %d)", (long long)np, n, 2 * n);
+	w->auto_pad = parse_auto_pad(xk_attr_str(k, "auto_pad", "NOTSET", buf, sizeof buf), &bad);
+	if (bad)
+		return xk_fail(k, "unknown auto_pad '%s'", buf);
+	w->in_size = w->k_size = w->out_size = 1;
+	for (int i = 0; i < n; i++) {
+		w->pb[i] = np >= 0 ? tmp[i] : 0;
+		w->pe[i] = np >= 0 ? tmp[n + i] : 0;
+		if (w->k[i] <= 0)
+			return xk_fail(k, "kernel size %lld on spatial dim %d", (long long)w->k[i], i);
+		if (w->s[i] <= 0)
+			return xk_fail(k, "stride %lld on spatial dim %d must be positive", (long long)w->s[i], i);
+		if (w->d[i] <= 0)
+			return xk_fail(k, "dilation %lld on spatial dim %d must be positive", (long long)w->d[i], i);
+		if (w->pb[i] < 0 || w->pe[i] < 0)
+			return xk_fail(k, "negative pads (%lld, %lld) on spatial dim %d are not supported",
+				       (long long)w->pb[i], (long long)w->pe[i], i);
+		if (w->k[i] > (1ll << 31) || w->s[i] > (1ll << 31) || w->d[i] > (1ll << 31) ||
+		    w->pb[i] > (1ll << 31) || w->pe[i] > (1ll << 31))
+			return xk_fail(k, "window attributes on spatial dim %d are out of range", i);
+		if (!transpose) {
+			ov_window_auto_pad(w->auto_pad, w->in[i], w->k[i], w->s[i], w->d[i], &w->pb[i], &w->pe[i]);
+			w->out[i] = ov_window_out(w->in[i], w->k[i], w->s[i], w->d[i], w->pb[i], w->pe[i], ceil_mode);
+			if (w->out[i] < 0)
+				return xk_fail(k, "the kernel (%lld, dilation %lld) is larger than the padded input "
+						  "(%lld + %lld + %lld) on spatial dim %d",
+					       (long long)w->k[i], (long long)w->d[i], (long long)w->in[i],
+					       (long long)w->pb[i], (long long)w->pe[i], i);
+			if (w->out[i] && w->out_size > (1ll << 40) / w->out[i])
+				return xk_fail(k, "the output would have more than 2^40 elements");
+			w->out_size *= w->out[i];
+		}
+		w->in_size *= w->in[i];
+		w->k_size *= w->k[i];
+	}
+	return 0;
+}
+
+/* ---- im2col / col2im --------------------------------------------------------------------------------------- */
+
+/* Columns [p0, p1) of the im2col matrix of one group (cg channels) of a 2-D input (1-D runs as H = 1):
+ * col[(c, kh, kw)][p - p0] for output position p = oh * ow_n + ow. */
+#define DEFINE_IM2COL_2D(T, NAME)                                                                                \
+	static void NAME(const T *x, int64_t cg, int64_t h, int64_t wd, const struct cpu_window *w2, int64_t p0, \
+			 int64_t p1, T *col)                                                                     \
+	{                                                                                                        \
+		int64_t kh_n = w2->k[0], kw_n = w2->k[1], ow_n = w2->out[1];                                     \
+		int64_t sh = w2->s[0], sw = w2->s[1], dh = w2->d[0], dw = w2->d[1];                              \
+		int64_t pt = w2->pb[0], pl = w2->pb[1], ncol = p1 - p0;                                          \
+		for (int64_t c = 0; c < cg; c++)                                                                 \
+			for (int64_t kh = 0; kh < kh_n; kh++)                                                    \
+				for (int64_t kw = 0; kw < kw_n; kw++) {                                          \
+					T *row = col + ((c * kh_n + kh) * kw_n + kw) * ncol;                     \
+					int64_t iw0 = kw * dw - pl;                                              \
+					int64_t owa = iw0 >= 0 ? 0 : (-iw0 + sw - 1) / sw;                       \
+					int64_t owb = iw0 >= wd ? 0 : (wd - iw0 + sw - 1) / sw;                  \
+					if (owb > ow_n)                                                          \
+						owb = ow_n;                                                      \
+					if (owa > owb)                                                           \
+						owa = owb;                                                       \
+					for (int64_t oh = p0 / ow_n; oh * ow_n < p1; oh++) {                     \
+						int64_t lo = p0 - oh * ow_n, hi = p1 - oh * ow_n;                \
+						if (lo < 0)                                                      \
+							lo = 0;                                                  \
+						if (hi > ow_n)                                                   \
+							hi = ow_n;                                               \
+						T *dst = row + oh * ow_n - p0;                                   \
+						int64_t ih = oh * sh - pt + kh * dh;                             \
+						if (ih < 0 || ih >= h) {                                         \
+							memset(dst + lo, 0, (size_t)(hi - lo) * sizeof(T));      \
+							continue;                                                \
+						}                                                                \
+						const T *src = x + (c * h + ih) * wd + iw0;                      \
+						int64_t a = owa < lo ? lo : owa > hi ? hi : owa;                 \
+						int64_t b = owb < lo ? lo : owb > hi ? hi : owb;                 \
+						if (a > b)                                                       \
+							a = b;                                                   \
+						if (a > lo)                                                      \
+							memset(dst + lo, 0, (size_t)(a - lo) * sizeof(T));       \
+						if (sw == 1) {                                                   \
+							if (b > a)                                               \
+								memcpy(dst + a, src + a,                         \
+								       (size_t)(b - a) * sizeof(T));             \
+						} else {                                                         \
+							for (int64_t ow = a; ow < b; ow++)                       \
+								dst[ow] = src[ow * sw];                          \
+						}                                                                \
+						if (hi > b)                                                      \
+							memset(dst + b, 0, (size_t)(hi - b) * sizeof(T));        \
+					}                                                                        \
+				}                                                                                \
+	}
+
+/* The same for any spatial rank: the odometer over the kernel and the output positions. */
+#define DEFINE_IM2COL_ND(T, NAME)                                                                                \
+	static void NAME(const T *x, int64_t cg, const struct cpu_window *w, int64_t p0, int64_t p1, T *col)     \
+	{                                                                                                        \
+		int n = w->n;                                                                                    \
+		int64_t kidx[XT_MAX_RANK], oidx[XT_MAX_RANK], ncol = p1 - p0;                                    \
+		for (int64_t c = 0; c < cg; c++) {                                                               \
+			const T *xc = x + c * w->in_size;                                                        \
+			memset(kidx, 0, sizeof kidx);                                                            \
+			for (int64_t kr = 0; kr < w->k_size; kr++) {                                             \
+				T *row = col + (c * w->k_size + kr) * ncol;                                      \
+				int64_t rem = p0;                                                                \
+				for (int i = n - 1; i >= 0; i--) {                                               \
+					oidx[i] = rem % w->out[i];                                               \
+					rem /= w->out[i];                                                        \
+				}                                                                                \
+				for (int64_t p = p0; p < p1; p++) {                                              \
+					int64_t off = 0, inside = 1;                                             \
+					for (int i = 0; i < n; i++) {                                            \
+						int64_t ii = oidx[i] * w->s[i] - w->pb[i] + kidx[i] * w->d[i];   \
+						if (ii < 0 || ii >= w->in[i]) {                                  \
+							inside = 0;                                              \
+							break;                                                   \
+						}                                                                \
+						off = off * w->in[i] + ii;                                       \
+					}                                                                        \
+					row[p - p0] = inside ? xc[off] : (T)0;                                   \
+					for (int i = n - 1; i >= 0; i--) {                                       \
+						if (++oidx[i] < w->out[i])                                       \
+							break;                                                   \
+						oidx[i] = 0;                                                     \
+					}                                                                        \
+				}                                                                                \
+				for (int i = n - 1; i >= 0; i--) {                                               \
+					if (++kidx[i] < w->k[i])                                                 \
+						break;                                                           \
+					kidx[i] = 0;                                                             \
+				}                                                                                \
+			}                                                                                        \
+		}                                                                                                \
+	}
+
+/* ConvTranspose: accumulate col[(m, k...)][p - p0] (input positions p in [p0, p1)) into y (mg channels). */
+#define DEFINE_COL2IM_ND(T, NAME)                                                                                \
+	static void NAME(const T *col, int64_t mg, const struct cpu_window *w, int64_t p0, int64_t p1, T *y)     \
+	{                                                                                                        \
+		int n = w->n;                                                                                    \
+		int64_t kidx[XT_MAX_RANK], iidx[XT_MAX_RANK], ncol = p1 - p0;                                    \
+		for (int64_t m = 0; m < mg; m++) {                                                               \
+			T *ym = y + m * w->out_size;                                                             \
+			memset(kidx, 0, sizeof kidx);                                                            \
+			for (int64_t kr = 0; kr < w->k_size; kr++) {                                             \
+				const T *row = col + (m * w->k_size + kr) * ncol;                                \
+				int64_t rem = p0;                                                                \
+				for (int i = n - 1; i >= 0; i--) {                                               \
+					iidx[i] = rem % w->in[i];                                                \
+					rem /= w->in[i];                                                         \
+				}                                                                                \
+				if (n == 2) {                                                                    \
+					int64_t iw_n = w->in[1], ow_n = w->out[1], sw = w->s[1];                 \
+					int64_t ow0 = kidx[1] * w->d[1] - w->pb[1];                              \
+					int64_t a = ow0 >= 0 ? 0 : (-ow0 + sw - 1) / sw;                         \
+					int64_t b = ow0 >= ow_n ? 0 : (ow_n - ow0 + sw - 1) / sw;                \
+					if (b > iw_n)                                                            \
+						b = iw_n;                                                        \
+					for (int64_t ih = p0 / iw_n; ih * iw_n < p1; ih++) {                     \
+						int64_t oh = ih * w->s[0] - w->pb[0] + kidx[0] * w->d[0];        \
+						if (oh < 0 || oh >= w->out[0])                                   \
+							continue;                                                \
+						int64_t lo = p0 - ih * iw_n, hi = p1 - ih * iw_n;                \
+						if (lo < a)                                                      \
+							lo = a;                                                  \
+						if (hi > b)                                                      \
+							hi = b;                                                  \
+						const T *src = row + ih * iw_n - p0;                             \
+						T *dst = ym + oh * ow_n + ow0;                                   \
+						for (int64_t iw = lo; iw < hi; iw++)                             \
+							dst[iw * sw] += src[iw];                                 \
+					}                                                                        \
+				} else {                                                                         \
+					for (int64_t p = p0; p < p1; p++) {                                      \
+						int64_t off = 0, inside = 1;                                     \
+						for (int i = 0; i < n; i++) {                                    \
+							int64_t oo = iidx[i] * w->s[i] - w->pb[i] +              \
+								     kidx[i] * w->d[i];                          \
+							if (oo < 0 || oo >= w->out[i]) {                         \
+								inside = 0;                                      \
+								break;                                           \
+							}                                                        \
+							off = off * w->out[i] + oo;                              \
+						}                                                                \
+						if (inside)                                                      \
+							ym[off] += row[p - p0];                                  \
+						for (int i = n - 1; i >= 0; i--) {                               \
+							if (++iidx[i] < w->in[i])                                \
+								break;                                           \
+							iidx[i] = 0;                                             \
+						}                                                                \
+					}                                                                        \
+				}                                                                                \
+				for (int i = n - 1; i >= 0; i--) {                                               \
+					if (++kidx[i] < w->k[i])                                                 \
+						break;                                                           \
+					kidx[i] = 0;                                                             \
+				}                                                                                \
+			}                                                                                        \
+		}                                                                                                \
+	}
+
+/* Depthwise 2-D (1-D as H = 1): one input channel per group, mult output channels each. Taps outermost,
+ * accumulating whole output rows, so the inner loop runs without bounds checks. */
+#define DEFINE_DEPTHWISE(T, NAME)                                                                                \
+	static void NAME(const T *x, const T *wt, const T *bias, int64_t nb, int64_t c_n, int64_t mult,          \
+			 const struct cpu_window *w2, T *y)                                                      \
+	{                                                                                                        \
+		int64_t h = w2->in[0], wd = w2->in[1], oh_n = w2->out[0], ow_n = w2->out[1];                     \
+		int64_t kh_n = w2->k[0], kw_n = w2->k[1], sh = w2->s[0], sw = w2->s[1], dh = w2->d[0],           \
+			dw = w2->d[1], pt = w2->pb[0], pl = w2->pb[1];                                           \
+		for (int64_t b = 0; b < nb; b++)                                                                 \
+			for (int64_t m = 0; m < c_n * mult; m++) {                                               \
+				const T *xc = x + (b * c_n + m / mult) * h * wd;                                 \
+				const T *wm = wt + m * kh_n * kw_n;                                              \
+				T *ym = y + (b * c_n * mult + m) * oh_n * ow_n;                                  \
+				T b0 = bias ? bias[m] : (T)0;                                                    \
+				for (int64_t oh = 0; oh < oh_n; oh++) {                                          \
+					T *yr = ym + oh * ow_n;                                                  \
+					for (int64_t ow = 0; ow < ow_n; ow++)                                    \
+						yr[ow] = b0;                                                     \
+					for (int64_t kh = 0; kh < kh_n; kh++) {                                  \
+						int64_t ih = oh * sh - pt + kh * dh;                             \
+						if (ih < 0 || ih >= h)                                           \
+							continue;                                                \
+						const T *xr = xc + ih * wd;                                      \
+						for (int64_t kw = 0; kw < kw_n; kw++) {                          \
+							T wv = wm[kh * kw_n + kw];                               \
+							int64_t iw0 = kw * dw - pl;                              \
+							int64_t a = iw0 >= 0 ? 0 : (-iw0 + sw - 1) / sw;         \
+							int64_t e = iw0 >= wd ? 0 : (wd - iw0 + sw - 1) / sw;    \
+							if (e > ow_n)                                            \
+								e = ow_n;                                        \
+							const T *xs = xr + iw0;                                  \
+							if (sw == 1)                                             \
+								for (int64_t ow = a; ow < e; ow++)               \
+									yr[ow] += wv * xs[ow];                   \
+							else if (sw == 2)                                        \
+								for (int64_t ow = a; ow < e; ow++)               \
+									yr[ow] += wv * xs[2 * ow];               \
+							else                                                     \
+								for (int64_t ow = a; ow < e; ow++)               \
+									yr[ow] += wv * xs[ow * sw];              \
+						}                                                                \
+					}                                                                        \
+				}                                                                                \
+			}                                                                                        \
+	}
+
+/* The float depthwise path, vectorised by hand (GCC vector extensions: 8 floats, two SSE registers on a baseline
+ * x86-64, one AVX2 register in the avx2 clone picked at load time), since -O2 leaves these loops scalar. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define NN_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define NN_CLONES
+#endif
+
+typedef float v8f __attribute__((vector_size(32)));
+typedef int v8i __attribute__((vector_size(32)));
+
+/* Stride 1: the whole plane as one contiguous 1-D convolution over the zero-padded input flattened row by row
+ * (outputs in the pad columns are computed and dropped), so small planes vectorise too. xpad is hp x wp. */
+NN_CLONES static void depthwise_plane_s1(float *restrict y, const float *xpad, int64_t wp, int64_t oh_n, int64_t ow_n,
+					 const float *wm, int64_t kh_n, int64_t kw_n, int64_t dh, int64_t dw, float b,
+					 float *restrict tmp)
+{
+	int64_t n = (oh_n - 1) * wp + ow_n, q = 0;
+
+	for (; q + 8 <= n; q += 8) {
+		v8f acc = {b, b, b, b, b, b, b, b};
+		for (int64_t kh = 0; kh < kh_n; kh++)
+			for (int64_t kw = 0; kw < kw_n; kw++) {
+				v8f xv;
+				memcpy(&xv, xpad + q + kh * dh * wp + kw * dw, sizeof xv);
+				acc += wm[kh * kw_n + kw] * xv;
+			}
+		memcpy(tmp + q, &acc, sizeof acc);
+	}
+	for (; q < n; q++) {
+		float acc = b;
+		for (int64_t kh = 0; kh < kh_n; kh++)
+			for (int64_t kw = 0; kw < kw_n; kw++)
+				acc += wm[kh * kw_n + kw] * xpad[q + kh * dh * wp + kw * dw];
+		tmp[q] = acc;
+	}
+	for (int64_t oh = 0; oh < oh_n; oh++)
+		memcpy(y + oh * ow_n, tmp + oh * wp, (size_t)ow_n * sizeof *y);
+}
+
+/* Other strides: row by row over the zero-padded plane (no bounds checks); 8 outputs at a time for strides 1 and
+ * 2 (stride 2 loads 16 values for 8, so xpad has 16 floats of slack at its end). */
+NN_CLONES static void depthwise_plane_strided(float *restrict y, const float *xpad, int64_t wp, int64_t oh_n,
+					      int64_t ow_n, const float *wm, int64_t kh_n, int64_t kw_n, int64_t sh,
+					      int64_t sw, int64_t dh, int64_t dw, float b)
+{
+	const v8i even = {0, 2, 4, 6, 8, 10, 12, 14};
+
+	for (int64_t oh = 0; oh < oh_n; oh++) {
+		const float *base = xpad + oh * sh * wp;
+		float *yr = y + oh * ow_n;
+		int64_t ow = 0;
+		if (sw == 2)
+			for (; ow + 8 <= ow_n; ow += 8) {
+				v8f acc = {b, b, b, b, b, b, b, b};
+				for (int64_t kh = 0; kh < kh_n; kh++)
+					for (int64_t kw = 0; kw < kw_n; kw++) {
+						const float *src = base + kh * dh * wp + ow * 2 + kw * dw;
+						v8f a0, a1;
+						memcpy(&a0, src, sizeof a0);
+						memcpy(&a1, src + 8, sizeof a1);
+						acc += wm[kh * kw_n + kw] * __builtin_shuffle(a0, a1, even);
+					}
+				memcpy(yr + ow, &acc, sizeof acc);
+			}
+		if (kh_n == 3 && kw_n == 3) { /* the common 3x3: weights and rows in registers */
+			const float *r0 = base, *r1 = base + dh * wp, *r2 = base + 2 * dh * wp;
+			float w0 = wm[0], w1 = wm[1], w2 = wm[2], w3 = wm[3], w4 = wm[4], w5 = wm[5], w6 = wm[6],
+			      w7 = wm[7], w8 = wm[8];
+			for (; ow < ow_n; ow++) {
+				int64_t i = ow * sw;
+				yr[ow] = b + w0 * r0[i] + w1 * r0[i + dw] + w2 * r0[i + 2 * dw] + w3 * r1[i] +
+					 w4 * r1[i + dw] + w5 * r1[i + 2 * dw] + w6 * r2[i] + w7 * r2[i + dw] +
+					 w8 * r2[i + 2 * dw];
+			}
+		}
+		for (; ow < ow_n; ow++) {
+			float acc = b;
+			for (int64_t kh = 0; kh < kh_n; kh++)
+				for (int64_t kw = 0; kw < kw_n; kw++)
+					acc += wm[kh * kw_n + kw] * base[kh * dh * wp + ow * sw + kw * dw];
+			yr[ow] = acc;
+		}
+	}
+}
+
+static int depthwise_f(struct exec_kernel_ctx *k, const float *x, const float *wt, const float *bias, int64_t nb,
+		       int64_t c_n, int64_t mult, const struct cpu_window *w2, float *y)
+{
+	int64_t h = w2->in[0], wd = w2->in[1], oh_n = w2->out[0], ow_n = w2->out[1];
+	int64_t kh_n = w2->k[0], kw_n = w2->k[1], pt = w2->pb[0], pl = w2->pb[1];
+	/* the padded plane holds every tap: at least the input plus its pads, and what the windows reach */
+	int64_t hp = h + pt + w2->pe[0], wp = wd + pl + w2->pe[1];
+	int64_t hneed = (oh_n - 1) * w2->s[0] + (kh_n - 1) * w2->d[0] + 1;
+	int64_t wneed = (ow_n - 1) * w2->s[1] + (kw_n - 1) * w2->d[1] + 1;
+	hp = hp > hneed ? hp : hneed;
+	wp = wp > wneed ? wp : wneed;
+	float *xpad = calloc((size_t)(hp * wp + oh_n * wp + 16), sizeof *xpad);
+	if (!xpad)
+		return xk_fail(k, "out of memory for a %lld x %lld padded plane", (long long)hp, (long long)wp);
+	float *tmp = xpad + hp * wp + 16;
+	int s1 = w2->s[0] == 1 && w2->s[1] == 1;
+	for (int64_t b = 0; b < nb; b++)
+		for (int64_t m = 0; m < c_n * mult; m++) {
+			if (m % mult == 0) {
+				const float *xc = x + (b * c_n + m / mult) * h * wd;
+				for (int64_t i = 0; i < h; i++)
+					memcpy(xpad + (pt + i) * wp + pl, xc + i * wd, (size_t)wd * sizeof *xpad);
+			}
+			float *ym = y + (b * c_n * mult + m) * oh_n * ow_n;
+			float bv = bias ? bias[m] : 0.0f;
+			if (s1)
+				depthwise_plane_s1(ym, xpad, wp, oh_n, ow_n, wt + m * kh_n * kw_n, kh_n, kw_n, w2->d[0],
+						   w2->d[1], bv, tmp);
+			else
+				depthwise_plane_strided(ym, xpad, wp, oh_n, ow_n, wt + m * kh_n * kw_n, kh_n, kw_n,
+							w2->s[0], w2->s[1], w2->d[0], w2->d[1], bv);
+		}
+	free(xpad);
+	return 0;
+}
+
+DEFINE_IM2COL_2D(float, im2col2d_f)
+DEFINE_IM2COL_2D(double, im2col2d_d)
+DEFINE_IM2COL_ND(float, im2colnd_f)
+DEFINE_IM2COL_ND(double, im2colnd_d)
+DEFINE_COL2IM_ND(float, col2im_f)
+DEFINE_COL2IM_ND(double, col2im_d)
+DEFINE_DEPTHWISE(double, depthwise_d)
+
+/* Budget of one im2col/col2im tile, in elements. */
+#define COL_TILE (1 << 20)
+
+/* The 2-D view of a 1-D or 2-D window (1-D as H = 1). */
+static void window_2d(const struct cpu_window *w, struct cpu_window *w2)
+{
+	*w2 = *w;
+	if (w->n == 1) {
+		w2->n = 2;
+		w2->in[1] = w->in[0], w2->k[1] = w->k[0], w2->s[1] = w->s[0], w2->d[1] = w->d[0];
+		w2->pb[1] = w->pb[0], w2->pe[1] = w->pe[0], w2->out[1] = w->out[0];
+		w2->in[0] = w2->k[0] = w2->s[0] = w2->d[0] = w2->out[0] = 1;
+		w2->pb[0] = w2->pe[0] = 0;
+	}
+}
+
+/* Y = conv(X, W) + B for float or double tensors of the same dtype; Y allocated (N, M, out...). */
+static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *wt,
+			const struct xtensor *b, int64_t group, const struct cpu_window *w, struct xtensor *y)
+{
+	int32_t dt = x->dtype;
+	size_t es = dt == OV_DT_FLOAT ? 4 : 8;
+	int64_t nb = x->dims[0], c = x->dims[1], m = wt->dims[0], cg = c / group, mg = m / group;
+	int64_t ck = cg * w->k_size, os = w->out_size, is = w->in_size;
+	const char *xd = x->data, *wd = wt->data, *bd = b ? b->data : NULL;
+	char *yd = y->data;
+	int pointwise = 1;
+	struct cpu_window w2 = *w;
+
+	if (!os || !nb || !m)
+		return 0;
+	for (int i = 0; i < w->n; i++)
+		if (w->k[i] != 1 || w->s[i] != 1 || w->pb[i] || w->pe[i])
+			pointwise = 0;
+	if (w->n <= 2)
+		window_2d(w, &w2);
+	if (group == c && cg == 1 && w->n <= 2 && c > 1) {
+		if (dt == OV_DT_FLOAT)
+			return depthwise_f(k, (const float *)xd, (const float *)wd, (const float *)bd, nb, c, mg, &w2,
+					   (float *)yd);
+		depthwise_d((const double *)xd, (const double *)wd, (const double *)bd, nb, c, mg, &w2,
+				    (double *)yd);
+		return 0;
+	}
+	/* about a thousand output columns per tile: the im2col block stays in cache for its GEMM */
+	int64_t tile = pointwise ? os : COL_TILE / (ck ? ck : 1);
+	if (tile > 1024)
+		tile = 1024;
+	if (tile < 1)
+		tile = 1;
+	if (tile > os)
+		tile = os;
+	void *col = NULL;
+	if (!pointwise && ck) {
+		col = malloc((size_t)(ck * tile) * es);
+		if (!col)
+			return xk_fail(k, "out of memory for a %lld x %lld im2col buffer", (long long)ck, (long long)tile);
+	}
+	for (int64_t n = 0; n < nb; n++)
+		for (int64_t g = 0; g < group; g++) {
+			const char *xg = xd + (size_t)((n * c + g * cg) * is) * es;
+			const char *wg = wd + (size_t)(g * mg * ck) * es;
+			char *yg = yd + (size_t)((n * m + g * mg) * os) * es;
+			for (int64_t p0 = 0; p0 < os; p0 += tile) {
+				int64_t p1 = p0 + tile < os ? p0 + tile : os;
+				const void *bm = xg + (size_t)p0 * es;
+				int64_t ldb = is;
+				if (!pointwise && ck) {
+					if (w->n <= 2 && dt == OV_DT_FLOAT)
+						im2col2d_f((const float *)xg, cg, w2.in[0], w2.in[1], &w2, p0, p1, col);
+					else if (w->n <= 2)
+						im2col2d_d((const double *)xg, cg, w2.in[0], w2.in[1], &w2, p0, p1, col);
+					else if (dt == OV_DT_FLOAT)
+						im2colnd_f((const float *)xg, cg, w, p0, p1, col);
+					else
+						im2colnd_d((const double *)xg, cg, w, p0, p1, col);
+					bm = col;
+					ldb = p1 - p0;
+				}
+				cpu_gemm(dt, 0, 0, mg, p1 - p0, ck, 1.0, wg, ck, bm, ldb, 0.0, yg + (size_t)p0 * es, os);
+			}
+			if (bd)
+				for (int64_t j = 0; j < mg; j++) {
+					if (dt == OV_DT_FLOAT) {
+						float bv = ((const float *)bd)[g * mg + j], *yr = (float *)yg + j * os;
+						for (int64_t p = 0; p < os; p++)
+							yr[p] += bv;
+					} else {
+						double bv = ((const double *)bd)[g * mg + j], *yr = (double *)yg + j * os;
+						for (int64_t p = 0; p < os; p++)
+							yr[p] += bv;
+					}
+				}
+		}
+	free(col);
+	return 0;
+}
+
+/* Check X, W, B of a convolution and read its window; on success out holds the output dims. */
+static int conv_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *wt,
+		      const struct xtensor *b, int64_t *group, struct cpu_window *w, int64_t *out)
+{
+	char d1[64], d2[64];
+
+	if (!x || !wt)
+		return xk_fail(k, "X and W are required");
+	xt_describe(x, d1, sizeof d1);
+	xt_describe(wt, d2, sizeof d2);
+	if (x->rank < 3 || wt->rank != x->rank)
+		return xk_fail(k, "X %s and W %s must have the same rank, at least 3", d1, d2);
+	*group = xk_attr_int(k, "group", 1);
+	if (*group <= 0 || *group > (1ll << 40))
+		return xk_fail(k, "group %lld is out of range", (long long)*group);
+	if (x->dims[1] % *group || x->dims[1] / *group != wt->dims[1])
+		return xk_fail(k, "X %s has %lld channels but W %s with group %lld expects %lld", d1,
+			       (long long)x->dims[1], d2, (long long)*group, (long long)(wt->dims[1] * *group));
+	if (wt->dims[0] % *group)
+		return xk_fail(k, "W %s: %lld output channels are not divisible by group %lld", d2,
+			       (long long)wt->dims[0], (long long)*group);
+	if (b && (b->rank != 1 || b->dims[0] != wt->dims[0]))
+		return xk_fail(k, "B has %lld values for %lld output channels", (long long)b->numel,
+			       (long long)wt->dims[0]);
+	if (cpu_window_read(k, x, wt->dims + 2, 0, 0, w))
+		return -1;
+	out[0] = x->dims[0];
+	out[1] = wt->dims[0];
+	for (int i = 0; i < w->n; i++)
+		out[2 + i] = w->out[i];
+	return 0;
+}
+
+static int conv_float(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = k->in[0], *wt = k->n_in > 1 ? k->in[1] : NULL, *b = k->n_in > 2 ? k->in[2] : NULL;
+	struct cpu_window w;
+	int64_t group, out[XT_MAX_RANK];
+
+	if (conv_setup(k, x, wt, b, &group, &w, out))
+		return -1;
+	if (wt->dtype != x->dtype || (b && b->dtype != x->dtype))
+		return xk_fail(k, "X, W and B must have the same element type");
+	if (xk_output(k, 0, x->dtype, x->rank, out))
+		return -1;
+	return conv_compute(k, x, wt, b, group, &w, k->out[0]);
+}
+
+static int kernel_conv(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = k->in[0];
+
+	if (!x)
+		return xk_fail(k, "X is required");
+	if (x->dtype == OV_DT_FLOAT || x->dtype == OV_DT_DOUBLE)
+		return conv_float(k);
+	if (cpu_is_half(x->dtype))
+		return cpu_via_f32(k, conv_float, 0);
+	return xk_fail(k, "Conv on %s is not supported", dtype_short_name(x->dtype));
+}
+
+/* ---- ConvTranspose ------------------------------------------------------------------------------------------ */
+
+static int convt_float(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = k->in[0], *wt = k->n_in > 1 ? k->in[1] : NULL, *b = k->n_in > 2 ? k->in[2] : NULL;
+	struct cpu_window w;
+	int64_t opad[XT_MAX_RANK], oshape[XT_MAX_RANK + 2], out[XT_MAX_RANK];
+	char d1[64], d2[64];
+
+	if (!x || !wt)
+		return xk_fail(k, "X and W are required");
+	xt_describe(x, d1, sizeof d1);
+	xt_describe(wt, d2, sizeof d2);
+	if (x->rank < 3 || wt->rank != x->rank)
+		return xk_fail(k, "X %s and W %s must have the same rank, at least 3", d1, d2);
+	if (wt->dtype != x->dtype || (b && b->dtype != x->dtype))
+		return xk_fail(k, "X, W and B must have the same element type");
+	int64_t group = xk_attr_int(k, "group", 1);
+	if (group <= 0 || group > (1ll << 20))
+		return xk_fail(k, "group %lld is out of range", (long long)group);
+	int64_t c = x->dims[1], mg = wt->dims[1], m = mg * group, cg = c / group;
+	if (wt->dims[0] != c || c % group)
+		return xk_fail(k, "X %s has %lld channels; W %s with group %lld needs %lld, divisible by the group", d1,
+			       (long long)c, d2, (long long)group, (long long)wt->dims[0]);
+	if (b && (b->rank != 1 || b->dims[0] != m))
+		return xk_fail(k, "B has %lld values for %lld output channels", (long long)b->numel, (long long)m);
+	if (cpu_window_read(k, x, wt->dims + 2, 0, 1, &w))
+		return -1;
+	int n = w.n;
+	for (int i = 0; i < n; i++)
+		opad[i] = 0;
+	int64_t nop = xk_attr_ints(k, "output_padding", opad, XT_MAX_RANK);
+	if (nop >= 0 && nop != n)
+		return xk_fail(k, "output_padding has %lld values for %d spatial dims", (long long)nop, n);
+	int64_t nos = xk_attr_ints(k, "output_shape", oshape, XT_MAX_RANK + 2);
+	if (nos >= 0 && nos != n && nos != n + 2)
+		return xk_fail(k, "output_shape has %lld values for %d spatial dims", (long long)nos, n);
+	const int64_t *os = nos == n + 2 ? oshape + 2 : oshape;
+	w.out_size = 1;
+	for (int i = 0; i < n; i++) {
+		if (w.s[i] > 0 && w.in[i] > (1ll << 40) / w.s[i])
+			return xk_fail(k, "stride %lld on spatial dim %d is out of range", (long long)w.s[i], i);
+		if (opad[i] < 0 || opad[i] > (1ll << 31))
+			return xk_fail(k, "output_padding %lld is out of range", (long long)opad[i]);
+		if (nos >= 0) {
+			if (os[i] < 0 || os[i] > (1ll << 40))
+				return xk_fail(k, "output_shape %lld is out of range", (long long)os[i]);
+			w.out[i] = os[i];
+			ov_window_transpose_pads(w.auto_pad, w.in[i], w.k[i], w.s[i], w.d[i], opad[i], os[i], &w.pb[i],
+						 &w.pe[i]);
+		} else if (w.auto_pad == OV_PAD_SAME_UPPER || w.auto_pad == OV_PAD_SAME_LOWER) {
+			w.out[i] = w.in[i] * w.s[i];
+			ov_window_transpose_pads(w.auto_pad, w.in[i], w.k[i], w.s[i], w.d[i], opad[i], w.out[i],
+						 &w.pb[i], &w.pe[i]);
+		} else {
+			if (w.auto_pad == OV_PAD_VALID)
+				w.pb[i] = w.pe[i] = 0;
+			w.out[i] = ov_window_transpose_out(w.in[i], w.k[i], w.s[i], w.d[i], opad[i], w.pb[i], w.pe[i]);
+		}
+		if (w.out[i] < 0)
+			return xk_fail(k, "output size %lld on spatial dim %d is negative (pads too large)",
+				       (long long)w.out[i], i);
+		out[2 + i] = w.out[i];
+		if (w.out[i] && w.out_size > (1ll << 40) / w.out[i])
+			return xk_fail(k, "the output would have more than 2^40 elements");
+		w.out_size *= w.out[i];
+	}
+	out[0] = x->dims[0];
+	out[1] = m;
+	if (xk_output(k, 0, x->dtype, x->rank, out))
+		return -1;
+	struct xtensor *y = k->out[0];
+	int32_t dt = x->dtype;
+	size_t es = dt == OV_DT_FLOAT ? 4 : 8;
+	int64_t is = w.in_size, ks = w.k_size, nb = x->dims[0], osz = w.out_size;
+	int64_t rows = mg * ks;
+	if (!is || !nb || !m || !osz)
+		return 0;
+	int64_t tile = COL_TILE / (rows ? rows : 1);
+	if (tile < 1)
+		tile = 1;
+	if (tile > is)
+		tile = is;
+	void *col = malloc((size_t)(rows * tile) * es + 1);
+	if (!col)
+		return xk_fail(k, "out of memory for a %lld x %lld col2im buffer", (long long)rows, (long long)tile);
+	for (int64_t bn = 0; bn < nb; bn++)
+		for (int64_t g = 0; g < group; g++) {
+			const char *xg = (const char *)x->data + (size_t)((bn * c + g * cg) * is) * es;
+			const char *wg = (const char *)wt->data + (size_t)(g * cg * rows) * es;
+			char *yg = (char *)y->data + (size_t)((bn * m + g * mg) * osz) * es;
+			for (int64_t p0 = 0; p0 < is; p0 += tile) {
+				int64_t p1 = p0 + tile < is ? p0 + tile : is;
+				cpu_gemm(dt, 1, 0, rows, p1 - p0, cg, 1.0, wg, rows, xg + (size_t)p0 * es, is, 0.0, col,
+					 p1 - p0);
+				if (dt == OV_DT_FLOAT)
+					col2im_f(col, mg, &w, p0, p1, (float *)yg);
+				else
+					col2im_d(col, mg, &w, p0, p1, (double *)yg);
+			}
+			for (int64_t j = 0; b && j < mg; j++)
+				for (int64_t p = 0; p < osz; p++) {
+					if (dt == OV_DT_FLOAT)
+						((float *)yg)[j * osz + p] += ((const float *)b->data)[g * mg + j];
+					else
+						((double *)yg)[j * osz + p] += ((const double *)b->data)[g * mg + j];
+				}
+		}
+	free(col);
+	return 0;
+}
+
+static int kernel_conv_transpose(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = k->in[0];
+
+	if (!x)
+		return xk_fail(k, "X is required");
+	if (x->dtype == OV_DT_FLOAT || x->dtype == OV_DT_DOUBLE)
+		return convt_float(k);
+	if (cpu_is_half(x->dtype))
+		return cpu_via_f32(k, convt_float, 0);
+	return xk_fail(k, "ConvTranspose on %s is not supported", dtype_short_name(x->dtype));
+}
+
+/* ---- ConvInteger, QLinearConv: exact integer sums through the double path ------------------------------------ */
+
+/* t minus its zero point (a scalar, or per channel along axis 0 for W) as a double tensor. */
+static int to_double_minus_zp(struct exec_kernel_ctx *k, const struct xtensor *t, const struct xtensor *zp,
+			      struct xtensor *out, const char *what)
+{
+	if (xt_alloc(out, OV_DT_DOUBLE, t->rank, t->dims, k->err))
+		return -1;
+	int64_t per = zp && zp->numel > 1 ? t->numel / (t->dims[0] ? t->dims[0] : 1) : 0;
+	if (zp && zp->numel > 1 && (t->rank < 1 || zp->numel != t->dims[0])) {
+		xt_free(out);
+		return xk_fail(k, "%s zero point has %lld values for %lld channels", what, (long long)zp->numel,
+			       (long long)(t->rank ? t->dims[0] : 0));
+	}
+	double *d = out->data;
+	for (int64_t i = 0; i < t->numel; i++) {
+		double z = !zp || !zp->numel ? 0 : xt_get(zp, per ? i / per : 0);
+		d[i] = xt_get(t, i) - z;
+	}
+	return 0;
+}
+
+static int kernel_conv_integer_like(struct exec_kernel_ctx *k, int qlinear)
+{
+	/* ConvInteger: x, w, x_zero_point, w_zero_point. QLinearConv: x, x_scale, x_zp, w, w_scale, w_zp, y_scale,
+	 * y_zp, B. */
+	const struct xtensor *x = k->in[0], *w = qlinear ? (k->n_in > 3 ? k->in[3] : NULL) : (k->n_in > 1 ? k->in[1] : NULL);
+	const struct xtensor *xzp = qlinear ? (k->n_in > 2 ? k->in[2] : NULL) : (k->n_in > 2 ? k->in[2] : NULL);
+	const struct xtensor *wzp = qlinear ? (k->n_in > 5 ? k->in[5] : NULL) : (k->n_in > 3 ? k->in[3] : NULL);
+	struct xtensor xd = {0}, wd = {0}, bd = {0}, yd = {0};
+	struct cpu_window win;
+	int64_t group, out[XT_MAX_RANK];
+	int rc = -1;
+
+	if (!x || !w)
+		return xk_fail(k, "x and w are required");
+	if (xzp && xzp->numel > 1)
+		return xk_fail(k, "x zero point must be a scalar");
+	if (to_double_minus_zp(k, x, xzp, &xd, "x") || to_double_minus_zp(k, w, wzp, &wd, "w"))
+		goto out;
+	const struct xtensor *b = qlinear && k->n_in > 8 ? k->in[8] : NULL;
+	if (b) {
+		if (xt_alloc(&bd, OV_DT_DOUBLE, b->rank, b->dims, k->err))
+			goto out;
+		for (int64_t i = 0; i < b->numel; i++)
+			((double *)bd.data)[i] = xt_get(b, i);
+	}
+	if (conv_setup(k, &xd, &wd, b ? &bd : NULL, &group, &win, out))
+		goto out;
+	if (xt_alloc(&yd, OV_DT_DOUBLE, x->rank, out, k->err))
+		goto out;
+	if (conv_compute(k, &xd, &wd, b ? &bd : NULL, group, &win, &yd))
+		goto out;
+	const double *yv = yd.data;
+	if (!qlinear) {
+		if (xk_output(k, 0, OV_DT_INT32, x->rank, out))
+			goto out;
+		for (int64_t i = 0; i < yd.numel; i++)
+			((int32_t *)k->out[0]->data)[i] = (int32_t)llrint(yv[i]);
+	} else {
+		const struct xtensor *xs = k->in[1], *ws = k->n_in > 4 ? k->in[4] : NULL;
+		const struct xtensor *ys = k->n_in > 6 ? k->in[6] : NULL, *yzp = k->n_in > 7 ? k->in[7] : NULL;
+		if (!xs || !ws || !ys || !xs->numel || !ws->numel || !ys->numel)
+			goto fail_scales;
+		int32_t odt = yzp ? yzp->dtype : OV_DT_UINT8;
+		if (xk_output(k, 0, odt, x->rank, out))
+			goto out;
+		int64_t m = out[1], per = m ? yd.numel / (out[0] ? out[0] : 1) / m : 0;
+		double lo = odt == OV_DT_INT8 ? -128 : 0, hi = odt == OV_DT_INT8 ? 127 : 255;
+		double z = yzp && yzp->numel ? xt_get(yzp, 0) : 0, xsv = xt_get(xs, 0), ysv = xt_get(ys, 0);
+		if (ws->numel != 1 && ws->numel != m) {
+			rc = xk_fail(k, "w_scale has %lld values for %lld output channels", (long long)ws->numel,
+				     (long long)m);
+			goto out;
+		}
+		for (int64_t i = 0; i < yd.numel; i++) {
+			int64_t ch = per ? (i / per) % m : 0;
+			double v = nearbyint(yv[i] * (xsv * xt_get(ws, ws->numel > 1 ? ch : 0) / ysv)) + z;
+			xt_set(k->out[0], i, v < lo ? lo : v > hi ? hi : v);
+		}
+	}
+	rc = 0;
+	goto out;
+fail_scales:
+	rc = xk_fail(k, "QLinearConv needs x_scale, w_scale and y_scale");
+out:
+	xt_free(&xd);
+	xt_free(&wd);
+	xt_free(&bd);
+	xt_free(&yd);
+	return rc;
+}
+
+static int kernel_conv_integer(struct exec_kernel_ctx *k)
+{
+	return kernel_conv_integer_like(k, 0);
+}
+
+static int kernel_qlinear_conv(struct exec_kernel_ctx *k)
+{
+	return kernel_conv_integer_like(k, 1);
+}
+
+const struct exec_kernel cpu_conv_kernels[] = {
+	{"Conv", 1, kernel_conv},
+	{"ConvTranspose", 1, kernel_conv_transpose},
+	{"ConvInteger", 10, kernel_conv_integer},
+	{"QLinearConv", 10, kernel_qlinear_conv},
+};
+const size_t cpu_conv_count = sizeof cpu_conv_kernels / sizeof cpu_conv_kernels[0];

@@ -1,0 +1,43 @@
+/* Helpers shared by the CPU kernels of the neural-network families (cpu-conv.c, cpu-gemm.c, cpu-pool.c,
+ * cpu-norm.c, cpu-resize.c): reading the sliding-window attributes, running a float32 kernel on float16/bfloat16
+ * tensors, and float/double GEMM through CBLAS.  Defined in cpu-conv.c. */
+#ifndef OV_EXEC_CPU_NN_H
+#define OV_EXEC_CPU_NN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/exec/exec.h"
+#include "src/exec/ov-window.h"
+
+/* The geometry of a window over the spatial dims of an (N, C, D1, ..., Dn) input, pads resolved. */
+struct cpu_window {
+	int n;                                   /* spatial rank */
+	int64_t in[XT_MAX_RANK], k[XT_MAX_RANK], s[XT_MAX_RANK], d[XT_MAX_RANK];
+	int64_t pb[XT_MAX_RANK], pe[XT_MAX_RANK], out[XT_MAX_RANK];
+	enum ov_auto_pad auto_pad;
+	int64_t in_size, k_size, out_size;       /* products over the spatial dims */
+};
+
+/* Read kernel_shape (kshape, when not NULL, is the weight's kernel and kernel_shape must agree with it), strides,
+ * dilations, pads and auto_pad for input x, check them (positive strides/dilations/kernel, pads >= 0, matching
+ * lengths) and compute the output sizes (with ceil_mode); transpose: ConvTranspose (no output sizes computed).
+ * Returns 0, or -1 through xk_fail with the reason. */
+int cpu_window_read(struct exec_kernel_ctx *k, const struct xtensor *x, const int64_t *kshape, int ceil_mode,
+		    int transpose, struct cpu_window *w);
+
+/* 1 for float16 and bfloat16. */
+int cpu_is_half(int32_t dtype);
+
+/* Run fn with the float16/bfloat16 inputs converted to float32, then convert its float32 outputs back to the
+ * half type (except the outputs in keep_mask, bit i for output i). */
+int cpu_via_f32(struct exec_kernel_ctx *k, exec_kernel_fn fn, unsigned keep_mask);
+
+/* C = alpha * op(A) * op(B) + beta * C, row-major, for dtype FLOAT (cblas_sgemm) or DOUBLE (cblas_dgemm). */
+void cpu_gemm(int32_t dtype, int trans_a, int trans_b, int64_t m, int64_t n, int64_t kk, double alpha,
+	      const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c, int64_t ldc);
+
+/* Read a small 1-D tensor of numbers (any numeric dtype) as doubles: up to max values, returns the count. */
+int64_t cpu_read_doubles(const struct xtensor *t, double *buf, int64_t max);
+
+#endif

@@ -1,0 +1,159 @@
+/* The executor: run any cut of a model (from any values to any values) on a backend, keeping what the user
+ * watches, and hand the results back as xtensors.
+ *
+ * exec_plan_build() takes the graph index and the cut, picks the nodes needed in topological order, and counts
+ * the uses of every value so intermediates are freed after their last use (unless watched, or --all).  Constants
+ * (initializers, Constant nodes) are converted once.  exec_run() feeds the inputs, runs node after node through
+ * the backend (a node the backend cannot run falls back to the CPU, and the report says so), and returns every
+ * output and watched value.  Nothing here exits or prints: failures come back as one line in err, naming the node
+ * ("#12 'conv1' Conv: input 1 has shape [64,3,7,7], X has 4 channels"). */
+#ifndef OV_EXEC_H
+#define OV_EXEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/exec/xtensor.h"
+#include "src/graph.h"
+#include "src/model.h"
+
+struct exec_kernel_ctx;
+
+/* What a kernel sees of its node. Kernels compute their outputs' shapes from the inputs' actual shapes and
+ * allocate them with xk_output(). */
+struct exec_kernel_ctx {
+	struct ov_model *m;
+	const struct graph *g;
+	uint32_t node;
+	int64_t opset;                 /* of the node's domain */
+	const struct xtensor **in;     /* NULL for inputs left out ("") */
+	size_t n_in;
+	struct xtensor **out;          /* slots to fill: every output has one (scratch for outputs the model leaves
+	                                  out, discarded after the node); optional outputs past n_out are not asked */
+	size_t n_out;
+	struct ov_error *err;
+};
+
+/* Attributes of the kernel's node (absent: the default). */
+int64_t xk_attr_int(const struct exec_kernel_ctx *k, const char *name, int64_t def);
+float xk_attr_float(const struct exec_kernel_ctx *k, const char *name, float def);
+/* Copies the string attribute into buf (def when absent). */
+const char *xk_attr_str(const struct exec_kernel_ctx *k, const char *name, const char *def, char *buf, size_t n);
+/* List attribute: count (copied up to max into buf), or -1 when absent. */
+int64_t xk_attr_ints(const struct exec_kernel_ctx *k, const char *name, int64_t *buf, int64_t max);
+int64_t xk_attr_floats(const struct exec_kernel_ctx *k, const char *name, float *buf, int64_t max);
+/* The tensor attribute (e.g. ConstantOfShape's value) as an xtensor (owned by the caller), or -1 when absent. */
+int xk_attr_tensor(const struct exec_kernel_ctx *k, const char *name, struct xtensor *out);
+/* Allocate output i with dtype and dims. Returns 0, or -1 with k->err set. */
+int xk_output(struct exec_kernel_ctx *k, size_t i, int32_t dtype, int rank, const int64_t *dims);
+/* Fail the node with a message (the runner adds which node). Returns -1. */
+int xk_fail(struct exec_kernel_ctx *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+typedef int (*exec_kernel_fn)(struct exec_kernel_ctx *k);
+
+/* One row of a backend's kernel table: the op and the first opset version it implements (the row with the
+ * greatest since <= the model's opset is used, so behaviour that changed between versions can have two rows). */
+struct exec_kernel {
+	const char *op;
+	int since;
+	exec_kernel_fn fn;
+};
+
+/* The CPU backend's kernels, one table per op family (src/exec/cpu-*.c), gathered by src/exec/cpu-registry.c. */
+exec_kernel_fn cpu_find_kernel(const char *domain, const char *op, int64_t opset);
+
+/* ---- backends ---- */
+struct exec_backend_ops {
+	const char *name;
+	/* 1 when the backend runs this node (else it falls back to the CPU) */
+	int (*supports_op)(const char *domain, const char *op, int64_t opset);
+	/* run one node; tensors are host xtensors for the CPU; a device backend copies as it needs */
+	int (*run_node)(struct exec_kernel_ctx *k);
+	const char *(*describe)(void); /* device, versions... */
+};
+const struct exec_backend_ops *exec_backend_cpu(void);
+/* The CUDA backend, or NULL when it is not built (err says why) */
+const struct exec_backend_ops *exec_backend_cuda(struct ov_error *err);
+
+/* ---- plans and runs ---- */
+struct exec_options {
+	const char *const *from;      /* values the cut starts from (NULL: the graph inputs) */
+	size_t n_from;
+	const char *const *to;        /* values to compute (NULL: the graph outputs) */
+	size_t n_to;
+	int keep_all;                 /* keep every intermediate (--all) */
+	const struct exec_backend_ops *backend; /* NULL: CPU */
+};
+
+struct exec_value {
+	const char *name;
+	struct xtensor t;
+	int present;
+};
+
+struct exec_result {
+	struct exec_value *values;    /* every value computed and kept: outputs (the 'to' values) first, in order */
+	size_t n_values;
+	size_t n_to;
+	uint32_t nodes_run;
+	uint32_t *fallback_nodes;     /* nodes the backend could not run, run on the CPU */
+	size_t n_fallback;
+	double ms;                    /* wall time of the nodes */
+};
+
+struct exec_input {
+	const char *name;
+	struct xtensor t;             /* borrowed */
+};
+
+/* Run the cut: inputs must cover every 'from' value the cut needs (missing ones are named in err).
+ * - Plan: the nodes that the 'to' values need, found backwards and stopping at 'from' values and constants
+ *   (initializers, Constant outputs); a value the cut needs that neither gives is a leak (OV_USAGE, naming up to 8).
+ *   Without opt->from the graph inputs are the 'from' values, and an initializer listed as an input is a default:
+ *   fed when in[] names it, the initializer otherwise.  An in[] entry may also replace any initializer.
+ * - Inputs are borrowed (never freed, never written); in[] entries the cut does not need are ignored, names that
+ *   are no value of the graph are refused (OV_USAGE).
+ * - Nodes run in g->order; every output gets a slot (a scratch one for outputs the model leaves out, or that the
+ *   cut is fed with); an intermediate is freed after its last use inside the cut unless it is a 'to' value or
+ *   opt->keep_all.  A node with subgraphs (If, Loop, Scan) and no kernel is refused with a clear message.
+ * - Errors name the node: "#12 'conv1' Conv: ..." (the kernel's message, or "no CPU kernel for Conv (opset 6)").
+ * - out->values: the 'to' values in order (present = 0 for one nobody computed), then with keep_all every other
+ *   node output the cut computed, in topological order.  Names point into g.  out is empty after a failure. */
+int exec_run(struct ov_model *m, const struct graph *g, const struct exec_options *opt, const struct exec_input *in,
+	     size_t n_in, struct exec_result *out, struct ov_error *err);
+void exec_result_free(struct exec_result *r);
+/* The values a cut needs as inputs (names valid while g lives): fills up to max, returns the count, -1 on a cut
+ * that leaks (err names the values). */
+long exec_needed_inputs(const struct graph *g, const struct exec_options *opt, const char **names, size_t max,
+			struct ov_error *err);
+
+/* A model tensor (initializer, Constant value, external data) as an xtensor (owned by the caller). */
+int exec_tensor_from_proto(struct ov_model *m, const Onnx__TensorProto *t, struct xtensor *out, struct ov_error *err);
+
+/* ---- comparing ---- */
+struct compare_stats {
+	int64_t n, mismatches, nan_a, nan_b, inf_a, inf_b;
+	double max_abs, max_rel;
+	int64_t max_abs_at, max_rel_at;
+	double mean_abs;
+	double min_atol, min_rtol;    /* the smallest tolerances that would pass (each with the other at 0) */
+	int shape_mismatch, dtype_mismatch;
+	int pass;
+};
+/* got (a) against want (b): |a-b| <= atol + rtol*|b| element-wise, ONNX's rule (numpy's assert_allclose, which the
+ * ONNX backend test runner uses, with b the reference).  Both must have the same dtype and dims, else
+ * dtype_mismatch/shape_mismatch is set and nothing else is compared.
+ * - NaN matches only NaN in the same place, an infinity only the same infinity; neither counts towards the errors
+ *   (nan_a/nan_b, inf_a/inf_b count them per side).
+ * - Integers are subtracted exactly (int64 beyond 2^53 stays distinct); strings must be equal (max_abs_at is then
+ *   the first mismatch).
+ * - max_abs: the largest |a-b| over pairs of finite values (max_abs_at its flat index, -1 when there are none);
+ *   max_rel: the largest |a-b|/|b| over pairs with b != 0 (max_rel_at, -1 when none); mean_abs: mean |a-b| over
+ *   the finite pairs.
+ * - min_atol = max_abs: with rtol 0, the smallest atol that passes; min_rtol = max_rel: with atol 0, the smallest
+ *   rtol that passes, INFINITY when some b == 0 has a != 0 (no rtol helps there).  Both are INFINITY when a NaN or
+ *   infinity is unmatched (or strings, dtypes or shapes differ): no tolerance passes. */
+void exec_compare(const struct xtensor *got, const struct xtensor *want, double rtol, double atol,
+		  struct compare_stats *s);
+
+#endif

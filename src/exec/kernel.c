@@ -1,0 +1,97 @@
+/* What kernels use of their node: attributes with defaults, output allocation, one-line failures. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "src/exec/exec.h"
+
+static const Onnx__AttributeProto *find_attr(const struct exec_kernel_ctx *k, const char *name)
+{
+	const Onnx__NodeProto *n = k->g->nodes[k->node].proto;
+
+	for (size_t a = 0; a < n->n_attribute; a++)
+		if (n->attribute[a]->name && !strcmp(n->attribute[a]->name, name))
+			return n->attribute[a];
+	return NULL;
+}
+
+int64_t xk_attr_int(const struct exec_kernel_ctx *k, const char *name, int64_t def)
+{
+	const Onnx__AttributeProto *a = find_attr(k, name);
+	return a && a->has_i ? a->i : def;
+}
+
+float xk_attr_float(const struct exec_kernel_ctx *k, const char *name, float def)
+{
+	const Onnx__AttributeProto *a = find_attr(k, name);
+	return a && a->has_f ? a->f : def;
+}
+
+const char *xk_attr_str(const struct exec_kernel_ctx *k, const char *name, const char *def, char *buf, size_t n)
+{
+	const Onnx__AttributeProto *a = find_attr(k, name);
+
+	if (!a || !a->has_s) {
+		snprintf(buf, n, "%s", def ? def : "");
+		return buf;
+	}
+	size_t l = a->s.len < n - 1 ? a->s.len : n - 1;
+	if (l)
+		memcpy(buf, a->s.data, l);
+	buf[l] = '\0';
+	return buf;
+}
+
+int64_t xk_attr_ints(const struct exec_kernel_ctx *k, const char *name, int64_t *buf, int64_t max)
+{
+	const Onnx__AttributeProto *a = find_attr(k, name);
+
+	if (!a)
+		return -1;
+	for (size_t i = 0; i < a->n_ints && (int64_t)i < max; i++)
+		buf[i] = a->ints[i];
+	return (int64_t)a->n_ints;
+}
+
+int64_t xk_attr_floats(const struct exec_kernel_ctx *k, const char *name, float *buf, int64_t max)
+{
+	const Onnx__AttributeProto *a = find_attr(k, name);
+
+	if (!a)
+		return -1;
+	for (size_t i = 0; i < a->n_floats && (int64_t)i < max; i++)
+		buf[i] = a->floats[i];
+	return (int64_t)a->n_floats;
+}
+
+int xk_attr_tensor(const struct exec_kernel_ctx *k, const char *name, struct xtensor *out)
+{
+	const Onnx__AttributeProto *a = find_attr(k, name);
+
+	if (!a || !a->t)
+		return -1;
+	return exec_tensor_from_proto(k->m, a->t, out, k->err);
+}
+
+int xk_output(struct exec_kernel_ctx *k, size_t i, int32_t dtype, int rank, const int64_t *dims)
+{
+	/* The runner gives every output a slot, a scratch one for outputs the model leaves out, so kernels can
+	 * always write what they allocate. */
+	if (i >= k->n_out)
+		return xk_fail(k, "the node has %zu outputs; the op's output %zu is missing", k->n_out, i);
+	xt_free(k->out[i]);
+	return xt_alloc(k->out[i], dtype, rank, dims, k->err);
+}
+
+int xk_fail(struct exec_kernel_ctx *k, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(k->err->msg, sizeof k->err->msg, fmt, ap);
+	va_end(ap);
+	k->err->code = OV_INVALID;
+	return -1;
+}

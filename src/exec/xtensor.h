@@ -1,0 +1,41 @@
+/* Runtime tensors of the executor: dtype, dims, and a contiguous C-order buffer (host memory for the CPU backend).
+ * Unlike TensorProto (the model's storage), an xtensor is what kernels read and write. */
+#ifndef OV_EXEC_XTENSOR_H
+#define OV_EXEC_XTENSOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/error.h"
+
+#define XT_MAX_RANK 16
+
+struct xtensor {
+	int32_t dtype;                /* ONNX element type (src/dtype.h); float16/bfloat16 stored as such */
+	int rank;
+	int64_t dims[XT_MAX_RANK];
+	int64_t numel;
+	void *data;                   /* numel elements, C order; for STRING: char *[numel] (owned) */
+	size_t bytes;
+	int owns;                     /* data is freed with the tensor */
+};
+
+/* Element size in bytes (0 for STRING and sub-byte types, which kernels refuse). */
+size_t xt_elem_size(int32_t dtype);
+/* Allocate a tensor of dtype and dims (zero-filled). Refuses rank > XT_MAX_RANK, negative dims, products over
+ * 2^40 elements (OV_LIMIT), and failed allocations (OV_NOMEM), naming what. */
+int xt_alloc(struct xtensor *t, int32_t dtype, int rank, const int64_t *dims, struct ov_error *err);
+/* A tensor viewing data it does not own. */
+void xt_wrap(struct xtensor *t, int32_t dtype, int rank, const int64_t *dims, void *data);
+void xt_free(struct xtensor *t);
+/* Deep copy. */
+int xt_copy(struct xtensor *dst, const struct xtensor *src, struct ov_error *err);
+/* Element i as double / set from double (any numeric dtype; float16/bfloat16 converted). */
+double xt_get(const struct xtensor *t, int64_t i);
+void xt_set(struct xtensor *t, int64_t i, double v);
+/* Integer element i exactly (int64 and friends); for float dtypes, truncated. */
+int64_t xt_get_int(const struct xtensor *t, int64_t i);
+/* "float32[1,3,224,224]" */
+void xt_describe(const struct xtensor *t, char *buf, size_t n);
+
+#endif

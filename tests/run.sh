@@ -1,0 +1,179 @@
+#!/bin/sh
+# `onnxview run`: inputs from files and generators, expectations, cuts, --save, --json, and one clear line (with
+# the documented exit status) for every bad input.
+. "$(dirname "$0")/lib.sh"
+
+have_python_onnx || skip_all "python3 with onnx and numpy is needed to make the test models"
+scratch
+cd "$TMP" || exit 1
+
+"$PYTHON" - <<'EOF' || { echo "1..0 # SKIP could not make the test models"; exit 0; }
+import numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto as T
+
+def save(name, nodes, inputs, outputs, inits=(), opset=13):
+    g = helper.make_graph(nodes, name, inputs, outputs, list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    onnx.save(m, name + ".onnx")
+
+vi = helper.make_tensor_value_info
+W = np.array([[1, -2, 3], [-4, 5, -6]], np.float32)
+# y = Relu(x) + W, z = y * x2 (a second input that a cut can leak)
+save("m", [helper.make_node("Relu", ["x"], ["r"], name="relu"),
+           helper.make_node("Add", ["r", "W"], ["y"], name="add"),
+           helper.make_node("Mul", ["y", "x2"], ["z"], name="mul")],
+     [vi("x", T.FLOAT, [2, 3]), vi("x2", T.FLOAT, [2, 3])], [vi("y", T.FLOAT, [2, 3]), vi("z", T.FLOAT, [2, 3])],
+     [numpy_helper.from_array(W, "W")])
+x = np.array([[0.5, -1, 2], [-3, 4, 0.25]], np.float32)
+x2 = np.full((2, 3), 2, np.float32)
+y = np.maximum(x, 0) + W
+z = y * x2
+np.save("x.npy", x); np.save("x2.npy", x2); np.save("y.npy", y); np.save("z.npy", z)
+np.save("r.npy", np.maximum(x, 0))
+np.save("y_off.npy", y + np.float32(0.01))
+np.save("x_f64.npy", x.astype(np.float64))
+np.save("x_shape.npy", np.zeros((3, 2), np.float32))
+with open("x.npy", "rb") as f:
+    data = f.read()
+with open("x_trunc.npy", "wb") as f:
+    f.write(data[:-5])
+import os
+os.makedirs("ds", exist_ok=True)
+for i, (n, a) in enumerate([("x", x), ("x2", x2)]):
+    open(f"ds/input_{i}.pb", "wb").write(numpy_helper.from_array(a, n).SerializeToString())
+for i, (n, a) in enumerate([("y", y), ("z", z)]):
+    open(f"ds/output_{i}.pb", "wb").write(numpy_helper.from_array(a, n).SerializeToString())
+os.makedirs("ds_bad", exist_ok=True)
+open("ds_bad/input_0.pb", "wb").write(numpy_helper.from_array(x, "x").SerializeToString())
+open("ds_bad/input_1.pb", "wb").write(numpy_helper.from_array(x2, "x2").SerializeToString())
+open("ds_bad/output_0.pb", "wb").write(numpy_helper.from_array(y, "y").SerializeToString())
+open("ds_bad/output_1.pb", "wb").write(numpy_helper.from_array(z + 1, "z").SerializeToString())
+# symbolic batch dim
+save("sym", [helper.make_node("Relu", ["x"], ["y"])], [vi("x", T.FLOAT, ["batch", 3])], [vi("y", T.FLOAT, ["batch", 3])])
+# an op without a kernel
+save("noop", [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("NoSuchOp", ["r"], ["y"], name="bad")],
+     [vi("x", T.FLOAT, [2, 3])], [vi("y", T.FLOAT, [2, 3])])
+# NaN and Inf go through Identity
+save("ident", [helper.make_node("Identity", ["x"], ["y"])], [vi("x", T.FLOAT, [4])], [vi("y", T.FLOAT, [4])])
+np.save("nan.npy", np.array([np.nan, np.inf, -np.inf, 1], np.float32))
+np.save("nan_want.npy", np.array([np.nan, np.inf, -np.inf, 1], np.float32))
+np.save("nan_bad.npy", np.array([0, np.inf, np.inf, 1], np.float32))
+# int64 inputs for the generators
+save("ints", [helper.make_node("Identity", ["i"], ["o"])], [vi("i", T.INT64, [5])], [vi("o", T.INT64, [5])])
+EOF
+
+run() { "$ONNXVIEW" run "$@" >out.txt 2>err.txt; echo $? >rc.txt; }
+rc() { cat rc.txt; }
+one_line() { [ "$(wc -l <err.txt)" -eq 1 ]; }
+
+run m.onnx --input x=x.npy --input x2=x2.npy
+check "a model runs with .npy inputs (exit 0)" [ "$(rc)" = 0 ]
+check "each output is printed with dtype and shape" grep -q "output 'y' float32\[2,3\]" out.txt
+check "outputs come with statistics" grep -q "output 'z' float32\[2,3\]  min .* max .* mean .* std" out.txt
+
+run m.onnx --input x=x.npy --input x2=x2.npy --expect y=y.npy --expect z=z.npy
+check "--expect NAME=FILE passes (exit 0)" [ "$(rc)" = 0 ]
+check "the pass is reported" grep -q "^PASS: 2 of 2" out.txt
+
+run m.onnx --input x=x.npy --input x2=x2.npy --expect y=y_off.npy
+check "a mismatch exits 1" [ "$(rc)" = 1 ]
+check "a mismatch names where and how much" grep -q "FAIL against y_off.npy: 6 of 6 differ, max abs 0.01.* at \[" out.txt
+check "a mismatch gives the tolerances that would pass" grep -q "would pass with --atol 0.01.* or --rtol" out.txt
+run m.onnx --input x=x.npy --input x2=x2.npy --expect y=y_off.npy --atol 0.02
+check "--atol loosens the check" [ "$(rc)" = 0 ]
+
+run m.onnx --expect ds
+check "--expect DIR reads the data set's inputs and outputs (exit 0)" [ "$(rc)" = 0 ]
+check "both outputs of the data set are compared" grep -q "^PASS: 2 of 2" out.txt
+run m.onnx --expect ds_bad
+check "a data set that disagrees exits 1" [ "$(rc)" = 1 ]
+check "the failing output is named" grep -q "FAIL against ds_bad/output_1.pb" out.txt
+
+# (the first line holds the time taken)
+run m.onnx --input x=random --input x2=random:7
+tail -n +2 out.txt >r1.txt
+run m.onnx --input x=random --input x2=random:7
+tail -n +2 out.txt >r2.txt
+check "random inputs are deterministic" cmp -s r1.txt r2.txt
+run m.onnx --input x=random:1 --input x2=random:7
+tail -n +2 out.txt >r2.txt
+check "the seed changes random inputs" sh -c '! cmp -s r1.txt r2.txt'
+run m.onnx --input x=zeros --input x2=ones --expect y=y.npy
+check "zeros and ones fill inputs (Relu(0)+W is W)" grep -q "output 'y' float32\[2,3\]  min -6 max 5" out.txt
+run ints.onnx --input i=random:3
+check "random integer inputs are small integers" grep -qE "output 'o' int64\[5\]  min -?[0-5] max -?[0-5]" out.txt
+
+run m.onnx --input x=x.npy --input x2=x2.npy --json
+check "--json is valid JSON with the values" "$PYTHON" -c '
+import json; d = json.load(open("out.txt"))
+assert [v["name"] for v in d["values"]] == ["y", "z"], d
+assert d["values"][0]["shape"] == [2, 3] and d["values"][0]["dtype"] == "float32"
+assert d["nodes_run"] == 3 and d["pass"] is True'
+run m.onnx --input x=x.npy --input x2=x2.npy --expect y=y_off.npy --json
+check "--json carries the comparison" "$PYTHON" -c '
+import json; d = json.load(open("out.txt"))
+e = d["values"][0]["expect"]
+assert e["pass"] is False and e["mismatches"] == 6 and len(e["max_abs_at"]) == 2 and e["min_atol"] > 0.009
+assert d["pass"] is False'
+
+run m.onnx --input x=x.npy --input x2=x2.npy --save saved
+check "--save writes every output as NAME.npy" "$PYTHON" -c '
+import numpy as np
+assert np.array_equal(np.load("saved/y.npy"), np.load("y.npy")) and np.array_equal(np.load("saved/z.npy"), np.load("z.npy"))'
+check "--save without --all keeps intermediates out" [ ! -e saved/r.npy ]
+run m.onnx --input x=x.npy --input x2=x2.npy --all --save all
+check "--all --save writes the intermediates too" "$PYTHON" -c '
+import numpy as np; assert np.array_equal(np.load("all/r.npy"), np.load("r.npy"))'
+check "--all lists the intermediates" grep -q "^value 'r' float32\[2,3\]" out.txt
+
+run m.onnx --input x=x.npy --to r --expect r=r.npy
+check "--to runs a cut up to an intermediate" [ "$(rc)" = 0 ]
+check "--to needs only the inputs of the cut (x2 not asked for)" grep -q "ran 1 node" out.txt
+run m.onnx --from r,x2 --to z --input r=r.npy --input x2=x2.npy --expect z=z.npy
+check "--from starts a cut at an intermediate" [ "$(rc)" = 0 ]
+run m.onnx --from r --to z --input r=r.npy
+check "a cut that leaks exits 2" [ "$(rc)" = 2 ]
+check "a cut that leaks names what it needs, in one line" sh -c "grep -q \"needs 'x2' (graph input)\" err.txt && [ \$(wc -l <err.txt) -eq 1 ]"
+
+run m.onnx --input x=x_trunc.npy --input x2=x2.npy
+check "a truncated .npy exits 3" [ "$(rc)" = 3 ]
+check "a truncated .npy is one line naming the file" sh -c 'grep -q "x_trunc.npy" err.txt && [ $(wc -l <err.txt) -eq 1 ]'
+run m.onnx --input x=x_f64.npy --input x2=x2.npy
+check "a wrong dtype exits 2" [ "$(rc)" = 2 ]
+check "a wrong dtype names the input, what it got and what the model declares" \
+	grep -q "input 'x': x_f64.npy is float64\[2,3\], the model declares float32\[2,3\]" err.txt
+run m.onnx --input x=x_shape.npy --input x2=x2.npy
+check "a wrong shape exits 2 with one line" sh -c '[ $(cat rc.txt) = 2 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q "float32\[3,2\]" err.txt'
+run m.onnx --input x=nofile.npy --input x2=x2.npy
+check "a missing file exits 3" [ "$(rc)" = 3 ]
+run m.onnx --input x=x.npy
+check "a missing input exits 2 and names it" sh -c "[ \$(cat rc.txt) = 2 ] && grep -q \"'x2'\" err.txt"
+run m.onnx --input nosuch=x.npy --input x2=x2.npy
+check "an unknown input name exits 2" [ "$(rc)" = 2 ]
+run m.onnx --to nosuch --input x=x.npy
+check "an unknown --to value exits 2" sh -c "[ \$(cat rc.txt) = 2 ] && grep -q \"'nosuch' is not a value\" err.txt"
+run sym.onnx --input x=random
+check "random with a symbolic dim exits 2, asking for a file" sh -c '[ $(cat rc.txt) = 2 ] && grep -q "give a file" err.txt && grep -q batch err.txt'
+run noop.onnx --input x=x.npy
+check "an op without a kernel exits 1" [ "$(rc)" = 1 ]
+check "an op without a kernel names the node" grep -q "#1 'bad' NoSuchOp: no CPU kernel for NoSuchOp (opset 13)" err.txt
+check "an op without a kernel is one line" one_line
+
+run ident.onnx --input x=nan.npy --expect y=nan_want.npy
+check "NaN matches NaN, Inf the same Inf" [ "$(rc)" = 0 ]
+run ident.onnx --input x=nan.npy --expect y=nan_bad.npy --atol 1e9
+check "NaN never passes against a number, whatever the tolerance" [ "$(rc)" = 1 ]
+check "NaN counts are reported" grep -q "NaN got 1 want 0" out.txt
+check "Inf counts count -Inf too" grep -q "Inf got 2 want 2" out.txt
+check "statistics count NaN and Inf" grep -q "NaN 1 +Inf 1 -Inf 1" out.txt
+
+run m.onnx --bogus
+check "an unknown option exits 2" [ "$(rc)" = 2 ]
+run m.onnx --rtol abc
+check "a bad tolerance exits 2" [ "$(rc)" = 2 ]
+run m.onnx --input x=x.npy --input x2=x2.npy --backend cuda
+check "--backend cuda without the CUDA backend fails with a reason" sh -c '[ $(cat rc.txt) != 0 ] && grep -q CUDA err.txt'
+run
+check "no model exits 2" [ "$(rc)" = 2 ]
+
+done_testing

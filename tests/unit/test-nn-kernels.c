@@ -1,0 +1,1207 @@
+/* Unit tests of the CPU neural-network kernels (src/exec/cpu-conv.c, cpu-gemm.c, cpu-pool.c, cpu-norm.c,
+ * cpu-resize.c) and their shared arithmetic (ov-window.h, ov-resize.h), on what the ONNX node tests leave out:
+ * Conv and ConvTranspose against naive loops over random geometries (groups, depthwise, dilations, strides,
+ * asymmetric pads, auto_pad, 1-D to 3-D, the tiled im2col path), MatMul broadcasting, Einsum equations,
+ * pooling corners (dilated Indices in both storage orders, ceil_mode with count_include_pad), opset-dependent
+ * semantics (Softmax before/after 13, GroupNormalization 18/21), Resize's antialias, axes, aspect-ratio policies
+ * and crop extrapolation, GridSample in 3-D, and hostile attributes that must fail with one line. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/dtype.h"
+#include "src/exec/exec.h"
+#include "src/exec/ov-resize.h"
+#include "src/exec/ov-window.h"
+#include "tests/unit/tap.h"
+
+/* ---- a node to run kernels on -------------------------------------------------------------------------------- */
+
+#define MAX_ATTRS 12
+
+struct tnode {
+	Onnx__NodeProto proto;
+	Onnx__AttributeProto attrs[MAX_ATTRS];
+	Onnx__AttributeProto *ptrs[MAX_ATTRS];
+	int64_t ints[MAX_ATTRS][16];
+	float floats[MAX_ATTRS][16];
+	struct graph_node gn;
+	struct graph g;
+	struct ov_error err;
+};
+
+static void node(struct tnode *t, const char *op)
+{
+	memset(t, 0, sizeof *t);
+	onnx__node_proto__init(&t->proto);
+	t->proto.op_type = (char *)op;
+	t->proto.attribute = t->ptrs;
+	t->gn.proto = &t->proto;
+	t->g.nodes = &t->gn;
+	t->g.n_nodes = 1;
+}
+
+static Onnx__AttributeProto *new_attr(struct tnode *t, const char *name)
+{
+	Onnx__AttributeProto *a = &t->attrs[t->proto.n_attribute];
+	onnx__attribute_proto__init(a);
+	a->name = (char *)name;
+	t->ptrs[t->proto.n_attribute++] = a;
+	return a;
+}
+
+static void set_int(struct tnode *t, const char *name, int64_t v)
+{
+	Onnx__AttributeProto *a = new_attr(t, name);
+	a->has_i = 1;
+	a->i = v;
+}
+
+static void set_float(struct tnode *t, const char *name, float v)
+{
+	Onnx__AttributeProto *a = new_attr(t, name);
+	a->has_f = 1;
+	a->f = v;
+}
+
+static void set_ints(struct tnode *t, const char *name, const int64_t *v, size_t n)
+{
+	size_t at = t->proto.n_attribute;
+	Onnx__AttributeProto *a = new_attr(t, name);
+	memcpy(t->ints[at], v, n * sizeof *v);
+	a->ints = t->ints[at];
+	a->n_ints = n;
+}
+
+static void set_floats(struct tnode *t, const char *name, const float *v, size_t n)
+{
+	size_t at = t->proto.n_attribute;
+	Onnx__AttributeProto *a = new_attr(t, name);
+	memcpy(t->floats[at], v, n * sizeof *v);
+	a->floats = t->floats[at];
+	a->n_floats = n;
+}
+
+static void set_str(struct tnode *t, const char *name, const char *s)
+{
+	Onnx__AttributeProto *a = new_attr(t, name);
+	a->has_s = 1;
+	a->s.data = (uint8_t *)s;
+	a->s.len = strlen(s);
+}
+
+static int run(struct tnode *t, int64_t opset, const struct xtensor *const *in, size_t n_in, struct xtensor *out,
+	       size_t n_out)
+{
+	struct xtensor *slots[8];
+	exec_kernel_fn fn = cpu_find_kernel("", t->proto.op_type, opset);
+
+	if (!fn) {
+		snprintf(t->err.msg, sizeof t->err.msg, "no kernel");
+		return -1;
+	}
+	for (size_t i = 0; i < n_out; i++) {
+		memset(&out[i], 0, sizeof out[i]);
+		slots[i] = &out[i];
+	}
+	struct exec_kernel_ctx k = {NULL, &t->g, 0, opset, (const struct xtensor **)in, n_in, slots, n_out, &t->err};
+	t->err.msg[0] = '\0';
+	return fn(&k);
+}
+
+/* ---- tensors ------------------------------------------------------------------------------------------------- */
+
+static uint64_t rng = 88172645463325252ull;
+
+static double urand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (double)(rng >> 11) / (double)(1ull << 53);
+}
+
+static int64_t irand(int64_t lo, int64_t hi)
+{
+	return lo + (int64_t)(urand() * (double)(hi - lo + 1));
+}
+
+static void mk(struct xtensor *t, int32_t dt, int rank, const int64_t *dims, const double *v)
+{
+	struct ov_error e;
+	if (xt_alloc(t, dt, rank, dims, &e))
+		abort();
+	for (int64_t i = 0; v && i < t->numel; i++)
+		xt_set(t, i, v[i]);
+}
+
+static void mk_rand(struct xtensor *t, int32_t dt, int rank, const int64_t *dims)
+{
+	mk(t, dt, rank, dims, NULL);
+	for (int64_t i = 0; i < t->numel; i++)
+		xt_set(t, i, dt == OV_DT_INT32 || dt == OV_DT_INT64 ? (double)irand(-5, 5) : urand() * 2 - 1);
+}
+
+/* max |a - b| / (1 + |b|) over the elements; dims must agree (else INFINITY) */
+static double diff(const struct xtensor *a, const struct xtensor *b)
+{
+	double m = 0;
+	if (a->rank != b->rank || a->numel != b->numel)
+		return INFINITY;
+	for (int i = 0; i < a->rank; i++)
+		if (a->dims[i] != b->dims[i])
+			return INFINITY;
+	for (int64_t i = 0; i < a->numel; i++) {
+		double x = xt_get(a, i), y = xt_get(b, i), d = fabs(x - y) / (1 + fabs(y));
+		if (d != d)
+			return INFINITY;
+		m = d > m ? d : m;
+	}
+	return m;
+}
+
+static int same(const struct xtensor *t, int rank, const int64_t *dims, const double *want, double tol)
+{
+	if (t->rank != rank)
+		return 0;
+	for (int i = 0; i < rank; i++)
+		if (t->dims[i] != dims[i])
+			return 0;
+	for (int64_t i = 0; i < t->numel; i++) {
+		double g = xt_get(t, i);
+		if (!(fabs(g - want[i]) <= tol * (1 + fabs(want[i]))))
+			return 0;
+	}
+	return 1;
+}
+
+static void dump(const char *what, const struct xtensor *t)
+{
+	char b[128];
+	xt_describe(t, b, sizeof b);
+	printf("#   %s %s:", what, b);
+	for (int64_t i = 0; i < t->numel && i < 40; i++)
+		printf(" %g", xt_get(t, i));
+	printf("\n");
+}
+
+/* ---- the shared arithmetic ------------------------------------------------------------------------------------- */
+
+static void test_window_math(void)
+{
+	int64_t pb = 0, pe = 0;
+
+	ov_window_auto_pad(OV_PAD_SAME_UPPER, 5, 3, 2, 1, &pb, &pe);
+	OK(pb == 1 && pe == 1, "SAME_UPPER 5/k3/s2: pads 1,1 (got %lld,%lld)", (long long)pb, (long long)pe);
+	ov_window_auto_pad(OV_PAD_SAME_UPPER, 4, 2, 1, 1, &pb, &pe);
+	OK(pb == 0 && pe == 1, "SAME_UPPER puts the odd pad at the end");
+	ov_window_auto_pad(OV_PAD_SAME_LOWER, 4, 2, 1, 1, &pb, &pe);
+	OK(pb == 1 && pe == 0, "SAME_LOWER puts the odd pad at the beginning");
+	ov_window_auto_pad(OV_PAD_SAME_UPPER, 7, 3, 1, 2, &pb, &pe);
+	OK(pb == 2 && pe == 2, "SAME with dilation 2 pads the dilated extent");
+	OK(ov_window_out(4, 3, 2, 1, 0, 0, 1) == 2 && ov_window_out(4, 3, 2, 1, 0, 0, 0) == 1, "ceil_mode adds a window");
+	OK(ov_window_out(5, 2, 2, 1, 1, 1, 1) == 3, "ceil_mode drops a window starting in the end padding");
+	OK(ov_window_out(2, 5, 1, 1, 0, 0, 0) == -1, "a kernel larger than the input has no output");
+	int64_t t0, t1;
+	ov_window_taps(0, 5, 3, 1, 2, 2, &t0, &t1);
+	OK(t0 == 1 && t1 == 3, "taps of a dilated window clipped at the start (%lld..%lld)", (long long)t0, (long long)t1);
+	ov_window_taps(3, 5, 3, 1, 2, 0, &t0, &t1);
+	OK(t0 == 0 && t1 == 1, "taps clipped at the end (%lld..%lld)", (long long)t0, (long long)t1);
+	OK(ov_window_padded_taps(2, 4, 3, 2, 1, 1, 1) == 2, "count_include_pad never counts taps past the end pad");
+}
+
+static void test_resize_math(void)
+{
+	OK(ov_resize_coord(OV_RC_HALF_PIXEL, 0, 2, 4, 8, 0, 1) == -0.25, "half_pixel");
+	OK(ov_resize_coord(OV_RC_ASYMMETRIC, 3, 2, 4, 8, 0, 1) == 1.5, "asymmetric");
+	OK(ov_resize_coord(OV_RC_PYTORCH_HALF_PIXEL, 0, 0.25, 4, 1, 0, 1) == 0, "pytorch_half_pixel to length 1");
+	OK(ov_resize_coord(OV_RC_ALIGN_CORNERS, 7, 2, 4, 8, 0, 1) == 3, "align_corners hits the last pixel");
+	OK(fabs(ov_resize_coord(OV_RC_TF_CROP_AND_RESIZE, 1, 1, 5, 3, 0.25, 0.75) - 2) < 1e-12, "tf_crop_and_resize");
+	/* half_pixel_symmetric: 3 -> floor(3 * 0.5) = 1 output at scale 0.5: adjustment 1 / 1.5, centred */
+	OK(fabs(ov_resize_coord(OV_RC_HALF_PIXEL_SYMMETRIC, 0, 0.5, 3, 1, 0, 1) - 1.0) < 1e-12,
+	   "half_pixel_symmetric keeps a fractional output centred (%g)",
+	   ov_resize_coord(OV_RC_HALF_PIXEL_SYMMETRIC, 0, 0.5, 3, 1, 0, 1));
+	OK(ov_resize_nearest(OV_RN_ROUND_PREFER_FLOOR, 1.5, 0) == 1 && ov_resize_nearest(OV_RN_ROUND_PREFER_CEIL, 1.5, 0) == 2,
+	   "round_prefer_floor / ceil at .5");
+	OK(ov_resize_nearest(OV_RN_FLOOR, 2.0, 0) == 2 && ov_resize_nearest(OV_RN_CEIL, 2.0, 0) == 2 &&
+		   ov_resize_nearest(OV_RN_CEIL, 2.1, 0) == 3 && ov_resize_nearest(OV_RN_FLOOR, -0.5, 0) == -1,
+	   "floor / ceil keep integers");
+	OK(ov_resize_nearest(OV_RN_SIMPLE, 1.25, 1) == 2 && ov_resize_nearest(OV_RN_SIMPLE, 1.75, 0) == 1,
+	   "Resize-10's nearest: ceil when downsampling, floor when upsampling");
+	int64_t first, count;
+	ov_resize_taps(OV_RM_CUBIC, 1, &first, &count);
+	OK(first == -1 && count == 4, "cubic: 4 taps from floor(x) - 1");
+	ov_resize_taps(OV_RM_LINEAR, 0.25, &first, &count);
+	OK(first == -3 && count == 8, "linear antialias at 1/4: 8 taps");
+	double s = 0;
+	for (int i = 0; i < 4; i++)
+		s += ov_resize_weight(OV_RM_CUBIC, 1, -0.75, i - 1, 0.3);
+	OK(fabs(s - 1) < 1e-12, "cubic weights sum to 1");
+	OK(fabs(ov_grid_reflect(-0.7, -0.5, 3.5) + 0.3) < 1e-12 && fabs(ov_grid_reflect(4.0, -0.5, 3.5) - 3.0) < 1e-12,
+	   "GridSample reflection");
+}
+
+/* ---- Conv ------------------------------------------------------------------------------------------------------ */
+
+struct conv_case {
+	int n;                        /* spatial rank */
+	int64_t nb, c, m, group, in[3], k[3], s[3], d[3], pb[3], pe[3];
+	const char *auto_pad;
+	int bias;
+};
+
+/* Naive Conv in double straight from the definition. */
+static void conv_ref(const struct conv_case *cc, const struct xtensor *x, const struct xtensor *w,
+		     const struct xtensor *b, struct xtensor *y, const int64_t *out)
+{
+	int n = cc->n;
+	int64_t cg = cc->c / cc->group, mg = cc->m / cc->group, osz = 1, ksz = 1, isz = 1;
+	for (int i = 0; i < n; i++)
+		osz *= out[i], ksz *= cc->k[i], isz *= cc->in[i];
+	for (int64_t bn = 0; bn < cc->nb; bn++)
+		for (int64_t m = 0; m < cc->m; m++)
+			for (int64_t o = 0; o < osz; o++) {
+				int64_t oi[3], rem = o;
+				for (int i = n - 1; i >= 0; i--)
+					oi[i] = rem % out[i], rem /= out[i];
+				double acc = b ? xt_get(b, m) : 0;
+				int64_t g = m / mg;
+				for (int64_t c = 0; c < cg; c++)
+					for (int64_t kk = 0; kk < ksz; kk++) {
+						int64_t ki[3], r2 = kk, off = 0, inside = 1;
+						for (int i = n - 1; i >= 0; i--)
+							ki[i] = r2 % cc->k[i], r2 /= cc->k[i];
+						for (int i = 0; i < n; i++) {
+							int64_t ii = oi[i] * cc->s[i] - cc->pb[i] + ki[i] * cc->d[i];
+							if (ii < 0 || ii >= cc->in[i])
+								inside = 0;
+							off = off * cc->in[i] + ii;
+						}
+						if (inside)
+							acc += xt_get(x, ((bn * cc->c) + g * cg + c) * isz + off) *
+							       xt_get(w, (m * cg + c) * ksz + kk);
+					}
+				xt_set(y, (bn * cc->m + m) * osz + o, acc);
+			}
+}
+
+static int conv_check(struct conv_case *cc, int32_t dt, double tol, const char *what)
+{
+	struct tnode t;
+	struct xtensor x, w, b, y, ref;
+	int64_t xd[5] = {cc->nb, cc->c}, wd[5] = {cc->m, cc->c / cc->group}, bd[1] = {cc->m}, out[5], pads[6];
+	int n = cc->n;
+
+	for (int i = 0; i < n; i++) {
+		xd[2 + i] = cc->in[i];
+		wd[2 + i] = cc->k[i];
+		pads[i] = cc->pb[i];
+		pads[n + i] = cc->pe[i];
+	}
+	mk_rand(&x, dt, n + 2, xd);
+	mk_rand(&w, dt, n + 2, wd);
+	mk_rand(&b, dt, 1, bd);
+	node(&t, "Conv");
+	set_int(&t, "group", cc->group);
+	set_ints(&t, "strides", cc->s, (size_t)n);
+	set_ints(&t, "dilations", cc->d, (size_t)n);
+	if (cc->auto_pad) {
+		set_str(&t, "auto_pad", cc->auto_pad);
+		for (int i = 0; i < n; i++) {
+			cc->pb[i] = cc->pe[i] = 0;
+			ov_window_auto_pad(!strcmp(cc->auto_pad, "SAME_UPPER") ? OV_PAD_SAME_UPPER
+					   : !strcmp(cc->auto_pad, "SAME_LOWER") ? OV_PAD_SAME_LOWER
+										  : OV_PAD_VALID,
+					   cc->in[i], cc->k[i], cc->s[i], cc->d[i], &cc->pb[i], &cc->pe[i]);
+		}
+	} else {
+		set_ints(&t, "pads", pads, (size_t)(2 * n));
+	}
+	out[0] = cc->nb;
+	out[1] = cc->m;
+	for (int i = 0; i < n; i++)
+		out[2 + i] = ov_window_out(cc->in[i], cc->k[i], cc->s[i], cc->d[i], cc->pb[i], cc->pe[i], 0);
+	const struct xtensor *in[3] = {&x, &w, &b};
+	int rc = run(&t, 11, in, cc->bias ? 3 : 2, &y, 1);
+	int ok = 0;
+	if (rc) {
+		printf("#   %s: %s\n", what, t.err.msg);
+	} else {
+		mk(&ref, OV_DT_DOUBLE, n + 2, out, NULL);
+		conv_ref(cc, &x, &w, cc->bias ? &b : NULL, &ref, out + 2);
+		double e = diff(&y, &ref);
+		ok = e <= tol && y.dtype == dt;
+		if (!ok)
+			printf("#   %s: error %g\n", what, e);
+		xt_free(&ref);
+		xt_free(&y);
+	}
+	xt_free(&x);
+	xt_free(&w);
+	xt_free(&b);
+	return ok;
+}
+
+static void test_conv(void)
+{
+	int bad = 0, total = 0;
+	for (int it = 0; it < 60; it++) {
+		struct conv_case cc = {0};
+		cc.n = 1 + (int)irand(0, 2);
+		cc.nb = irand(1, 2);
+		cc.group = irand(1, 3);
+		int depthwise = it % 4 == 0;
+		if (depthwise) {
+			cc.c = cc.group = irand(2, 5);
+			cc.m = cc.c * irand(1, 2);
+		} else {
+			cc.c = cc.group * irand(1, 3);
+			cc.m = cc.group * irand(1, 3);
+		}
+		for (int i = 0; i < cc.n; i++) {
+			cc.in[i] = irand(cc.n == 3 ? 2 : 3, cc.n == 3 ? 5 : 9);
+			cc.k[i] = irand(1, 3);
+			cc.s[i] = irand(1, 3);
+			cc.d[i] = irand(1, 2);
+			cc.pb[i] = irand(0, 2);
+			cc.pe[i] = irand(0, 2);
+			while ((cc.k[i] - 1) * cc.d[i] + 1 > cc.in[i] + cc.pb[i] + cc.pe[i])
+				cc.d[i] = 1, cc.k[i]--;
+		}
+		if (it % 5 == 1)
+			cc.auto_pad = it % 10 == 1 ? "SAME_UPPER" : "SAME_LOWER";
+		else if (it % 7 == 3)
+			cc.auto_pad = "VALID";
+		if (cc.auto_pad && !strcmp(cc.auto_pad, "VALID"))
+			for (int i = 0; i < cc.n; i++)
+				cc.k[i] = cc.k[i] > cc.in[i] ? cc.in[i] : cc.k[i], cc.d[i] = 1;
+		cc.bias = it % 3 != 0;
+		char what[64];
+		snprintf(what, sizeof what, "case %d (%dD, group %lld)", it, cc.n, (long long)cc.group);
+		bad += !conv_check(&cc, it % 6 == 5 ? OV_DT_DOUBLE : OV_DT_FLOAT, 1e-5, what);
+		total++;
+	}
+	OK(!bad, "Conv matches the naive loop on %d random geometries (%d differ)", total, bad);
+
+	struct conv_case pw = {.n = 2, .nb = 2, .c = 8, .m = 5, .group = 1, .in = {6, 7}, .k = {1, 1}, .s = {1, 1},
+			       .d = {1, 1}, .bias = 1};
+	OK(conv_check(&pw, OV_DT_FLOAT, 1e-5, "pointwise"), "pointwise Conv (no im2col)");
+	struct conv_case pw2 = pw;
+	pw2.s[0] = pw2.s[1] = 2;
+	OK(conv_check(&pw2, OV_DT_FLOAT, 1e-5, "pointwise strided"), "strided 1x1 Conv");
+	/* im2col tiles: 64 channels x 3x3 = 576 rows, 66x66 outputs: more than one tile */
+	struct conv_case big = {.n = 2, .nb = 1, .c = 64, .m = 3, .group = 1, .in = {66, 66}, .k = {3, 3},
+				.s = {1, 1}, .d = {1, 1}, .pb = {1, 1}, .pe = {1, 1}, .bias = 1};
+	OK(conv_check(&big, OV_DT_FLOAT, 1e-4, "tiled"), "Conv through several im2col tiles");
+	struct conv_case dw = {.n = 2, .nb = 1, .c = 6, .m = 6, .group = 6, .in = {9, 8}, .k = {3, 3}, .s = {2, 2},
+			       .d = {1, 1}, .pb = {1, 1}, .pe = {1, 1}, .bias = 1};
+	OK(conv_check(&dw, OV_DT_FLOAT, 1e-5, "depthwise s2"), "depthwise Conv, stride 2");
+	struct conv_case dw3 = dw;
+	dw3.s[0] = dw3.s[1] = 3;
+	dw3.d[1] = 2;
+	OK(conv_check(&dw3, OV_DT_DOUBLE, 1e-9, "depthwise s3 d2"), "depthwise Conv, stride 3, dilation 2, double");
+	/* the float depthwise paths: stride 1 (flattened plane) and 2 (vector, deinterleaved), wide rows,
+	 * dilation, channel multiplier 2, 3x3 and other kernels, 1-D */
+	static const int64_t dws[][6] = {{1, 1, 3, 3, 1, 1}, {2, 2, 3, 3, 1, 2}, {2, 1, 3, 3, 2, 1}, {1, 2, 5, 2, 1, 1},
+					 {3, 3, 3, 3, 1, 1}, {2, 2, 1, 1, 1, 1}};
+	int dwbad = 0;
+	for (size_t i = 0; i < sizeof dws / sizeof dws[0]; i++) {
+		struct conv_case c = {.n = 2, .nb = 2, .c = 3, .m = 6, .group = 3, .in = {13, 37},
+				      .k = {dws[i][2], dws[i][3]}, .s = {dws[i][0], dws[i][1]},
+				      .d = {dws[i][4], dws[i][5]}, .pb = {1, 2}, .pe = {2, 1}, .bias = 1};
+		dwbad += !conv_check(&c, OV_DT_FLOAT, 1e-5, "depthwise float");
+	}
+	struct conv_case dw1 = {.n = 1, .nb = 1, .c = 4, .m = 4, .group = 4, .in = {40}, .k = {3}, .s = {2}, .d = {1},
+				.pb = {1}, .pe = {1}, .bias = 0};
+	dwbad += !conv_check(&dw1, OV_DT_FLOAT, 1e-5, "depthwise 1-D");
+	OK(!dwbad, "float depthwise paths (%d differ)", dwbad);
+	/* pads wider than the input: whole im2col rows of padding, in both tiles and directions */
+	struct conv_case wide = {.n = 2, .nb = 1, .c = 2, .m = 3, .group = 1, .in = {2, 3}, .k = {3, 2}, .s = {2, 3},
+				 .d = {1, 2}, .pb = {5, 7}, .pe = {4, 6}, .bias = 1};
+	OK(conv_check(&wide, OV_DT_FLOAT, 1e-5, "wide pads"), "Conv with pads wider than the input");
+	/* rows longer than an im2col tile, whose second tile starts inside the end padding */
+	struct conv_case longrow = {.n = 2, .nb = 1, .c = 2, .m = 2, .group = 1, .in = {2, 500}, .k = {1, 2},
+				    .s = {1, 1}, .d = {1, 1}, .pb = {0, 3}, .pe = {0, 1000}, .bias = 0};
+	OK(conv_check(&longrow, OV_DT_FLOAT, 1e-5, "long rows"), "Conv whose tiles split rows inside the padding");
+	struct conv_case h = {.n = 2, .nb = 1, .c = 4, .m = 2, .group = 2, .in = {5, 5}, .k = {3, 3}, .s = {1, 1},
+			      .d = {1, 1}, .pb = {1, 1}, .pe = {1, 1}, .bias = 1};
+	OK(conv_check(&h, OV_DT_FLOAT16, 5e-3, "float16"), "float16 Conv through float32");
+
+	/* hostile attributes */
+	struct tnode t;
+	struct xtensor x, w, y;
+	int64_t xd[4] = {1, 2, 4, 4}, wd[4] = {3, 2, 5, 5};
+	mk_rand(&x, OV_DT_FLOAT, 4, xd);
+	mk_rand(&w, OV_DT_FLOAT, 4, wd);
+	const struct xtensor *in[2] = {&x, &w};
+	node(&t, "Conv");
+	OK(run(&t, 11, in, 2, &y, 1) == -1 && strstr(t.err.msg, "larger than the padded input"),
+	   "a kernel larger than the input fails: %s", t.err.msg);
+	int64_t zs[2] = {0, 1}, np[4] = {-1, 0, 0, 0};
+	node(&t, "Conv");
+	set_ints(&t, "strides", zs, 2);
+	OK(run(&t, 11, in, 2, &y, 1) == -1 && strstr(t.err.msg, "stride"), "zero stride fails: %s", t.err.msg);
+	node(&t, "Conv");
+	set_ints(&t, "pads", np, 4);
+	OK(run(&t, 11, in, 2, &y, 1) == -1 && strstr(t.err.msg, "negative pads"), "negative pads fail: %s", t.err.msg);
+	node(&t, "Conv");
+	set_int(&t, "group", 3);
+	OK(run(&t, 11, in, 2, &y, 1) == -1, "a group that does not divide fails: %s", t.err.msg);
+	node(&t, "Conv");
+	set_ints(&t, "strides", zs, 1);
+	OK(run(&t, 11, in, 2, &y, 1) == -1, "strides of the wrong length fail: %s", t.err.msg);
+	int64_t bigk[2] = {3, 3};
+	node(&t, "Conv");
+	set_ints(&t, "kernel_shape", bigk, 2);
+	OK(run(&t, 11, in, 2, &y, 1) == -1 && strstr(t.err.msg, "kernel_shape"), "kernel_shape disagreeing with W fails");
+	xt_free(&x);
+	xt_free(&w);
+}
+
+/* ---- ConvTranspose -------------------------------------------------------------------------------------------- */
+
+static void test_conv_transpose(void)
+{
+	int bad = 0;
+	for (int it = 0; it < 30; it++) {
+		int n = 1 + (int)irand(0, 2);
+		int64_t nb = irand(1, 2), group = irand(1, 2), c = group * irand(1, 2), mg = irand(1, 3);
+		int64_t in[3], k[3], s[3], d[3], pb[3], pe[3], op[3], out[3], xd[5] = {nb, c}, wd[5] = {c, mg};
+		int64_t pads[6], osz = 1, isz = 1, ksz = 1;
+		for (int i = 0; i < n; i++) {
+			in[i] = irand(1, n == 3 ? 3 : 5);
+			k[i] = irand(1, 3);
+			s[i] = irand(1, 3);
+			d[i] = irand(1, 2);
+			pb[i] = irand(0, 1);
+			pe[i] = irand(0, 1);
+			op[i] = irand(0, s[i] > d[i] ? s[i] - 1 : d[i] - 1);
+			out[i] = s[i] * (in[i] - 1) + op[i] + (k[i] - 1) * d[i] + 1 - pb[i] - pe[i];
+			if (out[i] < 1)
+				pb[i] = pe[i] = 0;
+			out[i] = s[i] * (in[i] - 1) + op[i] + (k[i] - 1) * d[i] + 1 - pb[i] - pe[i];
+			xd[2 + i] = in[i];
+			wd[2 + i] = k[i];
+			pads[i] = pb[i];
+			pads[n + i] = pe[i];
+			osz *= out[i], isz *= in[i], ksz *= k[i];
+		}
+		struct xtensor x, w, b, y, ref;
+		int64_t bd[1] = {mg * group}, yd[5] = {nb, mg * group};
+		for (int i = 0; i < n; i++)
+			yd[2 + i] = out[i];
+		mk_rand(&x, OV_DT_FLOAT, n + 2, xd);
+		mk_rand(&w, OV_DT_FLOAT, n + 2, wd);
+		mk_rand(&b, OV_DT_FLOAT, 1, bd);
+		mk(&ref, OV_DT_DOUBLE, n + 2, yd, NULL);
+		/* scatter definition: every input element adds w * x at o = i * s - pb + kk * d */
+		int64_t cg = c / group;
+		for (int64_t bn = 0; bn < nb; bn++)
+			for (int64_t ci = 0; ci < c; ci++)
+				for (int64_t p = 0; p < isz; p++)
+					for (int64_t m = 0; m < mg; m++)
+						for (int64_t kk = 0; kk < ksz; kk++) {
+							int64_t ii[3], ki[3], r1 = p, r2 = kk, off = 0, inside = 1;
+							for (int i = n - 1; i >= 0; i--)
+								ii[i] = r1 % in[i], r1 /= in[i], ki[i] = r2 % k[i], r2 /= k[i];
+							for (int i = 0; i < n; i++) {
+								int64_t o = ii[i] * s[i] - pb[i] + ki[i] * d[i];
+								if (o < 0 || o >= out[i])
+									inside = 0;
+								off = off * out[i] + o;
+							}
+							if (!inside)
+								continue;
+							int64_t oc = (ci / cg) * mg + m, at = (bn * mg * group + oc) * osz + off;
+							xt_set(&ref, at, xt_get(&ref, at) + xt_get(&x, (bn * c + ci) * isz + p) *
+												 xt_get(&w, (ci * mg + m) * ksz + kk));
+						}
+		for (int64_t i = 0; i < ref.numel; i++)
+			xt_set(&ref, i, xt_get(&ref, i) + xt_get(&b, (i / osz) % (mg * group)));
+		struct tnode t;
+		node(&t, "ConvTranspose");
+		set_int(&t, "group", group);
+		set_ints(&t, "strides", s, (size_t)n);
+		set_ints(&t, "dilations", d, (size_t)n);
+		set_ints(&t, "pads", pads, (size_t)(2 * n));
+		set_ints(&t, "output_padding", op, (size_t)n);
+		const struct xtensor *ins[3] = {&x, &w, &b};
+		if (run(&t, 11, ins, 3, &y, 1)) {
+			printf("#   case %d: %s\n", it, t.err.msg);
+			bad++;
+		} else {
+			double e = diff(&y, &ref);
+			if (e > 1e-5) {
+				printf("#   case %d (%dD): error %g\n", it, n, e);
+				bad++;
+			}
+			xt_free(&y);
+		}
+		xt_free(&x);
+		xt_free(&w);
+		xt_free(&b);
+		xt_free(&ref);
+	}
+	OK(!bad, "ConvTranspose matches the scatter definition on 30 random geometries (%d differ)", bad);
+
+	/* output_shape with N and C given, and SAME_LOWER */
+	struct tnode t;
+	struct xtensor x, w, y;
+	int64_t xd[4] = {1, 1, 3, 3}, wd[4] = {1, 2, 3, 3}, os[4] = {1, 2, 10, 8};
+	mk_rand(&x, OV_DT_FLOAT, 4, xd);
+	mk_rand(&w, OV_DT_FLOAT, 4, wd);
+	const struct xtensor *in[2] = {&x, &w};
+	int64_t st[2] = {3, 2};
+	node(&t, "ConvTranspose");
+	set_ints(&t, "strides", st, 2);
+	set_ints(&t, "output_shape", os, 4);
+	OK(!run(&t, 11, in, 2, &y, 1) && y.dims[2] == 10 && y.dims[3] == 8, "output_shape as a full shape");
+	xt_free(&y);
+	node(&t, "ConvTranspose");
+	set_ints(&t, "strides", st, 2);
+	set_str(&t, "auto_pad", "SAME_LOWER");
+	OK(!run(&t, 11, in, 2, &y, 1) && y.dims[2] == 9 && y.dims[3] == 6, "SAME_LOWER: in * stride");
+	xt_free(&y);
+	int64_t neg[2] = {-1, 0};
+	node(&t, "ConvTranspose");
+	set_ints(&t, "output_padding", neg, 2);
+	OK(run(&t, 11, in, 2, &y, 1) == -1, "negative output_padding fails: %s", t.err.msg);
+	xt_free(&x);
+	xt_free(&w);
+}
+
+/* ---- Gemm, MatMul, Einsum ---------------------------------------------------------------------------------------- */
+
+static void matmul_ref(const struct xtensor *a, const struct xtensor *b, struct xtensor *y)
+{
+	/* batch dims broadcast; both operands at least 2-D here */
+	int ra = a->rank, rb = b->rank, ry = y->rank;
+	int64_t m = a->dims[ra - 2], kk = a->dims[ra - 1], n = b->dims[rb - 1], batches = y->numel / (m * n);
+	for (int64_t bi = 0; bi < batches; bi++) {
+		int64_t idx[XT_MAX_RANK], rem = bi, aoff = 0, boff = 0, as = 1, bs = 1;
+		for (int i = ry - 3; i >= 0; i--)
+			idx[i] = rem % y->dims[i], rem /= y->dims[i];
+		for (int i = ra - 3, j = ry - 3; i >= 0; i--, j--) {
+			aoff += (a->dims[i] == 1 ? 0 : idx[j]) * as;
+			as *= a->dims[i];
+		}
+		for (int i = rb - 3, j = ry - 3; i >= 0; i--, j--) {
+			boff += (b->dims[i] == 1 ? 0 : idx[j]) * bs;
+			bs *= b->dims[i];
+		}
+		for (int64_t i = 0; i < m; i++)
+			for (int64_t j = 0; j < n; j++) {
+				double acc = 0;
+				for (int64_t p = 0; p < kk; p++)
+					acc += xt_get(a, aoff * m * kk + i * kk + p) * xt_get(b, boff * kk * n + p * n + j);
+				xt_set(y, (bi * m + i) * n + j, acc);
+			}
+	}
+}
+
+static void test_matmul(void)
+{
+	static const struct {
+		int ra, rb;
+		int64_t a[4], b[4], y[4];
+		int ry;
+	} cases[] = {
+		{2, 2, {3, 4}, {4, 5}, {3, 5}, 2},
+		{3, 2, {2, 3, 4}, {4, 5}, {2, 3, 5}, 3},
+		{2, 3, {3, 4}, {2, 4, 5}, {2, 3, 5}, 3},
+		{4, 3, {2, 1, 3, 4}, {5, 4, 2}, {2, 5, 3, 2}, 4},
+		{3, 3, {1, 3, 4}, {6, 4, 2}, {6, 3, 2}, 3},
+	};
+	struct tnode t;
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+		for (int dt = 0; dt < 3; dt++) {
+			int32_t types[3] = {OV_DT_FLOAT, OV_DT_DOUBLE, OV_DT_INT64};
+			struct xtensor a, b, y, ref;
+			mk_rand(&a, types[dt], cases[c].ra, cases[c].a);
+			mk_rand(&b, types[dt], cases[c].rb, cases[c].b);
+			mk(&ref, OV_DT_DOUBLE, cases[c].ry, cases[c].y, NULL);
+			matmul_ref(&a, &b, &ref);
+			node(&t, "MatMul");
+			const struct xtensor *in[2] = {&a, &b};
+			int rc = run(&t, 13, in, 2, &y, 1);
+			OK(!rc && diff(&y, &ref) < 1e-5, "MatMul case %zu %s", c, dtype_short_name(types[dt]));
+			if (!rc)
+				xt_free(&y);
+			xt_free(&a);
+			xt_free(&b);
+			xt_free(&ref);
+		}
+	/* 1-D promotion on either side */
+	double av[3] = {1, 2, 3}, bv[6] = {1, 2, 3, 4, 5, 6};
+	int64_t d3[1] = {3}, d32[2] = {3, 2}, d23[2] = {2, 3};
+	struct xtensor a, b, y;
+	mk(&a, OV_DT_FLOAT, 1, d3, av);
+	mk(&b, OV_DT_FLOAT, 2, d32, bv);
+	const struct xtensor *in[2] = {&a, &b};
+	node(&t, "MatMul");
+	int64_t w1[1] = {2};
+	double r1[2] = {22, 28};
+	OK(!run(&t, 13, in, 2, &y, 1) && same(&y, 1, w1, r1, 1e-6), "MatMul [3] x [3,2] -> [2]");
+	xt_free(&y);
+	xt_free(&b);
+	mk(&b, OV_DT_FLOAT, 2, d23, bv);
+	in[0] = &b;
+	in[1] = &a;
+	double r2[2] = {14, 32};
+	OK(!run(&t, 13, in, 2, &y, 1) && same(&y, 1, w1, r2, 1e-6), "MatMul [2,3] x [3] -> [2]");
+	xt_free(&y);
+	in[0] = &a;
+	int64_t w0[1] = {0};
+	double r3[1] = {14};
+	OK(!run(&t, 13, in, 2, &y, 1) && same(&y, 0, w0, r3, 1e-6), "MatMul [3] x [3] -> scalar");
+	xt_free(&y);
+	in[0] = &b;
+	in[1] = &b;
+	OK(run(&t, 13, in, 2, &y, 1) == -1, "MatMul [2,3] x [2,3] fails: %s", t.err.msg);
+	xt_free(&a);
+	xt_free(&b);
+
+	/* Gemm: transposes and every C broadcast */
+	int64_t ad[2] = {4, 3}, bd[2] = {5, 4}, cds[3][2] = {{1, 5}, {3, 1}, {3, 5}};
+	int crank[3] = {1, 2, 2};
+	for (int ci = 0; ci < 3; ci++) {
+		struct xtensor A, B, C, Y;
+		mk_rand(&A, OV_DT_FLOAT, 2, ad);
+		mk_rand(&B, OV_DT_FLOAT, 2, bd);
+		int64_t cdim[2] = {cds[ci][0], cds[ci][1]};
+		mk_rand(&C, OV_DT_FLOAT, crank[ci], crank[ci] == 1 ? cdim + 1 : cdim);
+		node(&t, "Gemm");
+		set_int(&t, "transA", 1);
+		set_int(&t, "transB", 1);
+		set_float(&t, "alpha", 0.5f);
+		set_float(&t, "beta", 2.0f);
+		const struct xtensor *gin[3] = {&A, &B, &C};
+		int ok = !run(&t, 13, gin, 3, &Y, 1) && Y.dims[0] == 3 && Y.dims[1] == 5;
+		for (int64_t i = 0; ok && i < 3; i++)
+			for (int64_t j = 0; j < 5; j++) {
+				double acc = 0;
+				for (int64_t p = 0; p < 4; p++)
+					acc += xt_get(&A, p * 3 + i) * xt_get(&B, j * 4 + p);
+				int64_t cix = crank[ci] == 1 ? j : (cdim[0] == 1 ? 0 : i) * cdim[1] + (cdim[1] == 1 ? 0 : j);
+				if (fabs(xt_get(&Y, i * 5 + j) - (0.5 * acc + 2 * xt_get(&C, cix))) > 1e-5)
+					ok = 0;
+			}
+		OK(ok, "Gemm transA transB alpha beta, C broadcast %d", ci);
+		if (Y.data)
+			xt_free(&Y);
+		xt_free(&A);
+		xt_free(&B);
+		xt_free(&C);
+	}
+}
+
+static int einsum(const char *eq, const struct xtensor *const *in, size_t n, struct xtensor *y)
+{
+	struct tnode t;
+	node(&t, "Einsum");
+	set_str(&t, "equation", eq);
+	int rc = run(&t, 12, in, n, y, 1);
+	if (rc)
+		printf("#   %s: %s\n", eq, t.err.msg);
+	return rc;
+}
+
+static void test_einsum(void)
+{
+	struct xtensor a, b, y, ref;
+	int64_t da[3] = {2, 3, 4}, db[3] = {2, 4, 5}, dr[3] = {2, 3, 5};
+	mk_rand(&a, OV_DT_FLOAT, 3, da);
+	mk_rand(&b, OV_DT_FLOAT, 3, db);
+	mk(&ref, OV_DT_DOUBLE, 3, dr, NULL);
+	matmul_ref(&a, &b, &ref);
+	const struct xtensor *in[2] = {&a, &b};
+	OK(!einsum("bij,bjk->bik", in, 2, &y) && diff(&y, &ref) < 1e-5, "Einsum batch matmul");
+	xt_free(&y);
+	OK(!einsum("...ij, ...jk", in, 2, &y) && diff(&y, &ref) < 1e-5, "Einsum with ellipsis, implicit output");
+	xt_free(&y);
+	xt_free(&ref);
+	/* transpose and sum */
+	OK(!einsum("bij->jib", in, 1, &y) && y.dims[0] == 4 && y.dims[1] == 3 && y.dims[2] == 2 &&
+		   xt_get(&y, (2 * 3 + 1) * 2 + 1) == xt_get(&a, (1 * 3 + 1) * 4 + 2),
+	   "Einsum transpose");
+	xt_free(&y);
+	double total = 0;
+	for (int64_t i = 0; i < a.numel; i++)
+		total += xt_get(&a, i);
+	OK(!einsum("bij->", in, 1, &y) && y.rank == 0 && fabs(xt_get(&y, 0) - total) < 1e-5, "Einsum full sum");
+	xt_free(&y);
+	/* diagonal and trace */
+	double m[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+	int64_t d33[2] = {3, 3}, d3[1] = {3};
+	struct xtensor sq;
+	mk(&sq, OV_DT_INT64, 2, d33, m);
+	const struct xtensor *ins[1] = {&sq};
+	double diag[3] = {1, 5, 9}, tr[1] = {15};
+	OK(!einsum("ii->i", ins, 1, &y) && same(&y, 1, d3, diag, 0), "Einsum diagonal (int64)");
+	xt_free(&y);
+	OK(!einsum("ii", ins, 1, &y) && same(&y, 0, d3, tr, 0), "Einsum trace, implicit");
+	xt_free(&y);
+	/* outer product, implicit output sorted: "ba" -> "ab" */
+	const struct xtensor *ino[2] = {&sq, &sq};
+	OK(!einsum("ij,kl->ijkl", ino, 2, &y) && y.rank == 4 && xt_get(&y, 80) == 81, "Einsum outer product");
+	xt_free(&y);
+	OK(!einsum("ba", ins, 1, &y) && xt_get(&y, 1) == 4, "Einsum implicit output is alphabetical (a transpose)");
+	xt_free(&y);
+	OK(einsum("ij,jk->ik", in, 1, &y) == -1, "Einsum with more terms than inputs fails");
+	OK(einsum("ijk,jk->i", in, 2, &y) == -1, "Einsum with mismatched label sizes fails");
+	xt_free(&a);
+	xt_free(&b);
+	xt_free(&sq);
+}
+
+/* ---- pools ------------------------------------------------------------------------------------------------------ */
+
+static void test_pool(void)
+{
+	struct tnode t;
+	struct xtensor x, y[2];
+	double v[25];
+	for (int i = 0; i < 25; i++)
+		v[i] = i == 12 ? 100 : i; /* a peak in the middle */
+	int64_t d[4] = {1, 1, 5, 5};
+	mk(&x, OV_DT_FLOAT, 4, d, v);
+	const struct xtensor *in[1] = {&x};
+
+	/* dilated 2x2 max pool, dilation 2: windows {0,2,10,12}... */
+	int64_t k2[2] = {2, 2}, dl[2] = {2, 2};
+	node(&t, "MaxPool");
+	set_ints(&t, "kernel_shape", k2, 2);
+	set_ints(&t, "dilations", dl, 2);
+	int64_t od[4] = {1, 1, 3, 3};
+	/* a window holds the peak (2,2) when it starts at an even row and column; else its max is its last tap */
+	double want[9] = {100, 13, 100, 17, 18, 19, 100, 23, 100};
+	double wi[9] = {12, 13, 12, 17, 18, 19, 12, 23, 12};
+	OK(!run(&t, 12, in, 1, y, 2) && same(&y[0], 4, od, want, 0) && same(&y[1], 4, od, wi, 0),
+	   "dilated MaxPool with Indices");
+	if (y[0].data) {
+		dump("y", &y[0]);
+		xt_free(&y[0]);
+		xt_free(&y[1]);
+	}
+	/* storage_order 1: column-major indices */
+	node(&t, "MaxPool");
+	int64_t k1[2] = {1, 2}, s12[2] = {1, 3};
+	set_ints(&t, "kernel_shape", k1, 2);
+	set_ints(&t, "strides", s12, 2);
+	set_int(&t, "storage_order", 1);
+	int64_t od2[4] = {1, 1, 5, 2};
+	double wcol[10];
+	for (int h = 0; h < 5; h++)
+		for (int w = 0; w < 2; w++)
+			wcol[h * 2 + w] = (w * 3 + 1) * 5 + h; /* windows {0,1} and {3,4}: the max is the right one */
+	OK(!run(&t, 12, in, 1, y, 2) && same(&y[1], 4, od2, wcol, 0), "MaxPool storage_order 1 gives column-major indices");
+	if (y[0].data) {
+		dump("i", &y[1]);
+		xt_free(&y[0]);
+		xt_free(&y[1]);
+	}
+	/* AveragePool 3x3 stride 2, pads 1, ceil_mode, count_include_pad: the last window reaches past the end pad */
+	int64_t k3[2] = {3, 3}, s2[2] = {2, 2}, p1[4] = {1, 1, 1, 1};
+	struct xtensor ones;
+	double ov[16];
+	for (int i = 0; i < 16; i++)
+		ov[i] = 1;
+	int64_t d44[4] = {1, 1, 4, 4};
+	mk(&ones, OV_DT_FLOAT, 4, d44, ov);
+	const struct xtensor *ino[1] = {&ones};
+	node(&t, "AveragePool");
+	set_ints(&t, "kernel_shape", k3, 2);
+	set_ints(&t, "strides", s2, 2);
+	set_ints(&t, "pads", p1, 4);
+	set_int(&t, "ceil_mode", 1);
+	set_int(&t, "count_include_pad", 1);
+	/* out = ceil((4 + 2 - 3) / 2) + 1 = 3; window 2 starts at 3, covers 3..5: 4 is padding (counted), 5 is past */
+	int64_t o33[4] = {1, 1, 3, 3};
+	double avg[9] = {4.0 / 9, 6.0 / 9, 2.0 / 6, 6.0 / 9, 1, 0.5, 2.0 / 6, 0.5, 0.25};
+	OK(!run(&t, 19, ino, 1, y, 1) && same(&y[0], 4, o33, avg, 1e-6), "AveragePool ceil_mode + count_include_pad");
+	if (y[0].data) {
+		dump("avg", &y[0]);
+		xt_free(&y[0]);
+	}
+	/* LpPool p = 1 is a sum of magnitudes; GlobalLpPool */
+	node(&t, "LpPool");
+	set_ints(&t, "kernel_shape", k2, 2);
+	set_int(&t, "p", 1);
+	OK(!run(&t, 18, ino, 1, y, 1) && xt_get(&y[0], 0) == 4, "LpPool p=1");
+	if (y[0].data)
+		xt_free(&y[0]);
+	node(&t, "GlobalMaxPool");
+	OK(!run(&t, 1, in, 1, y, 1) && y[0].rank == 4 && y[0].dims[2] == 1 && xt_get(&y[0], 0) == 100, "GlobalMaxPool");
+	if (y[0].data)
+		xt_free(&y[0]);
+	/* int8 MaxPool */
+	struct xtensor xi;
+	double iv[4] = {-5, 3, -128, 127};
+	int64_t d22[4] = {1, 1, 2, 2};
+	mk(&xi, OV_DT_INT8, 4, d22, iv);
+	const struct xtensor *ini[1] = {&xi};
+	node(&t, "MaxPool");
+	set_ints(&t, "kernel_shape", k2, 2);
+	OK(!run(&t, 12, ini, 1, y, 1) && y[0].dtype == OV_DT_INT8 && xt_get(&y[0], 0) == 127, "int8 MaxPool");
+	if (y[0].data)
+		xt_free(&y[0]);
+	/* hostile */
+	int64_t k9[2] = {9, 9};
+	node(&t, "MaxPool");
+	set_ints(&t, "kernel_shape", k9, 2);
+	OK(run(&t, 12, in, 1, y, 1) == -1, "a pool window larger than the input fails: %s", t.err.msg);
+	node(&t, "AveragePool");
+	OK(run(&t, 12, in, 1, y, 1) == -1 && strstr(t.err.msg, "kernel_shape"), "a pool without kernel_shape fails");
+	xt_free(&x);
+	xt_free(&ones);
+	xt_free(&xi);
+}
+
+/* ---- normalisations ------------------------------------------------------------------------------------------ */
+
+static void test_norm(void)
+{
+	struct tnode t;
+	struct xtensor x, s, b, y[3];
+	/* Softmax on [2,3,4]: axis 1 before 13 normalises over 12 values, from 13 over 3 */
+	int64_t d[3] = {2, 3, 4};
+	mk_rand(&x, OV_DT_FLOAT, 3, d);
+	const struct xtensor *in[3] = {&x, &s, &b};
+	node(&t, "Softmax");
+	set_int(&t, "axis", 1);
+	double sum = 0;
+	int ok = !run(&t, 11, in, 1, y, 1);
+	for (int i = 0; ok && i < 12; i++)
+		sum += xt_get(&y[0], i);
+	OK(ok && fabs(sum - 1) < 1e-5, "Softmax-11 axis 1 coerces to 2-D (sum over 12 = %g)", sum);
+	if (ok)
+		xt_free(&y[0]);
+	ok = !run(&t, 13, in, 1, y, 1);
+	sum = 0;
+	for (int j = 0; ok && j < 3; j++)
+		sum += xt_get(&y[0], j * 4 + 1);
+	OK(ok && fabs(sum - 1) < 1e-5, "Softmax-13 axis 1 normalises one axis (sum over 3 = %g)", sum);
+	if (ok)
+		xt_free(&y[0]);
+	node(&t, "LogSoftmax");
+	ok = !run(&t, 13, in, 1, y, 1);
+	sum = 0;
+	for (int j = 0; ok && j < 4; j++)
+		sum += exp(xt_get(&y[0], j));
+	OK(ok && fabs(sum - 1) < 1e-5, "LogSoftmax-13 on the last axis");
+	if (ok)
+		xt_free(&y[0]);
+	node(&t, "Hardmax");
+	set_int(&t, "axis", 0);
+	ok = !run(&t, 13, in, 1, y, 1);
+	for (int i = 0; ok && i < 12; i++)
+		if (xt_get(&y[0], i) + xt_get(&y[0], 12 + i) != 1)
+			ok = 0;
+	OK(ok, "Hardmax-13 axis 0: one 1 per column");
+	if (y[0].data)
+		xt_free(&y[0]);
+	node(&t, "Softmax");
+	set_int(&t, "axis", 3);
+	OK(run(&t, 13, in, 1, y, 1) == -1, "Softmax axis out of range fails: %s", t.err.msg);
+
+	/* LayerNormalization axis 1 on [2,3,4], Scale [4] broadcast over the block, Mean/InvStdDev [2,1,1] */
+	int64_t d4[1] = {4};
+	double sv[4] = {1, 2, 3, 4}, bv[4] = {0, 1, 0, -1};
+	mk(&s, OV_DT_FLOAT, 1, d4, sv);
+	mk(&b, OV_DT_FLOAT, 1, d4, bv);
+	node(&t, "LayerNormalization");
+	set_int(&t, "axis", 1);
+	ok = !run(&t, 17, in, 3, y, 3);
+	for (int r = 0; ok && r < 2; r++) {
+		double m = 0, var = 0;
+		for (int j = 0; j < 12; j++)
+			m += xt_get(&x, r * 12 + j) / 12;
+		for (int j = 0; j < 12; j++)
+			var += pow(xt_get(&x, r * 12 + j) - m, 2) / 12;
+		double inv = 1 / sqrt(var + 1e-5);
+		if (fabs(xt_get(&y[1], r) - m) > 1e-6 || fabs(xt_get(&y[2], r) - inv) > 1e-4 * inv)
+			ok = 0;
+		for (int j = 0; j < 12; j++)
+			if (fabs(xt_get(&y[0], r * 12 + j) - ((xt_get(&x, r * 12 + j) - m) * inv * sv[j % 4] + bv[j % 4])) >
+			    1e-4)
+				ok = 0;
+	}
+	OK(ok && y[1].rank == 3 && y[1].dims[1] == 1 && y[1].dtype == OV_DT_FLOAT,
+	   "LayerNormalization axis 1 with Mean and InvStdDev");
+	if (y[0].data)
+		for (int i = 0; i < 3; i++)
+			xt_free(&y[i]);
+	xt_free(&s);
+	xt_free(&b);
+
+	/* GroupNormalization: 2 groups of [N=1, C=4, 3]; opset 18 scale per group, 21 per channel */
+	int64_t dg[3] = {1, 4, 3}, d2[1] = {2};
+	struct xtensor xg;
+	mk_rand(&xg, OV_DT_FLOAT, 3, dg);
+	double sg[4] = {2, 3, 4, 5}, bg[4] = {1, -1, 0.5, 0};
+	const struct xtensor *ing[3] = {&xg, &s, &b};
+	for (int v = 0; v < 2; v++) {
+		int64_t n = v ? 4 : 2;
+		mk(&s, OV_DT_FLOAT, 1, v ? d4 : d2, sg);
+		mk(&b, OV_DT_FLOAT, 1, v ? d4 : d2, bg);
+		node(&t, "GroupNormalization");
+		set_int(&t, "num_groups", 2);
+		ok = !run(&t, v ? 21 : 18, ing, 3, y, 1);
+		for (int g = 0; ok && g < 2; g++) {
+			double m = 0, var = 0;
+			for (int j = 0; j < 6; j++)
+				m += xt_get(&xg, g * 6 + j) / 6;
+			for (int j = 0; j < 6; j++)
+				var += pow(xt_get(&xg, g * 6 + j) - m, 2) / 6;
+			for (int j = 0; j < 6; j++) {
+				int64_t p = n == 2 ? g : (g * 6 + j) / 3;
+				double want = (xt_get(&xg, g * 6 + j) - m) / sqrt(var + 1e-5) * sg[p] + bg[p];
+				if (fabs(xt_get(&y[0], g * 6 + j) - want) > 1e-4)
+					ok = 0;
+			}
+		}
+		OK(ok, "GroupNormalization-%d: scale per %s", v ? 21 : 18, v ? "channel" : "group");
+		if (y[0].data)
+			xt_free(&y[0]);
+		xt_free(&s);
+		xt_free(&b);
+	}
+	node(&t, "GroupNormalization");
+	set_int(&t, "num_groups", 3);
+	mk(&s, OV_DT_FLOAT, 1, d4, sg);
+	mk(&b, OV_DT_FLOAT, 1, d4, bg);
+	OK(run(&t, 21, ing, 3, y, 1) == -1, "num_groups not dividing C fails: %s", t.err.msg);
+	xt_free(&s);
+	xt_free(&b);
+	xt_free(&xg);
+
+	/* BatchNormalization training_mode: batch statistics, running mean updated with momentum */
+	int64_t db[2] = {3, 2}, dc[1] = {2};
+	double xv[6] = {1, 10, 2, 20, 3, 30}, one[2] = {1, 1}, zero[2] = {0, 0};
+	struct xtensor xb, sc, bi, mn, vr;
+	mk(&xb, OV_DT_FLOAT, 2, db, xv);
+	mk(&sc, OV_DT_FLOAT, 1, dc, one);
+	mk(&bi, OV_DT_FLOAT, 1, dc, zero);
+	mk(&mn, OV_DT_FLOAT, 1, dc, zero);
+	mk(&vr, OV_DT_FLOAT, 1, dc, one);
+	const struct xtensor *inb[5] = {&xb, &sc, &bi, &mn, &vr};
+	node(&t, "BatchNormalization");
+	set_int(&t, "training_mode", 1);
+	set_float(&t, "momentum", 0.5f);
+	ok = !run(&t, 15, inb, 5, y, 3);
+	OK(ok && fabs(xt_get(&y[0], 0) + sqrt(1.5)) < 1e-3 && fabs(xt_get(&y[1], 1) - 10) < 1e-5 &&
+		   fabs(xt_get(&y[2], 0) - (0.5 + 0.5 * 2.0 / 3)) < 1e-5,
+	   "BatchNormalization training_mode");
+	if (ok)
+		for (int i = 0; i < 3; i++)
+			xt_free(&y[i]);
+	xt_free(&xb);
+	xt_free(&sc);
+	xt_free(&bi);
+	xt_free(&mn);
+	xt_free(&vr);
+	xt_free(&x);
+}
+
+/* ---- Resize, GridSample, DepthToSpace ------------------------------------------------------------------------------ */
+
+static int resize(struct tnode *t, int64_t opset, const struct xtensor *x, const double *scales, int ns,
+		  const int64_t *sizes, int nz, struct xtensor *y)
+{
+	struct xtensor sc, sz;
+	int64_t dn[1] = {ns}, dz[1] = {nz};
+	mk(&sc, OV_DT_FLOAT, 1, dn, scales);
+	mk(&sz, OV_DT_INT64, 1, dz, NULL);
+	for (int i = 0; i < nz; i++)
+		((int64_t *)sz.data)[i] = sizes[i];
+	const struct xtensor *in[4] = {x, NULL, ns ? &sc : NULL, nz ? &sz : NULL};
+	int rc = run(t, opset, in, 4, y, 1);
+	if (rc)
+		printf("#   %s\n", t->err.msg);
+	xt_free(&sc);
+	xt_free(&sz);
+	return rc;
+}
+
+static void test_resize(void)
+{
+	struct tnode t;
+	struct xtensor x, y;
+	double v[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+	int64_t d[2] = {1, 8};
+	mk(&x, OV_DT_FLOAT, 2, d, v);
+
+	/* antialias linear 8 -> 4 (scale 1/2): the filter widens to 4 taps, weights (1/4, 3/4, 3/4, 1/4) / 2 */
+	node(&t, "Resize");
+	set_str(&t, "mode", "linear");
+	set_int(&t, "antialias", 1);
+	double sc[2] = {1, 0.5};
+	int64_t o4[2] = {1, 4};
+	double want[4] = {(0 * 0.75 + 1 * 0.75 + 2 * 0.25 + 0 * 0.25) / 2, 0, 0, 0};
+	/* x = 0.5 at output 0: taps -1..2 at distances 1.5, .5, .5, 1.5 -> weights .25 .75 .75 .25 (edge clamp) */
+	want[0] = (0 * 0.25 + 0 * 0.75 + 1 * 0.75 + 2 * 0.25) / 2;
+	for (int o = 1; o < 4; o++) {
+		double xo = 2 * o + 0.5, acc = 0, ws = 0;
+		for (int i = -1; i <= 2; i++) {
+			int64_t idx = (int64_t)floor(xo) + i;
+			double w = 1 - fabs((double)(idx - xo)) / 2;
+			w = w > 0 ? w : 0;
+			acc += w * v[idx < 0 ? 0 : idx > 7 ? 7 : idx];
+			ws += w;
+		}
+		want[o] = acc / ws;
+	}
+	OK(!resize(&t, 18, &x, sc, 2, NULL, 0, &y) && same(&y, 2, o4, want, 1e-6), "Resize linear antialias 1/2");
+	if (y.data) {
+		dump("aa", &y);
+		xt_free(&y);
+	}
+	/* axes: scales for axis 1 only */
+	node(&t, "Resize");
+	int64_t ax[1] = {-1};
+	set_ints(&t, "axes", ax, 1);
+	set_str(&t, "coordinate_transformation_mode", "asymmetric");
+	double s2[1] = {0.5};
+	double w2[4] = {0, 2, 4, 6};
+	OK(!resize(&t, 18, &x, s2, 1, NULL, 0, &y) && same(&y, 2, o4, w2, 0), "Resize nearest with axes [-1]");
+	if (y.data)
+		xt_free(&y);
+	/* keep_aspect_ratio_policy not_larger: sizes [3, 3] on [1, 8] -> scale min(3, 3/8) */
+	node(&t, "Resize");
+	set_str(&t, "keep_aspect_ratio_policy", "not_larger");
+	int64_t sz[2] = {3, 3};
+	OK(!resize(&t, 18, &x, NULL, 0, sz, 2, &y) && y.dims[0] == 0 && y.dims[1] == 3,
+	   "keep_aspect_ratio_policy not_larger: [1,8] into [3,3] is [0,3] (round(0.375), 3)");
+	if (y.data)
+		xt_free(&y);
+	node(&t, "Resize");
+	set_str(&t, "keep_aspect_ratio_policy", "not_smaller");
+	OK(!resize(&t, 18, &x, NULL, 0, sz, 2, &y) && y.dims[0] == 3 && y.dims[1] == 24, "not_smaller: [3,24]");
+	if (y.data)
+		xt_free(&y);
+	/* tf_crop_and_resize: roi beyond the input extrapolates */
+	node(&t, "Resize");
+	set_str(&t, "mode", "linear");
+	set_str(&t, "coordinate_transformation_mode", "tf_crop_and_resize");
+	set_float(&t, "extrapolation_value", -9);
+	struct xtensor roi, sct;
+	int64_t d4[1] = {4}, d2[1] = {2};
+	double rv[4] = {0, 0.5, 1, 1.5}, scv[2] = {1, 1};
+	mk(&roi, OV_DT_FLOAT, 1, d4, rv);
+	mk(&sct, OV_DT_FLOAT, 1, d2, scv);
+	const struct xtensor *inr[3] = {&x, &roi, &sct};
+	/* x_ori = 3.5 + o * 7/7: 3.5, 4.5 ... 10.5; past 7 extrapolates */
+	double w8[8] = {3.5, 4.5, 5.5, 6.5, -9, -9, -9, -9};
+	int64_t o8[2] = {1, 8};
+	OK(!run(&t, 13, inr, 3, &y, 1) && same(&y, 2, o8, w8, 1e-6), "tf_crop_and_resize extrapolates outside the input");
+	if (y.data) {
+		dump("crop", &y);
+		xt_free(&y);
+	}
+	xt_free(&roi);
+	xt_free(&sct);
+	/* cubic, exclude_outside, downsample then identity check: scale 1 is untouched */
+	node(&t, "Resize");
+	set_str(&t, "mode", "cubic");
+	double one[2] = {1, 1};
+	OK(!resize(&t, 13, &x, one, 2, NULL, 0, &y) && same(&y, 2, d, v, 0), "Resize at scale 1 is the identity");
+	if (y.data)
+		xt_free(&y);
+	/* Upsample-7 with the scales attribute; uint8 nearest */
+	node(&t, "Upsample");
+	float us[2] = {2, 0.5f};
+	set_floats(&t, "scales", us, 2);
+	struct xtensor xu;
+	mk(&xu, OV_DT_UINT8, 2, d, v);
+	const struct xtensor *inu[1] = {&xu};
+	int64_t ou[2] = {2, 4};
+	double wu[8] = {0, 2, 4, 6, 0, 2, 4, 6};
+	OK(!run(&t, 7, inu, 1, &y, 1) && y.dtype == OV_DT_UINT8 && same(&y, 2, ou, wu, 0), "Upsample-7 nearest on uint8");
+	if (y.data) {
+		dump("up", &y);
+		xt_free(&y);
+	}
+	xt_free(&xu);
+	node(&t, "Resize");
+	double neg[2] = {1, -1};
+	OK(resize(&t, 13, &x, neg, 2, NULL, 0, &y) == -1, "a negative scale fails");
+	node(&t, "Resize");
+	OK(resize(&t, 13, &x, one, 1, NULL, 0, &y) == -1, "scales of the wrong length fail");
+	xt_free(&x);
+
+	/* GridSample 3-D: an identity grid with align_corners reproduces the input */
+	int64_t dx[5] = {1, 2, 2, 3, 4}, dgr[5] = {1, 2, 3, 4, 3};
+	struct xtensor x3, g;
+	mk_rand(&x3, OV_DT_FLOAT, 5, dx);
+	mk(&g, OV_DT_FLOAT, 5, dgr, NULL);
+	for (int z = 0; z < 2; z++)
+		for (int yy = 0; yy < 3; yy++)
+			for (int xx = 0; xx < 4; xx++) {
+				int64_t at = ((z * 3 + yy) * 4 + xx) * 3;
+				xt_set(&g, at, -1 + 2.0 * xx / 3);
+				xt_set(&g, at + 1, -1 + 2.0 * yy / 2);
+				xt_set(&g, at + 2, -1 + 2.0 * z / 1);
+			}
+	const struct xtensor *ing[2] = {&x3, &g};
+	for (int mode = 0; mode < 3; mode++) {
+		static const char *modes[3] = {"linear", "nearest", "cubic"};
+		node(&t, "GridSample");
+		set_str(&t, "mode", modes[mode]);
+		set_int(&t, "align_corners", 1);
+		set_str(&t, "padding_mode", "border");
+		OK(!run(&t, 20, ing, 2, &y, 1) && diff(&y, &x3) < 1e-5, "GridSample-20 3-D identity grid, %s", modes[mode]);
+		if (y.data)
+			xt_free(&y);
+	}
+	xt_free(&x3);
+	xt_free(&g);
+
+	/* DepthToSpace (both modes) undone by SpaceToDepth (DCR) */
+	int64_t dd[4] = {2, 8, 3, 2};
+	struct xtensor xd, y2;
+	mk_rand(&xd, OV_DT_FLOAT, 4, dd);
+	const struct xtensor *ind[1] = {&xd};
+	node(&t, "DepthToSpace");
+	set_int(&t, "blocksize", 2);
+	int ok = !run(&t, 13, ind, 1, &y, 1) && y.dims[1] == 2 && y.dims[2] == 6 && y.dims[3] == 4;
+	if (ok) {
+		const struct xtensor *in2[1] = {&y};
+		node(&t, "SpaceToDepth");
+		set_int(&t, "blocksize", 2);
+		ok = !run(&t, 13, in2, 1, &y2, 1) && diff(&y2, &xd) == 0;
+		if (y2.data)
+			xt_free(&y2);
+		xt_free(&y);
+	}
+	OK(ok, "SpaceToDepth undoes DepthToSpace (DCR)");
+	node(&t, "DepthToSpace");
+	set_int(&t, "blocksize", 2);
+	set_str(&t, "mode", "CRD");
+	ok = !run(&t, 13, ind, 1, &y, 1);
+	/* CRD: output (c, h*2+i, w*2+j) = input (c*4 + i*2 + j, h, w) */
+	OK(ok && xt_get(&y, ((1 * 2 + 1) * 6 + 3) * 4 + 2) == xt_get(&xd, ((1 * 8 + 1 * 4 + 1 * 2 + 0) * 3 + 1) * 2 + 1),
+	   "DepthToSpace CRD");
+	if (y.data)
+		xt_free(&y);
+	node(&t, "DepthToSpace");
+	set_int(&t, "blocksize", 3);
+	OK(run(&t, 13, ind, 1, &y, 1) == -1, "DepthToSpace with channels not divisible fails: %s", t.err.msg);
+	xt_free(&xd);
+}
+
+int main(void)
+{
+	test_window_math();
+	test_resize_math();
+	test_conv();
+	test_conv_transpose();
+	test_matmul();
+	test_einsum();
+	test_pool();
+	test_norm();
+	test_resize();
+	return tap_done();
+}
