@@ -2,6 +2,7 @@
  * comes out, and check it against expected tensors (an ONNX test data set, or files named per value). */
 #include "config.h"
 
+#include <malloc.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -916,6 +917,11 @@ out:
 
 int cmd_run(int argc, char **argv, FILE *out, FILE *err)
 {
+	/* Intermediates come and go node after node: keep freed memory in the heap instead of returning it to the
+	 * kernel, so the next node's buffer does not page-fault fresh zeroed pages in (a third of MobileNetV2's time). */
+	mallopt(M_MMAP_THRESHOLD, 1 << 30);
+	mallopt(M_TRIM_THRESHOLD, 1 << 30);
+
 	struct run_state s = {0};
 	struct exec_result r = {0};
 	struct exec_input *in = NULL;

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Benchmark `onnxview run` (CPU backend, one thread) against onnxruntime's CPU provider (one thread) in one script.
+
+Usage: /opt/onnxview-ort/bin/python bench/bench-exec.py ONNXVIEW MODEL... [--runs N]
+For each model: the same random input for both; onnxruntime's median session.run time (session made once,
+intra_op_num_threads=1) against onnxview's median node time (what `run` reports: the nodes only) and its whole
+command (load, constants, nodes); peak resident memory of both processes; the max abs difference of the outputs.
+Needs the venv made by scripts/install-deps.sh (onnxruntime + numpy)."""
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import onnxruntime as ort
+
+
+def peak_rss_child(argv, env):
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    out, err = p.communicate()
+    return out, err, p.returncode
+
+
+def main():
+    args = sys.argv[1:]
+    runs = 9
+    if "--runs" in args:
+        i = args.index("--runs")
+        runs = int(args[i + 1])
+        del args[i:i + 2]
+    ov, models = args[0], args[1:]
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    d = tempfile.mkdtemp()
+    for model in models:
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = 1
+        so.inter_op_num_threads = 1
+        sess = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
+        feeds, args_in = {}, []
+        for k, inp in enumerate(sess.get_inputs()):
+            shape = [s if isinstance(s, int) else 1 for s in inp.shape]
+            x = np.random.default_rng(k).standard_normal(shape).astype(np.float32)
+            path = os.path.join(d, f"in{k}.npy")
+            np.save(path, x)
+            feeds[inp.name] = x
+            args_in += ["--input", f"{inp.name}={path}"]
+        sess.run(None, feeds)
+        t_ort = []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            ref = sess.run(None, feeds)
+            t_ort.append(time.perf_counter() - t0)
+        # onnxruntime's peak memory: a fresh process doing one session and one run
+        code = ("import onnxruntime as ort, numpy as np, resource, sys\n"
+                "so = ort.SessionOptions(); so.intra_op_num_threads = 1\n"
+                f"s = ort.InferenceSession({model!r}, so, providers=['CPUExecutionProvider'])\n"
+                "f = {i.name: np.zeros([d if isinstance(d, int) else 1 for d in i.shape], np.float32) "
+                "for i in s.get_inputs()}\n"
+                "s.run(None, f)\n"
+                "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
+        ort_rss = int(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+                      .stdout.strip() or 0) * 1024
+        t_nodes, t_cmd, ov_rss = [], [], 0
+        save = os.path.join(d, "out")
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            r = subprocess.run(["/usr/bin/time", "-f", "%M", ov, "run", model] + args_in + ["--save", save, "--json"],
+                               capture_output=True, text=True, env=env)
+            t_cmd.append(time.perf_counter() - t0)
+            if r.returncode:
+                sys.exit(f"onnxview run failed: {r.stderr}")
+            ov_rss = max(ov_rss, int(r.stderr.strip().splitlines()[-1]) * 1024)
+            m = re.search(r'"ms"\s*:\s*([0-9.eE+-]+)', r.stdout)
+            t_nodes.append(float(m.group(1)) / 1e3 if m else float("nan"))
+        outs = sorted(f for f in os.listdir(save) if f.endswith(".npy"))
+        diff = max(float(np.abs(np.load(os.path.join(save, f)).astype(np.float64) - ref[0]).max())
+                   for f in outs[:1]) if outs else float("nan")
+        mo, mn, mc = statistics.median(t_ort), statistics.median(t_nodes), statistics.median(t_cmd)
+        print(f"{os.path.basename(model)}: onnxruntime {mo * 1e3:.1f} ms, onnxview nodes {mn * 1e3:.1f} ms "
+              f"(ratio {mn / mo:.2f}x), whole command {mc * 1e3:.1f} ms; peak RSS onnxview {ov_rss / 1e6:.1f} MB, "
+              f"onnxruntime {ort_rss / 1e6:.1f} MB (ratio {ov_rss / max(ort_rss, 1):.2f}x); max abs diff {diff:.3g}")
+
+
+if __name__ == "__main__":
+    main()
