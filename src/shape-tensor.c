@@ -606,7 +606,8 @@ int rule_range(struct infer_ctx *c)
 int rule_nonzero(struct infer_ctx *c)
 {
 	const struct vshape *x = in_shape(c, 0);
-	struct dim out[2] = {x && x->rank >= 0 ? dim_num(x->rank) : dim_unknown(), dim_unknown()};
+	/* A scalar counts as rank 1 here, as numpy and onnxruntime do: [1, n]. */
+	struct dim out[2] = {x && x->rank >= 0 ? dim_num(x->rank ? x->rank : 1) : dim_unknown(), dim_unknown()};
 
 	set_out(c, 0, OV_DT_INT64, 2, out);
 	return 0;
