@@ -45,7 +45,7 @@ WARN="-Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes -Wmissing
 # break this one), else every src/*.c; or the files named in $SOURCES (paths relative to the source tree).
 if [ -z "${SOURCES:-}" ]; then
 	SOURCES=$(awk '/^(libovcore|libovdot)_a_SOURCES \+?= /{on=1} on{print; if (!/\\$/) on=0}' "$ROOT/Makefile.am" |
-		tr -s ' \t\\' '\n\n\n' | grep '^src/.*\.c$' | grep -v '^src/exec/' || true)
+		tr -s ' \t\\' '\n\n\n' | grep '^src/.*\.c$' | grep -v '^src/exec/cuda' || true)
 	[ -n "$SOURCES" ] || SOURCES=$(cd "$ROOT" && printf '%s ' src/*.c)
 fi
 SOURCES=$(for f in $SOURCES; do printf '%s ' "$ROOT/$f"; done)
