@@ -34,23 +34,6 @@ static int need_inputs(struct exec_kernel_ctx *k, size_t n)
 	return 0;
 }
 
-static int norm_axis(struct exec_kernel_ctx *k, int64_t a, int rank, int *out)
-{
-	*out = 0;
-	if (a < -(int64_t)rank || a >= rank)
-		return xk_fail(k, "axis %" PRId64 " is out of range for rank %d", a, rank);
-	*out = (int)(a < 0 ? a + rank : a);
-	return 0;
-}
-
-static int64_t numel_of(int rank, const int64_t *d)
-{
-	int64_t n = 1;
-	for (int i = 0; i < rank; i++)
-		n *= d[i];
-	return n;
-}
-
 static void strides_of(int rank, const int64_t *d, int64_t *s)
 {
 	int64_t acc = 1;
@@ -79,22 +62,6 @@ static int get_index(struct exec_kernel_ctx *k, const struct xtensor *t, int64_t
 	return 0;
 }
 
-/* Strings were moved as pointers: give the output its own copies (see cpu-shape.c). */
-static int own_strings(struct exec_kernel_ctx *k, struct xtensor *t)
-{
-	if (t->dtype != OV_DT_STRING)
-		return 0;
-	char **s = t->data;
-	for (int64_t i = 0; i < t->numel; i++) {
-		if (s[i] && !(s[i] = strdup(s[i]))) {
-			for (int64_t j = i + 1; j < t->numel; j++)
-				s[j] = NULL;
-			return xk_fail(k, "out of memory copying strings");
-		}
-	}
-	return 0;
-}
-
 /* ---- Gather ------------------------------------------------------------------------------------------------ */
 
 static int k_gather(struct exec_kernel_ctx *k)
@@ -107,7 +74,7 @@ static int k_gather(struct exec_kernel_ctx *k)
 	const struct xtensor *x = k->in[0], *idx = k->in[1];
 	if (!is_index_type(idx->dtype))
 		return xk_fail(k, "indices are %s, not an integer type", dtype_name(idx->dtype));
-	if (norm_axis(k, xk_attr_int(k, "axis", 0), x->rank, &axis))
+	if (xk_norm_axis(k, xk_attr_int(k, "axis", 0), x->rank, &axis))
 		return -1;
 	int r = x->rank - 1 + idx->rank, n = 0;
 	if (r > MAXR)
@@ -132,7 +99,7 @@ static int k_gather(struct exec_kernel_ctx *k)
 	}
 	struct xtensor *y = k->out[0];
 	size_t es = xt_elem_size(x->dtype);
-	int64_t outer = numel_of(axis, x->dims), inner = numel_of(x->rank - axis - 1, x->dims + axis + 1);
+	int64_t outer = xk_numel(axis, x->dims), inner = xk_numel(x->rank - axis - 1, x->dims + axis + 1);
 	size_t blk = (size_t)inner * es;
 	char *o = y->data;
 	if (y->numel)
@@ -140,7 +107,7 @@ static int k_gather(struct exec_kernel_ctx *k)
 			for (int64_t i = 0; i < ni; i++, o += blk)
 				memcpy(o, (const char *)x->data + (size_t)(b * len + ix[i]) * blk, blk);
 	free(ix);
-	return own_strings(k, y);
+	return xk_own_strings(k, y);
 }
 
 /* Walk the elements of idx (shape dims, rank r) and, for each, the offset in a tensor of strides xs where axis
@@ -209,14 +176,14 @@ static int k_gather_elements(struct exec_kernel_ctx *k)
 	const struct xtensor *x = k->in[0], *idx = k->in[1];
 	if (x->rank == 0)
 		return xk_fail(k, "GatherElements on a scalar");
-	if (norm_axis(k, xk_attr_int(k, "axis", 0), x->rank, &axis) || check_element_indices(k, x, idx, axis))
+	if (xk_norm_axis(k, xk_attr_int(k, "axis", 0), x->rank, &axis) || check_element_indices(k, x, idx, axis))
 		return -1;
 	if (xk_output(k, 0, x->dtype, idx->rank, idx->dims))
 		return -1;
 	struct gather_el g = {x->data, k->out[0]->data, xt_elem_size(x->dtype)};
 	if (walk_elements(k, idx, x->dims, axis, gather_el_one, &g))
 		return -1;
-	return own_strings(k, k->out[0]);
+	return xk_own_strings(k, k->out[0]);
 }
 
 /* GatherND and ScatterND: the index tuples of idx ([..., last]) as element offsets into data, each the start of a
@@ -243,9 +210,9 @@ static int nd_offsets(struct exec_kernel_ctx *k, const struct xtensor *x, const 
 				       idx->dims[a], x->dims[a]);
 	int64_t xs[MAXR];
 	strides_of(x->rank, x->dims, xs);
-	int64_t batches = numel_of((int)b, x->dims), per = numel_of(q - 1 - (int)b, idx->dims + b);
+	int64_t batches = xk_numel((int)b, x->dims), per = xk_numel(q - 1 - (int)b, idx->dims + b);
 	int64_t nt = batches * per;
-	*slice = numel_of(x->rank - (int)(b + last), x->dims + b + last);
+	*slice = xk_numel(x->rank - (int)(b + last), x->dims + b + last);
 	*n_tuples = nt;
 	if (!(*offs = malloc((size_t)(nt ? nt : 1) * sizeof **offs)))
 		return xk_fail(k, "out of memory");
@@ -294,7 +261,7 @@ static int k_gather_nd(struct exec_kernel_ctx *k)
 	for (int64_t t = 0; t < nt && blk; t++)
 		memcpy((char *)k->out[0]->data + (size_t)t * blk, (const char *)x->data + (size_t)offs[t] * es, blk);
 	free(offs);
-	return own_strings(k, k->out[0]);
+	return xk_own_strings(k, k->out[0]);
 }
 
 /* ---- scatters ------------------------------------------------------------------------------------------------ */
@@ -413,7 +380,7 @@ static int k_scatter_elements(struct exec_kernel_ctx *k)
 	const struct xtensor *x = k->in[0], *idx = k->in[1], *u = k->in[2];
 	if (x->rank == 0)
 		return xk_fail(k, "scatter into a scalar");
-	if (norm_axis(k, xk_attr_int(k, "axis", 0), x->rank, &axis) || check_element_indices(k, x, idx, axis) ||
+	if (xk_norm_axis(k, xk_attr_int(k, "axis", 0), x->rank, &axis) || check_element_indices(k, x, idx, axis) ||
 	    get_reduction(k, x, &red))
 		return -1;
 	if (u->dtype != x->dtype)
@@ -431,7 +398,7 @@ static int k_scatter_elements(struct exec_kernel_ctx *k)
 	struct scatter_el s = {k->out[0], u, red};
 	if (walk_elements(k, idx, x->dims, axis, scatter_el_one, &s))
 		return -1;
-	return own_strings(k, k->out[0]);
+	return xk_own_strings(k, k->out[0]);
 }
 
 static int k_scatter_nd(struct exec_kernel_ctx *k)
@@ -467,7 +434,7 @@ static int k_scatter_nd(struct exec_kernel_ctx *k)
 		for (int64_t e = 0; e < slice; e++)
 			combine(k->out[0], offs[t] + e, u, t * slice + e, red);
 	free(offs);
-	return own_strings(k, k->out[0]);
+	return xk_own_strings(k, k->out[0]);
 }
 
 /* ---- OneHot, NonZero, Compress --------------------------------------------------------------------------------- */
@@ -493,7 +460,7 @@ static int k_onehot(struct exec_kernel_ctx *k)
 	int r = idx->rank + 1;
 	if (r > MAXR)
 		return xk_fail(k, "output rank %d is over the executor's limit of %d", r, MAXR);
-	if (norm_axis(k, xk_attr_int(k, "axis", -1), r, &axis))
+	if (xk_norm_axis(k, xk_attr_int(k, "axis", -1), r, &axis))
 		return -1;
 	for (int i = 0, j = 0; i < r; i++)
 		d[i] = i == axis ? depth : idx->dims[j++];
@@ -504,7 +471,7 @@ static int k_onehot(struct exec_kernel_ctx *k)
 	const char *off = v->data, *on = (const char *)v->data + es;
 	for (int64_t i = 0; i < y->numel; i++)
 		memcpy((char *)y->data + (size_t)i * es, off, es);
-	int64_t S = numel_of(idx->rank - axis, idx->dims + axis), P = numel_of(axis, idx->dims);
+	int64_t S = xk_numel(idx->rank - axis, idx->dims + axis), P = xk_numel(axis, idx->dims);
 	for (int64_t p = 0; p < P; p++)
 		for (int64_t s = 0; s < S; s++) {
 			int64_t c = xt_get_int(idx, p * S + s);
@@ -514,7 +481,7 @@ static int k_onehot(struct exec_kernel_ctx *k)
 				continue;
 			memcpy((char *)y->data + (size_t)((p * depth + c) * S + s) * es, on, es);
 		}
-	return own_strings(k, y);
+	return xk_own_strings(k, y);
 }
 
 static int nonzero_at(const struct xtensor *x, int64_t i)
@@ -576,11 +543,11 @@ static int k_compress(struct exec_kernel_ctx *k)
 				has_axis = 1;
 	}
 	if (has_axis) {
-		if (norm_axis(k, xk_attr_int(k, "axis", 0), x->rank, &axis))
+		if (xk_norm_axis(k, xk_attr_int(k, "axis", 0), x->rank, &axis))
 			return -1;
-		outer = numel_of(axis, x->dims);
+		outer = xk_numel(axis, x->dims);
 		len = x->dims[axis];
-		inner = numel_of(x->rank - axis - 1, x->dims + axis + 1);
+		inner = xk_numel(x->rank - axis - 1, x->dims + axis + 1);
 	}
 	int64_t n = cond->numel < len ? cond->numel : len, kept = 0;
 	for (int64_t i = 0; i < n; i++)
@@ -605,7 +572,7 @@ static int k_compress(struct exec_kernel_ctx *k)
 					memcpy(o, (const char *)x->data + (size_t)(b * len + i) * blk, blk);
 					o += blk;
 				}
-	return own_strings(k, k->out[0]);
+	return xk_own_strings(k, k->out[0]);
 }
 
 /* ---- Unique ------------------------------------------------------------------------------------------------------ */
@@ -687,11 +654,11 @@ static int k_unique(struct exec_kernel_ctx *k)
 	const Onnx__NodeProto *nd = k->g->nodes[k->node].proto;
 	for (size_t a = 0; a < nd->n_attribute; a++)
 		if (nd->attribute[a]->name && !strcmp(nd->attribute[a]->name, "axis")) {
-			if (norm_axis(k, xk_attr_int(k, "axis", 0), x->rank, &axis))
+			if (xk_norm_axis(k, xk_attr_int(k, "axis", 0), x->rank, &axis))
 				return -1;
-			it.outer = numel_of(axis, x->dims);
+			it.outer = xk_numel(axis, x->dims);
 			it.n = x->dims[axis];
-			it.inner = numel_of(x->rank - axis - 1, x->dims + axis + 1);
+			it.inner = xk_numel(x->rank - axis - 1, x->dims + axis + 1);
 		}
 	if (axis >= 0 && x->numel == 0 && it.n)
 		return xk_fail(k, "Unique along an axis of empty slices");
@@ -747,7 +714,7 @@ static int k_unique(struct exec_kernel_ctx *k)
 			for (int64_t o = 0; o < it.outer; o++)
 				memcpy((char *)y->data + (size_t)(o * ng + rank[g]) * blk,
 				       (const char *)x->data + (size_t)(o * n + first[g]) * blk, blk);
-	if (own_strings(k, y))
+	if (xk_own_strings(k, y))
 		goto out;
 	if (k->n_out > 1) {
 		if (xk_output(k, 1, OV_DT_INT64, 1, &ng))

@@ -25,22 +25,6 @@ static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
 	return i < k->n_in ? k->in[i] : NULL;
 }
 
-/* Strings were moved as pointers: give the output its own copies (see cpu-shape.c). */
-static int own_strings(struct exec_kernel_ctx *k, struct xtensor *t)
-{
-	if (t->dtype != OV_DT_STRING)
-		return 0;
-	char **s = t->data;
-	for (int64_t i = 0; i < t->numel; i++) {
-		if (s[i] && !(s[i] = strdup(s[i]))) {
-			for (int64_t j = i + 1; j < t->numel; j++)
-				s[j] = NULL;
-			return xk_fail(k, "out of memory copying strings");
-		}
-	}
-	return 0;
-}
-
 /* ---- NonMaxSuppression ---------------------------------------------------------------------------------------- */
 
 struct cand {
@@ -424,7 +408,7 @@ static int k_reverse_sequence(struct exec_kernel_ctx *k)
 			memcpy((char *)y->data + (size_t)oi * blk, (const char *)x->data + (size_t)si * blk, blk);
 		}
 	}
-	return own_strings(k, y);
+	return xk_own_strings(k, y);
 }
 
 /* ---- QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear ------------------------------------------------- */

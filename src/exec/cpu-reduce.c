@@ -22,23 +22,6 @@ static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
 	return i < k->n_in ? k->in[i] : NULL;
 }
 
-static int norm_axis(struct exec_kernel_ctx *k, int64_t a, int rank, int *out)
-{
-	*out = 0;
-	if (a < -(int64_t)rank || a >= rank)
-		return xk_fail(k, "axis %" PRId64 " is out of range for rank %d", a, rank);
-	*out = (int)(a < 0 ? a + rank : a);
-	return 0;
-}
-
-static int64_t numel_of(int rank, const int64_t *d)
-{
-	int64_t n = 1;
-	for (int i = 0; i < rank; i++)
-		n *= d[i];
-	return n;
-}
-
 static int is_int_type(int32_t dt)
 {
 	return dt == OV_DT_INT64 || dt == OV_DT_INT32 || dt == OV_DT_INT16 || dt == OV_DT_INT8 || dt == OV_DT_UINT8 ||
@@ -278,7 +261,7 @@ static int reduce_run(struct exec_kernel_ctx *k, enum rop op, int from_input)
 	} else
 		for (int64_t i = 0; i < na; i++) {
 			int a;
-			if (norm_axis(k, axes[i], x->rank, &a))
+			if (xk_norm_axis(k, axes[i], x->rank, &a))
 				return -1;
 			r.red[a] = 1;
 		}
@@ -411,13 +394,13 @@ static int arg_run(struct exec_kernel_ctx *k, int want_max)
 		return xk_fail(k, "%s on %s is not supported", want_max ? "ArgMax" : "ArgMin", dtype_name(x->dtype));
 	if (x->rank == 0)
 		return xk_fail(k, "%s of a scalar", want_max ? "ArgMax" : "ArgMin");
-	if (norm_axis(k, xk_attr_int(k, "axis", 0), x->rank, &axis))
+	if (xk_norm_axis(k, xk_attr_int(k, "axis", 0), x->rank, &axis))
 		return -1;
 	int n = 0;
 	for (int a = 0; a < x->rank; a++)
 		if (a != axis || keep)
 			d[n++] = a == axis ? 1 : x->dims[a];
-	int64_t len = x->dims[axis], outer = numel_of(axis, x->dims), inner = numel_of(x->rank - axis - 1, x->dims + axis + 1);
+	int64_t len = x->dims[axis], outer = xk_numel(axis, x->dims), inner = xk_numel(x->rank - axis - 1, x->dims + axis + 1);
 	if (len == 0 && outer * inner > 0)
 		return xk_fail(k, "%s over an empty axis %d", want_max ? "ArgMax" : "ArgMin", axis);
 	if (xk_output(k, 0, OV_DT_INT64, n, d))
@@ -531,7 +514,7 @@ static int k_topk_run(struct exec_kernel_ctx *k, int v)
 		return xk_fail(k, "TopK needs its two outputs");
 	if (x->rank == 0)
 		return xk_fail(k, "TopK of a scalar");
-	if (norm_axis(k, xk_attr_int(k, "axis", -1), x->rank, &axis))
+	if (xk_norm_axis(k, xk_attr_int(k, "axis", -1), x->rank, &axis))
 		return -1;
 	if (v < 10)
 		kk = xk_attr_int(k, "k", -1);
@@ -560,7 +543,7 @@ static int k_topk_run(struct exec_kernel_ctx *k, int v)
 							     : (largest ? cmp_i_desc : cmp_i_asc))
 						      : (largest ? cmp_f_desc : cmp_f_asc);
 	size_t es = xt_elem_size(x->dtype);
-	int64_t outer = numel_of(axis, x->dims), inner = numel_of(x->rank - axis - 1, x->dims + axis + 1);
+	int64_t outer = xk_numel(axis, x->dims), inner = xk_numel(x->rank - axis - 1, x->dims + axis + 1);
 	for (int64_t o = 0; o < outer; o++)
 		for (int64_t in = 0; in < inner; in++) {
 			int64_t base = o * len * inner + in;

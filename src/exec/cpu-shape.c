@@ -66,37 +66,12 @@ static int64_t input_ints(struct exec_kernel_ctx *k, const struct xtensor *t, in
 	return t->numel;
 }
 
-static int64_t numel_of(int rank, const int64_t *d)
-{
-	int64_t n = 1;
-	for (int i = 0; i < rank; i++)
-		n *= d[i];
-	return n;
-}
-
 /* a * b for non-negative dims, -1 on overflow. */
 static int64_t mul_dims(int64_t a, int64_t b)
 {
 	if (a && b > INT64_MAX / a)
 		return -1;
 	return a * b;
-}
-
-/* After moving string pointers byte-wise, make the output own its own copies. On failure the pointers not yet
- * duplicated are cleared, so freeing the output never frees the input's strings. */
-static int own_strings(struct exec_kernel_ctx *k, struct xtensor *t)
-{
-	if (t->dtype != OV_DT_STRING)
-		return 0;
-	char **s = t->data;
-	for (int64_t i = 0; i < t->numel; i++) {
-		if (s[i] && !(s[i] = strdup(s[i]))) {
-			for (int64_t j = i + 1; j < t->numel; j++)
-				s[j] = NULL;
-			return xk_fail(k, "out of memory copying strings");
-		}
-	}
-	return 0;
 }
 
 static void strides_of(int rank, const int64_t *d, int64_t *s)
@@ -206,13 +181,13 @@ static int offsets_alloc(struct exec_kernel_ctx *k, struct offsets *t, const str
 /* Output 0 as a same-content copy of x with other dims (Reshape, Flatten, Squeeze, Unsqueeze). */
 static int copy_reshaped(struct exec_kernel_ctx *k, const struct xtensor *x, int rank, const int64_t *dims)
 {
-	if (numel_of(rank, dims) != x->numel)
+	if (xk_numel(rank, dims) != x->numel)
 		return xk_fail(k, "internal: element count changes");
 	if (xk_output(k, 0, x->dtype, rank, dims))
 		return -1;
 	if (x->bytes)
 		memcpy(k->out[0]->data, x->data, x->bytes);
-	return own_strings(k, k->out[0]);
+	return xk_own_strings(k, k->out[0]);
 }
 
 /* ---- Constant, Shape, Size ---------------------------------------------------------------------------------- */
@@ -385,8 +360,8 @@ static int k_flatten(struct exec_kernel_ctx *k)
 		a += x->rank;
 	if (a < 0 || a > x->rank)
 		return xk_fail(k, "axis %" PRId64 " is out of range for rank %d", xk_attr_int(k, "axis", 1), x->rank);
-	d[0] = numel_of((int)a, x->dims);
-	d[1] = numel_of(x->rank - (int)a, x->dims + a);
+	d[0] = xk_numel((int)a, x->dims);
+	d[1] = xk_numel(x->rank - (int)a, x->dims + a);
 	return copy_reshaped(k, x, 2, d);
 }
 
@@ -600,7 +575,7 @@ static int k_transpose(struct exec_kernel_ctx *k)
 	if (xk_output(k, 0, x->dtype, x->rank, d))
 		return -1;
 	transpose_run(k->out[0], x, perm);
-	return own_strings(k, k->out[0]);
+	return xk_own_strings(k, k->out[0]);
 }
 
 /* ---- Concat, Split ------------------------------------------------------------------------------------------- */
@@ -638,7 +613,7 @@ static int k_concat(struct exec_kernel_ctx *k)
 		return -1;
 	struct xtensor *y = k->out[0];
 	size_t es = xt_elem_size(x->dtype);
-	int64_t outer = numel_of(axis, x->dims), inner = numel_of(x->rank - axis - 1, x->dims + axis + 1);
+	int64_t outer = xk_numel(axis, x->dims), inner = xk_numel(x->rank - axis - 1, x->dims + axis + 1);
 	size_t orow = (size_t)(d[axis] * inner) * es, at = 0;
 	if (y->numel)
 		for (size_t i = 0; i < k->n_in; i++) {
@@ -648,7 +623,7 @@ static int k_concat(struct exec_kernel_ctx *k)
 				memcpy((char *)y->data + (size_t)o * orow + at, (const char *)t->data + (size_t)o * row, row);
 			at += row;
 		}
-	return own_strings(k, y);
+	return xk_own_strings(k, y);
 }
 
 static int k_split_run(struct exec_kernel_ctx *k, int v)
@@ -710,7 +685,7 @@ static int k_split_run(struct exec_kernel_ctx *k, int v)
 		goto out;
 	}
 	size_t es = xt_elem_size(x->dtype);
-	int64_t outer = numel_of(axis, x->dims), inner = numel_of(x->rank - axis - 1, x->dims + axis + 1), at = 0;
+	int64_t outer = xk_numel(axis, x->dims), inner = xk_numel(x->rank - axis - 1, x->dims + axis + 1), at = 0;
 	for (size_t i = 0; i < n; i++) {
 		int64_t d[MAXR];
 		memcpy(d, x->dims, sizeof d);
@@ -724,7 +699,7 @@ static int k_split_run(struct exec_kernel_ctx *k, int v)
 				memcpy((char *)y->data + (size_t)o * row,
 				       (const char *)x->data + ((size_t)(o * len + at) * (size_t)inner) * es, row);
 		at += split[i];
-		if (own_strings(k, y))
+		if (xk_own_strings(k, y))
 			goto out;
 	}
 	rc = 0;
@@ -830,7 +805,7 @@ static int k_slice_run(struct exec_kernel_ctx *k, int v)
 			o.off[a][j] = (s0[a] + j * st[a]) * xs[a];
 	map_copy(y, x, o.off, NULL);
 	free(o.pool);
-	return own_strings(k, y);
+	return xk_own_strings(k, y);
 }
 
 static int k_slice1(struct exec_kernel_ctx *k) { return k_slice_run(k, 1); }
@@ -881,7 +856,7 @@ static int k_expand(struct exec_kernel_ctx *k)
 	}
 	map_copy(y, x, o.off, NULL);
 	free(o.pool);
-	return own_strings(k, y);
+	return xk_own_strings(k, y);
 }
 
 static int k_tile(struct exec_kernel_ctx *k)
@@ -918,7 +893,7 @@ static int k_tile(struct exec_kernel_ctx *k)
 			o.off[i][j] = (j % x->dims[i]) * xs[i];
 	map_copy(y, x, o.off, NULL);
 	free(o.pool);
-	return own_strings(k, y);
+	return xk_own_strings(k, y);
 }
 
 /* ---- Pad --------------------------------------------------------------------------------------------------------- */
@@ -1044,7 +1019,7 @@ static int k_pad_run(struct exec_kernel_ctx *k, int v)
 	}
 	map_copy(y, x, o.off, es <= sizeof fill ? fill : NULL);
 	free(o.pool);
-	return own_strings(k, y);
+	return xk_own_strings(k, y);
 }
 
 static int k_pad1(struct exec_kernel_ctx *k) { return k_pad_run(k, 1); }
@@ -1092,7 +1067,7 @@ static int k_constant_of_shape(struct exec_kernel_ctx *k)
 		if (!zero)
 			for (int64_t i = 0; i < y->numel; i++)
 				memcpy((char *)y->data + (size_t)i * es, v.data, es);
-		int rc = own_strings(k, y); /* before v (whose string the elements point to) goes */
+		int rc = xk_own_strings(k, y); /* before v (whose string the elements point to) goes */
 		xt_free(&v);
 		return rc;
 	}
@@ -1203,7 +1178,7 @@ static int k_trilu(struct exec_kernel_ctx *k)
 				memcpy((char *)y->data + at + (size_t)lo * es, (const char *)x->data + at + (size_t)lo * es,
 				       (size_t)(hi - lo) * es);
 		}
-	return own_strings(k, y);
+	return xk_own_strings(k, y);
 }
 
 /* Running sums or products along the axis; integers accumulate unsigned, so overflow wraps without UB. */
@@ -1245,7 +1220,7 @@ static int cum_run(struct exec_kernel_ctx *k, int prod)
 	struct xtensor *y = k->out[0];
 	if (!y->numel)
 		return 0;
-	int64_t outer = numel_of(axis, x->dims), len = x->dims[axis], inner = numel_of(x->rank - axis - 1, x->dims + axis + 1);
+	int64_t outer = xk_numel(axis, x->dims), len = x->dims[axis], inner = xk_numel(x->rank - axis - 1, x->dims + axis + 1);
 	switch (x->dtype) {
 	case OV_DT_FLOAT: CUM_LOOP(float, float); break;
 	case OV_DT_DOUBLE: CUM_LOOP(double, double); break;
@@ -1338,7 +1313,7 @@ static int k_center_crop_pad(struct exec_kernel_ctx *k)
 		}
 	map_copy(y, x, o.off, NULL);
 	free(o.pool);
-	return own_strings(k, y);
+	return xk_own_strings(k, y);
 }
 
 const struct exec_kernel cpu_shape_kernels[] = {

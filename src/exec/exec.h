@@ -49,6 +49,14 @@ int xk_output(struct exec_kernel_ctx *k, size_t i, int32_t dtype, int rank, cons
 /* Fail the node with a message (the runner adds which node). Returns -1. */
 int xk_fail(struct exec_kernel_ctx *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Helpers kernel families share. */
+/* After copying a STRING tensor's pointers: give it its own copies of the strings. */
+int xk_own_strings(struct exec_kernel_ctx *k, struct xtensor *t);
+/* An axis in [-rank, rank) as a non-negative index into *out; fails naming it otherwise. */
+int xk_norm_axis(struct exec_kernel_ctx *k, int64_t a, int rank, int *out);
+/* The product of dims (callers have bounded them: tensors are at most 2^40 elements). */
+int64_t xk_numel(int rank, const int64_t *dims);
+
 typedef int (*exec_kernel_fn)(struct exec_kernel_ctx *k);
 
 /* One row of a backend's kernel table: the op and the first opset version it implements (the row with the

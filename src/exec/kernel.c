@@ -1,10 +1,13 @@
 /* What kernels use of their node: attributes with defaults, output allocation, one-line failures. */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "src/dtype.h"
 #include "src/exec/exec.h"
 
 static const Onnx__AttributeProto *find_attr(const struct exec_kernel_ctx *k, const char *name)
@@ -94,4 +97,37 @@ int xk_fail(struct exec_kernel_ctx *k, const char *fmt, ...)
 	va_end(ap);
 	k->err->code = OV_INVALID;
 	return -1;
+}
+
+int xk_own_strings(struct exec_kernel_ctx *k, struct xtensor *t)
+{
+	if (t->dtype != OV_DT_STRING)
+		return 0;
+	char **s = t->data;
+	for (int64_t i = 0; i < t->numel; i++) {
+		if (s[i] && !(s[i] = strdup(s[i]))) {
+			for (int64_t j = i + 1; j < t->numel; j++)
+				s[j] = NULL;
+			return xk_fail(k, "out of memory copying strings");
+		}
+	}
+	return 0;
+}
+
+int xk_norm_axis(struct exec_kernel_ctx *k, int64_t a, int rank, int *out)
+{
+	*out = 0;
+	if (a < -(int64_t)rank || a >= rank)
+		return xk_fail(k, "axis %" PRId64 " is out of range for rank %d", a, rank);
+	*out = (int)(a < 0 ? a + rank : a);
+	return 0;
+}
+
+int64_t xk_numel(int rank, const int64_t *dims)
+{
+	int64_t n = 1;
+
+	for (int i = 0; i < rank; i++)
+		n *= dims[i];
+	return n;
 }
