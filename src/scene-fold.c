@@ -291,6 +291,9 @@ int scene_auto_expand(const struct graph *g, size_t max_boxes, char ***out, size
 				}
 				boxes++;
 			}
+			/* count the scope's nodes (the stored key stays; only the value changes) */
+			if (strmap_put(&seen, key, (void *)((uintptr_t)strmap_get(&seen, key) + 1)))
+				goto oom;
 		}
 		/* Candidate scopes: collapsed ones at this depth, with their sizes. */
 		size_t n_cand = 0;
@@ -306,19 +309,11 @@ int scene_auto_expand(const struct graph *g, size_t max_boxes, char ***out, size
 		}
 		for (size_t s = 0; s < seen.cap; s++)
 			if (seen.slots[s].key)
-				cand[n_cand++] = (struct cand){seen.slots[s].key, 0};
-		for (uint32_t i = 0; i < g->n_nodes; i++) {
-			const char *name = present_node_name(g, i);
-			size_t l = collapsed_prefix(name, &open);
-			for (size_t c = 0; l && c < n_cand; c++)
-				if (strlen(cand[c].key) == l && !strncmp(cand[c].key, name, l)) {
-					cand[c].nodes++;
-					break;
-				}
-		}
-		/* Open the biggest first while it fits (a scope of k nodes turns 1 box into at most k). */
-		int opened = 0;
-		for (;;) {
+				cand[n_cand++] = (struct cand){seen.slots[s].key, (size_t)(uintptr_t)seen.slots[s].value};
+		/* Open the biggest first while it fits (a scope of k nodes turns 1 box into at most k). Each try costs a
+		 * pass over the nodes, so give up on a depth after a few scopes that do not fit. */
+		int opened = 0, misses = 0;
+		for (; boxes < max_boxes && misses < 16;) {
 			size_t best = (size_t)-1;
 			for (size_t c = 0; c < n_cand; c++)
 				if (cand[c].nodes > 1 && (best == (size_t)-1 || cand[c].nodes > cand[best].nodes))
@@ -358,6 +353,7 @@ int scene_auto_expand(const struct graph *g, size_t max_boxes, char ***out, size
 			strmap_free(&kids);
 			if (boxes + add - 1 > max_boxes) {
 				cand[best].nodes = 0;
+				misses++;
 				continue;
 			}
 			if (n == cap) {
