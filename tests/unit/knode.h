@@ -1,0 +1,103 @@
+/* A one-node graph to run a CPU kernel on in unit tests: attributes set by hand, the kernel found by op and opset,
+ * its outputs collected.  Shared by the kernel families' unit tests (tests/unit/test-*-kernels.c). */
+#ifndef OV_TESTS_KNODE_H
+#define OV_TESTS_KNODE_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "src/exec/exec.h"
+
+#define MAX_ATTRS 12
+
+struct tnode {
+	Onnx__NodeProto proto;
+	Onnx__AttributeProto attrs[MAX_ATTRS];
+	Onnx__AttributeProto *ptrs[MAX_ATTRS];
+	int64_t ints[MAX_ATTRS][16];
+	float floats[MAX_ATTRS][16];
+	struct graph_node gn;
+	struct graph g;
+	struct ov_error err;
+};
+
+static inline void node(struct tnode *t, const char *op)
+{
+	memset(t, 0, sizeof *t);
+	onnx__node_proto__init(&t->proto);
+	t->proto.op_type = (char *)op;
+	t->proto.attribute = t->ptrs;
+	t->gn.proto = &t->proto;
+	t->g.nodes = &t->gn;
+	t->g.n_nodes = 1;
+}
+
+static inline Onnx__AttributeProto *new_attr(struct tnode *t, const char *name)
+{
+	Onnx__AttributeProto *a = &t->attrs[t->proto.n_attribute];
+	onnx__attribute_proto__init(a);
+	a->name = (char *)name;
+	t->ptrs[t->proto.n_attribute++] = a;
+	return a;
+}
+
+static inline void set_int(struct tnode *t, const char *name, int64_t v)
+{
+	Onnx__AttributeProto *a = new_attr(t, name);
+	a->has_i = 1;
+	a->i = v;
+}
+
+static inline void set_float(struct tnode *t, const char *name, float v)
+{
+	Onnx__AttributeProto *a = new_attr(t, name);
+	a->has_f = 1;
+	a->f = v;
+}
+
+static inline void set_ints(struct tnode *t, const char *name, const int64_t *v, size_t n)
+{
+	size_t at = t->proto.n_attribute;
+	Onnx__AttributeProto *a = new_attr(t, name);
+	memcpy(t->ints[at], v, n * sizeof *v);
+	a->ints = t->ints[at];
+	a->n_ints = n;
+}
+
+static inline void set_floats(struct tnode *t, const char *name, const float *v, size_t n)
+{
+	size_t at = t->proto.n_attribute;
+	Onnx__AttributeProto *a = new_attr(t, name);
+	memcpy(t->floats[at], v, n * sizeof *v);
+	a->floats = t->floats[at];
+	a->n_floats = n;
+}
+
+static inline void set_str(struct tnode *t, const char *name, const char *s)
+{
+	Onnx__AttributeProto *a = new_attr(t, name);
+	a->has_s = 1;
+	a->s.data = (uint8_t *)s;
+	a->s.len = strlen(s);
+}
+
+static inline int run(struct tnode *t, int64_t opset, const struct xtensor *const *in, size_t n_in, struct xtensor *out,
+		      size_t n_out)
+{
+	struct xtensor *slots[8];
+	exec_kernel_fn fn = cpu_find_kernel("", t->proto.op_type, opset);
+
+	if (!fn) {
+		snprintf(t->err.msg, sizeof t->err.msg, "no kernel");
+		return -1;
+	}
+	for (size_t i = 0; i < n_out; i++) {
+		memset(&out[i], 0, sizeof out[i]);
+		slots[i] = &out[i];
+	}
+	struct exec_kernel_ctx k = {NULL, &t->g, 0, opset, (const struct xtensor **)in, n_in, slots, n_out, &t->err};
+	t->err.msg[0] = '\0';
+	return fn(&k);
+}
+
+#endif
