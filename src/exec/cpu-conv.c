@@ -307,17 +307,9 @@ int cpu_window_read(struct exec_kernel_ctx *k, const struct xtensor *x, const in
 						off = off * w->in[i] + ii;                                       \
 					}                                                                        \
 					row[p - p0] = inside ? xc[off] : (T)0;                                   \
-					for (int i = n - 1; i >= 0; i--) {                                       \
-						if (++oidx[i] < w->out[i])                                       \
-							break;                                                   \
-						oidx[i] = 0;                                                     \
-					}                                                                        \
+					xt_index_next(oidx, w->out, n);      \
 				}                                                                                \
-				for (int i = n - 1; i >= 0; i--) {                                               \
-					if (++kidx[i] < w->k[i])                                                 \
-						break;                                                           \
-					kidx[i] = 0;                                                             \
-				}                                                                                \
+				xt_index_next(kidx, w->k, n); \
 			}                                                                                        \
 		}                                                                                                \
 	}
@@ -373,18 +365,10 @@ int cpu_window_read(struct exec_kernel_ctx *k, const struct xtensor *x, const in
 						}                                                                \
 						if (inside)                                                      \
 							ym[off] += row[p - p0];                                  \
-						for (int i = n - 1; i >= 0; i--) {                               \
-							if (++iidx[i] < w->in[i])                                \
-								break;                                           \
-							iidx[i] = 0;                                             \
-						}                                                                \
+						xt_index_next(iidx, w->in, n);              \
 					}                                                                        \
 				}                                                                                \
-				for (int i = n - 1; i >= 0; i--) {                                               \
-					if (++kidx[i] < w->k[i])                                                 \
-						break;                                                           \
-					kidx[i] = 0;                                                             \
-				}                                                                                \
+				xt_index_next(kidx, w->k, n); \
 			}                                                                                        \
 		}                                                                                                \
 	}

@@ -386,11 +386,7 @@ static int layernorm_f(struct exec_kernel_ctx *k)
 					if (b)
 						bi += idx[i] * bstr[i];
 				}
-				for (int i = x->rank - 1; i >= 0; i--) {
-					if (++idx[i] < x->dims[i])
-						break;
-					idx[i] = 0;
-				}
+				xt_index_next(idx, x->dims, x->rank);
 			}
 			double v = (GETF(dt, x->data, base + j) - m) * inv * GETF(dt, s->data, si) +
 				   (b ? GETF(dt, b->data, bi) : 0);

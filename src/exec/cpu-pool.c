@@ -184,11 +184,7 @@ static int pool_tabs_make(struct pool_tabs *t, const struct cpu_window *w)
 				y[pl * w->out_size + o] = POOL_FINISH(T, a, y, acc, taps, padded);               \
 				if (ind)                                                                         \
 					ind[pl * w->out_size + o] = best < 0 ? 0 : pl * w->in_size + best;       \
-				for (int i = n - 1; i >= 0; i--) {                                               \
-					if (++oidx[i] < w->out[i])                                               \
-						break;                                                           \
-					oidx[i] = 0;                                                             \
-				}                                                                                \
+				xt_index_next(oidx, w->out, n); \
 			}                                                                                        \
 		}                                                                                                \
 	}

@@ -318,11 +318,7 @@ static void resize_extrapolate(const struct resize_params *p, struct resize_axis
 				xt_set(y, o, p->extrapolation);
 				break;
 			}
-		for (int i = r - 1; i >= 0; i--) {
-			if (++idx[i] < p->out[i])
-				break;
-			idx[i] = 0;
-		}
+		xt_index_next(idx, p->out, r);
 	}
 }
 

@@ -35,6 +35,17 @@ double xt_get(const struct xtensor *t, int64_t i);
 void xt_set(struct xtensor *t, int64_t i, double v);
 /* Integer element i exactly (int64 and friends); for float dtypes, truncated. */
 int64_t xt_get_int(const struct xtensor *t, int64_t i);
+/* Advance a multi-index idx over dims[0..n) in C order (the last axis fastest); 0 once it wraps to all zeros. */
+static inline int xt_index_next(int64_t *idx, const int64_t *dims, int n)
+{
+	for (int i = n - 1; i >= 0; i--) {
+		if (++idx[i] < dims[i])
+			return 1;
+		idx[i] = 0;
+	}
+	return 0;
+}
+
 /* "float32[1,3,224,224]" */
 void xt_describe(const struct xtensor *t, char *buf, size_t n);
 
