@@ -19,6 +19,7 @@
 #include "src/graph.h"
 #include "src/json.h"
 #include "src/model.h"
+#include "src/run-feed.h"
 #include "src/shape.h"
 #include "src/strbuf.h"
 #include "src/tensor-stats.h"
@@ -64,7 +65,7 @@ struct run_state {
 	size_t n_want;
 	struct ov_error e;
 	FILE *errf;
-	int lenient_shapes;
+	struct feed f; /* m, g, sh and e for the shared feeding functions */
 };
 
 static int split_list(char **list, size_t *n, char *arg)
@@ -146,278 +147,12 @@ static int parse_args(int argc, char **argv, struct run_args *a, FILE *out, FILE
 	return -1; /* go on */
 }
 
-/* ---- describing tensors ---- */
-
-static void put_dims(struct strbuf *b, const int64_t *dims, int rank)
-{
-	strbuf_putc(b, '[');
-	for (int i = 0; i < rank; i++)
-		strbuf_printf(b, "%s%" PRId64, i ? "," : "", dims[i]);
-	strbuf_putc(b, ']');
-}
-
-static void put_xtype(struct strbuf *b, const struct xtensor *t)
-{
-	strbuf_puts(b, dtype_short_name(t->dtype));
-	put_dims(b, t->dims, t->rank);
-}
-
-/* What a value is declared or inferred to be, for checking fed tensors and generating inputs (NULL: unknown). */
-static const struct vshape *value_shape(struct run_state *s, int32_t id)
-{
-	const struct vshape *v = s->sh ? shapes_get(s->sh, s->g, id) : NULL;
-	static struct vshape decl;
-
-	if (v && (v->dtype || v->rank >= 0))
-		return v;
-	const Onnx__ValueInfoProto *d = s->g->values[id].declared;
-	if (d && d->type && s->sh && !shape_from_type(s->sh, d->type, &decl))
-		return &decl;
-	return v;
-}
-
-static void put_vshape(struct strbuf *b, const struct vshape *v)
-{
-	shape_describe(b, v);
-}
-
-/* The flat index as a multi-index: [0,3,17] */
-static void put_index(struct strbuf *b, const struct xtensor *t, int64_t i)
-{
-	int64_t idx[XT_MAX_RANK];
-
-	for (int d = t->rank - 1; d >= 0; d--) {
-		idx[d] = t->dims[d] ? i % t->dims[d] : 0;
-		i = t->dims[d] ? i / t->dims[d] : 0;
-	}
-	put_dims(b, idx, t->rank);
-}
-
-static void json_index(struct json *j, const struct xtensor *t, int64_t i)
-{
-	int64_t idx[XT_MAX_RANK];
-
-	if (i < 0) {
-		json_null(j);
-		return;
-	}
-	for (int d = t->rank - 1; d >= 0; d--) {
-		idx[d] = t->dims[d] ? i % t->dims[d] : 0;
-		i = t->dims[d] ? i / t->dims[d] : 0;
-	}
-	json_arr(j);
-	for (int d = 0; d < t->rank; d++)
-		json_int(j, idx[d]);
-	json_end_arr(j);
-}
-
-static int xt_stats(const struct xtensor *t, struct tensor_stats *st)
-{
-	struct tensor_view v = {.dtype = t->dtype, .numel = t->numel, .raw = t->data};
-
-	if (t->dtype == OV_DT_STRING || !t->data) {
-		memset(st, 0, sizeof *st);
-		st->count = t->numel;
-		return -1;
-	}
-	return tensor_stats_compute(&v, st);
-}
-
-/* ---- inputs ---- */
-
-static uint64_t splitmix(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static int is_float(int32_t dt)
-{
-	return dt == OV_DT_FLOAT || dt == OV_DT_DOUBLE || dt == OV_DT_FLOAT16 || dt == OV_DT_BFLOAT16;
-}
-
-static int is_unsigned(int32_t dt)
-{
-	return dt == OV_DT_UINT8 || dt == OV_DT_UINT16 || dt == OV_DT_UINT32 || dt == OV_DT_UINT64;
-}
-
-/* random[:seed], zeros, ones with the value's declared or inferred shape. */
-static int generate(struct run_state *s, int32_t id, const char *spec, struct xtensor *t)
-{
-	const char *name = s->g->values[id].name;
-	const struct vshape *v = value_shape(s, id);
-	int64_t dims[XT_MAX_RANK];
-	uint64_t seed = 0;
-	int kind; /* 0 zeros, 1 ones, 2 random */
-
-	if (!strcmp(spec, "zeros"))
-		kind = 0;
-	else if (!strcmp(spec, "ones"))
-		kind = 1;
-	else if (!strncmp(spec, "random", 6) && (!spec[6] || spec[6] == ':')) {
-		kind = 2;
-		if (spec[6]) {
-			char *end;
-			errno = 0;
-			seed = strtoull(spec + 7, &end, 10);
-			if (errno || end == spec + 7 || *end)
-				return ov_fail(&s->e, OV_USAGE, "--input %s: the seed in '%s' is not a number", name, spec);
-		}
-	} else {
-		return -2; /* not a generator: a file */
-	}
-	if (!v || !v->dtype || v->rank < 0)
-		return ov_fail(&s->e, OV_USAGE,
-			       "input '%s': its type is not known, so '%s' cannot make it; give a file (--input %s=FILE)",
-			       name, spec, name);
-	if (v->rank > XT_MAX_RANK)
-		return ov_fail(&s->e, OV_LIMIT, "input '%s': rank %d is over the executor's limit", name, v->rank);
-	for (int i = 0; i < v->rank; i++) {
-		if (v->dims[i].v == DIM_UNKNOWN || v->dims[i].v < 0) {
-			struct strbuf b = {0};
-			put_vshape(&b, v);
-			ov_fail(&s->e, OV_USAGE,
-				"input '%s' is %s: dim %d is not a number, so '%s' cannot make it; give a file "
-				"(--input %s=FILE)", name, strbuf_str(&b), i, spec, name);
-			strbuf_free(&b);
-			return -1;
-		}
-		dims[i] = v->dims[i].v;
-	}
-	if (v->dtype == OV_DT_STRING)
-		return ov_fail(&s->e, OV_USAGE, "input '%s' holds strings: give a file (--input %s=FILE)", name, name);
-	if (xt_alloc(t, v->dtype, v->rank, dims, &s->e))
-		return ov_wrap(&s->e, "input '%s': ", name);
-	/* each input gets its own stream, so adding an input does not change the others */
-	uint64_t st = seed ^ 0x6f6e6e78766965ull;
-	for (const char *c = name; *c; c++)
-		st = (st ^ (uint8_t)*c) * 0x100000001b3ull;
-	for (int64_t i = 0; i < t->numel; i++) {
-		double x = kind;
-		if (kind == 2) {
-			uint64_t r = splitmix(&st);
-			if (is_float(t->dtype))
-				x = (double)(r >> 11) * 0x1.0p-53 * 2.0 - 1.0;
-			else if (t->dtype == OV_DT_BOOL)
-				x = (double)(r & 1);
-			else if (is_unsigned(t->dtype))
-				x = (double)(r % 10);
-			else
-				x = (double)(r % 11) - 5;
-		}
-		xt_set(t, i, x);
-	}
-	return 0;
-}
-
-static int read_tensor(struct run_state *s, const char *path, struct xtensor *t, char **pb_name)
-{
-	Onnx__TensorProto *tp = NULL;
-
-	if (tensorfile_read(path, NULL, &tp, &s->e))
-		return -1;
-	int rc = exec_tensor_from_proto(s->m, tp, t, &s->e);
-	if (rc)
-		ov_wrap(&s->e, "%s: ", path);
-	if (pb_name)
-		*pb_name = tp->name && *tp->name ? strdup(tp->name) : NULL;
-	tensorfile_free(tp, NULL);
-	return rc;
-}
-
-/* A fed tensor must be what the model declares: same dtype, same rank, same dims where the model has numbers. */
-static int check_against(struct run_state *s, int32_t id, struct xtensor *t, const char *source,
-			 enum ov_status code)
-{
-	const struct vshape *v = value_shape(s, id);
-	int bad = 0;
-
-	if (!v)
-		return 0;
-	/* bfloat16 (and float16) travel as uint16 bit patterns where the format has no such type (.npy, and the
-	 * ONNX test data of the Cast tests) */
-	if (t->dtype == OV_DT_UINT16 && (v->dtype == OV_DT_BFLOAT16 || v->dtype == OV_DT_FLOAT16))
-		t->dtype = v->dtype;
-	int bad_shape = 0;
-	if (v->dtype && v->dtype != t->dtype)
-		bad = 1;
-	if (v->rank >= 0) {
-		if (v->rank != t->rank)
-			bad_shape = 1;
-		for (int i = 0; !bad_shape && i < v->rank; i++)
-			if (v->dims[i].v != DIM_UNKNOWN && v->dims[i].v != t->dims[i])
-				bad_shape = 1;
-	}
-	if (!bad && !bad_shape)
-		return 0;
-	struct strbuf got = {0}, want = {0};
-	put_xtype(&got, t);
-	put_vshape(&want, v);
-	/* ONNX's own test data sometimes disagrees with its model's declared shapes (CastLike's 'like'), and its
-	 * runner does not check them: a data set's shapes get a note, its dtypes must match */
-	if (!bad && s->lenient_shapes) {
-		struct ov_error e = {.code = OV_OK};
-		snprintf(e.msg, sizeof e.msg, "note: input '%s': %s is %s, the model declares %s; running anyway",
-			 s->g->values[id].name, source, strbuf_str(&got), strbuf_str(&want));
-		cmd_report(s->errf, NULL, &e);
-		strbuf_free(&got);
-		strbuf_free(&want);
-		return 0;
-	}
-	ov_fail(&s->e, code, "input '%s': %s is %s, the model declares %s", s->g->values[id].name, source,
-		strbuf_str(&got), strbuf_str(&want));
-	strbuf_free(&got);
-	strbuf_free(&want);
-	return -1;
-}
-
-static int is_dir(const char *p)
-{
-	struct stat st;
-	return !stat(p, &st) && S_ISDIR(st.st_mode);
-}
-
-static int file_exists(const char *p)
-{
-	struct stat st;
-	return !stat(p, &st);
-}
-
 static struct named *named_find(struct named *list, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(list[i].name, name))
 			return &list[i];
 	return NULL;
-}
-
-/* NAME=SPEC, or SPEC alone when the cut needs exactly one input. */
-static int split_named(struct run_state *s, const char *arg, const char **names, long n_names, const char *what,
-		       const char **name, const char **spec)
-{
-	const char *eq = strchr(arg, '=');
-
-	if (eq) {
-		char *nm = strndup(arg, (size_t)(eq - arg));
-		int32_t id = nm ? graph_value_id(s->g, nm) : -1;
-		free(nm);
-		if (id >= 0) {
-			*name = s->g->values[id].name;
-			*spec = eq + 1;
-			return 0;
-		}
-	}
-	if (n_names == 1 && !(eq && !file_exists(arg))) {
-		*name = names[0];
-		*spec = arg;
-		return 0;
-	}
-	if (eq)
-		return ov_fail(&s->e, OV_USAGE, "%s %s: '%.*s' is not a value of the graph", what, arg, (int)(eq - arg),
-			       arg);
-	return ov_fail(&s->e, OV_USAGE, "%s %s: say which value (NAME=%s)", what, arg, arg);
 }
 
 /* An ONNX test data set: input_N.pb (when no --input is given) and output_N.pb. */
@@ -430,11 +165,11 @@ static int load_data_set(struct run_state *s, const char *dir, int take_inputs, 
 			continue;
 		for (size_t i = 0;; i++) {
 			snprintf(path, sizeof path, "%s/%s_%zu.pb", dir, pass ? "output" : "input", i);
-			if (!file_exists(path))
+			if (!feed_file_exists(path))
 				break;
 			struct xtensor t;
 			char *pbname = NULL;
-			if (read_tensor(s, path, &t, &pbname))
+			if (feed_read(&s->f, path, &t, &pbname))
 				return -1;
 			const char *name = NULL;
 			if (pass == 0) {
@@ -843,17 +578,17 @@ static int gather_inputs(struct run_state *s, const struct exec_options *opt)
 	/* --expect: directories (data sets) and NAME=FILE */
 	for (size_t i = 0; i < s->a.n_expects; i++) {
 		const char *arg = s->a.expects[i];
-		if (is_dir(arg)) {
+		if (feed_is_dir(arg)) {
 			if (load_data_set(s, arg, s->a.n_inputs == 0 && !s->n_in, opt->to, opt->n_to))
 				goto out;
 			continue;
 		}
 		const char *name, *spec;
 		const char **to = (const char **)opt->to;
-		if (split_named(s, arg, to, (long)opt->n_to, "--expect", &name, &spec))
+		if (feed_split_named(&s->f, arg, to, (long)opt->n_to, "--expect", &name, &spec))
 			goto out;
 		struct xtensor t;
-		if (read_tensor(s, spec, &t, NULL))
+		if (feed_read(&s->f, spec, &t, NULL))
 			goto out;
 		if (add_named(&s->want, &s->n_want, name, spec, &t, &s->e)) {
 			xt_free(&t);
@@ -863,20 +598,20 @@ static int gather_inputs(struct run_state *s, const struct exec_options *opt)
 	/* --input */
 	for (size_t i = 0; i < s->a.n_inputs; i++) {
 		const char *name, *spec;
-		if (split_named(s, s->a.inputs[i], need, n_need, "--input", &name, &spec))
+		if (feed_split_named(&s->f, s->a.inputs[i], need, n_need, "--input", &name, &spec))
 			goto out;
 		struct named *old = named_find(s->in, s->n_in, name);
 		if (old)
 			continue; /* the first --input for a name wins */
 		int32_t id = graph_value_id(s->g, name);
 		struct xtensor t;
-		int g = generate(s, id, spec, &t);
+		int g = feed_generate(&s->f, id, spec, &t);
 		if (g == -1)
 			goto out;
 		if (g == -2) {
-			if (read_tensor(s, spec, &t, NULL))
+			if (feed_read(&s->f, spec, &t, NULL))
 				goto out;
-			if (check_against(s, id, &t, spec, OV_USAGE)) {
+			if (feed_check(&s->f, id, &t, spec, OV_USAGE)) {
 				xt_free(&t);
 				goto out;
 			}
@@ -890,9 +625,9 @@ static int gather_inputs(struct run_state *s, const struct exec_options *opt)
 	 * a usage error */
 	for (size_t i = 0; i < s->n_in; i++) {
 		int32_t id = graph_value_id(s->g, s->in[i].name);
-		s->lenient_shapes = 1;
-		int bad = id >= 0 && s->in[i].from_set && check_against(s, id, &s->in[i].t, s->in[i].source, OV_INVALID);
-		s->lenient_shapes = 0;
+		s->f.lenient_shapes = 1;
+		int bad = id >= 0 && s->in[i].from_set && feed_check(&s->f, id, &s->in[i].t, s->in[i].source, OV_INVALID);
+		s->f.lenient_shapes = 0;
 		if (bad)
 			goto out;
 	}
@@ -939,6 +674,7 @@ int cmd_run(int argc, char **argv, FILE *out, FILE *err)
 		return rc;
 	if (graph_build(&s.g, s.m->proto->graph, &s.e) || shape_infer(&s.sh, s.m, s.g, &s.e))
 		goto fail;
+	s.f = (struct feed){.m = s.m, .g = s.g, .sh = s.sh, .e = &s.e, .errf = err};
 
 	struct exec_options opt = {.keep_all = s.a.all};
 	if (s.a.n_from) {
