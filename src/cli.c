@@ -24,6 +24,7 @@ static const struct {
 	{"ops", cmd_ops, "ops [--json] [--domain D] [OP]  the operator reference: signatures per opset, notes"},
 	{"dot", cmd_dot, "dot MODEL [-o FILE] [--focus NODE]  the graph as Graphviz DOT text, SVG or PNG"},
 	{"run", cmd_run, "run MODEL [--input N=FILE|random] [--expect DIR] [--to T,..]  run it, check outputs"},
+	{"compare", cmd_compare, "compare MODEL [OTHER] [--vs cuda] [--against DIR]  the first node whose output differs"},
 };
 
 void cli_print_help(FILE *out)

@@ -220,25 +220,12 @@ static int add_named(struct named **list, size_t *n, const char *name, const cha
 
 /* ---- saving ---- */
 
-static void safe_name(const char *name, char *buf, size_t n)
-{
-	size_t j = 0;
-
-	for (const char *c = name; *c && j + 1 < n - 4; c++) {
-		int keep = isalnum((unsigned char)*c) || *c == '-' || *c == '_' || (*c == '.' && j > 0);
-		buf[j++] = keep ? *c : '_';
-	}
-	if (!j)
-		buf[j++] = '_';
-	buf[j] = '\0';
-}
-
 static int save_value(const char *dir, const char *name, const struct xtensor *t, char **used, size_t n_used,
 		      char **out_file, struct ov_error *e)
 {
 	char base[240], file[4096];
 
-	safe_name(name, base, sizeof base);
+	feed_safe_name(name, base, sizeof base);
 	snprintf(file, sizeof file, "%s", base);
 	for (int k = 2;; k++) {
 		int clash = 0;

@@ -16,6 +16,7 @@ int cmd_check(int argc, char **argv, FILE *out, FILE *err);
 int cmd_ops(int argc, char **argv, FILE *out, FILE *err);
 int cmd_dot(int argc, char **argv, FILE *out, FILE *err);
 int cmd_run(int argc, char **argv, FILE *out, FILE *err);
+int cmd_compare(int argc, char **argv, FILE *out, FILE *err);
 
 /* The reports behind `info` and `dump`, for any front end (the TUI shows them too). */
 void info_render(struct ov_model *m, struct strbuf *b, int as_json);

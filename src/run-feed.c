@@ -2,6 +2,7 @@
  * against what the model declares, and the small descriptions both commands print (dtype[dims], multi-indices). */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -277,3 +278,17 @@ int feed_split_named(struct feed *s, const char *arg, const char **names, long n
 			       arg);
 	return ov_fail(s->e, OV_USAGE, "%s %s: say which value (NAME=%s)", what, arg, arg);
 }
+
+void feed_safe_name(const char *name, char *buf, size_t n)
+{
+	size_t j = 0;
+
+	for (const char *c = name; *c && j + 1 < n - 4; c++) {
+		int keep = isalnum((unsigned char)*c) || *c == '-' || *c == '_' || (*c == '.' && j > 0);
+		buf[j++] = keep ? *c : '_';
+	}
+	if (!j)
+		buf[j++] = '_';
+	buf[j] = '\0';
+}
+

@@ -39,6 +39,9 @@ int feed_check(struct feed *s, int32_t id, struct xtensor *t, const char *source
 /* NAME=SPEC (NAME a value of the graph), or SPEC alone when names has exactly one entry. */
 int feed_split_named(struct feed *s, const char *arg, const char **names, long n_names, const char *what,
 		     const char **name, const char **spec);
+/* The file name (without .npy) `run --save` gives a value: characters other than letters, digits, '-', '_' and
+ * '.' (not first) become '_'. */
+void feed_safe_name(const char *name, char *buf, size_t n);
 int feed_is_dir(const char *p);
 int feed_file_exists(const char *p);
 
