@@ -808,6 +808,46 @@ static void report_json(struct strbuf *b, struct compare_state *s, const struct 
 	strbuf_putc(b, '\n');
 }
 
+/* Run side A (loaded) and side B, and compare them.  0, -1 with s->e set (s->what names the file), or an exit
+ * status already reported to s->errf (a model that cannot be loaded). */
+static int compare_sides(struct compare_state *s, struct divergence *d)
+{
+	const char *be_a = s->A.backend;
+	int rc;
+
+	if (run_side(s, &s->A, 0))
+		return -1;
+	s->what = s->A.label;
+	if (s->a.against) {
+		if (read_against(s))
+			return -1;
+	} else {
+		const char *be_b = s->a.vs ? s->a.vs : be_a;
+		if (s->a.other) {
+			rc = side_load(s, &s->B, s->a.other, be_b);
+			if (rc)
+				return rc;
+		} else {
+			s->B = (struct side){.label = s->A.label, .backend = be_b, .m = s->A.m, .g = s->A.g, .sh = s->A.sh};
+		}
+		s->what = s->B.label;
+		if (run_side(s, &s->B, 1))
+			return -1;
+	}
+	s->what = s->A.label;
+	return diverge_compute(s->A.g, &s->A.r, &s->B.r, s->a.rtol, s->a.atol, d, &s->e);
+}
+
+static void state_free(struct compare_state *s, struct divergence *d)
+{
+	diverge_free(d);
+	for (size_t i = 0; i < s->n_in; i++)
+		xt_free(&s->in[i].t);
+	free(s->in);
+	side_free(&s->B);
+	side_free(&s->A);
+}
+
 int cmd_compare(int argc, char **argv, FILE *out, FILE *err)
 {
 	struct compare_state s = {0};
@@ -817,33 +857,17 @@ int cmd_compare(int argc, char **argv, FILE *out, FILE *err)
 	if (rc >= 0)
 		return rc;
 	s.errf = err;
-	const char *be_a = s.a.backend ? s.a.backend : "cpu";
-	rc = side_load(&s, &s.A, s.a.model, be_a);
+	rc = side_load(&s, &s.A, s.a.model, s.a.backend ? s.a.backend : "cpu");
+	if (!rc)
+		rc = compare_sides(&s, &d);
 	if (rc > 0)
 		goto free;
-	if (rc || run_side(&s, &s.A, 0))
-		goto fail;
-	s.what = s.a.model;
-	if (s.a.against) {
-		if (read_against(&s))
-			goto fail;
-	} else {
-		const char *be_b = s.a.vs ? s.a.vs : be_a;
-		if (s.a.other) {
-			rc = side_load(&s, &s.B, s.a.other, be_b);
-			if (rc > 0)
-				goto free;
-			if (rc)
-				goto fail;
-		} else {
-			s.B = (struct side){.label = s.A.label, .backend = be_b, .m = s.A.m, .g = s.A.g, .sh = s.A.sh};
-		}
-		s.what = s.B.label;
-		if (run_side(&s, &s.B, 1))
-			goto fail;
+	if (rc) {
+		rc = cmd_report(err, s.what ? s.what : s.a.model, &s.e);
+		if (!rc)
+			rc = 1;
+		goto free;
 	}
-	if (diverge_compute(s.A.g, &s.A.r, &s.B.r, s.a.rtol, s.a.atol, &d, &s.e))
-		goto fail;
 	struct strbuf b = {0};
 	if (s.a.json)
 		report_json(&b, &s, &d);
@@ -852,17 +876,82 @@ int cmd_compare(int argc, char **argv, FILE *out, FILE *err)
 	fwrite(strbuf_str(&b), 1, b.len, out);
 	strbuf_free(&b);
 	rc = d.n_differ ? 1 : 0;
-	goto free;
-fail:
-	rc = cmd_report(err, s.what ? s.what : s.a.model, &s.e);
-	if (!rc)
-		rc = 1;
 free:
-	diverge_free(&d);
-	for (size_t i = 0; i < s.n_in; i++)
-		xt_free(&s.in[i].t);
-	free(s.in);
-	side_free(&s.B);
-	side_free(&s.A);
+	state_free(&s, &d);
+	return rc;
+}
+
+/* The last line a command wrote to a memory stream, without the "onnxview: " prefix, as the error message. */
+static void take_message(char *text, size_t len, struct ov_error *err, enum ov_status code)
+{
+	while (len && (text[len - 1] == '\n'))
+		text[--len] = '\0';
+	char *first = text;
+	char *nl = strchr(first, '\n');
+	if (nl)
+		*nl = '\0'; /* the first line names the problem; usage lines follow */
+	if (!strncmp(first, "onnxview: ", 10))
+		first += 10;
+	ov_fail(err, code, "%s", *first ? first : "compare failed");
+}
+
+int compare_render(struct ov_model *m, const struct graph *g, struct shapes *sh, const char *label, int argc,
+		   char **argv, struct strbuf *report, uint8_t *marks, int32_t *first_node, struct ov_error *err)
+{
+	struct compare_state s = {0};
+	struct divergence d = {0};
+	char *msg = NULL;
+	size_t msg_len = 0;
+	FILE *mf = open_memstream(&msg, &msg_len);
+	char **args = calloc((size_t)argc + 2, sizeof *args);
+	int rc;
+
+	*first_node = -1;
+	if (!mf || !args) {
+		if (mf)
+			fclose(mf);
+		free(msg);
+		free(args);
+		return ov_fail(err, OV_NOMEM, "out of memory");
+	}
+	args[0] = (char *)label;
+	for (int i = 0; i < argc; i++)
+		args[i + 1] = argv[i];
+	rc = parse_args(argc + 1, args, &s.a, mf, mf);
+	if (rc >= 0) {
+		fclose(mf);
+		take_message(msg, msg_len, err, rc ? OV_USAGE : OV_INVALID);
+		free(msg);
+		free(args);
+		return rc ? rc : 2;
+	}
+	s.errf = mf;
+	s.A = (struct side){.label = label, .backend = s.a.backend ? s.a.backend : "cpu", .m = m, .g = (struct graph *)g,
+			    .sh = sh};
+	rc = compare_sides(&s, &d);
+	fclose(mf);
+	if (rc > 0) {
+		take_message(msg, msg_len, err, OV_IO);
+	} else if (rc) {
+		rc = ov_status_exit_code(s.e.code);
+		*err = s.e;
+		if (s.what && strcmp(s.what, label))
+			ov_wrap(err, "%s: ", s.what);
+	} else {
+		report_text(report, &s, &d);
+		for (size_t i = 0; i < d.n; i++)
+			if (d.v[i].node >= 0 && (uint32_t)d.v[i].node < g->n_nodes) {
+				uint8_t mk = d.v[i].status == DIV_MATCH ? COMPARE_MARK_MATCH : COMPARE_MARK_DIFFER;
+				if (marks[d.v[i].node] != COMPARE_MARK_DIFFER) /* one output that differs marks the node */
+					marks[d.v[i].node] = mk;
+			}
+		if (d.first >= 0)
+			*first_node = d.v[d.first].node;
+		rc = d.n_differ ? 1 : 0;
+	}
+	free(msg);
+	free(args);
+	s.A.own = 0;
+	state_free(&s, &d);
 	return rc;
 }

@@ -33,6 +33,8 @@
 	X(VIEW_CHANGES, "view-changes", "the edit journal")                                            \
 	X(VIEW_REFERENCE, "view-reference", "the op reference of the selected node")                   \
 	X(VIEW_TENSOR, "view-tensor", "the values and statistics of the selected constant")            \
+	X(RUN_TO, "run-to", "run the model up to the selected node (random inputs; :run for options)")   \
+	X(VIEW_RESULT, "view-result", "the selected node's computed output (after a run)")              \
 	X(SAVE, "save", "save (asks where, never replaces without asking)")                            \
 	X(HELP, "help", "this help")                                                                   \
 	X(REDRAW, "redraw", "redraw the screen")                                                       \

@@ -12,6 +12,7 @@
 
 #include "src/cli.h"
 #include "src/edit.h"
+#include "src/exec/exec.h"
 #include "src/present.h"
 #include "ui/action.h"
 
@@ -55,6 +56,11 @@ struct app {
 	int *keys;
 	size_t n_keys, next_key;
 	const char *dump_path;
+	/* the last :run (every value kept) and the marks of the last :compare, one per node of the main graph */
+	struct exec_result run;
+	int have_run;
+	uint8_t *marks;
+	uint32_t n_marks;
 	/* prompt history */
 	char *history[64];
 	int n_history;
@@ -75,6 +81,16 @@ int app_dump_screen(struct app *a, const char *path);
 /* The main graph index and shapes (rebuilt lazily by the edit engine). */
 const struct graph *app_graph(struct app *a);
 const struct shapes *app_shapes(struct app *a);
+
+/* ---- running (ui/run.c) ---- */
+/* :run [--input N=SPEC] [--to T,..] [--from T,..] [--backend B]: the report in a text view, or with show the
+ * tensor view of that value */
+void app_run(struct app *a, const char *args, const char *show);
+void app_compare(struct app *a, const char *args); /* :compare OTHER | --vs B | --against DIR [...] */
+void app_clear_results(struct app *a);             /* after an edit, and at exit */
+int app_node_mark(const struct app *a, int32_t node); /* COMPARE_MARK_* of the last :compare */
+/* The computed value of the last run as a tensor view (NULL with a message when the run did not keep it). */
+struct view *view_tensor_result(struct app *a, const char *value_name);
 
 /* ---- drawing (ui/draw.c) ---- */
 enum ui_color {

@@ -61,7 +61,7 @@ static size_t complete(struct app *a, char *buf, size_t len, size_t cap)
 		const struct edit_cmd *const *cmds = edit_commands(&n);
 		for (size_t i = 0; i < n; i++)
 			CONSIDER(cmds[i]->name);
-		static const char *const tui_cmds[] = {"node", "w", "q", "wq", "save-display", "help"};
+		static const char *const tui_cmds[] = {"node", "w", "q", "wq", "save-display", "help", "run", "compare"};
 		for (size_t i = 0; i < sizeof tui_cmds / sizeof tui_cmds[0]; i++)
 			CONSIDER(tui_cmds[i]);
 	} else {

@@ -85,6 +85,7 @@ const struct shapes *app_shapes(struct app *a)
 
 void app_model_changed(struct app *a)
 {
+	app_clear_results(a); /* values and marks describe the model before the change */
 	for (int i = 0; i < a->n_views; i++) {
 		struct view *v = a->views[i];
 		if (v->ops->reload && v->ops->reload(a, v)) {
@@ -363,6 +364,14 @@ void app_command(struct app *a, const char *line)
 		app_push(a, view_help_new(a));
 		return;
 	}
+	if (!strcmp(word, "run")) {
+		app_run(a, arg, NULL);
+		return;
+	}
+	if (!strcmp(word, "compare")) {
+		app_compare(a, arg);
+		return;
+	}
 	char *end;
 	long n = strtol(!strcmp(word, "node") ? arg : word, &end, 10);
 	if ((!strcmp(word, "node") && arg[0] && !*end) || (word[0] >= '0' && word[0] <= '9' && !*end) ||
@@ -578,6 +587,7 @@ out:
 	for (int i = 0; i < a.n_history; i++)
 		free(a.history[i]);
 	free(a.keys);
+	app_clear_results(&a);
 	edit_session_free(a.ed);
 	model_free(a.m);
 	if (devnull)

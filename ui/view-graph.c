@@ -9,6 +9,7 @@
 
 #include "src/layout.h"
 #include "src/scene-fold.h"
+#include "src/cmd.h"
 #include "ui/app.h"
 
 struct graph_view {
@@ -172,6 +173,13 @@ static void draw_box(struct app *a, const struct scene_box *bx, int32_t x, int32
 		if (x + w - 1 >= 0 && x + w - 1 < cols)
 			ui_vline_char(a, sy + r, x + w - 1, battr);
 	}
+	/* after :compare, whether the node's outputs matched: on the top border, right */
+	int mark = bx->kind == BOX_NODE ? app_node_mark(a, bx->ref) : 0;
+	int mcells = a->opts.ascii ? 4 : 3;
+	if (mark && y >= 0 && y < rows && w >= mcells + 4)
+		ui_text(sy, x + w - 2 - mcells, x < 0 ? 0 : x, x + w - 1 < cols ? x + w - 1 : cols,
+			mark == COMPARE_MARK_MATCH ? (a->opts.ascii ? " ok " : " \xe2\x9c\x93 ") : (a->opts.ascii ? " !! " : " \xe2\x9c\x97 "),
+			ui_attr(a, mark == COMPARE_MARK_MATCH ? UI_MATCH : UI_ERROR) | A_BOLD);
 	int row = 1;
 	int x0 = x + 2 < 0 ? 0 : x + 2, x1 = x + w - 2 < cols ? x + w - 2 : cols;
 	/* The selection shows without colour too (monochrome terminals, screen dumps): a marker left of the box. */
@@ -368,6 +376,51 @@ static void open_tensor(struct app *a, struct graph_view *gv)
 	app_push(a, view_tensor_new(a, gv->g, id));
 }
 
+/* R: run up to the selected node (its outputs; a graph output box: that value); v: show what the run computed. */
+static void run_action(struct app *a, struct graph_view *gv, enum action act)
+{
+	const struct scene_box *bx = &gv->scene->boxes[gv->sel];
+	struct strbuf b = {0};
+	const char *first = NULL;
+
+	if (!gv->is_main) {
+		app_message(a, 1, "runs start from the main graph (Esc leaves the subgraph)");
+		return;
+	}
+	if (bx->kind == BOX_OUTPUT || bx->kind == BOX_INPUT) {
+		first = gv->g->values[bx->ref].name;
+		strbuf_puts(&b, first);
+	} else if (bx->kind == BOX_NODE) {
+		const struct graph_node *gn = &gv->g->nodes[bx->ref];
+		for (uint32_t k = 0; k < present_node_n_outputs(gv->g, (uint32_t)bx->ref); k++)
+			if (gn->out[k] >= 0) {
+				if (act == ACT_VIEW_RESULT) {
+					strbuf_puts(&b, gv->g->values[gn->out[k]].name);
+					break;
+				}
+				if (!first)
+					first = gv->g->values[gn->out[k]].name;
+				strbuf_printf(&b, "%s\"%s\"", b.len ? "," : "", gv->g->values[gn->out[k]].name);
+			}
+	} else {
+		app_message(a, 1, "select a node (Enter opens a folded group)");
+		return;
+	}
+	if (!b.len) {
+		app_message(a, 1, "this node has no output to %s", act == ACT_RUN_TO ? "run to" : "show");
+	} else if (act == ACT_VIEW_RESULT) {
+		struct view *tv = view_tensor_result(a, strbuf_str(&b));
+		if (tv)
+			app_push(a, tv);
+	} else {
+		struct strbuf args = {0};
+		strbuf_printf(&args, "--to %s", strbuf_str(&b));
+		app_run(a, strbuf_str(&args), first);
+		strbuf_free(&args);
+	}
+	strbuf_free(&b);
+}
+
 static void prompt_edit(struct app *a, const char *prefill)
 {
 	char *line = prompt_read(a, ":", prefill, 1);
@@ -489,6 +542,8 @@ static int gv_handle(struct app *a, struct view *v, enum action act, int key)
 	case ACT_END: select_box(gv, s->n_boxes - 1); return 1;
 	case ACT_ENTER: open_panel(a, gv); return 1;
 	case ACT_VIEW_TENSOR: open_tensor(a, gv); return 1;
+	case ACT_RUN_TO:
+	case ACT_VIEW_RESULT: run_action(a, gv, act); return 1;
 	case ACT_VIEW_REFERENCE:
 		if (s->boxes[gv->sel].kind == BOX_NODE)
 			app_push(a, view_reference_new(a, present_node_domain(gv->g, (uint32_t)s->boxes[gv->sel].ref),

@@ -33,6 +33,8 @@ struct tensor_state {
 	int64_t width_base;
 	int page_rows, page_cols;   /* what the last draw fitted */
 	struct strbuf tmp;
+	struct xtensor own;         /* a computed value (view_tensor_result): the view's own copy */
+	int result;
 };
 
 static int64_t tv_dim(const struct tensor_state *s, int k) /* k < 0 counts from the end */
@@ -493,6 +495,7 @@ static int tv_handle(struct app *a, struct view *v, enum action act, int key)
 
 static void tv_free_state(struct tensor_state *s)
 {
+	xt_free(&s->own);
 	free(s->lookup);
 	free(s->lead);
 	strbuf_free(&s->tmp);
@@ -535,8 +538,8 @@ static int tv_reload(struct app *a, struct view *v)
 	size_t old_rank = s->pt.n_dims;
 	int64_t *old_lead = s->lead;
 
-	if (!s->main_graph || !g)
-		return -1;
+	if (!s->main_graph || !g || s->result)
+		return -1; /* a computed value belongs to the model as it was run */
 	int32_t id = graph_value_id(g, s->lookup);
 	if (id < 0)
 		return -1;
@@ -569,5 +572,55 @@ struct view *view_tensor_new(struct app *a, const struct graph *g, int32_t value
 	v->ops = &tensor_ops;
 	v->data = s;
 	snprintf(v->title, sizeof v->title, "tensor %.150s", s->pt.name);
+	return v;
+}
+
+struct view *view_tensor_result(struct app *a, const char *value_name)
+{
+	const struct xtensor *t = NULL;
+	struct ov_error e;
+
+	for (size_t i = 0; a->have_run && i < a->run.n_values && !t; i++)
+		if (a->run.values[i].present && !strcmp(a->run.values[i].name, value_name))
+			t = &a->run.values[i].t;
+	if (!t) {
+		app_message(a, 1, a->have_run ? "the last run did not compute '%s'" : "nothing run yet: R runs up to the "
+			    "selected node, :run the whole model", value_name);
+		return NULL;
+	}
+	if (t->dtype == OV_DT_STRING || !xt_elem_size(t->dtype)) {
+		app_message(a, 1, "'%s' holds %s: the run report lists it", value_name, dtype_short_name(t->dtype));
+		return NULL;
+	}
+	struct view *v = calloc(1, sizeof *v);
+	struct tensor_state *s = calloc(1, sizeof *s);
+	if (!v || !s || xt_copy(&s->own, t, &e) || !(s->lookup = strdup(value_name)) ||
+	    !(s->lead = calloc(t->rank > 2 ? (size_t)t->rank - 2 : 1, sizeof *s->lead))) {
+		if (s)
+			tv_free_state(s);
+		free(v);
+		app_message(a, 1, "out of memory");
+		return NULL;
+	}
+	struct present_tensor *pt = &s->pt;
+	struct strbuf nb = {0};
+	strbuf_put_safe(&nb, value_name, strlen(value_name), sizeof pt->name - 8);
+	snprintf(pt->name, sizeof pt->name, "%s", strbuf_str(&nb));
+	strbuf_free(&nb);
+	pt->raw_name = s->lookup;
+	pt->dtype = s->own.dtype;
+	pt->dims = s->own.dims;
+	pt->n_dims = (size_t)s->own.rank;
+	pt->numel = s->own.numel;
+	pt->bytes = s->own.bytes;
+	snprintf(pt->origin, sizeof pt->origin, "computed by the last run (%u nodes)", a->run.nodes_run);
+	snprintf(pt->where, sizeof pt->where, "in memory (the run keeps every value until the next edit)");
+	pt->readable = 1;
+	pt->values = (struct tensor_view){.dtype = s->own.dtype, .numel = s->own.numel, .raw = s->own.data};
+	s->have_stats = tensor_stats_compute(&pt->values, &s->st) == 0;
+	s->result = 1;
+	v->ops = &tensor_ops;
+	v->data = s;
+	snprintf(v->title, sizeof v->title, "value %.150s", pt->name);
 	return v;
 }

@@ -1,0 +1,74 @@
+#!/bin/sh
+# Running and comparing from the TUI, headless: R runs up to the selected node and shows its output in the tensor
+# view, v shows any computed value, :run takes run's options, :compare marks every compared node (match or differ)
+# and names the first divergence; an edit clears results and marks; bad requests get one status line, no crash.
+. "$(dirname "$0")/lib.sh"
+
+scratch
+M="$SRCDIR/share/onnxview/examples/srcnn.onnx"
+cp "$M" "$TMP/srcnn.onnx"
+cd "$TMP" || exit 1
+"$ONNXVIEW" edit srcnn.onnx -e 'set-attr resize0 mode linear' -o lin.onnx 2>/dev/null
+
+screen() { # NAME SIZE KEYS [OPTIONS...]
+	local name=$1 size=$2 keys=$3
+	shift 3
+	printf '%s' "$keys" >"$name.keys"
+	LC_ALL=C.UTF-8 timeout 20 "$ONNXVIEW" "$@" --keys "$name.keys" --dump "$name.txt" --size "$size" srcnn.onnx \
+		>"$name.out" 2>"$name.err"
+	echo $? >"$name.rc"
+}
+has() { grep -q -- "$2" "$1.txt"; }
+clean() { [ "$(cat "$1.rc")" -eq 0 ] && [ ! -s "$1.err" ]; }
+
+screen run_to 100x30 'jjR'
+check "R: runs and exits cleanly" clean run_to
+check "R on conv1: its output in the tensor view" has run_to "value c1"
+check "R: the computed tensor's dtype and shape" has run_to "^c1  float32\[1,8,48,48\]  18432 values"
+check "R: says where the values come from" has run_to "computed by the last run (2 nodes)"
+check "R: statistics of the computed values" has run_to "^min -\?[0-9.]* at \[0, [0-9]*, [0-9]*, [0-9]*\]"
+check "R: the status line sums up the run" has run_to "ran 2 nodes in [0-9.]* ms"
+
+screen view_result 80x24 'jjR<Esc>kv'
+check "v after a run: another computed value" has view_result "value upscaled"
+screen view_missing 80x24 'jR<Esc>jjv'
+check "v on a node the run did not reach: says so" has view_missing "the last run did not compute 'r1'"
+screen view_none 80x24 'jv'
+check "v before any run: says how to run" has view_none "nothing run yet: R runs up to the selected node"
+
+screen run_cmd 100x30 ':run --input input=zeros<Enter>'
+check ":run: the report with the input's source" has run_cmd "^input 'input' float32\[1,1,16,16\] from zeros"
+check ":run: every node of the model ran" has run_cmd "^ran 6 nodes on cpu"
+check ":run: the output's statistics" has run_cmd "^output 'output' float32\[1,1,48,48\]  min "
+
+screen cmp_diff 100x30 ':compare lin.onnx<Enter><Esc>'
+check ":compare with a changed model: exits cleanly" clean cmp_diff
+check ":compare: the differing node is marked" has cmp_diff "resize0-.* ✗ -+"
+check ":compare: the first divergence is selected" grep -q "▶| Resize" cmp_diff.txt
+screen cmp_report 100x30 ':compare lin.onnx<Enter>'
+check ":compare: the report names the first divergence" has cmp_report "^first divergence: #0 'resize0' Resize -> 'upscaled'"
+check ":compare: and the attribute that differs" has cmp_report "attribute 'mode': A \"cubic\", B \"linear\""
+screen cmp_jump 100x30 ':compare lin.onnx<Enter>jjjj<Enter>'
+check ":compare: Enter on the first-divergence line goes to the node" grep -q "▶| Resize" cmp_jump.txt
+
+screen cmp_same 100x30 ':compare srcnn.onnx<Enter><Esc>' --ascii
+check ":compare with itself: every node marked as matching (ASCII)" has cmp_same "resize0-.* ok -+"
+check ":compare with itself: nothing marked as differing" sh -c '! grep -q " !! " cmp_same.txt'
+screen cmp_edit 100x30 ':compare srcnn.onnx<Enter><Esc>:set-dim input 0 batch<Enter>' --ascii
+check "an edit clears the marks" sh -c '! grep -q " ok -+" cmp_edit.txt'
+screen cmp_edited 100x30 ':set-attr resize0 mode linear<Enter>:compare srcnn.onnx<Enter>'
+check ":compare runs the model as edited in memory" has cmp_edited "^A: (edited in memory) on cpu"
+
+screen bad_none 100x30 ':compare<Enter>'
+check ":compare with nothing: one message, no crash" sh -c 'clean bad_none 2>/dev/null; [ "$(cat bad_none.rc)" -eq 0 ] && grep -q "nothing to compare" bad_none.txt'
+screen bad_missing 100x30 ':compare missing.onnx<Enter>'
+check ":compare with a missing file: the message names it" has bad_missing "missing.onnx"
+screen bad_opt 100x30 ':run --bogus<Enter>'
+check ":run with an unknown option: says which" has bad_opt "unknown option '--bogus'"
+screen bad_to 100x30 ':run --to nope<Enter>'
+check ":run --to a name that is not there" has bad_to "'nope', which is no value of the graph"
+screen bad_cuda 100x30 ':run --backend cuda<Enter>'
+check ":run --backend cuda where it cannot run: a message naming CUDA" sh -c '[ "$(cat bad_cuda.rc)" -eq 0 ] && grep -qi "cuda" bad_cuda.txt'
+screen help 100x60 '?'
+check "the help lists R and v" sh -c 'grep -q "^ *R .*run the model up to the selected node" help.txt && grep -q "^ *v .*computed output" help.txt'
+done_testing
