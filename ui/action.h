@@ -19,6 +19,7 @@
 	X(SEARCH, "search", "search names, op types, tensors and shapes")                              \
 	X(SEARCH_NEXT, "search-next", "next search match")                                             \
 	X(SEARCH_PREV, "search-prev", "previous search match")                                         \
+	X(FILTER, "filter", "lists: show only lines with every term (\"Conv\" quoted: the whole word)")  \
 	X(PROMPT, "prompt", "command line: edit commands, :node N, :w, :q")                            \
 	X(UNDO, "undo", "undo the last edit")                                                          \
 	X(REDO, "redo", "redo")                                                                        \

@@ -33,7 +33,7 @@ static const struct {
 	{'\t', ACT_CYCLE_PORT, "Tab"},
 	{'\n', ACT_ENTER, "Enter"}, {'\r', ACT_ENTER, NULL}, {KEY_ENTER, ACT_ENTER, NULL},
 	{27, ACT_BACK, "Esc"}, {KEY_BACKSPACE, ACT_BACK, "Backspace"}, {127, ACT_BACK, NULL}, {'b', ACT_BACK, "b"},
-	{'/', ACT_SEARCH, "/"}, {'n', ACT_SEARCH_NEXT, "n"}, {'N', ACT_SEARCH_PREV, "N"},
+	{'/', ACT_SEARCH, "/"}, {'n', ACT_SEARCH_NEXT, "n"}, {'N', ACT_SEARCH_PREV, "N"}, {'f', ACT_FILTER, "f"},
 	{':', ACT_PROMPT, ":"}, {'u', ACT_UNDO, "u"}, {CTRL('r'), ACT_REDO, "Ctrl-R"},
 	{'e', ACT_EDIT_VALUE, "e"}, {'a', ACT_EDIT_ATTR, "a"}, {'o', ACT_SWAP_OP, "o"}, {'d', ACT_DYNAMIC_DIM, "d"},
 	{'m', ACT_VIEW_MODEL, "m"}, {'L', ACT_VIEW_NODES, "L"}, {'I', ACT_VIEW_INITIALIZERS, "I"},

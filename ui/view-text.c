@@ -11,12 +11,17 @@
 
 struct text_view {
 	char *text;      /* owned; lines point into it */
-	char **lines;
+	char **lines;    /* the lines shown: all of them, or those the filter keeps */
 	int32_t *targets;
 	int32_t *values; /* a value id of the main graph per line (-1 none): T and Enter open its tensor view */
 	size_t n;
 	size_t top, cursor;
 	size_t xoff;
+	/* f: every line, with its target and value, while a filter shows some of them */
+	char **all_lines;
+	int32_t *all_targets, *all_values;
+	size_t all_n;
+	char filter[256];
 };
 
 static void text_free(struct view *v)
@@ -28,6 +33,9 @@ static void text_free(struct view *v)
 		free(t->lines);
 		free(t->targets);
 		free(t->values);
+		free(t->all_lines);
+		free(t->all_targets);
+		free(t->all_values);
 		free(t);
 	}
 	free(v);
@@ -71,6 +79,101 @@ static void text_draw(struct app *a, struct view *v, int top, int rows, int cols
 	}
 }
 
+/* Does line hold every term of the filter? A term in double quotes must be a whole word there. */
+static int line_matches(const char *line, const char *filter)
+{
+	char term[256];
+	const char *f = filter;
+
+	while (*f) {
+		while (*f == ' ')
+			f++;
+		if (!*f)
+			break;
+		int quoted = *f == '"';
+		size_t n = 0;
+		if (quoted)
+			for (f++; *f && *f != '"' && n + 1 < sizeof term; f++)
+				term[n++] = *f;
+		else
+			for (; *f && *f != ' ' && n + 1 < sizeof term; f++)
+				term[n++] = *f;
+		if (*f == '"')
+			f++;
+		term[n] = '\0';
+		if (!n)
+			continue;
+		int found = 0;
+		for (const char *p = strstr(line, term); p && !found; p = strstr(p + 1, term)) {
+			if (!quoted) {
+				found = 1;
+				break;
+			}
+			char before = p > line ? p[-1] : ' ', after = p[n];
+			found = (before == ' ' || before == '\t' || before == '\'' || before == '(') &&
+				(!after || after == ' ' || after == '\t' || after == '\'' || after == ')' || after == ',');
+		}
+		if (!found)
+			return 0;
+	}
+	return 1;
+}
+
+/* Show only the lines that match (and the first, the list's heading); an empty filter shows everything. */
+static int apply_filter(struct text_view *t, const char *filter)
+{
+	if (!t->all_lines) { /* keep the full list once */
+		t->all_lines = t->lines;
+		t->all_targets = t->targets;
+		t->all_values = t->values;
+		t->all_n = t->n;
+		t->lines = NULL;
+		t->targets = t->values = NULL;
+	}
+	free(t->lines);
+	free(t->targets);
+	free(t->values);
+	t->lines = malloc((t->all_n + 1) * sizeof *t->lines);
+	t->targets = t->all_targets ? malloc((t->all_n + 1) * sizeof *t->targets) : NULL;
+	t->values = t->all_values ? malloc((t->all_n + 1) * sizeof *t->values) : NULL;
+	if (!t->lines || (t->all_targets && !t->targets) || (t->all_values && !t->values))
+		return -1;
+	snprintf(t->filter, sizeof t->filter, "%s", filter);
+	t->n = 0;
+	for (size_t i = 0; i < t->all_n; i++) {
+		if (i > 0 && filter[0] && !line_matches(t->all_lines[i], filter))
+			continue;
+		t->lines[t->n] = t->all_lines[i];
+		if (t->targets)
+			t->targets[t->n] = t->all_targets[i];
+		if (t->values)
+			t->values[t->n] = t->all_values[i];
+		t->n++;
+	}
+	t->top = t->cursor = 0;
+	return 0;
+}
+
+static void prompt_filter(struct app *a, struct text_view *t)
+{
+	char *q = prompt_read(a, "filter: ", t->filter[0] ? t->filter : NULL, 0);
+
+	if (!q)
+		return;
+	if (apply_filter(t, q)) {
+		app_message(a, 1, "out of memory");
+	} else if (q[0]) {
+		app_message(a, 0, "%zu of %zu lines match '%s' (f, then an empty line, shows all)", t->n ? t->n - 1 : 0,
+			    t->all_n ? t->all_n - 1 : 0, q);
+		/* the cursor starts on the first match, not the heading */
+		if (t->n > 1)
+			t->cursor = 1;
+	} else {
+		app_message(a, 0, "every line shown");
+	}
+	free(q);
+}
+
 static int text_handle(struct app *a, struct view *v, enum action act, int key)
 {
 	struct text_view *t = v->data;
@@ -88,6 +191,7 @@ static int text_handle(struct app *a, struct view *v, enum action act, int key)
 	case ACT_END: t->cursor = t->n ? t->n - 1 : 0; return 1;
 	case ACT_MOVE_RIGHT: t->xoff += 8; return 1;
 	case ACT_MOVE_LEFT: t->xoff = t->xoff > 8 ? t->xoff - 8 : 0; return 1;
+	case ACT_FILTER: prompt_filter(a, t); return 1;
 	case ACT_VIEW_TENSOR:
 		if (t->values && t->cursor < t->n && t->values[t->cursor] >= 0)
 			app_push(a, view_tensor_new(a, app_graph(a), t->values[t->cursor]));
