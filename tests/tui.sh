@@ -21,7 +21,18 @@ wait_for() {
 	screen | sed 's/^/# | /'
 	return 1
 }
-trap 'tmux -L ovtest kill-server 2>/dev/null; tmux -L ovtest2 kill-server 2>/dev/null; chmod -R u+w "$TMP" 2>/dev/null; rm -rf "$TMP"' EXIT
+# wait_gone TEXT: poll until TEXT is no longer on the screen.
+wait_gone() {
+	i=0
+	while [ $i -lt 200 ]; do
+		screen | grep -qF -- "$1" || return 0
+		i=$((i + 1))
+		sleep 0.05
+	done
+	screen | sed 's/^/# | /'
+	return 1
+}
+trap 'tmux -L ovtest kill-server 2>/dev/null; tmux -L ovtest2 kill-server 2>/dev/null; tmux -L ovtest3 kill-server 2>/dev/null; chmod -R u+w "$TMP" 2>/dev/null; rm -rf "$TMP"' EXIT
 
 t -f /dev/null new-session -d -s $S -x 80 -y 24 "TERM=xterm-256color LANG=C.UTF-8 '$ONNXVIEW' '$MODEL'; echo EXITED \$?; sleep 30"
 check "opens at 80x24 with the title bar" wait_for "srcnn.onnx  graph"
@@ -35,6 +46,20 @@ check "Esc goes back to the graph" wait_for "6 nodes"
 t send-keys -t $S '?'
 check "? shows the help generated from the key table" wait_for "cycle-port"
 t send-keys -t $S q
+# The mouse, as a terminal reports it (SGR encoding): a click on the conv1 box selects it, the wheel scrolls.
+check "the TUI asks the terminal for mouse events" sh -c "[ \"\$(tmux -L $SOCK display -p -t $S '#{mouse_standard_flag}')\" = 1 ]"
+row=$(screen | grep -n "x Conv  *x\|│ Conv  *│" | head -1 | cut -d: -f1)
+t send-keys -t $S -l "$(printf '\033[<0;10;%sM' "$row")"
+t send-keys -t $S -l "$(printf '\033[<0;10;%sm' "$row")"
+check "a click on a box selects it" wait_for "▶x Conv"
+t send-keys -t $S Enter
+check "... and Enter opens that node" wait_for "#1 'conv1' Conv"
+t send-keys -t $S Escape
+check "... Esc comes back" wait_for "6 nodes"
+t send-keys -t $S -l "$(printf '\033[<65;10;10M')"
+check "the wheel scrolls the graph down" wait_gone "float32[1,1,16,16]"
+t send-keys -t $S -l "$(printf '\033[<64;10;10M')"
+check "... and up again" wait_for "float32[1,1,16,16]"
 t resize-window -t $S -x 120 -y 40 2>/dev/null || t resize-pane -t $S -x 120 -y 40
 check "a resize to 120x40 redraws" wait_for "6 nodes"
 check "the screen is 40 lines after the resize" [ "$(screen | wc -l)" -eq 40 ]
@@ -47,6 +72,13 @@ check "... n keeps it running" wait_for "not quitting"
 t send-keys -t $S q y
 check "... q y quits with status 0" wait_for "EXITED 0"
 check "the terminal is restored (no alternate screen left)" sh -c "[ \"\$(tmux -L $SOCK display -p -t $S '#{alternate_on}')\" = 0 ]"
+
+# --no-mouse leaves the mouse to the terminal (its own selection keeps working).
+t kill-server 2>/dev/null
+SOCK=ovtest3
+t -f /dev/null new-session -d -s $S -x 80 -y 24 "TERM=xterm-256color LANG=C.UTF-8 '$ONNXVIEW' --no-mouse '$MODEL'; sleep 30"
+check "--no-mouse: opens" wait_for "6 nodes"
+check "--no-mouse: no mouse events asked for" sh -c "[ \"\$(tmux -L $SOCK display -p -t $S '#{mouse_any_flag}#{mouse_standard_flag}#{mouse_button_flag}')\" = 000 ]"
 
 # A model that cannot be read: the TUI never starts, the message is on the terminal.
 # (A second server: a new session on a server that is still shutting down can be lost.)
