@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "src/dtype.h"
+#include "src/exec/diverge.h"
 #include "src/run-feed.h"
 #include "src/run-session.h"
 
@@ -32,8 +33,8 @@ const struct xtensor *run_session_value(const struct exec_result *r, const char 
 int run_session(struct ov_model *m, const struct graph *g, struct shapes *sh, int argc, char **argv,
 		struct exec_result *out, struct strbuf *report, struct ov_error *err)
 {
-	const char *from[MAX_NAMES], *to[MAX_NAMES], *inputs[MAX_NAMES];
-	size_t n_from = 0, n_to = 0, n_inputs = 0;
+	const char *from[MAX_NAMES], *to[MAX_NAMES], *inputs[MAX_NAMES], *expects[MAX_NAMES];
+	size_t n_from = 0, n_to = 0, n_inputs = 0, n_expects = 0;
 	const char *backend = "cpu";
 	struct exec_options opt = {.keep_all = 1};
 	struct feed f = {.m = m, .g = g, .sh = sh, .e = err, .errf = NULL};
@@ -45,16 +46,18 @@ int run_session(struct ov_model *m, const struct graph *g, struct shapes *sh, in
 	memset(out, 0, sizeof *out);
 	for (int i = 0; i < argc; i++) {
 		const char *o = argv[i];
-		if (strcmp(o, "--input") && strcmp(o, "--to") && strcmp(o, "--from") && strcmp(o, "--backend"))
+		if (strcmp(o, "--input") && strcmp(o, "--to") && strcmp(o, "--from") && strcmp(o, "--backend") &&
+		    strcmp(o, "--expect"))
 			return ov_fail(err, OV_USAGE, "run: unknown option '%s' (--input NAME=SPEC, --to T,.., --from T,.., "
-				       "--backend cpu|cuda)", o), 2;
+				       "--expect NAME=FILE, --backend cpu|cuda)", o), 2;
 		if (i + 1 >= argc)
 			return ov_fail(err, OV_USAGE, "run: %s needs a value", o), 2;
 		char *v = argv[++i];
-		if (!strcmp(o, "--input")) {
-			if (n_inputs >= MAX_NAMES)
-				return ov_fail(err, OV_USAGE, "run: too many --input options"), 2;
-			inputs[n_inputs++] = v;
+		if (!strcmp(o, "--input") || !strcmp(o, "--expect")) {
+			size_t *n = o[2] == 'i' ? &n_inputs : &n_expects;
+			if (*n >= MAX_NAMES)
+				return ov_fail(err, OV_USAGE, "run: too many %s options", o), 2;
+			(o[2] == 'i' ? inputs : expects)[(*n)++] = v;
 		} else if (!strcmp(o, "--backend")) {
 			if (strcmp(v, "cpu") && strcmp(v, "cuda"))
 				return ov_fail(err, OV_USAGE, "run: --backend is cpu or cuda, not '%s'", v), 2;
@@ -145,6 +148,37 @@ int run_session(struct ov_model *m, const struct graph *g, struct shapes *sh, in
 		if (v->t.dtype != OV_DT_STRING && (st.nans || st.pos_inf || st.neg_inf))
 			strbuf_printf(report, " NaN %" PRId64 " Inf %" PRId64, st.nans, st.pos_inf + st.neg_inf);
 		strbuf_putc(report, '\n');
+	}
+	for (size_t i = 0; i < n_expects; i++) {
+		const char *eq = strchr(expects[i], '=');
+		char name[1024];
+		if (!eq || (size_t)(eq - expects[i]) >= sizeof name) {
+			ov_fail(err, OV_USAGE, "run: --expect %s: say which value (NAME=FILE)", expects[i]);
+			goto out;
+		}
+		snprintf(name, sizeof name, "%.*s", (int)(eq - expects[i]), expects[i]);
+		const struct xtensor *got = run_session_value(out, name);
+		if (!got) {
+			ov_fail(err, OV_USAGE, "run: --expect: '%s' is not computed by this run", name);
+			goto out;
+		}
+		struct xtensor want;
+		struct compare_stats c;
+		int conv;
+		if (feed_read(&f, eq + 1, &want, NULL))
+			goto out;
+		int bad = diverge_compare_any(got, &want, 1e-3, 1e-7, &c, &conv, err);
+		xt_free(&want);
+		if (bad)
+			goto out;
+		strbuf_printf(report, "%s '", c.pass ? "PASS" : "FAIL");
+		strbuf_put_safe(report, name, strlen(name), 80);
+		strbuf_printf(report, "' against %s: ", eq + 1);
+		if (c.shape_mismatch || c.dtype_mismatch)
+			strbuf_puts(report, c.shape_mismatch ? "the shapes differ\n" : "the dtypes differ\n");
+		else
+			strbuf_printf(report, "%" PRId64 " of %" PRId64 " differ, max abs %.6g (rtol 0.001, atol 1e-07)\n",
+				      c.mismatches, c.n, c.max_abs);
 	}
 	strbuf_printf(report, "%zu values kept: v on a node shows its output\n", out->n_values);
 	rc = 0;

@@ -41,6 +41,16 @@ check ":run: the report with the input's source" has run_cmd "^input 'input' flo
 check ":run: every node of the model ran" has run_cmd "^ran 6 nodes on cpu"
 check ":run: the output's statistics" has run_cmd "^output 'output' float32\[1,1,48,48\]  min "
 
+"$ONNXVIEW" run srcnn.onnx --input input=random --all --save mine >/dev/null 2>&1
+"$ONNXVIEW" run lin.onnx --input input=random --all --save other >/dev/null 2>&1
+screen expect_pass 100x30 ':run --expect upscaled=mine/upscaled.npy<Enter>'
+check ":run --expect: a matching .npy passes" has expect_pass "^PASS 'upscaled' against mine/upscaled.npy: 0 of 2304 differ"
+screen expect_fail 100x30 ':run --expect upscaled=other/upscaled.npy<Enter>'
+check ":run --expect: a different .npy fails, counted" has expect_fail "^FAIL 'upscaled' against other/upscaled.npy: [0-9]* of 2304 differ, max abs"
+check ":run --expect: the status line says so" has expect_fail "some values differ from what --expect gave"
+screen expect_bad 100x30 ':run --expect upscaled=nofile.npy<Enter>'
+check ":run --expect with a missing file: the message names it" has expect_bad "nofile.npy"
+
 screen cmp_diff 100x30 ':compare lin.onnx<Enter><Esc>'
 check ":compare with a changed model: exits cleanly" clean cmp_diff
 check ":compare: the differing node is marked" has cmp_diff "resize0-.* ✗ -+"

@@ -71,8 +71,12 @@ void app_run(struct app *a, const char *args, const char *show)
 		a->have_run = 1;
 		struct view *tv = show ? view_tensor_result(a, show) : NULL;
 		app_push(a, tv ? tv : view_text_new("run", strbuf_str(&report), NULL, 0));
-		app_message(a, 0, "ran %u node%s in %.1f ms; v on a node shows its output, Esc goes back", a->run.nodes_run,
-			    a->run.nodes_run == 1 ? "" : "s", a->run.ms);
+		if (strstr(strbuf_str(&report), "\nFAIL '"))
+			app_message(a, 1, "ran %u node%s: some values differ from what --expect gave (see the report)",
+				    a->run.nodes_run, a->run.nodes_run == 1 ? "" : "s");
+		else
+			app_message(a, 0, "ran %u node%s in %.1f ms; v on a node shows its output, Esc goes back",
+				    a->run.nodes_run, a->run.nodes_run == 1 ? "" : "s", a->run.ms);
 	}
 	strbuf_free(&report);
 	free(copy);
