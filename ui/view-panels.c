@@ -8,6 +8,7 @@
 
 #include "src/check.h"
 #include "src/cmd.h"
+#include "src/version.h"
 #include "ui/app.h"
 
 /* Lines of the node panel that name another node ("from #3 ...", "to #5 ...") jump there. */
@@ -70,7 +71,12 @@ struct view *view_model_new(struct app *a)
 {
 	struct strbuf b = {0};
 
+	char cuda[512];
+
 	info_render(a->m, &b, 0);
+	/* where :run and :compare can run it */
+	ov_cuda_describe(cuda, sizeof cuda);
+	strbuf_printf(&b, "executors\n  cpu   built in (GEMM and convolution through CBLAS)\n  cuda  %s\n", cuda);
 	struct view *v = view_text_new("model", strbuf_str(&b), NULL, 0);
 	strbuf_free(&b);
 	return v;
