@@ -617,7 +617,7 @@ int tensorfile_read(const char *path, ProtobufCAllocator *alloc, Onnx__TensorPro
 	enum tensorfile_format fmt;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* O_NONBLOCK: a FIFO must not hang the open */
 	if (fd < 0)
 		return ov_fail(err, OV_IO, "%s: cannot open: %s", path, strerror(errno));
 	if (fstat(fd, &st)) {

@@ -138,6 +138,11 @@ check "a cut that leaks names what it needs, in one line" sh -c "grep -q \"needs
 run m.onnx --input x=x_trunc.npy --input x2=x2.npy
 check "a truncated .npy exits 3" [ "$(rc)" = 3 ]
 check "a truncated .npy is one line naming the file" sh -c 'grep -q "x_trunc.npy" err.txt && [ $(wc -l <err.txt) -eq 1 ]'
+mkfifo fifo.npy
+timeout 10 "$ONNXVIEW" run m.onnx --input x=fifo.npy --input x2=x2.npy >out.txt 2>err.txt
+echo $? >rc.txt
+check "a FIFO as a tensor file: refused at once, exit 3 (never waits for a writer)" [ "$(cat rc.txt)" = 3 ]
+check "a FIFO as a tensor file: says it is not a regular file" grep -q "fifo.npy: not a regular file" err.txt
 run m.onnx --input x=x_f64.npy --input x2=x2.npy
 check "a wrong dtype exits 2" [ "$(rc)" = 2 ]
 check "a wrong dtype names the input, what it got and what the model declares" \
