@@ -1,6 +1,6 @@
 #!/bin/sh
-# Build the libFuzzer targets for model loading (tests/fuzz/fuzz-model.c) and tensor files (tests/fuzz/fuzz-npy.c)
-# out of tree, without autotools.
+# Build the libFuzzer targets for model loading (tests/fuzz/fuzz-model.c), tensor files (tests/fuzz/fuzz-npy.c) and
+# the command language (tests/fuzz/fuzz-command.c) out of tree, without autotools.
 #
 # Usage: tests/fuzz/build.sh [BUILD_DIR]
 #   BUILD_DIR defaults to $BUILD, else build-fuzz/ at the top of the source tree (git ignores /build*/).
@@ -84,3 +84,7 @@ echo "built $BUILD/fuzz-model"
 # shellcheck disable=SC2086 # the flag variables are word lists
 $CC $CFLAGS $CPPFLAGS $WARN -o "$BUILD/fuzz-npy" "$ROOT/tests/fuzz/fuzz-npy.c" $OBJS $LIBS
 echo "built $BUILD/fuzz-npy"
+
+# shellcheck disable=SC2086 # the flag variables are word lists
+$CC $CFLAGS $CPPFLAGS $WARN -o "$BUILD/fuzz-command" "$ROOT/tests/fuzz/fuzz-command.c" $OBJS $LIBS
+echo "built $BUILD/fuzz-command"
