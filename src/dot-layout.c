@@ -659,55 +659,45 @@ static void normalise(struct dot_cells *c)
 	c->height = maxy + dy + 1;
 }
 
-int dot_cells_layout(struct dot_cells **out, struct ov_model *m, const struct graph *g, const struct shapes *sh,
-		     const struct dot_cells_options *opt, struct ov_error *err)
-{
-	int maxw = opt->max_width > 10 ? opt->max_width : 34;
-	int radius = opt->radius < 0 ? 0 : opt->radius > DOT_CELLS_MAX_RADIUS ? DOT_CELLS_MAX_RADIUS : opt->radius;
-	struct scene_options so = {maxw, opt->ascii};
-	struct dot_options dopt = {.use_focus = 1, .focus = opt->focus, .radius = radius};
-	struct scene *s = NULL;
-	struct dot_cells *c = NULL;
-	Agraph_t *G = NULL;
-	GVC_t *gvc = NULL;
-	Agnode_t **gvn = NULL, **stub = NULL;
-	Agedge_t **gve = NULL;
-	uint8_t *taken = NULL;
-	int32_t *label_rows = NULL;
-	size_t n_label_rows = 0;
-	struct dot_cell_rect *rects = NULL;
-	int32_t *in_box = NULL, *out_box = NULL, *cell_box = NULL, *stub_box = NULL;
-	struct strbuf b = {0};
-	char buf[64];
-	int nodes;
+/* What a layout is built from: the scene, the Graphviz graph, and which is which. */
+struct build {
+	const struct dot_cells_options *opt;
+	int maxw;
+	struct scene *s;
+	Agraph_t *G;
+	GVC_t *gvc;
+	struct dot_cells *c;
+	Agnode_t **gvn, **stub; /* per scene box: its Graphviz node, the stub standing for it (or NULL) */
+	int32_t *cell_box, *stub_box; /* per scene box: the index of its box, of its stub, in c (or -1) */
+	Agedge_t **gve;         /* per edge of c: its Graphviz edge */
+	struct dot_cell_frame f;
+};
 
-	*out = NULL;
-	if (dot_build(&G, m, g, sh, &dopt, err))
-		return -1;
-	nodes = dot_node_count(G);
-	if (nodes > DOT_LAYOUT_MAX_NODES) {
-		ov_fail(err, OV_LIMIT, "%d boxes within %d edge%s of #%u, more than Graphviz lays out quickly (%d)%s", nodes,
-			radius, radius == 1 ? "" : "s", opt->focus, DOT_LAYOUT_MAX_NODES,
-			radius ? ": make the radius smaller" : "");
-		goto fail;
+static void build_free(struct build *B)
+{
+	dot_layout_free(B->gvc, B->G);
+	dot_free(B->G);
+	scene_free(B->s);
+	free(B->gvn);
+	free(B->stub);
+	free(B->cell_box);
+	free(B->stub_box);
+	free(B->gve);
+}
+
+/* The boxes: which Graphviz node is which scene box (src/dot.h names them), the kept boxes in the scene's order
+ * first, then the stubs, and the focused one. */
+static int match_boxes(struct build *B, const struct graph *g, struct ov_error *err)
+{
+	const struct scene *s = B->s;
+	struct dot_cells *c = B->c;
+	int32_t *in_box = malloc((g->n_values + 1) * sizeof *in_box), *out_box = malloc((g->n_values + 1) * sizeof *out_box);
+	int rc = -1;
+
+	if (!in_box || !out_box) {
+		ov_fail(err, OV_NOMEM, "out of memory laying out the neighbourhood");
+		goto out;
 	}
-	if (scene_build(&s, m, g, sh, &so, err))
-		goto fail;
-	c = calloc(1, sizeof *c);
-	gvn = calloc(s->n_boxes + 1, sizeof *gvn);
-	stub = calloc(s->n_boxes + 1, sizeof *stub);
-	cell_box = malloc((s->n_boxes + 1) * sizeof *cell_box);
-	stub_box = malloc((s->n_boxes + 1) * sizeof *stub_box);
-	in_box = malloc((g->n_values + 1) * sizeof *in_box);
-	out_box = malloc((g->n_values + 1) * sizeof *out_box);
-	gve = calloc(s->n_edges + 1, sizeof *gve);
-	taken = calloc((size_t)agnedges(G) + 2, 1);
-	if (!c || !gvn || !stub || !cell_box || !stub_box || !in_box || !out_box || !gve || !taken)
-		goto oom;
-	c->boxes = calloc((size_t)nodes + 1, sizeof *c->boxes);
-	c->edges = calloc((size_t)agnedges(G) + 1, sizeof *c->edges);
-	if (!c->boxes || !c->edges)
-		goto oom;
 	for (uint32_t v = 0; v < g->n_values; v++)
 		in_box[v] = out_box[v] = -1;
 	for (uint32_t i = 0; i < s->n_boxes; i++) {
@@ -715,135 +705,171 @@ int dot_cells_layout(struct dot_cells **out, struct ov_model *m, const struct gr
 			in_box[s->boxes[i].ref] = (int32_t)i;
 		if (s->boxes[i].kind == BOX_OUTPUT && (uint32_t)s->boxes[i].ref < g->n_values)
 			out_box[s->boxes[i].ref] = (int32_t)i;
-		cell_box[i] = stub_box[i] = -1;
+		B->cell_box[i] = B->stub_box[i] = -1;
 	}
-	/* Which Graphviz node is which scene box (src/dot.h names them), the kept boxes in the scene's order first,
-	 * then the stubs. */
-	for (Agnode_t *n = agfstnode(G); n; n = agnxtnode(G, n)) {
+	for (Agnode_t *n = agfstnode(B->G); n; n = agnxtnode(B->G, n)) {
 		int is_stub;
 		int64_t i = box_of_name(s, in_box, out_box, g->n_values, agnameof(n), &is_stub);
 		if (i < 0) {
 			ov_fail(err, OV_INVALID, "Graphviz node '%s' stands for no box", agnameof(n));
-			goto fail;
+			goto out;
 		}
-		(is_stub ? stub : gvn)[i] = n;
+		(is_stub ? B->stub : B->gvn)[i] = n;
 	}
 	for (int pass = 0; pass < 2; pass++)
 		for (uint32_t i = 0; i < s->n_boxes; i++) {
-			if (!(pass ? stub[i] : gvn[i]))
+			if (!(pass ? B->stub[i] : B->gvn[i]))
 				continue;
-			(pass ? stub_box : cell_box)[i] = (int32_t)c->n_boxes;
-			if (fill_box(&c->boxes[c->n_boxes++], &s->boxes[i], i, pass, maxw, opt->ascii))
-				goto oom;
+			(pass ? B->stub_box : B->cell_box)[i] = (int32_t)c->n_boxes;
+			if (fill_box(&c->boxes[c->n_boxes++], &s->boxes[i], i, pass, B->maxw, B->opt->ascii)) {
+				ov_fail(err, OV_NOMEM, "out of memory laying out the neighbourhood");
+				goto out;
+			}
 		}
 	/* The focused box, as dot_build finds it: a folded Constant stands for its consumer. */
-	int32_t fb = opt->focus < s->n_nodes ? s->node_box[opt->focus] : -1;
-	if (fb < 0 && opt->focus < g->n_nodes && present_node_n_outputs(g, opt->focus)) {
-		int32_t v = g->nodes[opt->focus].out[0];
+	uint32_t focus = B->opt->focus;
+	int32_t fb = focus < s->n_nodes ? s->node_box[focus] : -1;
+	if (fb < 0 && focus < g->n_nodes && present_node_n_outputs(g, focus)) {
+		int32_t v = g->nodes[focus].out[0];
 		if (v >= 0 && g->values[v].n_uses)
 			fb = s->node_box[g->values[v].uses[0].node];
 	}
-	if (fb < 0 || cell_box[fb] < 0) {
-		ov_fail(err, OV_INVALID, "node #%u is not drawn", opt->focus);
-		goto fail;
+	if (fb < 0 || B->cell_box[fb] < 0) {
+		ov_fail(err, OV_INVALID, "node #%u is not drawn", focus);
+		goto out;
 	}
-	c->focus_box = (uint32_t)cell_box[fb];
+	c->focus_box = (uint32_t)B->cell_box[fb];
 	c->boxes[c->focus_box].focus = 1;
+	rc = 0;
+out:
+	free(in_box);
+	free(out_box);
+	return rc;
+}
 
-	/* Sizes in points: a box of w x h cells is w * DOT_CELL_W_PT by h * DOT_CELL_H_PT points (whole points, so
-	 * Graphviz's rounding keeps them), whatever its label says. */
-	agattr(G, AGNODE, "fixedsize", "true");
-	agattr(G, AGNODE, "width", "0.75");
+/* Sizes in points: a box of w x h cells is w * DOT_CELL_W_PT by h * DOT_CELL_H_PT points (whole points, so
+ * Graphviz's rounding keeps them), whatever its label says. */
+static void size_boxes(struct build *B)
+{
+	char buf[64];
+
+	agattr(B->G, AGNODE, "fixedsize", "true");
+	agattr(B->G, AGNODE, "width", "0.75");
 	snprintf(buf, sizeof buf, "%.6f", NODESEP_CELLS * DOT_CELL_W_PT / 72.0);
-	agsafeset(G, "nodesep", buf, "");
+	agsafeset(B->G, "nodesep", buf, "");
 	snprintf(buf, sizeof buf, "%.6f", RANKSEP_CELLS * DOT_CELL_H_PT / 72.0);
-	agsafeset(G, "ranksep", buf, "");
-	for (uint32_t i = 0; i < s->n_boxes; i++)
+	agsafeset(B->G, "ranksep", buf, "");
+	for (uint32_t i = 0; i < B->s->n_boxes; i++)
 		for (int pass = 0; pass < 2; pass++) {
-			Agnode_t *n = pass ? stub[i] : gvn[i];
+			Agnode_t *n = pass ? B->stub[i] : B->gvn[i];
 			if (!n)
 				continue;
-			const struct dot_cell_box *cb = &c->boxes[(pass ? stub_box : cell_box)[i]];
+			const struct dot_cell_box *cb = &B->c->boxes[(pass ? B->stub_box : B->cell_box)[i]];
 			snprintf(buf, sizeof buf, "%.6f", cb->w * DOT_CELL_W_PT / 72.0);
 			agsafeset(n, "width", buf, "");
 			snprintf(buf, sizeof buf, "%.6f", cb->h * DOT_CELL_H_PT / 72.0);
 			agsafeset(n, "height", buf, "");
 			agsafeset(n, "label", "", "");
 		}
-	/* Each scene edge is the next Graphviz edge between the same two nodes not yet matched: dot_build made them
-	 * in the scene's order.  Its label gets the room its text needs as an empty HTML table of that size, so no
-	 * font is ever measured: two columns from the edge and two after, and two rows, the text on the upper one
-	 * and the lower one free for the edge's run across to its target. */
+}
+
+/* The edges: each scene edge is the next Graphviz edge between the same two nodes not yet matched (dot_build
+ * made them in the scene's order).  Its label gets the room its text needs as an empty HTML table of that size,
+ * so no font is ever measured: two columns from the edge and two after, and two rows, the text on the upper one
+ * and the lower one free for the edge's run across to its target.  Returns -1 when out of memory. */
+static int match_edges(struct build *B)
+{
+	const struct scene *s = B->s;
+	struct dot_cells *c = B->c;
+	Agnode_t **gvn = B->gvn, **stub = B->stub;
+	uint8_t *taken = calloc((size_t)agnedges(B->G) + 2, 1);
+	struct strbuf b = {0};
+	int rc = -1;
+
+	if (!taken)
+		return -1;
 	for (uint32_t k = 0; k < s->n_edges; k++) {
 		const struct scene_edge *se = &s->edges[k];
 		Agnode_t *t = gvn[se->src] ? gvn[se->src] : stub[se->src], *h = gvn[se->dst] ? gvn[se->dst] : stub[se->dst];
 		Agedge_t *e = NULL;
 		if ((!gvn[se->src] && !gvn[se->dst]) || !t || !h)
 			continue;
-		for (e = agfstout(G, t); e; e = agnxtout(G, e))
-			if (aghead(e) == h && AGSEQ(e) < (uint64_t)agnedges(G) + 2 && !taken[AGSEQ(e)])
+		for (e = agfstout(B->G, t); e; e = agnxtout(B->G, e))
+			if (aghead(e) == h && AGSEQ(e) < (uint64_t)agnedges(B->G) + 2 && !taken[AGSEQ(e)])
 				break;
 		if (!e)
 			continue;
 		taken[AGSEQ(e)] = 1;
 		struct dot_cell_edge *ce = &c->edges[c->n_edges];
-		ce->src = (uint32_t)(gvn[se->src] ? cell_box[se->src] : stub_box[se->src]);
-		ce->dst = (uint32_t)(gvn[se->dst] ? cell_box[se->dst] : stub_box[se->dst]);
+		ce->src = (uint32_t)(gvn[se->src] ? B->cell_box[se->src] : B->stub_box[se->src]);
+		ce->dst = (uint32_t)(gvn[se->dst] ? B->cell_box[se->dst] : B->stub_box[se->dst]);
 		ce->value = se->value;
 		ce->cut = !gvn[se->src] || !gvn[se->dst];
 		ce->inferred = se->inferred;
 		strbuf_reset(&b);
 		if (*se->label) {
 			if (se->inferred)
-				strbuf_puts(&b, opt->ascii ? "~" : "\xe2\x89\x88");
-			put_clipped(&b, se->label, LABEL_MAX, opt->ascii);
+				strbuf_puts(&b, B->opt->ascii ? "~" : "\xe2\x89\x88");
+			put_clipped(&b, se->label, LABEL_MAX, B->opt->ascii);
 		}
 		if (b.failed || !(ce->label = strdup(strbuf_str(&b))))
-			goto oom;
-		gve[c->n_edges++] = e;
+			goto out;
+		B->gve[c->n_edges++] = e;
 		if (*ce->label) {
 			char html[400];
 			snprintf(html, sizeof html,
 				 "<TABLE BORDER=\"0\" CELLBORDER=\"0\" CELLSPACING=\"0\" CELLPADDING=\"0\"><TR><TD FIXEDSIZE="
 				 "\"TRUE\" WIDTH=\"%d\" HEIGHT=\"%d\"></TD></TR></TABLE>",
 				 (int)((code_points(ce->label) + 4) * DOT_CELL_W_PT), (int)(2 * DOT_CELL_H_PT));
-			char *hs = agstrdup_html(G, html);
+			char *hs = agstrdup_html(B->G, html);
 			if (!hs)
-				goto oom;
+				goto out;
 			agsafeset(e, "label", hs, "");
-			agstrfree(G, hs);
+			agstrfree(B->G, hs);
 		} else {
 			agsafeset(e, "label", "", "");
 		}
 	}
+	rc = 0;
+out:
+	free(taken);
+	strbuf_free(&b);
+	return rc;
+}
 
-	if (dot_layout(&gvc, G, err))
-		goto fail;
-	boxf bb = GD_bb(G);
-	struct dot_cell_frame f = {bb.LL.x, bb.UR.y};
-	for (uint32_t i = 0; i < s->n_boxes; i++)
+/* After the layout: the boxes where dot put them. */
+static void place_boxes(struct build *B)
+{
+	for (uint32_t i = 0; i < B->s->n_boxes; i++)
 		for (int pass = 0; pass < 2; pass++) {
-			Agnode_t *n = pass ? stub[i] : gvn[i];
+			Agnode_t *n = pass ? B->stub[i] : B->gvn[i];
 			if (!n)
 				continue;
-			struct dot_cell_box *cb = &c->boxes[(pass ? stub_box : cell_box)[i]];
-			struct dot_cell_point p = dot_cells_box_at(&f, ND_coord(n).x, ND_coord(n).y, cb->w, cb->h);
+			struct dot_cell_box *cb = &B->c->boxes[(pass ? B->stub_box : B->cell_box)[i]];
+			struct dot_cell_point p = dot_cells_box_at(&B->f, ND_coord(n).x, ND_coord(n).y, cb->w, cb->h);
 			cb->x = p.x;
 			cb->y = p.y;
 		}
-	/* Labels first: the rows they are on are where routes should not run across. */
-	label_rows = malloc((c->n_edges + 1) * sizeof *label_rows);
-	if (!label_rows)
-		goto oom;
+}
+
+/* The labels where dot kept room for them (INT32_MIN when it kept none); their rows, sorted, in *rows. */
+static int place_labels(struct build *B, int32_t **rows, size_t *n_rows)
+{
+	struct dot_cells *c = B->c;
+
+	*n_rows = 0;
+	*rows = malloc((c->n_edges + 1) * sizeof **rows);
+	if (!*rows)
+		return -1;
 	for (uint32_t k = 0; k < c->n_edges; k++) {
 		struct dot_cell_edge *ce = &c->edges[k];
-		textlabel_t *lab = ED_label(gve[k]);
+		textlabel_t *lab = ED_label(B->gve[k]);
 		ce->label_x = ce->label_y = INT32_MIN;
 		if (!*ce->label || !lab || !lab->set)
 			continue;
 		/* dot centred the room for it at pos: the text goes on its upper row, two columns from its left */
-		ce->label_x = (int32_t)floor(dot_cells_col(&f, lab->pos.x) - (code_points(ce->label) + 4) / 2.0 + 0.5) + 2;
-		ce->label_y = (int32_t)floor(dot_cells_row(&f, lab->pos.y) - 1 + 0.5);
+		ce->label_x = (int32_t)floor(dot_cells_col(&B->f, lab->pos.x) - (code_points(ce->label) + 4) / 2.0 + 0.5) + 2;
+		ce->label_y = (int32_t)floor(dot_cells_row(&B->f, lab->pos.y) - 1 + 0.5);
 		/* The edge runs two columns left of the text: off the border column of a box it leaves or enters right
 		 * there, which would make it do so by a corner (the room has a column to spare either side). */
 		const struct dot_cell_box *ends[2] = {&c->boxes[ce->src], &c->boxes[ce->dst]};
@@ -855,12 +881,20 @@ int dot_cells_layout(struct dot_cells **out, struct ov_model *m, const struct gr
 			else if (ce->label_x - 2 == ends[i]->x + ends[i]->w - 1)
 				ce->label_x--;
 		}
-		label_rows[n_label_rows++] = ce->label_y;
+		(*rows)[(*n_rows)++] = ce->label_y;
 	}
-	qsort(label_rows, n_label_rows, sizeof *label_rows, cmp_i32);
-	rects = malloc((c->n_boxes + 1) * sizeof *rects);
+	qsort(*rows, *n_rows, sizeof **rows, cmp_i32);
+	return 0;
+}
+
+/* Every edge's path along dot's spline, off the label rows and the other boxes. */
+static int route_edges(struct build *B, const int32_t *label_rows, size_t n_label_rows)
+{
+	struct dot_cells *c = B->c;
+	struct dot_cell_rect *rects = malloc((c->n_boxes + 1) * sizeof *rects);
+
 	if (!rects)
-		goto oom;
+		return -1;
 	for (uint32_t i = 0; i < c->n_boxes; i++) {
 		rects[i].x = c->boxes[i].x, rects[i].y = c->boxes[i].y;
 		rects[i].w = c->boxes[i].w, rects[i].h = c->boxes[i].h;
@@ -871,8 +905,10 @@ int dot_cells_layout(struct dot_cells **out, struct ov_model *m, const struct gr
 		struct dot_cell_rect sr = {sb->x, sb->y, sb->w, sb->h}, dr = {db->x, db->y, db->w, db->h};
 		double *xy;
 		size_t n;
-		if (spline_cells(gve[k], &f, &xy, &n))
-			goto oom;
+		if (spline_cells(B->gve[k], &B->f, &xy, &n)) {
+			free(rects);
+			return -1;
+		}
 		/* dot may have drawn an edge it turned round (a cycle) from head to tail */
 		if (n >= 2 && rect_dist2(sb, xy[0], xy[1]) > rect_dist2(sb, xy[2 * n - 2], xy[2 * n - 1]))
 			for (size_t i = 0; i < n / 2; i++) {
@@ -888,47 +924,78 @@ int dot_cells_layout(struct dot_cells **out, struct ov_model *m, const struct gr
 		struct dot_cell_route_hints hints = {placed ? &by : NULL, label_rows, n_label_rows, rects, c->n_boxes};
 		int r = dot_cells_route(xy, n, &sr, &dr, &hints, &ce->points, &ce->n_points);
 		free(xy);
-		if (r)
-			goto oom;
+		if (r) {
+			free(rects);
+			return -1;
+		}
 		if (!placed) { /* no room from dot (or no label): beside the edge, under its source */
 			ce->label_x = ce->points[0].x + 2;
 			ce->label_y = ce->points[0].y;
 		}
 	}
-	normalise(c);
-	dot_layout_free(gvc, G);
-	dot_free(G);
-	scene_free(s);
-	free(gvn);
-	free(stub);
-	free(cell_box);
-	free(stub_box);
-	free(in_box);
-	free(out_box);
-	free(gve);
-	free(taken);
-	free(label_rows);
 	free(rects);
-	strbuf_free(&b);
-	*out = c;
+	return 0;
+}
+
+int dot_cells_layout(struct dot_cells **out, struct ov_model *m, const struct graph *g, const struct shapes *sh,
+		     const struct dot_cells_options *opt, struct ov_error *err)
+{
+	int radius = opt->radius < 0 ? 0 : opt->radius > DOT_CELLS_MAX_RADIUS ? DOT_CELLS_MAX_RADIUS : opt->radius;
+	struct dot_options dopt = {.use_focus = 1, .focus = opt->focus, .radius = radius};
+	struct build B = {.opt = opt, .maxw = opt->max_width > 10 ? opt->max_width : 34};
+	struct scene_options so = {B.maxw, opt->ascii};
+	int32_t *label_rows = NULL;
+	size_t n_label_rows = 0;
+	int nodes;
+
+	*out = NULL;
+	if (dot_build(&B.G, m, g, sh, &dopt, err))
+		return -1;
+	nodes = dot_node_count(B.G);
+	if (nodes > DOT_LAYOUT_MAX_NODES) {
+		ov_fail(err, OV_LIMIT, "%d boxes within %d edge%s of #%u, more than Graphviz lays out quickly (%d)%s", nodes,
+			radius, radius == 1 ? "" : "s", opt->focus, DOT_LAYOUT_MAX_NODES,
+			radius ? ": make the radius smaller" : "");
+		goto fail;
+	}
+	if (scene_build(&B.s, m, g, sh, &so, err))
+		goto fail;
+	B.c = calloc(1, sizeof *B.c);
+	B.gvn = calloc(B.s->n_boxes + 1, sizeof *B.gvn);
+	B.stub = calloc(B.s->n_boxes + 1, sizeof *B.stub);
+	B.cell_box = malloc((B.s->n_boxes + 1) * sizeof *B.cell_box);
+	B.stub_box = malloc((B.s->n_boxes + 1) * sizeof *B.stub_box);
+	B.gve = calloc((size_t)agnedges(B.G) + 1, sizeof *B.gve);
+	if (!B.c || !B.gvn || !B.stub || !B.cell_box || !B.stub_box || !B.gve)
+		goto oom;
+	B.c->boxes = calloc((size_t)nodes + 1, sizeof *B.c->boxes);
+	B.c->edges = calloc((size_t)agnedges(B.G) + 1, sizeof *B.c->edges);
+	if (!B.c->boxes || !B.c->edges)
+		goto oom;
+	if (match_boxes(&B, g, err))
+		goto fail;
+	size_boxes(&B);
+	if (match_edges(&B))
+		goto oom;
+	if (dot_layout(&B.gvc, B.G, err))
+		goto fail;
+	boxf bb = GD_bb(B.G);
+	B.f.left_pt = bb.LL.x;
+	B.f.top_pt = bb.UR.y;
+	place_boxes(&B);
+	if (place_labels(&B, &label_rows, &n_label_rows) || route_edges(&B, label_rows, n_label_rows))
+		goto oom;
+	normalise(B.c);
+	*out = B.c;
+	B.c = NULL;
+	free(label_rows);
+	build_free(&B);
 	return 0;
 oom:
 	ov_fail(err, OV_NOMEM, "out of memory laying out the neighbourhood");
 fail:
-	dot_layout_free(gvc, G);
-	dot_free(G);
-	scene_free(s);
-	dot_cells_free(c);
-	free(gvn);
-	free(stub);
-	free(cell_box);
-	free(stub_box);
-	free(in_box);
-	free(out_box);
-	free(gve);
-	free(taken);
 	free(label_rows);
-	free(rects);
-	strbuf_free(&b);
+	dot_cells_free(B.c);
+	build_free(&B);
 	return -1;
 }
