@@ -116,6 +116,9 @@ void view_text_set_values(struct view *v, const int32_t *values, size_t n);
 /* The values and statistics of a constant (value id of g): ui/view-tensor.c.  NULL (with a message) when the value
  * has no constant tensor. */
 struct view *view_tensor_new(struct app *a, const struct graph *g, int32_t value_id);
+/* Graphviz's layout of the neighbourhood of node (main graph) in its own view: ui/view-neighbourhood.c.  NULL (with a
+ * message) when Graphviz cannot lay it out. */
+struct view *view_neighbourhood_new(struct app *a, uint32_t node);
 struct view *view_node_new(struct app *a, const struct graph *g, uint32_t node);   /* ui/view-panels.c */
 struct view *view_model_new(struct app *a);
 struct view *view_nodes_new(struct app *a);

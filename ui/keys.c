@@ -39,6 +39,7 @@ static const struct {
 	{'m', ACT_VIEW_MODEL, "m"}, {'L', ACT_VIEW_NODES, "L"}, {'I', ACT_VIEW_INITIALIZERS, "I"},
 	{'!', ACT_VIEW_DIAGNOSTICS, "!"}, {'c', ACT_VIEW_CHANGES, "c"}, {'r', ACT_VIEW_REFERENCE, "r"},
 	{'T', ACT_VIEW_TENSOR, "T"}, {'R', ACT_RUN_TO, "R"}, {'v', ACT_VIEW_RESULT, "v"},
+	{'D', ACT_VIEW_NEIGHBOURHOOD, "D"},
 	{'w', ACT_SAVE, "w"}, {'?', ACT_HELP, "?"}, {KEY_F(1), ACT_HELP, "F1"}, {CTRL('l'), ACT_REDRAW, "Ctrl-L"},
 	{'q', ACT_QUIT, "q"},
 };

@@ -542,6 +542,12 @@ static int gv_handle(struct app *a, struct view *v, enum action act, int key)
 	case ACT_END: select_box(gv, s->n_boxes - 1); return 1;
 	case ACT_ENTER: open_panel(a, gv); return 1;
 	case ACT_VIEW_TENSOR: open_tensor(a, gv); return 1;
+	case ACT_VIEW_NEIGHBOURHOOD:
+		if (!gv->is_main || s->boxes[gv->sel].kind != BOX_NODE)
+			app_message(a, 1, gv->is_main ? "select a node (D lays out its neighbourhood)" : "D works in the main graph");
+		else
+			app_push(a, view_neighbourhood_new(a, (uint32_t)s->boxes[gv->sel].ref));
+		return 1;
 	case ACT_RUN_TO:
 	case ACT_VIEW_RESULT: run_action(a, gv, act); return 1;
 	case ACT_VIEW_REFERENCE:
