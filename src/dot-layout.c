@@ -977,7 +977,7 @@ int dot_cells_layout(struct dot_cells **out, struct ov_model *m, const struct gr
 	size_boxes(&B);
 	if (match_edges(&B))
 		goto oom;
-	if (dot_layout(&B.gvc, B.G, err))
+	if (ovdot_layout(&B.gvc, B.G, err))
 		goto fail;
 	boxf bb = GD_bb(B.G);
 	B.f.left_pt = bb.LL.x;

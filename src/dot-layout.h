@@ -5,13 +5,13 @@
  * Who calls: the TUI, when the user asks for the Graphviz layout of the selected node.  dot_cells_layout() builds
  * the graph `onnxview dot --focus NODE --radius N` draws (src/dot.c's dot_build: the same boxes, stubs for the
  * boxes outside, the same Graphviz node names), then gives every Graphviz node the size of its box in cells and
- * every edge label the size of its text, lays it out with dot (through dot_layout(), so Graphviz's messages are
+ * every edge label the size of its text, lays it out with dot (through ovdot_layout(), so Graphviz's messages are
  * collected, never printed), and reads back the node centres (ND_coord), the edge splines (ED_spl) and the label
  * positions (ED_label).  The caller owns the result and releases it with dot_cells_free().
  *
  * One cell is DOT_CELL_W_PT points wide and DOT_CELL_H_PT points tall (about a terminal cell's 1:2), so the
  * geometry dot sees is the geometry the terminal shows.  (The prefix is dot_cells_ because src/dot.h already has
- * dot_layout() for the Graphviz layout itself.) */
+ * ovdot_layout() for the Graphviz layout itself.) */
 #ifndef OV_DOT_LAYOUT_H
 #define OV_DOT_LAYOUT_H
 

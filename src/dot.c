@@ -497,7 +497,7 @@ int dot_write(Agraph_t *g, FILE *f, struct ov_error *err)
 	return 0;
 }
 
-int dot_layout(GVC_t **out, Agraph_t *g, struct ov_error *err)
+int ovdot_layout(GVC_t **out, Agraph_t *g, struct ov_error *err)
 {
 	GVC_t *gvc;
 
@@ -556,7 +556,7 @@ int dot_save(Agraph_t *g, enum dot_format fmt, const char *file, unsigned flags,
 		agsafeset(g, "dpi", "144", "");
 		agsafeset(g, "size", "220,220", "");
 	}
-	if (fmt != DOT_FORMAT_DOT && (dot_format_check(fmt, err) || dot_layout(&gvc, g, err)))
+	if (fmt != DOT_FORMAT_DOT && (dot_format_check(fmt, err) || ovdot_layout(&gvc, g, err)))
 		goto out;
 	fd = mkstemp(tmp);
 	if (fd < 0) {

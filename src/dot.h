@@ -65,10 +65,11 @@ int dot_format_check(enum dot_format fmt, struct ov_error *err);
 
 /* The DOT text of g, no layout (any size). */
 int dot_write(struct Agraph_s *g, FILE *f, struct ov_error *err);
-/* Lay g out with Graphviz dot (ranks top to bottom, the fastest settings that still look right).  *gvc is a new
+/* (Not dot_layout: Graphviz has an internal function of that name, and a dynamic export would capture its calls.)
+ * Lay g out with Graphviz dot (ranks top to bottom, the fastest settings that still look right).  *gvc is a new
  * context that must be released with dot_layout_free(), which also drops the layout.  No size check: see
  * DOT_LAYOUT_MAX_NODES. */
-int dot_layout(struct GVC_s **gvc, struct Agraph_s *g, struct ov_error *err);
+int ovdot_layout(struct GVC_s **gvc, struct Agraph_s *g, struct ov_error *err);
 void dot_layout_free(struct GVC_s *gvc, struct Agraph_s *g);
 /* Write g to path in fmt: DOT text as it is, SVG and PNG laid out first (PNG at 144 dpi and at most 220 inches,
  * 31,680 pixels, a side: this sets g's dpi and size).
