@@ -76,6 +76,17 @@ static char *dir_of(const char *path)
 
 static int model_parse(struct ov_model *m, struct ov_model **out, struct ov_error *err);
 
+/* Once protobuf-c has copied the structure out of the file, the mapping's pages are only needed again for the
+ * weights someone looks at.  Reading the structure brought every page of the file in (the weights of a model with
+ * many small tensors share pages with it): let them go, so that the file is not counted twice in the resident
+ * set (a 21 MB model of 17,000 small weights held all 21 MB).  The pages are clean and read-only: the kernel
+ * reads them from the file again on the next access, so nothing changes for the model. */
+static void map_release(const struct ov_model *m)
+{
+	if (m->map && !m->owned)
+		madvise((void *)m->map, m->map_len, MADV_DONTNEED);
+}
+
 static int map_file(struct ov_model *m, const char *path, struct ov_error *err)
 {
 	struct stat st;
@@ -189,7 +200,11 @@ static int model_parse(struct ov_model *m, struct ov_model **out, struct ov_erro
 		wire_prep_free(&prep);
 		goto fail;
 	}
+	if (prep.buf) /* unpacking reads the copy with the weights lifted out */
+		map_release(m);
 	m->proto = onnx__model_proto__unpack(&m->alloc, prep.len, prep.buf ? prep.buf : m->map);
+	if (!prep.buf)
+		map_release(m);
 	if (!m->proto) {
 		wire_prep_free(&prep);
 		ov_fail(err, OV_FORMAT, "not a valid ONNX model: the protobuf decoder rejected it (a field has the "
