@@ -78,6 +78,19 @@ enum op_category op_category_of(const char *domain, const char *op)
 	return CAT_OTHER;
 }
 
+void present_put_int(struct strbuf *b, int64_t v)
+{
+	char buf[24], *p = buf + sizeof buf;
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	strbuf_add(b, p, (size_t)(buf + sizeof buf - p));
+}
+
 /* Display width of a UTF-8 string in cells (every code point counts one: names and box text are narrow). */
 static size_t text_width(const char *s)
 {
@@ -292,8 +305,10 @@ static void node_lines(struct box_builder *bb, struct ov_model *m, const struct 
 			describe_tensor_values(&b, m, v->constant, 8);
 		} else {
 			strbuf_puts(&b, ascii ? " <" : " \xe2\x9f\xa8");
-			for (size_t d = 0; d < v->constant->n_dims; d++)
-				strbuf_printf(&b, "%s%" PRId64, d ? (ascii ? "x" : "\xc3\x97") : "", v->constant->dims[d]);
+			for (size_t d = 0; d < v->constant->n_dims; d++) {
+				strbuf_puts(&b, d ? (ascii ? "x" : "\xc3\x97") : "");
+				present_put_int(&b, v->constant->dims[d]);
+			}
 			strbuf_puts(&b, ascii ? ">" : "\xe2\x9f\xa9");
 		}
 		add_line(bb, strbuf_str(&b));
@@ -337,6 +352,21 @@ static int clip_width(const char *s, int max)
 	return w > max ? max : w;
 }
 
+/* op_category_of, remembered by op type for the default domain (it searches two tables by name). */
+static enum op_category box_category(struct strmap *cats, const Onnx__NodeProto *n)
+{
+	const char *op = n->op_type ? n->op_type : "";
+
+	if (!is_default(n->domain))
+		return op_category_of(n->domain, op);
+	intptr_t c = (intptr_t)strmap_get(cats, op);
+	if (c)
+		return (enum op_category)(c - 1);
+	enum op_category cat = op_category_of(n->domain, op);
+	strmap_put(cats, op, (void *)(intptr_t)(cat + 1)); /* out of memory: only not remembered */
+	return cat;
+}
+
 /* The source box of value v for a box that reads it, or -1 (a constant drawn inside the box, or no box). */
 static int32_t edge_source(const struct scene *s, const struct graph *g, const int32_t *value_box, int32_t v)
 {
@@ -372,6 +402,7 @@ int scene_build(struct scene **out, struct ov_model *m, const struct graph *g, c
 	uint32_t cap_boxes, n_edges = 0, n_in = 0, n_out = 0;
 	int32_t *value_box = NULL;
 	struct strbuf b = {0};
+	struct strmap cats = {0};
 
 	*out = NULL;
 	if (!s)
@@ -416,7 +447,7 @@ int scene_build(struct scene **out, struct ov_model *m, const struct graph *g, c
 		struct box_builder bb = {.s = s};
 		bx->kind = BOX_NODE;
 		bx->ref = (int32_t)i;
-		bx->cat = op_category_of(n->domain, n->op_type ? n->op_type : "");
+		bx->cat = box_category(&cats, n);
 		strbuf_reset(&b);
 		if (!is_default(n->domain)) {
 			describe_name(&b, n->domain);
@@ -484,11 +515,13 @@ int scene_build(struct scene **out, struct ov_model *m, const struct graph *g, c
 	}
 	free(value_box);
 	strbuf_free(&b);
+	strmap_free(&cats);
 	*out = s;
 	return 0;
 oom:
 	free(value_box);
 	strbuf_free(&b);
+	strmap_free(&cats);
 	scene_free(s);
 	return ov_fail(err, OV_NOMEM, "out of memory building the graph view");
 }

@@ -89,6 +89,11 @@ void present_value_text(struct strbuf *b, struct ov_model *m, const struct graph
 /* A value's type as text: declared, else constant, else inferred (*inferred set to 1 then). */
 void present_value_type(struct strbuf *b, const struct graph *g, const struct shapes *sh, int32_t id, int *inferred);
 
+/* v in decimal, as "%" PRId64 would write it.  For text made for every box of a big graph: in this program every
+ * printf takes glibc's slow path (libquadmath, which OpenBLAS brings in, registers printf hooks), about 2,000
+ * instructions for one number. */
+void present_put_int(struct strbuf *b, int64_t v);
+
 /* Accessors for front ends. */
 const char *present_node_op(const struct graph *g, uint32_t i);
 const char *present_node_name(const struct graph *g, uint32_t i);

@@ -135,11 +135,16 @@ static int group_lines(const struct group *gr, struct scene *s, const uint32_t *
 	bx->lines = scene_alloc(s, 2 * sizeof *bx->lines);
 	if (!bx->lines)
 		return -1;
-	strbuf_printf(&b, "%u nodes", gr->n_nodes);
+	present_put_int(&b, gr->n_nodes);
+	strbuf_puts(&b, " nodes");
 	bx->lines[bx->n_lines++] = scene_strshare(s, strbuf_str(&b));
 	strbuf_reset(&b);
-	for (int k = 0; k < 3 && best[k]; k++)
-		strbuf_printf(&b, "%s%s%s%lu", k ? ", " : "", best[k], ascii ? " x" : "\xc3\x97", (unsigned long)bestn[k]);
+	for (int k = 0; k < 3 && best[k]; k++) {
+		strbuf_puts(&b, k ? ", " : "");
+		strbuf_puts(&b, best[k]);
+		strbuf_puts(&b, ascii ? " x" : "\xc3\x97");
+		present_put_int(&b, bestn[k]);
+	}
 	if (b.len)
 		bx->lines[bx->n_lines++] = scene_strshare(s, strbuf_str(&b));
 	int failed = b.failed;

@@ -777,6 +777,20 @@ const struct shape_note *shapes_notes(const struct shapes *s, const struct graph
 	return sg ? sg->notes : NULL;
 }
 
+/* "%" PRId64 without printf, which is slow in this program (see present_put_int in src/present.h). */
+static void put_dim(struct strbuf *b, int64_t v)
+{
+	char buf[24], *p = buf + sizeof buf;
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	strbuf_add(b, p, (size_t)(buf + sizeof buf - p));
+}
+
 void shape_describe(struct strbuf *b, const struct vshape *v)
 {
 	strbuf_puts(b, v->dtype ? dtype_short_name(v->dtype) : "?");
@@ -789,7 +803,7 @@ void shape_describe(struct strbuf *b, const struct vshape *v)
 		if (i)
 			strbuf_putc(b, ',');
 		if (dim_known(v->dims[i]))
-			strbuf_printf(b, "%" PRId64, v->dims[i].v);
+			put_dim(b, v->dims[i].v);
 		else if (v->dims[i].sym)
 			strbuf_put_safe(b, v->dims[i].sym, strlen(v->dims[i].sym), 40);
 		else
