@@ -46,7 +46,6 @@ struct group {
 	const char *prefix; /* in the scene's strings: it becomes the group box's name */
 	uint32_t box;     /* index in the new box array */
 	uint32_t n_nodes;
-	int32_t first;    /* first member node */
 	uint32_t head, tail; /* first and last member box */
 };
 
@@ -194,14 +193,14 @@ int scene_fold(struct scene *s, const struct graph *g, char *const *expanded, si
 		intptr_t gi = (intptr_t)strmap_get(&gmap, key) - 1;
 		if (gi < 0) {
 			if (n_groups == cap_groups) {
-				cap_groups = cap_groups ? cap_groups * 2 : 16;
+				cap_groups = cap_groups ? cap_groups + cap_groups / 2 : 16;
 				struct group *ng = realloc(groups, cap_groups * sizeof *ng);
 				if (!ng)
 					goto oom;
 				groups = ng;
 			}
 			gi = (intptr_t)n_groups;
-			groups[gi] = (struct group){.prefix = scene_strdup(s, key), .first = bx->ref, .head = b};
+			groups[gi] = (struct group){.prefix = scene_strdup(s, key), .head = b};
 			n_groups++;
 			if (!groups[gi].prefix || strmap_put(&gmap, groups[gi].prefix, (void *)(gi + 1)))
 				goto oom;
@@ -243,7 +242,7 @@ int scene_fold(struct scene *s, const struct graph *g, char *const *expanded, si
 			strbuf_puts(&t, ascii ? "[+] " : "\xe2\x96\xb8 ");
 			strbuf_puts(&t, last ? last + 1 : gr->prefix);
 			bx->kind = BOX_GROUP;
-			bx->ref = gr->first;
+			bx->ref = s->boxes[gr->head].ref; /* its first member node */
 			bx->title = t.failed ? NULL : scene_strdup(s, strbuf_str(&t));
 			bx->name = gr->prefix;
 			strbuf_free(&t);
