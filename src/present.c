@@ -158,7 +158,7 @@ struct scene_text {
 	struct strmap shared; /* string -> its one copy (titles, rows, labels: not names, which are unique) */
 };
 
-#define TEXT_BLOCK (64 * 1024 - 64)
+#define TEXT_BLOCK (64 * 1024 - 64) /* with the block's header and malloc's, a block stays within 64 KB */
 
 static void *text_alloc(struct scene *s, size_t n, size_t align)
 {
