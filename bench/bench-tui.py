@@ -1,17 +1,26 @@
 #!/usr/bin/env python3
 """Benchmark the TUI on a large model: first full frame, key response, resident memory, against onnx.load.
 
-Usage: bench/bench-tui.py ONNXVIEW MODEL [RUNS]
+Usage: bench/bench-tui.py ONNXVIEW [MODEL [RUNS]]
 The TUI runs headless (--keys, --dump) so no terminal is needed: 'first frame' is the time from start to the
 first screen written (load, index, shapes, scene, layout, draw) — measured as a run with no keys; 'key response'
 is the extra time of 200 selection moves (j) and 50 page moves divided by their count. Reports medians over RUNS
-(default 7), CPU time as well as wall time (a loaded machine inflates wall time), and the ratios."""
+(default 7), CPU time as well as wall time (a loaded machine inflates wall time), and the ratios.
+
+Without MODEL it runs issue 5's two models, made once into bench/data/ (ignored by git): the 51,000-node residual
+chain (bench/make-chain.py) and torchvision's AlexNet, a 244 MB CNN (bench/make-alexnet.py, Debian's
+python3-torch; skipped with a note when torch is missing), and checks each against its bars: first frame under
+300 ms (chain) or 1 s (CNN), a key under 16 ms, and peak resident memory under 3x the file (the chain). Exit
+status 1 when a bar is missed. Peak RSS is the kernel's high-water mark, which a re-exec (ui/main.c starts again
+with one OpenBLAS thread) carries over: a small model's figure is mostly the first image's libraries."""
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+PYTHON = "/usr/bin/python3"
 
 
 def run(argv):
@@ -35,9 +44,8 @@ def median(argv, runs):
     return statistics.median(w), statistics.median(c), r
 
 
-def main():
-    ov, model = sys.argv[1], sys.argv[2]
-    runs = int(sys.argv[3]) if len(sys.argv) > 3 else 7
+def bench(ov, model, runs):
+    """Print the figures for one model; return (first frame wall, first frame cpu, key wall, key cpu, peak RSS)."""
     size = os.path.getsize(model)
     d = tempfile.mkdtemp()
     empty = os.path.join(d, "none.keys")
@@ -50,13 +58,65 @@ def main():
     run(base + [empty, model])  # warm the page cache
     w0, c0, rss = median(base + [empty, model], runs)
     w1, c1, _ = median(base + [moves, model], runs)
-    lw, lc, lrss = median(["/usr/bin/python3", "-c", "import onnx,sys; onnx.load(sys.argv[1])", model], max(3, runs // 2))
+    lw, lc, lrss = median([PYTHON, "-c", "import onnx,sys; onnx.load(sys.argv[1])", model], max(3, runs // 2))
+    kw, kc = (w1 - w0) / 250, (c1 - c0) / 250
     print(f"model {model}: {size / 1e6:.1f} MB, {runs} runs, medians")
     print(f"  first frame          wall {w0 * 1e3:7.1f} ms  cpu {c0 * 1e3:7.1f} ms  peak RSS {rss / 1e6:6.1f} MB "
           f"({rss / size:.2f}x file)")
-    print(f"  key response         wall {(w1 - w0) / 250 * 1e3:7.2f} ms  cpu {(c1 - c0) / 250 * 1e3:7.2f} ms per key")
+    print(f"  key response         wall {kw * 1e3:7.2f} ms  cpu {kc * 1e3:7.2f} ms per key")
     print(f"  python onnx.load     wall {lw * 1e3:7.1f} ms  cpu {lc * 1e3:7.1f} ms  peak RSS {lrss / 1e6:6.1f} MB")
-    print(f"ratio first frame / onnx.load: wall {w0 / lw:.2f}x, cpu {c0 / lc:.2f}x")
+    print(f"ratio first frame / onnx.load: wall {w0 / lw:.2f}x, cpu {c0 / lc:.2f}x", flush=True)
+    return w0, c0, kw, kc, rss / size
+
+
+def make(script, out, *args):
+    """Make a benchmark model once; False when it cannot be made here (exit 77: a missing module)."""
+    if os.path.exists(out):
+        return True
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    rc = subprocess.call([PYTHON, os.path.join(os.path.dirname(os.path.abspath(__file__)), script), out, *args],
+                         stdout=subprocess.DEVNULL)
+    if rc == 77:
+        return False
+    if rc != 0:
+        sys.exit(f"bench: {script} failed")
+    return True
+
+
+def check(name, value, bar, unit, wall=None):
+    ok = value < bar
+    also = f", wall {wall:.2f}{unit}" if wall is not None else ""
+    print(f"  {'ok  ' if ok else 'MISS'} {name}: {value:.2f}{unit} (bar: under {bar}{unit}{also})")
+    return ok
+
+
+def issue5(ov, runs):
+    data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+    chain, cnn = os.path.join(data, "chain51k.onnx"), os.path.join(data, "alexnet.onnx")
+    ok = True
+    make("make-chain.py", chain, "51000")
+    w, c, kw, kc, ratio = bench(ov, chain, runs)
+    # The bars are for an idle machine, where wall and CPU time agree; a busy one inflates wall time, so the
+    # check is on CPU time and the wall time is shown beside it.
+    ok &= check("chain first frame cpu", c * 1e3, 300, " ms", w * 1e3)
+    ok &= check("chain key cpu", kc * 1e3, 16, " ms", kw * 1e3)
+    ok &= check("chain peak RSS / file", ratio, 3, "x")
+    if make("make-alexnet.py", cnn):
+        w, c, kw, kc, ratio = bench(ov, cnn, runs)
+        ok &= check("CNN first frame cpu", c * 1e3, 1000, " ms", w * 1e3)
+        ok &= check("CNN key cpu", kc * 1e3, 16, " ms", kw * 1e3)
+    else:
+        print("bench: no python3-torch: the 244 MB CNN (AlexNet) was not measured")
+    return ok
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    ov = sys.argv[1]
+    if len(sys.argv) < 3 or sys.argv[2].isdigit():
+        sys.exit(0 if issue5(ov, int(sys.argv[2]) if len(sys.argv) > 2 else 7) else 1)
+    bench(ov, sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 7)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
 #include "src/graph.h"
 
@@ -14,9 +16,110 @@ const char *value_origin_name(enum value_origin o)
 	return (unsigned)o < sizeof origin_names / sizeof origin_names[0] ? origin_names[o] : "?";
 }
 
+/* ---- name tables ---- */
+
+/* FNV-1a from a per-process random start and a final mix, as in src/strmap.c: names in a hostile model cannot be
+ * chosen to collide. */
+static uint64_t name_hash(const char *s)
+{
+	static uint64_t seed;
+	uint64_t h;
+
+	if (!seed && getrandom(&seed, sizeof seed, GRND_NONBLOCK) != sizeof seed)
+		seed = (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)&seed;
+	h = 1469598103934665603ull ^ seed;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	h ^= h >> 33; /* MurmurHash3's fmix64 */
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return h;
+}
+
+/* The name of index i of table t of g. */
+static const char *names_key(const struct graph *g, const struct graph_names *t, uint32_t i)
+{
+	if (t == &g->value_ids)
+		return g->values[i].name;
+	return g->nodes[i].proto->name;
+}
+
+/* The slot of name (empty when absent). */
+static uint64_t *names_find(const struct graph *g, const struct graph_names *t, const char *name, uint64_t h)
+{
+	uint32_t j = (uint32_t)h & (t->cap - 1);
+	uint64_t tag = h >> 32 << 32;
+
+	for (;; j = (j + 1) & (t->cap - 1)) {
+		uint64_t sl = t->slots[j];
+		if (!sl || ((sl >> 32 << 32) == tag && !strcmp(names_key(g, t, (uint32_t)sl - 1), name)))
+			return &t->slots[j];
+	}
+}
+
+static int32_t names_get(const struct graph *g, const struct graph_names *t, const char *name)
+{
+	if (!t->cap)
+		return -1;
+	uint64_t sl = *names_find(g, t, name, name_hash(name));
+	return sl ? (int32_t)((uint32_t)sl - 1) : -1;
+}
+
+/* Room for n names in all, at most 3/4 full. The slots keep the top of each hash but the table needs its bottom,
+ * so growing hashes the names again (it happens at most a few times: tables are sized from counts first). */
+static int names_reserve(const struct graph *g, struct graph_names *t, uint32_t n)
+{
+	uint32_t cap = t->cap ? t->cap : 64;
+
+	while ((uint64_t)cap * 3 < (uint64_t)n * 4)
+		cap *= 2;
+	if (cap == t->cap)
+		return 0;
+	uint64_t *slots = calloc(cap, sizeof *slots);
+	if (!slots)
+		return -1;
+	for (uint32_t i = 0; i < t->cap; i++)
+		if (t->slots[i]) {
+			uint64_t h = name_hash(names_key(g, t, (uint32_t)t->slots[i] - 1));
+			uint32_t j = (uint32_t)h & (cap - 1);
+			while (slots[j])
+				j = (j + 1) & (cap - 1);
+			slots[j] = t->slots[i];
+		}
+	free(t->slots);
+	t->slots = slots;
+	t->cap = cap;
+	return 0;
+}
+
+/* Add index i under its name unless the name is there already (the first one wins). Returns 1 when added, 0 when
+ * the name was there (*found set to its index when found is not NULL), -1 when out of memory. */
+static int names_add(struct graph *g, struct graph_names *t, uint32_t i, const char *name, uint32_t *found)
+{
+	if (names_reserve(g, t, t->n + 1))
+		return -1;
+	uint64_t h = name_hash(name), *sl = names_find(g, t, name, h);
+	if (*sl) {
+		if (found)
+			*found = (uint32_t)*sl - 1;
+		return 0;
+	}
+	*sl = (h >> 32 << 32) | (i + 1);
+	t->n++;
+	return 1;
+}
+
+static void names_free(struct graph_names *t)
+{
+	free(t->slots);
+	memset(t, 0, sizeof *t);
+}
+
 int32_t graph_value_id(const struct graph *g, const char *name)
 {
-	return (int32_t)(intptr_t)strmap_get(&g->value_ids, name) - 1;
+	return names_get(g, &g->value_ids, name);
 }
 
 const struct graph_value *graph_value_resolve(const struct graph *g, int32_t id, const struct graph **owner)
@@ -41,7 +144,7 @@ int32_t graph_find_node(const struct graph *g, const char *ref)
 			return (int32_t)n;
 		return -1;
 	}
-	return (int32_t)(intptr_t)strmap_get(&g->node_ids, ref) - 1;
+	return names_get(g, &g->node_ids, ref);
 }
 
 static int is_constant_node(const Onnx__NodeProto *n)
@@ -68,26 +171,26 @@ struct builder {
 static int32_t value_get(struct builder *b, const char *name)
 {
 	struct graph *g = b->g;
-	int32_t id = graph_value_id(g, name);
+	uint32_t id = g->n_values, found;
 
-	if (id >= 0)
-		return id;
 	if (g->n_values == b->cap) {
-		uint32_t cap = b->cap ? b->cap * 2 : 64;
+		uint32_t cap = b->cap ? b->cap + b->cap / 2 + 16 : 64;
 		struct graph_value *nv = realloc(g->values, cap * sizeof *nv);
 		if (!nv)
 			return -1;
 		g->values = nv;
 		b->cap = cap;
 	}
-	id = (int32_t)g->n_values++;
+	/* The slot is filled first: the table reads the new value's name from it. */
 	g->values[id] = (struct graph_value){.name = name, .producer = -1, .producer_slot = -1, .input_index = -1,
 					     .output_index = -1, .outer_id = -1};
-	if (strmap_put(&g->value_ids, name, (void *)(intptr_t)(id + 1))) {
-		g->n_values--;
+	int added = names_add(g, &g->value_ids, id, name, &found);
+	if (added < 0)
 		return -1;
-	}
-	return id;
+	if (!added)
+		return (int32_t)found;
+	g->n_values++;
+	return (int32_t)id;
 }
 
 /* Look a name up in the enclosing graphs. */
@@ -253,8 +356,18 @@ static int build_one(struct graph *g, struct ov_error *err)
 {
 	const Onnx__GraphProto *p = g->proto;
 	struct builder b = {g, 0, err};
-	size_t n_io = 0, n_uses = 0;
+	size_t n_io = 0, n_uses = 0, n_defs = p->n_input + p->n_initializer + p->n_sparse_initializer;
 
+	/* Size the tables for what the graph defines, so that they are not copied while they grow (a name a node
+	 * reads and nothing defines is rare). */
+	for (size_t i = 0; i < p->n_node; i++)
+		n_defs += p->node[i]->n_output;
+	if (n_defs >= INT32_MAX / 2 || p->n_node >= INT32_MAX / 2)
+		return ov_fail(err, OV_LIMIT, "graph too large to index (%zu values)", n_defs);
+	b.cap = (uint32_t)n_defs + 16;
+	g->values = malloc(b.cap * sizeof *g->values);
+	if (!g->values || names_reserve(g, &g->value_ids, b.cap))
+		goto oom;
 	/* 1. Everything this graph defines. */
 	for (size_t i = 0; i < p->n_input; i++) {
 		int32_t id = p->input[i]->name ? value_get(&b, p->input[i]->name) : -2;
@@ -289,7 +402,7 @@ static int build_one(struct graph *g, struct ov_error *err)
 	}
 	g->n_nodes = (uint32_t)p->n_node;
 	g->nodes = calloc(p->n_node ? p->n_node : 1, sizeof *g->nodes);
-	if (!g->nodes)
+	if (!g->nodes || names_reserve(g, &g->node_ids, (uint32_t)p->n_node))
 		goto oom;
 	for (size_t i = 0; i < p->n_node; i++)
 		n_io += p->node[i]->n_input + p->node[i]->n_output;
@@ -306,10 +419,10 @@ static int build_one(struct graph *g, struct ov_error *err)
 		gn->out = gn->in + nd->n_input;
 		n_io += nd->n_input + nd->n_output;
 		if (nd->name && *nd->name) {
-			if (strmap_has(&g->node_ids, nd->name))
-				g->n_duplicate_names++;
-			else if (strmap_put(&g->node_ids, nd->name, (void *)(intptr_t)(i + 1)))
+			int added = names_add(g, &g->node_ids, (uint32_t)i, nd->name, NULL);
+			if (added < 0)
 				goto oom;
+			g->n_duplicate_names += !added;
 		}
 		for (size_t k = 0; k < nd->n_output; k++) {
 			if (!*nd->output[k]) {
@@ -465,8 +578,8 @@ void graph_free(struct graph *g)
 		free(g->nodes[i].sub);
 		free(g->nodes[i].sub_attr);
 	}
-	strmap_free(&g->value_ids);
-	strmap_free(&g->node_ids);
+	names_free(&g->value_ids);
+	names_free(&g->node_ids);
 	free(g->values);
 	free(g->nodes);
 	free(g->order);

@@ -101,12 +101,15 @@ struct model_snapshot {
 struct take_ctx {
 	struct ov_model *m;
 	struct model_snapshot *s;
-	Onnx__TensorProto **tensors; /* the tensors whose raw_data was swapped, to swap back */
-	uint8_t (*ph)[WIRE_PLACEHOLDER_LEN];
+	Onnx__TensorProto **tensors; /* the tensors whose raw_data is swapped, to swap back */
 	size_t cap;
 	int failed;
 };
 
+/* Collect the tensors whose payloads stay out of the snapshot. Their raw_data is swapped for placeholders only
+ * once all are known: the placeholders live in one array, which must not move while tensors point into it (it
+ * was grown here, and packing read the placeholders of the first 64 tensors from freed memory: undo on a model
+ * with more than 64 large tensors restored some of them with wrong bytes). */
 static int take_visit(Onnx__TensorProto *t, const struct tensor_site *site, void *vctx)
 {
 	struct take_ctx *c = vctx;
@@ -118,38 +121,30 @@ static int take_visit(Onnx__TensorProto *t, const struct tensor_site *site, void
 	if (s->n_refs == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 64;
 		struct payload_ref *r = realloc(s->refs, cap * sizeof *r);
-		Onnx__TensorProto **tt = r ? realloc(c->tensors, cap * sizeof *tt) : NULL;
-		uint8_t(*ph)[WIRE_PLACEHOLDER_LEN] = tt ? realloc(c->ph, cap * sizeof *ph) : NULL;
 		if (r)
 			s->refs = r;
-		if (tt)
-			c->tensors = tt;
-		if (!ph) {
+		Onnx__TensorProto **tt = r ? realloc(c->tensors, cap * sizeof *tt) : NULL;
+		if (!tt) {
 			c->failed = 1;
 			return 1;
 		}
-		c->ph = ph;
+		c->tensors = tt;
 		c->cap = cap;
 	}
 	if (model_retain(c->m, t->raw_data.data)) {
 		c->failed = 1;
 		return 1;
 	}
-	uint64_t idx = s->n_refs;
-	s->refs[idx] = (struct payload_ref){t->raw_data.data, t->raw_data.len};
-	c->tensors[idx] = t;
-	memcpy(c->ph[idx], &s->nonce, 8);
-	memcpy(c->ph[idx] + 8, &idx, 8);
-	t->raw_data.data = c->ph[idx];
-	t->raw_data.len = WIRE_PLACEHOLDER_LEN;
-	s->n_refs++;
+	s->refs[s->n_refs] = (struct payload_ref){t->raw_data.data, t->raw_data.len};
+	c->tensors[s->n_refs++] = t;
 	return 0;
 }
 
 int model_snapshot_take(struct ov_model *m, struct model_snapshot **out, struct ov_error *err)
 {
 	struct model_snapshot *s = calloc(1, sizeof *s);
-	struct take_ctx c = {m, s, NULL, NULL, 0, 0};
+	struct take_ctx c = {m, s, NULL, 0, 0};
+	uint8_t(*ph)[WIRE_PLACEHOLDER_LEN] = NULL;
 
 	*out = NULL;
 	if (!s)
@@ -157,7 +152,15 @@ int model_snapshot_take(struct ov_model *m, struct model_snapshot **out, struct 
 	if (getrandom(&s->nonce, sizeof s->nonce, GRND_NONBLOCK) != sizeof s->nonce)
 		s->nonce = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)s;
 	model_foreach_tensor(m->proto, take_visit, &c);
+	if (!c.failed && !(ph = malloc((s->n_refs ? s->n_refs : 1) * sizeof *ph)))
+		c.failed = 1;
 	if (!c.failed) {
+		for (uint64_t i = 0; i < s->n_refs; i++) {
+			memcpy(ph[i], &s->nonce, 8);
+			memcpy(ph[i] + 8, &i, 8);
+			c.tensors[i]->raw_data.data = ph[i];
+			c.tensors[i]->raw_data.len = WIRE_PLACEHOLDER_LEN;
+		}
 		s->len = protobuf_c_message_get_packed_size(&m->proto->base);
 		s->buf = malloc(s->len ? s->len : 1);
 		if (s->buf)
@@ -169,7 +172,7 @@ int model_snapshot_take(struct ov_model *m, struct model_snapshot **out, struct 
 		c.tensors[i]->raw_data.len = s->refs[i].len;
 	}
 	free(c.tensors);
-	free(c.ph);
+	free(ph);
 	if (c.failed || !s->buf) {
 		model_snapshot_free(s);
 		return ov_fail(err, OV_NOMEM, "out of memory taking an undo snapshot");

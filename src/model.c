@@ -20,23 +20,104 @@
 #define UNPACK_MEM_FACTOR 16
 #define UNPACK_MEM_SLACK (64ull << 20)
 
+/* While a file is unpacked, protobuf-c's small allocations (messages, strings, short arrays: 459,000 of them for a
+ * 51,000-node model, most of 8 or 16 bytes, which malloc rounds up to 32) are carved one after the other out of a
+ * region reserved for the purpose, 8-byte aligned and without malloc's header: a third less memory for the model.
+ * Freeing one only counts it; the region goes back to the system when the last one is freed (an undo that
+ * replaces the whole tree) or with the model.  After loading, allocations (edits) come from malloc as before.
+ * Sanitizer builds leave the region out, so that every allocation keeps its own bounds. */
+#if defined(__SANITIZE_ADDRESS__)
+#define PB_REGION 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define PB_REGION 0
+#endif
+#endif
+#ifndef PB_REGION
+#define PB_REGION 1
+#endif
+#define PB_REGION_MAX_ITEM 512 /* bigger ones are rare, and protobuf-c frees some (its scan buffers) */
+
+struct pb_heap {
+	struct ov_model *m;
+	uint8_t *base;  /* the region, NULL when there is none */
+	size_t cap, used;
+	size_t live;    /* allocations in the region not freed yet */
+	int open;       /* unpacking at load: small allocations come from the region */
+};
+
 static void *pb_alloc(void *data, size_t size)
 {
-	(void)data;
+	struct pb_heap *h = data;
+	size_t n = (size + 7) & ~(size_t)7;
+
+	if (h->open && size && size <= PB_REGION_MAX_ITEM && h->cap - h->used >= n) {
+		void *p = h->base + h->used;
+		h->used += n;
+		h->live++;
+		return p;
+	}
 	return malloc(size ? size : 1);
 }
 
-/* Pointers into the file mapping are not ours to free. */
+static void region_release(struct pb_heap *h)
+{
+	if (h->base)
+		munmap(h->base, h->cap);
+	h->base = NULL;
+	h->cap = h->used = h->live = 0;
+	h->open = 0;
+}
+
+/* Pointers into the file mapping are not ours to free; those in the region are freed all at once. */
 static void pb_free(void *data, void *ptr)
 {
-	struct ov_model *m = data;
+	struct pb_heap *h = data;
+	struct ov_model *m = h->m;
 	const uint8_t *p = ptr;
 
+	if (h->base && p >= h->base && p < h->base + h->cap) {
+		if (--h->live == 0 && !h->open)
+			region_release(h);
+		return;
+	}
 	if (m->map && p >= m->map && p < m->map + m->map_len)
 		return;
 	if (m->retained && model_is_retained(m, ptr)) /* an undo snapshot still refers to it */
 		return;
 	free(ptr);
+}
+
+/* Reserve the region for an unpack expected to allocate about estimate bytes (address space only: pages count
+ * once they are written). Without it everything comes from malloc. */
+static void region_open(struct pb_heap *h, uint64_t estimate)
+{
+	if (!PB_REGION || h->base || estimate > SIZE_MAX / 2)
+		return;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t cap = ((size_t)estimate + estimate / 4 + (1u << 20) + page - 1) & ~(page - 1);
+	void *p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	h->base = p;
+	h->cap = cap;
+	h->used = h->live = 0;
+	h->open = 1;
+}
+
+/* Unpacking is over: give back the part of the region it did not use. */
+static void region_close(struct pb_heap *h)
+{
+	if (!h->base)
+		return;
+	h->open = 0;
+	if (!h->live) {
+		region_release(h);
+		return;
+	}
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), keep = (h->used + page - 1) & ~(page - 1);
+	if (keep < h->cap && munmap(h->base + keep, h->cap - keep) == 0)
+		h->cap = keep;
 }
 
 struct lift_ctx {
@@ -56,7 +137,7 @@ static int lift_visit(Onnx__TensorProto *t, const struct tensor_site *site, void
 	idx = wire_payload_match(lc->prep, t->raw_data.data, t->raw_data.len);
 	if (idx < 0)
 		return 0;
-	free(t->raw_data.data);
+	lc->m->alloc.free(lc->m->alloc.allocator_data, t->raw_data.data);
 	t->raw_data.data = (uint8_t *)lc->m->map + lc->prep->payloads[idx].offset;
 	t->raw_data.len = lc->prep->payloads[idx].len;
 	lc->patched++;
@@ -75,6 +156,17 @@ static char *dir_of(const char *path)
 }
 
 static int model_parse(struct ov_model *m, struct ov_model **out, struct ov_error *err);
+
+/* Once protobuf-c has copied the structure out of the file, the mapping's pages are only needed again for the
+ * weights someone looks at.  Reading the structure brought every page of the file in (the weights of a model with
+ * many small tensors share pages with it): let them go, so that the file is not counted twice in the resident
+ * set (a 21 MB model of 17,000 small weights held all 21 MB).  The pages are clean and read-only: the kernel
+ * reads them from the file again on the next access, so nothing changes for the model. */
+static void map_release(const struct ov_model *m)
+{
+	if (m->map && !m->owned)
+		madvise((void *)m->map, m->map_len, MADV_DONTNEED);
+}
 
 static int map_file(struct ov_model *m, const char *path, struct ov_error *err)
 {
@@ -123,10 +215,13 @@ static struct ov_model *model_new(const char *path, struct ov_error *err)
 		ov_fail(err, OV_NOMEM, "out of memory");
 		return NULL;
 	}
-	m->alloc = (ProtobufCAllocator){pb_alloc, pb_free, m};
+	struct pb_heap *h = calloc(1, sizeof *h);
+	if (h)
+		h->m = m;
+	m->alloc = (ProtobufCAllocator){pb_alloc, pb_free, h};
 	m->path = strdup(path);
 	m->dir = dir_of(path);
-	if (!m->path || !m->dir) {
+	if (!h || !m->path || !m->dir) {
 		model_free(m);
 		ov_fail(err, OV_NOMEM, "out of memory");
 		return NULL;
@@ -189,7 +284,12 @@ static int model_parse(struct ov_model *m, struct ov_model **out, struct ov_erro
 		wire_prep_free(&prep);
 		goto fail;
 	}
+	if (prep.buf) /* unpacking reads the copy with the weights lifted out */
+		map_release(m);
+	region_open(m->alloc.allocator_data, prep.mem_estimate);
 	m->proto = onnx__model_proto__unpack(&m->alloc, prep.len, prep.buf ? prep.buf : m->map);
+	if (!prep.buf)
+		map_release(m);
 	if (!m->proto) {
 		wire_prep_free(&prep);
 		ov_fail(err, OV_FORMAT, "not a valid ONNX model: the protobuf decoder rejected it (a field has the "
@@ -199,6 +299,7 @@ static int model_parse(struct ov_model *m, struct ov_model **out, struct ov_erro
 	lc = (struct lift_ctx){m, &prep, 0};
 	model_foreach_tensor(m->proto, lift_visit, &lc);
 	m->n_lifted = lc.patched;
+	region_close(m->alloc.allocator_data);
 	wire_prep_free(&prep);
 	if (!m->proto->graph) {
 		ov_fail(err, OV_FORMAT, "not an ONNX model: it decodes as protobuf but has no graph (ModelProto.graph "
@@ -220,6 +321,10 @@ void model_free(struct ov_model *m)
 		return;
 	if (m->proto)
 		onnx__model_proto__free_unpacked(m->proto, &m->alloc);
+	if (m->alloc.allocator_data) {
+		region_release(m->alloc.allocator_data);
+		free(m->alloc.allocator_data);
+	}
 	model_external_close(m);
 	model_retained_free(m);
 	if (m->owned)

@@ -12,6 +12,7 @@
 #include "src/opdb.h"
 #include "src/opdoc.h"
 #include "src/present.h"
+#include "src/strmap.h"
 
 static const char *const category_names[] = {
 #define CAT_X(e, s) s,
@@ -77,6 +78,19 @@ enum op_category op_category_of(const char *domain, const char *op)
 	return CAT_OTHER;
 }
 
+void present_put_int(struct strbuf *b, int64_t v)
+{
+	char buf[24], *p = buf + sizeof buf;
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	strbuf_add(b, p, (size_t)(buf + sizeof buf - p));
+}
+
 /* Display width of a UTF-8 string in cells (every code point counts one: names and box text are narrow). */
 static size_t text_width(const char *s)
 {
@@ -131,31 +145,124 @@ static void dims_label(struct strbuf *b, const struct graph *g, const struct sha
 	strbuf_free(&t);
 }
 
+/* ---- the scene's strings: bump-allocated blocks, equal strings shared ---- */
+
+struct text_block {
+	struct text_block *next;
+	size_t used, cap;
+	_Alignas(max_align_t) char data[];
+};
+
+struct scene_text {
+	struct text_block *blocks;
+	struct strmap shared; /* string -> its one copy (titles, rows, labels: not names, which are unique) */
+};
+
+#define TEXT_BLOCK (64 * 1024 - 64) /* with the block's header and malloc's, a block stays within 64 KB */
+
+static void *text_alloc(struct scene *s, size_t n, size_t align)
+{
+	struct scene_text *t = s->text;
+
+	if (!t && !(t = s->text = calloc(1, sizeof *t)))
+		return NULL;
+	struct text_block *b = t->blocks;
+	size_t at = b ? (b->used + align - 1) & ~(align - 1) : 0;
+	if (!b || at + n > b->cap) {
+		size_t cap = n > TEXT_BLOCK / 4 ? n : TEXT_BLOCK;
+		struct text_block *nb = malloc(sizeof *nb + cap);
+		if (!nb)
+			return NULL;
+		nb->cap = cap;
+		nb->used = 0;
+		if (b && cap != TEXT_BLOCK) { /* a big one of its own: the current block keeps taking small ones */
+			nb->used = n;
+			nb->next = b->next;
+			b->next = nb;
+			return nb->data;
+		}
+		nb->next = b;
+		t->blocks = b = nb;
+		at = 0;
+	}
+	b->used = at + n;
+	return b->data + at;
+}
+
+void *scene_alloc(struct scene *s, size_t n)
+{
+	return text_alloc(s, n ? n : 1, sizeof(void *));
+}
+
+const char *scene_strdup(struct scene *s, const char *str)
+{
+	size_t n = strlen(str) + 1;
+	char *p = text_alloc(s, n, 1);
+
+	if (p)
+		memcpy(p, str, n);
+	return p;
+}
+
+const char *scene_strshare(struct scene *s, const char *str)
+{
+	const char *p = s->text ? strmap_get(&s->text->shared, str) : NULL;
+
+	if (p)
+		return p;
+	p = scene_strdup(s, str);
+	if (p && strmap_put(&s->text->shared, p, (void *)p))
+		return NULL;
+	return p;
+}
+
+static void scene_text_free(struct scene_text *t)
+{
+	if (!t)
+		return;
+	while (t->blocks) {
+		struct text_block *next = t->blocks->next;
+		free(t->blocks);
+		t->blocks = next;
+	}
+	strmap_free(&t->shared);
+	free(t);
+}
+
+/* A box's rows, collected before they are copied into the scene. */
 struct box_builder {
-	char **lines;
-	uint16_t n, cap;
+	struct scene *s;
+	const char *lines[60];
+	uint16_t n;
 	int oom;
 };
 
-static void add_line(struct box_builder *bb, const char *s)
+static void add_line(struct box_builder *bb, const char *str)
 {
 	if (bb->oom || bb->n >= 60)
 		return;
-	if (bb->n == bb->cap) {
-		uint16_t cap = bb->cap ? bb->cap * 2 : 8;
-		char **nl = realloc(bb->lines, cap * sizeof *nl);
-		if (!nl) {
-			bb->oom = 1;
-			return;
-		}
-		bb->lines = nl;
-		bb->cap = cap;
-	}
-	bb->lines[bb->n] = strdup(s);
+	bb->lines[bb->n] = scene_strshare(bb->s, str);
 	if (!bb->lines[bb->n])
 		bb->oom = 1;
 	else
 		bb->n++;
+}
+
+/* Move the rows into the box; -1 when out of memory. */
+static int box_set_lines(struct box_builder *bb, struct scene_box *bx)
+{
+	bx->n_lines = 0;
+	bx->lines = NULL;
+	if (bb->oom)
+		return -1;
+	if (!bb->n)
+		return 0;
+	bx->lines = scene_alloc(bb->s, bb->n * sizeof *bx->lines);
+	if (!bx->lines)
+		return -1;
+	memcpy(bx->lines, bb->lines, bb->n * sizeof *bx->lines);
+	bx->n_lines = bb->n;
+	return 0;
 }
 
 /* A Constant node with exactly one consumer is drawn inside that consumer. */
@@ -198,8 +305,10 @@ static void node_lines(struct box_builder *bb, struct ov_model *m, const struct 
 			describe_tensor_values(&b, m, v->constant, 8);
 		} else {
 			strbuf_puts(&b, ascii ? " <" : " \xe2\x9f\xa8");
-			for (size_t d = 0; d < v->constant->n_dims; d++)
-				strbuf_printf(&b, "%s%" PRId64, d ? (ascii ? "x" : "\xc3\x97") : "", v->constant->dims[d]);
+			for (size_t d = 0; d < v->constant->n_dims; d++) {
+				strbuf_puts(&b, d ? (ascii ? "x" : "\xc3\x97") : "");
+				present_put_int(&b, v->constant->dims[d]);
+			}
 			strbuf_puts(&b, ascii ? ">" : "\xe2\x9f\xa9");
 		}
 		add_line(bb, strbuf_str(&b));
@@ -216,26 +325,25 @@ static void node_lines(struct box_builder *bb, struct ov_model *m, const struct 
 }
 
 /* A graph input or output box: its name (escaped for the screen) and type. Returns -1 when out of memory. */
-static int io_box(struct scene_box *bx, enum box_kind kind, const struct graph *g, const struct shapes *sh,
-		  uint32_t v)
+static int io_box(struct scene *s, struct scene_box *bx, enum box_kind kind, const struct graph *g,
+		  const struct shapes *sh, uint32_t v)
 {
-	struct box_builder bb = {0};
+	struct box_builder bb = {.s = s};
 	struct strbuf b = {0};
 
 	bx->kind = kind;
 	bx->ref = (int32_t)v;
 	bx->cat = CAT_IO;
-	bx->title = strdup(kind == BOX_INPUT ? "input" : "output");
-	bx->name = strdup(g->values[v].name); /* kept as stored: commands are built from it */
+	bx->title = scene_strshare(s, kind == BOX_INPUT ? "input" : "output");
+	bx->name = scene_strdup(s, g->values[v].name); /* kept as stored: commands are built from it */
 	describe_name(&b, g->values[v].name);
 	add_line(&bb, strbuf_str(&b));
 	strbuf_reset(&b);
 	present_value_type(&b, g, sh, (int32_t)v, NULL);
 	add_line(&bb, strbuf_str(&b));
+	int failed = b.failed;
 	strbuf_free(&b);
-	bx->lines = bb.lines;
-	bx->n_lines = bb.n;
-	return !bx->title || !bx->name || bb.oom || b.failed ? -1 : 0;
+	return box_set_lines(&bb, bx) || !bx->title || !bx->name || failed ? -1 : 0;
 }
 
 static int clip_width(const char *s, int max)
@@ -244,14 +352,57 @@ static int clip_width(const char *s, int max)
 	return w > max ? max : w;
 }
 
+/* op_category_of, remembered by op type for the default domain (it searches two tables by name). */
+static enum op_category box_category(struct strmap *cats, const Onnx__NodeProto *n)
+{
+	const char *op = n->op_type ? n->op_type : "";
+
+	if (!is_default(n->domain))
+		return op_category_of(n->domain, op);
+	intptr_t c = (intptr_t)strmap_get(cats, op);
+	if (c)
+		return (enum op_category)(c - 1);
+	enum op_category cat = op_category_of(n->domain, op);
+	strmap_put(cats, op, (void *)(intptr_t)(cat + 1)); /* out of memory: only not remembered */
+	return cat;
+}
+
+/* The source box of value v for a box that reads it, or -1 (a constant drawn inside the box, or no box). */
+static int32_t edge_source(const struct scene *s, const struct graph *g, const int32_t *value_box, int32_t v)
+{
+	const struct graph_value *val = &g->values[v];
+
+	if (val->origin == VALUE_INPUT)
+		return value_box[v];
+	if (val->producer >= 0)
+		return s->node_box[val->producer];
+	return -1;
+}
+
+/* The values box i reads (*n of them). */
+static const int32_t *box_inputs(const struct scene_box *bx, const struct graph *g, int32_t *one, size_t *n)
+{
+	*n = 0;
+	if (bx->kind == BOX_NODE) {
+		*n = g->nodes[bx->ref].proto->n_input;
+		return g->nodes[bx->ref].in;
+	}
+	if (bx->kind == BOX_OUTPUT) {
+		*one = bx->ref;
+		*n = 1;
+	}
+	return one;
+}
+
 int scene_build(struct scene **out, struct ov_model *m, const struct graph *g, const struct shapes *sh,
 		const struct scene_options *opt, struct ov_error *err)
 {
 	struct scene *s = calloc(1, sizeof *s);
 	int maxw = opt && opt->max_width > 10 ? opt->max_width : 34, ascii = opt && opt->ascii;
-	uint32_t cap_boxes, cap_edges = 0, n_in = 0, n_out = 0;
+	uint32_t cap_boxes, n_edges = 0, n_in = 0, n_out = 0;
 	int32_t *value_box = NULL;
 	struct strbuf b = {0};
+	struct strmap cats = {0};
 
 	*out = NULL;
 	if (!s)
@@ -274,7 +425,7 @@ int scene_build(struct scene **out, struct ov_model *m, const struct graph *g, c
 		const struct graph_value *val = &g->values[v];
 		if (val->origin != VALUE_INPUT)
 			continue;
-		if (io_box(&s->boxes[s->n_boxes], BOX_INPUT, g, sh, v))
+		if (io_box(s, &s->boxes[s->n_boxes], BOX_INPUT, g, sh, v))
 			goto oom;
 		value_box[v] = (int32_t)s->n_boxes++;
 	}
@@ -293,25 +444,23 @@ int scene_build(struct scene **out, struct ov_model *m, const struct graph *g, c
 		if (folded_constant(g, i))
 			continue;
 		struct scene_box *bx = &s->boxes[s->n_boxes];
-		struct box_builder bb = {0};
+		struct box_builder bb = {.s = s};
 		bx->kind = BOX_NODE;
 		bx->ref = (int32_t)i;
-		bx->cat = op_category_of(n->domain, n->op_type ? n->op_type : "");
+		bx->cat = box_category(&cats, n);
 		strbuf_reset(&b);
 		if (!is_default(n->domain)) {
 			describe_name(&b, n->domain);
 			strbuf_puts(&b, "::");
 		}
 		describe_name(&b, n->op_type);
-		bx->title = strdup(strbuf_str(&b));
+		bx->title = scene_strshare(s, strbuf_str(&b));
 		strbuf_reset(&b);
 		if (n->name && *n->name)
 			describe_name(&b, n->name);
-		bx->name = strdup(strbuf_str(&b));
+		bx->name = b.len ? scene_strdup(s, strbuf_str(&b)) : scene_strshare(s, "");
 		node_lines(&bb, m, g, sh, i, ascii);
-		bx->lines = bb.lines;
-		bx->n_lines = bb.n;
-		if (!bx->title || !bx->name || bb.oom)
+		if (box_set_lines(&bb, bx) || !bx->title || !bx->name)
 			goto oom;
 		s->node_box[i] = (int32_t)s->n_boxes++;
 	}
@@ -319,7 +468,7 @@ int scene_build(struct scene **out, struct ov_model *m, const struct graph *g, c
 		const struct graph_value *val = &g->values[v];
 		if (val->output_index < 0)
 			continue;
-		if (io_box(&s->boxes[s->n_boxes++], BOX_OUTPUT, g, sh, v))
+		if (io_box(s, &s->boxes[s->n_boxes++], BOX_OUTPUT, g, sh, v))
 			goto oom;
 	}
 	/* Box sizes: the widest line (or title plus name in the top border), capped. */
@@ -335,57 +484,44 @@ int scene_build(struct scene **out, struct ov_model *m, const struct graph *g, c
 		bx->w = (uint16_t)(w < 8 ? 8 : w);
 		bx->h = (uint16_t)(bx->n_lines + (bx->kind == BOX_NODE ? 3 : 2)); /* title row inside node boxes */
 	}
-	/* Edges: every non-constant value into each box that reads it. */
-	for (uint32_t i = 0; i < s->n_boxes; i++) {
-		const struct scene_box *bx = &s->boxes[i];
-		int32_t ins[1];
-		const int32_t *in = ins;
-		size_t n_in_edges = 0;
-		if (bx->kind == BOX_NODE) {
-			in = g->nodes[bx->ref].in;
-			n_in_edges = g->nodes[bx->ref].proto->n_input;
-		} else if (bx->kind == BOX_OUTPUT) {
-			ins[0] = bx->ref;
-			n_in_edges = 1;
-		}
-		for (size_t k = 0; k < n_in_edges; k++) {
-			int32_t v = in[k];
-			if (v < 0)
-				continue;
-			const struct graph_value *val = &g->values[v];
-			int32_t src = -1;
-			if (val->origin == VALUE_INPUT)
-				src = value_box[v];
-			else if (val->producer >= 0)
-				src = s->node_box[val->producer];
-			if (src < 0 || (uint32_t)src == i)
-				continue;
-			if (s->n_edges == cap_edges) {
-				cap_edges = cap_edges ? cap_edges * 2 : 64;
-				struct scene_edge *ne = realloc(s->edges, cap_edges * sizeof *ne);
-				if (!ne)
+	/* Edges: every non-constant value into each box that reads it (counted first: the array is made once). */
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1 && !(s->edges = malloc((n_edges ? n_edges : 1) * sizeof *s->edges)))
+			goto oom;
+		for (uint32_t i = 0; i < s->n_boxes; i++) {
+			int32_t one;
+			size_t n_reads;
+			const int32_t *in = box_inputs(&s->boxes[i], g, &one, &n_reads);
+			for (size_t k = 0; k < n_reads; k++) {
+				int32_t v = in[k], src = v >= 0 ? edge_source(s, g, value_box, v) : -1;
+				if (src < 0 || (uint32_t)src == i)
+					continue;
+				if (pass == 0) {
+					n_edges++;
+					continue;
+				}
+				struct scene_edge *e = &s->edges[s->n_edges];
+				strbuf_reset(&b);
+				dims_label(&b, g, sh, v, ascii, &e->inferred);
+				e->src = (uint32_t)src;
+				e->dst = i;
+				e->value = v;
+				e->label = scene_strshare(s, strbuf_str(&b));
+				if (!e->label)
 					goto oom;
-				s->edges = ne;
+				s->n_edges++;
 			}
-			struct scene_edge *e = &s->edges[s->n_edges];
-			strbuf_reset(&b);
-			dims_label(&b, g, sh, v, ascii, &e->inferred);
-			e->src = (uint32_t)src;
-			e->dst = i;
-			e->value = v;
-			e->label = strdup(strbuf_str(&b));
-			if (!e->label)
-				goto oom;
-			s->n_edges++;
 		}
 	}
 	free(value_box);
 	strbuf_free(&b);
+	strmap_free(&cats);
 	*out = s;
 	return 0;
 oom:
 	free(value_box);
 	strbuf_free(&b);
+	strmap_free(&cats);
 	scene_free(s);
 	return ov_fail(err, OV_NOMEM, "out of memory building the graph view");
 }
@@ -394,15 +530,7 @@ void scene_free(struct scene *s)
 {
 	if (!s)
 		return;
-	for (uint32_t i = 0; i < s->n_boxes; i++) {
-		free(s->boxes[i].title);
-		free(s->boxes[i].name);
-		for (uint16_t l = 0; l < s->boxes[i].n_lines; l++)
-			free(s->boxes[i].lines[l]);
-		free(s->boxes[i].lines);
-	}
-	for (uint32_t i = 0; i < s->n_edges; i++)
-		free(s->edges[i].label);
+	scene_text_free(s->text);
 	free(s->boxes);
 	free(s->edges);
 	free(s->node_box);

@@ -1,10 +1,13 @@
 /* What a front end shows of a graph, computed in the core so the UI never reads protobuf structs: a scene of
  * boxes (graph inputs, nodes, graph outputs; Constant nodes with one consumer folded into it, initializers as
  * rows inside the boxes that use them), the edges between them with their shapes, and the text of a node's
- * details.  Strings are owned by the scene; rebuild it after an edit. */
+ * details.  Strings are owned by the scene, which keeps them in a few large blocks (a 51,000-node model has over
+ * 100,000 of them) and shares equal ones (titles, shape labels, rows such as "B <16x16>"): never free or change
+ * one.  Rebuild the scene after an edit. */
 #ifndef OV_PRESENT_H
 #define OV_PRESENT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "src/describe.h"
@@ -36,19 +39,21 @@ struct scene_box {
 	enum box_kind kind;
 	int32_t ref;         /* BOX_NODE: node index; BOX_INPUT/BOX_OUTPUT: value id */
 	enum op_category cat;
-	char *title;         /* "Conv", "input", "output" */
-	char *name;          /* node or value name ("" when none) */
-	char **lines;        /* rows inside the box */
+	const char *title;   /* "Conv", "input", "output" */
+	const char *name;    /* node or value name ("" when none) */
+	const char **lines;  /* rows inside the box */
 	uint16_t n_lines;
 	uint16_t w, h;       /* in cells, borders included */
 };
 
 struct scene_edge {
+	const char *label;   /* its shape ("1x64x56x56"), or "" */
 	uint32_t src, dst;   /* box indices */
 	int32_t value;       /* value id carried */
-	char *label;         /* its shape ("1x64x56x56"), or "" */
 	int inferred;        /* the shape is onnxview's inference, not declared */
 };
+
+struct scene_text; /* the scene's strings, one allocation for many (see scene_strdup) */
 
 struct scene {
 	struct scene_box *boxes;
@@ -57,6 +62,7 @@ struct scene {
 	uint32_t n_edges;
 	int32_t *node_box;   /* node index -> box index, -1 when folded into its consumer */
 	uint32_t n_nodes;
+	struct scene_text *text;
 };
 
 struct scene_options {
@@ -67,6 +73,11 @@ struct scene_options {
 int scene_build(struct scene **out, struct ov_model *m, const struct graph *g, const struct shapes *sh,
 		const struct scene_options *opt, struct ov_error *err);
 void scene_free(struct scene *s);
+/* For code that makes boxes (src/scene-fold.c): a copy of str, or n bytes of memory, owned by s and freed with it;
+ * scene_strshare gives the scene's one copy of str, for strings that many boxes repeat. NULL when out of memory. */
+const char *scene_strdup(struct scene *s, const char *str);
+const char *scene_strshare(struct scene *s, const char *str);
+void *scene_alloc(struct scene *s, size_t n);
 
 /* The node panel's text for node i: op, domain, name, #N, every attribute in full, each input and output with
  * dtype, shape and where it comes from / goes to, and the op's reference text and PyTorch mapping. */
@@ -77,6 +88,11 @@ void present_value_text(struct strbuf *b, struct ov_model *m, const struct graph
 			int32_t id);
 /* A value's type as text: declared, else constant, else inferred (*inferred set to 1 then). */
 void present_value_type(struct strbuf *b, const struct graph *g, const struct shapes *sh, int32_t id, int *inferred);
+
+/* v in decimal, as "%" PRId64 would write it.  For text made for every box of a big graph: in this program every
+ * printf takes glibc's slow path (libquadmath, which OpenBLAS brings in, registers printf hooks), about 2,000
+ * instructions for one number. */
+void present_put_int(struct strbuf *b, int64_t v);
 
 /* Accessors for front ends. */
 const char *present_node_op(const struct graph *g, uint32_t i);

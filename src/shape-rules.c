@@ -1,6 +1,8 @@
 /* The table from default-domain op names to their shape rules. */
 #include "config.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "src/shape-rules.h"
@@ -67,10 +69,30 @@ static const struct {
 	{"Compress", rule_compress}, {"MaxUnpool", rule_max_unpool},
 };
 
+#define N_RULES (sizeof rules / sizeof rules[0])
+
+static int cmp_rule(const void *x, const void *y)
+{
+	return strcmp(rules[*(const uint16_t *)x].op, rules[*(const uint16_t *)y].op);
+}
+
+static int cmp_key(const void *key, const void *y)
+{
+	return strcmp(key, rules[*(const uint16_t *)y].op);
+}
+
+/* Binary search in the rules sorted by name (a linear scan cost 65 strcmp a node: a fifth of shape inference). */
 shape_rule_fn shape_rule_find(const char *op)
 {
-	for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
-		if (!strcmp(rules[i].op, op))
-			return rules[i].fn;
-	return NULL;
+	static uint16_t by_name[N_RULES];
+	static int sorted;
+
+	if (!sorted) {
+		for (size_t i = 0; i < N_RULES; i++)
+			by_name[i] = (uint16_t)i;
+		qsort(by_name, N_RULES, sizeof by_name[0], cmp_rule);
+		sorted = 1;
+	}
+	const uint16_t *hit = bsearch(op, by_name, N_RULES, sizeof by_name[0], cmp_key);
+	return hit ? rules[*hit].fn : NULL;
 }

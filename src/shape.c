@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
 #include "src/describe.h"
 #include "src/dtype.h"
@@ -27,9 +29,20 @@ struct shape_graph {
 	size_t n_notes, cap_notes;
 };
 
+/* A shape many values have, kept once: dims are never changed once a value has them, so values share them (a
+ * chain of 51,000 [1,16] values needs one copy, not 51,000). */
+struct shared_dims {
+	const struct dim *d; /* NULL: free slot */
+	uint32_t n;
+	uint32_t hash;
+};
+
 struct shapes_impl {
 	struct shapes pub;
 	struct arena_block *arena;
+	struct arena_block *scratch; /* dims_tmp: what a rule works in, emptied after each node */
+	struct shared_dims *shared;
+	size_t cap_shared, n_shared;
 	struct shape_graph **graphs;
 	size_t n_graphs, cap_graphs;
 	struct shape_graph **index; /* open addressing by graph pointer: lookups were a linear search, which made */
@@ -37,10 +50,9 @@ struct shapes_impl {
 	int oom;
 };
 
-static void *arena_alloc(struct shapes *s, size_t n)
+static void *block_alloc(struct shapes_impl *si, struct arena_block **head, size_t n)
 {
-	struct shapes_impl *si = (struct shapes_impl *)s;
-	struct arena_block *b = si->arena;
+	struct arena_block *b = *head;
 
 	n = (n + 15) & ~(size_t)15;
 	if (!b || b->used + n > b->cap) {
@@ -50,14 +62,40 @@ static void *arena_alloc(struct shapes *s, size_t n)
 			si->oom = 1;
 			return NULL;
 		}
-		b->next = si->arena;
+		b->next = *head;
 		b->used = 0;
 		b->cap = cap;
-		si->arena = b;
+		*head = b;
 	}
 	void *p = b->data + b->used;
 	b->used += n;
 	return p;
+}
+
+static void *arena_alloc(struct shapes *s, size_t n)
+{
+	struct shapes_impl *si = (struct shapes_impl *)s;
+
+	return block_alloc(si, &si->arena, n);
+}
+
+static void blocks_free(struct arena_block *b)
+{
+	while (b) {
+		struct arena_block *next = b->next;
+		free(b);
+		b = next;
+	}
+}
+
+/* Empty the scratch blocks, keeping one for the next node. */
+static void scratch_reset(struct shapes_impl *si)
+{
+	if (!si->scratch)
+		return;
+	blocks_free(si->scratch->next);
+	si->scratch->next = NULL;
+	si->scratch->used = 0;
 }
 
 static struct dim *dims_copy(struct shapes *s, const struct dim *d, size_t n)
@@ -69,6 +107,61 @@ static struct dim *dims_copy(struct shapes *s, const struct dim *d, size_t n)
 	else if (r)
 		for (size_t i = 0; i < n; i++)
 			r[i] = dim_unknown();
+	return r;
+}
+
+/* Seeded per process, so that a model cannot be made of shapes that all land in one slot. */
+static uint32_t dims_hash(const struct dim *d, size_t n)
+{
+	static uint64_t seed;
+	uint64_t h;
+
+	if (!seed && getrandom(&seed, sizeof seed, GRND_NONBLOCK) != sizeof seed)
+		seed = (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)&seed;
+	h = seed ^ n;
+	for (size_t i = 0; i < n; i++) {
+		h = (h ^ (uint64_t)d[i].v) * 0xff51afd7ed558ccdull;
+		h = (h ^ (uint64_t)(uintptr_t)d[i].sym) * 0xc4ceb9fe1a85ec53ull;
+		h ^= h >> 29;
+	}
+	h ^= h >> 32;
+	return (uint32_t)h;
+}
+
+/* The shared copy of n dims (equal numbers and the same symbol strings), made on first use; NULL when out of
+ * memory. The result must never be changed. */
+static struct dim *dims_share(struct shapes *s, const struct dim *d, size_t n)
+{
+	struct shapes_impl *si = (struct shapes_impl *)s;
+	uint32_t h = dims_hash(d, n);
+
+	if ((si->n_shared + 1) * 2 > si->cap_shared) {
+		size_t cap = si->cap_shared ? si->cap_shared * 2 : 256;
+		struct shared_dims *ns = calloc(cap, sizeof *ns);
+		if (!ns) {
+			si->oom = 1;
+			return NULL;
+		}
+		for (size_t i = 0; i < si->cap_shared; i++)
+			if (si->shared[i].d) {
+				size_t j = si->shared[i].hash & (cap - 1);
+				while (ns[j].d)
+					j = (j + 1) & (cap - 1);
+				ns[j] = si->shared[i];
+			}
+		free(si->shared);
+		si->shared = ns;
+		si->cap_shared = cap;
+	}
+	size_t j = h & (si->cap_shared - 1);
+	for (; si->shared[j].d; j = (j + 1) & (si->cap_shared - 1))
+		if (si->shared[j].hash == h && si->shared[j].n == n && !memcmp(si->shared[j].d, d, n * sizeof *d))
+			return (struct dim *)si->shared[j].d;
+	struct dim *r = dims_copy(s, d, n);
+	if (r) {
+		si->shared[j] = (struct shared_dims){r, (uint32_t)n, h};
+		si->n_shared++;
+	}
 	return r;
 }
 
@@ -98,7 +191,15 @@ void set_out(struct infer_ctx *c, size_t k, int32_t dtype, int rank, const struc
 		return;
 	o->dtype = dtype;
 	o->rank = rank;
-	o->dims = rank >= 0 ? dims_copy(c->s, dims, (size_t)rank) : NULL;
+	o->dims = NULL;
+	if (rank >= 0 && dims)
+		o->dims = dims_share(c->s, dims, (size_t)rank);
+	else if (rank >= 0) {
+		struct dim unknown[SHAPE_MAX_RANK];
+		for (int i = 0; i < rank && i < SHAPE_MAX_RANK; i++)
+			unknown[i] = dim_unknown();
+		o->dims = rank <= SHAPE_MAX_RANK ? dims_share(c->s, unknown, (size_t)rank) : dims_copy(c->s, NULL, (size_t)rank);
+	}
 	o->source = SHAPE_INFERRED;
 }
 
@@ -116,13 +217,18 @@ void set_out_vals(struct infer_ctx *c, size_t k, const struct dim *vals, int64_t
 
 	if (!o || n < 0 || n > SHAPE_FOLD_MAX)
 		return;
-	o->val = dims_copy(c->s, vals, (size_t)n);
+	o->val = vals ? dims_share(c->s, vals, (size_t)n) : dims_copy(c->s, NULL, (size_t)n);
 	o->n_val = o->val ? n : -1;
 }
 
 struct dim *dims_tmp(struct infer_ctx *c, size_t n)
 {
-	return dims_copy(c->s, NULL, n);
+	struct shapes_impl *si = (struct shapes_impl *)c->s;
+	struct dim *r = block_alloc(si, &si->scratch, (n ? n : 1) * sizeof *r);
+
+	for (size_t i = 0; r && i < n; i++)
+		r[i] = dim_unknown();
+	return r;
 }
 
 int64_t in_vals(const struct infer_ctx *c, size_t k, const struct dim **vals)
@@ -295,19 +401,19 @@ int shape_from_type(struct shapes *s, const Onnx__TypeProto *tp, struct vshape *
 		return 0;
 	if (tt->shape->n_dim > SHAPE_MAX_RANK)
 		return 0;
+	struct dim dims[SHAPE_MAX_RANK];
 	out->rank = (int)tt->shape->n_dim;
-	out->dims = dims_copy(s, NULL, tt->shape->n_dim);
-	if (!out->dims)
-		return -1;
 	for (size_t i = 0; i < tt->shape->n_dim; i++) {
 		const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+		dims[i] = dim_unknown();
 		if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
-			out->dims[i] = dim_num(d->dim_value);
+			dims[i] = dim_num(d->dim_value);
 		else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param &&
 			 *d->dim_param)
-			out->dims[i].sym = d->dim_param;
+			dims[i].sym = d->dim_param;
 	}
-	return 0;
+	out->dims = dims_share(s, dims, tt->shape->n_dim);
+	return out->dims ? 0 : -1;
 }
 
 static int is_int_dtype(int32_t dt)
@@ -329,11 +435,12 @@ static int seed_tensor(struct shapes *s, struct ov_model *m, const Onnx__TensorP
 	out->source = SHAPE_CONSTANT;
 	out->rank = t->n_dims <= SHAPE_MAX_RANK ? (int)t->n_dims : -1;
 	if (out->rank >= 0) {
-		out->dims = dims_copy(s, NULL, t->n_dims);
+		struct dim dims[SHAPE_MAX_RANK];
+		for (size_t i = 0; i < t->n_dims; i++)
+			dims[i] = dim_num(t->dims[i]);
+		out->dims = dims_share(s, dims, t->n_dims);
 		if (!out->dims)
 			return -1;
-		for (size_t i = 0; i < t->n_dims; i++)
-			out->dims[i] = dim_num(t->dims[i]);
 	}
 	int64_t n = tensor_numel(t, NULL);
 	if (n < 0 || n > SHAPE_FOLD_MAX || t->n_dims > 1)
@@ -612,9 +719,11 @@ static int infer_graph(struct shapes_impl *si, struct ov_model *m, const struct 
 		if (si->oom)
 			return ov_fail(err, OV_NOMEM, "out of memory inferring shapes");
 	}
-	for (uint32_t k = 0; k < g->n_order; k++)
+	for (uint32_t k = 0; k < g->n_order; k++) {
 		if (infer_node(si, m, g, sg, g->order[k], opset, err))
 			return -1;
+		scratch_reset(si);
+	}
 	return 0;
 }
 
@@ -647,11 +756,9 @@ void shapes_free(struct shapes *s)
 	}
 	free(si->graphs);
 	free(si->index);
-	while (si->arena) {
-		struct arena_block *next = si->arena->next;
-		free(si->arena);
-		si->arena = next;
-	}
+	blocks_free(si->arena);
+	blocks_free(si->scratch);
+	free(si->shared);
 	free(si);
 }
 
@@ -670,6 +777,20 @@ const struct shape_note *shapes_notes(const struct shapes *s, const struct graph
 	return sg ? sg->notes : NULL;
 }
 
+/* "%" PRId64 without printf, which is slow in this program (see present_put_int in src/present.h). */
+static void put_dim(struct strbuf *b, int64_t v)
+{
+	char buf[24], *p = buf + sizeof buf;
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	strbuf_add(b, p, (size_t)(buf + sizeof buf - p));
+}
+
 void shape_describe(struct strbuf *b, const struct vshape *v)
 {
 	strbuf_puts(b, v->dtype ? dtype_short_name(v->dtype) : "?");
@@ -682,7 +803,7 @@ void shape_describe(struct strbuf *b, const struct vshape *v)
 		if (i)
 			strbuf_putc(b, ',');
 		if (dim_known(v->dims[i]))
-			strbuf_printf(b, "%" PRId64, v->dims[i].v);
+			put_dim(b, v->dims[i].v);
 		else if (v->dims[i].sym)
 			strbuf_put_safe(b, v->dims[i].sym, strlen(v->dims[i].sym), 40);
 		else
