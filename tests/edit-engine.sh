@@ -112,4 +112,23 @@ PY
 else
 	skip "onnxruntime is not installed (scripts/install-deps.sh puts it in /opt/onnxview-ort)"
 fi
+# Undo on a model with many large tensors (more than the snapshot's first batch of 64 payloads) gives back every
+# weight: an edit and its undo write the original bytes.
+"$PYTHON" - "$TMP/many.onnx" <<'PY'
+import sys, numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto as T
+n, prev, nodes, inits = 100, "x", [], []
+for i in range(n):
+    inits.append(numpy_helper.from_array(np.full(512, i + 0.5, np.float32), f"w{i}"))
+    nodes.append(helper.make_node("Add", [prev, f"w{i}"], [f"a{i}"]))
+    prev = f"a{i}"
+g = helper.make_graph(nodes, "many", [helper.make_tensor_value_info("x", T.FLOAT, [512])],
+                      [helper.make_tensor_value_info(prev, T.FLOAT, [512])], inits)
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), sys.argv[1])
+PY
+"$ONNXVIEW" edit "$TMP/many.onnx" -e 'set-dim x 0 n' -e undo -o "$TMP/many-undone.onnx" 2>/dev/null
+check "edit then undo on 100 large initializers: the original bytes" cmp -s "$TMP/many.onnx" "$TMP/many-undone.onnx"
+"$ONNXVIEW" edit "$TMP/many.onnx" -e 'set-dim x 0 n' -e 'rename w99 w99b' -e undo -e undo -e redo -e undo \
+	-o "$TMP/many-undone2.onnx" 2>/dev/null
+check "undo, redo, undo across two edits: the original bytes" cmp -s "$TMP/many.onnx" "$TMP/many-undone2.onnx"
 done_testing

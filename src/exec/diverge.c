@@ -6,6 +6,7 @@
 
 #include "src/dtype.h"
 #include "src/exec/diverge.h"
+#include "src/strmap.h"
 
 static int as_double(const struct xtensor *t, struct xtensor *out, struct ov_error *err)
 {
