@@ -563,6 +563,19 @@ static void report_text(struct strbuf *b, struct run_state *s, const struct exec
 	if (r->n_fallback)
 		strbuf_printf(b, " (%zu on the CPU: the backend cannot run them)", r->n_fallback);
 	strbuf_putc(b, '\n');
+	if (r->n_fallback) {
+		strbuf_puts(b, "on the CPU: ");
+		for (size_t i = 0; i < r->n_fallback && i < 8; i++) {
+			char where[300];
+			node_label(s->g, r->fallback_nodes[i], where, sizeof where);
+			if (i)
+				strbuf_puts(b, ", ");
+			strbuf_put_safe(b, where, strlen(where), 0);
+		}
+		if (r->n_fallback > 8)
+			strbuf_printf(b, " and %zu more", r->n_fallback - 8);
+		strbuf_putc(b, '\n');
+	}
 	for (size_t i = 0; i < r->n_notes; i++) {
 		char where[300];
 		node_label(s->g, r->notes[i].node, where, sizeof where);

@@ -2,8 +2,8 @@
 // for float32, float16 and bfloat16 (computed in float32, as on the CPU).  Every element goes through the same
 // functions of src/exec/ov-math.h as in src/exec/cpu-elementwise.c (picked by cu_un_apply and cu_bin_apply of
 // cuda-points.h), and broadcasting through the same plan (ov_bcast_plan on the host, ov_bcast_offset per output
-// element on the device).  Other element types (integers,
-// double), and inputs the CPU kernel would refuse, are declined: the CPU runs them.
+// element on the device).  Other element types (integers, double), and inputs the CPU kernel would refuse, are
+// declined: the CPU runs them.
 #include "config.h"
 
 #include <float.h>
