@@ -1,5 +1,6 @@
-/* `onnxview run`: run a model (or a cut of it) on the CPU, feed it tensor files or generated inputs, print what
- * comes out, and check it against expected tensors (an ONNX test data set, or files named per value). */
+/* `onnxview run`: run a model (or a cut of it) on the CPU or the CUDA backend, feed it tensor files or generated
+ * inputs, print what comes out, and check it against expected tensors (an ONNX test data set, or files named per
+ * value). */
 #include "config.h"
 
 #include <malloc.h>
@@ -27,8 +28,8 @@
 
 static const char run_usage[] =
 	"usage: onnxview run MODEL [--input NAME=FILE|random[:SEED]|zeros|ones]... [--from T,..] [--to T,..] [--all]\n"
-	"                      [--backend cpu|cuda] [--expect DIR|NAME=FILE]... [--rtol R] [--atol A] [--save DIR] "
-	"[--json]";
+	"                      [--backend cpu|cuda [--tf32]] [--expect DIR|NAME=FILE]... [--rtol R] [--atol A] "
+	"[--save DIR] [--json]";
 
 #define MAX_LIST 4096
 
@@ -40,7 +41,7 @@ struct run_args {
 	size_t n_expects;
 	char *from[MAX_LIST], *to[MAX_LIST];
 	size_t n_from, n_to;
-	int all, json, have_from, have_to;
+	int all, json, have_from, have_to, tf32;
 	const char *backend, *save;
 	double rtol, atol;
 };
@@ -103,6 +104,8 @@ static int parse_args(int argc, char **argv, struct run_args *a, FILE *out, FILE
 			a->json = 1;
 		} else if (!strcmp(o, "--all")) {
 			a->all = 1;
+		} else if (!strcmp(o, "--tf32")) {
+			a->tf32 = 1;
 		} else if (!strcmp(o, "--input") || !strcmp(o, "--expect") || !strcmp(o, "--from") || !strcmp(o, "--to") ||
 			   !strcmp(o, "--backend") || !strcmp(o, "--save") || !strcmp(o, "--rtol") || !strcmp(o, "--atol")) {
 			if (!has_val)
@@ -144,6 +147,8 @@ static int parse_args(int argc, char **argv, struct run_args *a, FILE *out, FILE
 		return cmd_usage_error(err, run_usage, "run: --from names no value");
 	if (a->have_to && !a->n_to)
 		return cmd_usage_error(err, run_usage, "run: --to names no value");
+	if (a->tf32 && (!a->backend || strcmp(a->backend, "cuda")))
+		return cmd_usage_error(err, run_usage, "run: --tf32 is for --backend cuda (the CPU computes float32 in full)");
 	return -1; /* go on */
 }
 
@@ -256,6 +261,17 @@ struct out_report {
 	char *saved;
 };
 
+/* "#12 'conv1' Conv", as the executor names nodes in its messages */
+static void node_label(const struct graph *g, uint32_t n, char *buf, size_t len)
+{
+	const Onnx__NodeProto *p = g->nodes[n].proto;
+
+	if (p->name && *p->name)
+		snprintf(buf, len, "#%" PRIu32 " '%s' %s", n, p->name, p->op_type ? p->op_type : "?");
+	else
+		snprintf(buf, len, "#%" PRIu32 " %s", n, p->op_type ? p->op_type : "?");
+}
+
 static void text_number(struct strbuf *b, double x)
 {
 	strbuf_printf(b, "%.6g", x);
@@ -269,6 +285,28 @@ static void report_text(struct strbuf *b, struct run_state *s, const struct exec
 	if (r->n_fallback)
 		strbuf_printf(b, " (%zu on the CPU: the backend cannot run them)", r->n_fallback);
 	strbuf_putc(b, '\n');
+	if (r->n_fallback) {
+		strbuf_puts(b, "on the CPU: ");
+		for (size_t i = 0; i < r->n_fallback && i < 8; i++) {
+			char where[300];
+			node_label(s->g, r->fallback_nodes[i], where, sizeof where);
+			if (i)
+				strbuf_puts(b, ", ");
+			strbuf_put_safe(b, where, strlen(where), 0);
+		}
+		if (r->n_fallback > 8)
+			strbuf_printf(b, " and %zu more", r->n_fallback - 8);
+		strbuf_putc(b, '\n');
+	}
+	for (size_t i = 0; i < r->n_notes; i++) {
+		char where[300];
+		node_label(s->g, r->notes[i].node, where, sizeof where);
+		strbuf_puts(b, "note: ");
+		strbuf_put_safe(b, where, strlen(where), 0);
+		strbuf_puts(b, ": ");
+		strbuf_put_safe(b, r->notes[i].text, strlen(r->notes[i].text), 0);
+		strbuf_putc(b, '\n');
+	}
 	for (size_t i = 0; i < n_rep; i++) {
 		const struct out_report *o = &rep[i];
 		strbuf_puts(b, i < r->n_to ? "output " : "value ");
@@ -384,6 +422,8 @@ static void report_json(struct strbuf *b, struct run_state *s, const struct exec
 	json_obj(&j);
 	json_kstr(&j, "model", s->a.model);
 	json_kstr(&j, "backend", backend);
+	json_key(&j, "tf32");
+	json_bool(&j, s->a.tf32);
 	json_kint(&j, "nodes_run", r->nodes_run);
 	json_key(&j, "ms");
 	json_double(&j, r->ms);
@@ -391,6 +431,18 @@ static void report_json(struct strbuf *b, struct run_state *s, const struct exec
 	json_arr(&j);
 	for (size_t i = 0; i < r->n_fallback; i++)
 		json_int(&j, r->fallback_nodes[i]);
+	json_end_arr(&j);
+	json_key(&j, "notes");
+	json_arr(&j);
+	for (size_t i = 0; i < r->n_notes; i++) {
+		const Onnx__NodeProto *np = s->g->nodes[r->notes[i].node].proto;
+		json_obj(&j);
+		json_kint(&j, "node", r->notes[i].node);
+		json_kstr(&j, "name", np->name ? np->name : "");
+		json_kstr(&j, "op", np->op_type ? np->op_type : "");
+		json_kstr(&j, "text", r->notes[i].text);
+		json_end_obj(&j);
+	}
 	json_end_arr(&j);
 	json_key(&j, "rtol");
 	json_double(&j, s->a.rtol);
@@ -688,6 +740,7 @@ int cmd_run(int argc, char **argv, FILE *out, FILE *err)
 		opt.backend = exec_backend_cuda(&s.e);
 		if (!opt.backend)
 			goto fail;
+		exec_cuda_set_tf32(s.a.tf32);
 	}
 	if (check_tensor_types(&s, &opt) || gather_inputs(&s, &opt))
 		goto fail;
@@ -769,7 +822,7 @@ int cmd_run(int argc, char **argv, FILE *out, FILE *err)
 	if (s.a.json)
 		report_json(&b, &s, &r, rep, r.n_values, backend, n_fail, n_cmp);
 	else
-		report_text(&b, &s, &r, rep, r.n_values, backend, n_fail, n_cmp);
+		report_text(&b, &s, &r, rep, r.n_values, s.a.tf32 ? "cuda with TF32" : backend, n_fail, n_cmp);
 	fwrite(strbuf_str(&b), 1, b.len, out);
 	strbuf_free(&b);
 	rc = n_fail ? 1 : 0;

@@ -10,10 +10,17 @@
 #                                        tests/conformance-pass.txt
 #   tests/conformance.sh --verbose       also print one line per failing test with onnxview's reason
 #
-# A test passes when every one of its data sets passes.  ONNXVIEW_TESTDATA overrides the data folder.
+# A test passes when every one of its data sets passes.  ONNXVIEW_TESTDATA overrides the data folder;
+# ONNXVIEW_BACKEND=cuda runs the tests on that backend (`run --backend cuda`; nodes it cannot run fall back to the
+# CPU), against the same list (tests/cuda.sh does this when a GPU is present).
 . "$(dirname "$0")/lib.sh"
 
 DATA=${ONNXVIEW_TESTDATA:-/usr/share/libonnx-testdata/data}
+BACKEND=${ONNXVIEW_BACKEND:-cpu}
+case $BACKEND in
+cpu|cuda) ;;
+*) echo "$0: ONNXVIEW_BACKEND is cpu or cuda, not '$BACKEND'" >&2; exit 2 ;;
+esac
 PASSLIST=$SRCDIR/tests/conformance-pass.txt
 list_out=
 verbose=
@@ -39,7 +46,7 @@ run_one() {
 	reason=
 	for ds in "$dir"/test_data_set_*; do
 		[ -d "$ds" ] || continue
-		out=$(timeout 120 "$ONNXVIEW" run "$dir/model.onnx" --expect "$ds" --rtol 1e-3 --atol 1e-7 2>&1)
+		out=$(timeout 120 "$ONNXVIEW" run "$dir/model.onnx" --expect "$ds" --rtol 1e-3 --atol 1e-7 --backend "$BACKEND" 2>&1)
 		st=$?
 		if [ "$st" -ne 0 ]; then
 			[ -z "$reason" ] && reason=$(printf '%s\n' "$out" | grep -v '^onnxview: note:' | grep -E '^onnxview:|^  FAIL|ERROR|runtime error' |
@@ -77,7 +84,7 @@ sort -o "$TMP/results" "$TMP/results"
 awk '$2 == 0 { print $1 }' "$TMP/results" >"$TMP/pass"
 total=$(wc -l <"$TMP/results")
 npass=$(wc -l <"$TMP/pass")
-diag "$npass of $total ONNX backend tests pass"
+diag "$npass of $total ONNX backend tests pass on the $BACKEND backend"
 
 if [ -n "$list_out" ]; then
 	cp "$TMP/pass" "$list_out"

@@ -1,6 +1,7 @@
 /* Helpers shared by the CPU kernels of the neural-network families (cpu-conv.c, cpu-gemm.c, cpu-pool.c,
  * cpu-norm.c, cpu-resize.c): reading the sliding-window attributes, running a float32 kernel on float16/bfloat16
- * tensors, and float/double GEMM through CBLAS.  Defined in cpu-conv.c. */
+ * tensors, and float/double GEMM through CBLAS.  Defined in cpu-conv.c, except cpu_window_read, which is in
+ * window.c (the core library) because the CUDA kernels read windows with it too. */
 #ifndef OV_EXEC_CPU_NN_H
 #define OV_EXEC_CPU_NN_H
 

@@ -440,12 +440,6 @@ const struct exec_backend_ops *exec_backend_cpu(void)
 	return &cpu_backend;
 }
 
-const struct exec_backend_ops *exec_backend_cuda(struct ov_error *err)
-{
-	ov_fail(err, OV_INVALID, "the CUDA backend is not built yet");
-	return NULL;
-}
-
 /* ---- runs ---- */
 
 struct slot {
@@ -503,7 +497,7 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 		out[i] = nd->out[i] >= 0 && !is_from[nd->out[i]] ? &slots[nd->out[i]].t : &scratch[i];
 	struct exec_kernel_ctx k = {
 		.m = m, .g = g, .node = n, .opset = model_opset(m, domain), .in = in, .n_in = p->n_input,
-		.out = out, .n_out = p->n_output, .err = err,
+		.out = out, .n_out = p->n_output, .err = err, .res = res,
 	};
 	if (!*domain || !strcmp(domain, "ai.onnx")) {
 		if (k.opset <= 0)
@@ -512,7 +506,10 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 	err->msg[0] = '\0';
 	err->code = OV_OK;
 	const struct exec_backend_ops *cpu = exec_backend_cpu();
-	if (be != cpu && be->supports_op && !be->supports_op(domain, p->op_type ? p->op_type : "", k.opset)) {
+	int declined = be != cpu && be->supports_op && !be->supports_op(domain, p->op_type ? p->op_type : "", k.opset);
+	int r = declined ? EXEC_DECLINE : be->run_node(&k);
+	if (r == EXEC_DECLINE && be != cpu) {
+		/* the backend leaves this node (this op, or these inputs) to the CPU */
 		uint32_t *f = realloc(res->fallback_nodes, (res->n_fallback + 1) * sizeof *f);
 		if (!f) {
 			ov_fail(err, OV_NOMEM, "out of memory");
@@ -520,9 +517,11 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 		}
 		res->fallback_nodes = f;
 		f[res->n_fallback++] = n;
-		be = cpu;
+		err->msg[0] = '\0';
+		err->code = OV_OK;
+		r = cpu->run_node(&k);
 	}
-	if (be->run_node(&k)) {
+	if (r) {
 		if (!err->msg[0])
 			ov_fail(err, OV_INVALID, "the kernel failed without saying why");
 		if (err->code == OV_OK)
@@ -714,6 +713,8 @@ int exec_run(struct ov_model *m, const struct graph *g, const struct exec_option
 		}
 	rc = 0;
 done:
+	if (be->run_end)
+		be->run_end();
 	if (slots)
 		for (uint32_t v = 0; v < g->n_values; v++)
 			xt_free(&slots[v].t);
@@ -730,5 +731,6 @@ void exec_result_free(struct exec_result *r)
 		xt_free(&r->values[i].t);
 	free(r->values);
 	free(r->fallback_nodes);
+	free(r->notes);
 	memset(r, 0, sizeof *r);
 }

@@ -18,6 +18,7 @@
 #include "src/model.h"
 
 struct exec_kernel_ctx;
+struct exec_result;
 
 /* What a kernel sees of its node. Kernels compute their outputs' shapes from the inputs' actual shapes and
  * allocate them with xk_output(). */
@@ -32,6 +33,7 @@ struct exec_kernel_ctx {
 	                                  out, discarded after the node); optional outputs past n_out are not asked */
 	size_t n_out;
 	struct ov_error *err;
+	struct exec_result *res;       /* where xk_note() files notes (NULL: they are dropped) */
 };
 
 /* Attributes of the kernel's node (absent: the default). */
@@ -48,6 +50,9 @@ int xk_attr_tensor(const struct exec_kernel_ctx *k, const char *name, struct xte
 int xk_output(struct exec_kernel_ctx *k, size_t i, int32_t dtype, int rank, const int64_t *dims);
 /* Fail the node with a message (the runner adds which node). Returns -1. */
 int xk_fail(struct exec_kernel_ctx *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* File a short note about how the node ran (e.g. the convolution algorithm a library chose) in the result, which
+ * reports it with the node; informational, so a note that cannot be stored (no result, out of memory) is dropped. */
+void xk_note(struct exec_kernel_ctx *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Helpers kernel families share. */
 /* After copying a STRING tensor's pointers: give it its own copies of the strings. */
@@ -71,17 +76,31 @@ struct exec_kernel {
 exec_kernel_fn cpu_find_kernel(const char *domain, const char *op, int64_t opset);
 
 /* ---- backends ---- */
+
+/* run_node's answer when the backend does not run this node with these inputs (an element type or a rank it has
+ * no kernel for), decided before it allocates any output: the runner runs the node on the CPU instead and reports
+ * it among the fallback nodes, as for an op supports_op refuses. */
+#define EXEC_DECLINE 1
+
 struct exec_backend_ops {
 	const char *name;
 	/* 1 when the backend runs this node (else it falls back to the CPU) */
 	int (*supports_op)(const char *domain, const char *op, int64_t opset);
-	/* run one node; tensors are host xtensors for the CPU; a device backend copies as it needs */
+	/* run one node: 0, -1 with k->err set, or EXEC_DECLINE; tensors are host xtensors; a device backend copies
+	 * them as it needs */
 	int (*run_node)(struct exec_kernel_ctx *k);
 	const char *(*describe)(void); /* device, versions... */
+	/* optional: called once when exec_run ends (after success or failure), so a device backend can free what it
+	 * kept for the run (e.g. constants it uploaded once) */
+	void (*run_end)(void);
 };
 const struct exec_backend_ops *exec_backend_cpu(void);
-/* The CUDA backend, or NULL when it is not built (err says why) */
+/* The CUDA backend (src/exec/cuda-backend.cu), or NULL with err saying why: no usable device ("no CUDA device:
+ * ..."), or a build without CUDA (src/exec/cuda-stub.c). */
 const struct exec_backend_ops *exec_backend_cuda(struct ov_error *err);
+/* TF32 tensor-core arithmetic for float32 matrix products and convolutions on the CUDA backend: off (full float32)
+ * unless asked for (onnxview run --tf32). Without CUDA it changes nothing. */
+void exec_cuda_set_tf32(int on);
 
 /* ---- plans and runs ---- */
 struct exec_options {
@@ -99,6 +118,12 @@ struct exec_value {
 	int present;
 };
 
+/* A note a kernel filed about how it ran a node (xk_note). */
+struct exec_note {
+	uint32_t node;
+	char text[160];
+};
+
 struct exec_result {
 	struct exec_value *values;    /* every value computed and kept: outputs (the 'to' values) first, in order */
 	size_t n_values;
@@ -106,6 +131,8 @@ struct exec_result {
 	uint32_t nodes_run;
 	uint32_t *fallback_nodes;     /* nodes the backend could not run, run on the CPU */
 	size_t n_fallback;
+	struct exec_note *notes;      /* in the order the nodes ran */
+	size_t n_notes;
 	double ms;                    /* wall time of the nodes */
 };
 

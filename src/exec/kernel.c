@@ -99,6 +99,24 @@ int xk_fail(struct exec_kernel_ctx *k, const char *fmt, ...)
 	return -1;
 }
 
+void xk_note(struct exec_kernel_ctx *k, const char *fmt, ...)
+{
+	struct exec_result *r = k->res;
+	va_list ap;
+
+	if (!r)
+		return;
+	struct exec_note *nn = realloc(r->notes, (r->n_notes + 1) * sizeof *nn);
+	if (!nn)
+		return;
+	r->notes = nn;
+	nn[r->n_notes].node = k->node;
+	va_start(ap, fmt);
+	vsnprintf(nn[r->n_notes].text, sizeof nn[r->n_notes].text, fmt, ap);
+	va_end(ap);
+	r->n_notes++;
+}
+
 int xk_own_strings(struct exec_kernel_ctx *k, struct xtensor *t)
 {
 	if (t->dtype != OV_DT_STRING)

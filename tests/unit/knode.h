@@ -95,7 +95,7 @@ static inline int run(struct tnode *t, int64_t opset, const struct xtensor *cons
 		memset(&out[i], 0, sizeof out[i]);
 		slots[i] = &out[i];
 	}
-	struct exec_kernel_ctx k = {NULL, &t->g, 0, opset, (const struct xtensor **)in, n_in, slots, n_out, &t->err};
+	struct exec_kernel_ctx k = {NULL, &t->g, 0, opset, (const struct xtensor **)in, n_in, slots, n_out, &t->err, NULL};
 	t->err.msg[0] = '\0';
 	return fn(&k);
 }

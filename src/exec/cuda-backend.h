@@ -1,0 +1,119 @@
+/* The CUDA backend's insides, shared by its files (C++, compiled by nvcc): the device state, checks that turn every
+ * CUDA, cuBLAS and cuDNN failure into the node's error message (never an abort), transfers between the host
+ * xtensors the runner hands over and device buffers, element access for the float types, and the kernel tables of
+ * the op families (src/exec/cuda-*.cu, one family per file).
+ *
+ * How a node runs: the runner gives run_node host tensors.  A kernel checks its inputs first and answers
+ * EXEC_DECLINE for anything it does not handle (an element type, a rank, or inputs the CPU kernel would refuse:
+ * the CPU then runs the node, or names the problem in its own words); only then does it allocate its outputs on
+ * the host (xk_output), copy its inputs to the device (cu_input*, constants once per run), run, and copy the
+ * outputs back (cu_output*).  So values travel through host memory between nodes: simple and correct, not fast.
+ * Keeping values on the device from node to node is future work (it needs the runner to hold device tensors). */
+#ifndef OV_EXEC_CUDA_BACKEND_H
+#define OV_EXEC_CUDA_BACKEND_H
+
+#include <cuda_runtime.h>
+#include <cudnn.h>
+#include <stddef.h>
+#include <stdint.h>
+
+extern "C" {
+#include "src/dtype.h"
+#include "src/exec/cpu-nn.h"
+#include "src/exec/exec.h"
+}
+#include "src/exec/cuda-blas.h"
+#include "src/exec/ov-math.h"
+
+/* The device, set up once by exec_backend_cuda(). */
+struct cu_state {
+	int ready;
+	cudaStream_t stream;  /* every copy, kernel and library call of the backend runs on it */
+	cublasHandle_t blas;
+	cudnnHandle_t dnn;
+	int pools;            /* stream-ordered allocation (cudaMallocAsync) is available */
+	int tf32;             /* exec_cuda_set_tf32() */
+};
+extern struct cu_state cu_dev;
+
+/* Checks: 0, or -1 with the node's error naming the call and the library's message. */
+int cu_ok(struct exec_kernel_ctx *k, cudaError_t e, const char *call);
+int cu_blas_ok(struct exec_kernel_ctx *k, cublasStatus_t s, const char *call);
+int cu_dnn_ok(struct exec_kernel_ctx *k, cudnnStatus_t s, const char *call);
+#define CU_OK(k, call) cu_ok((k), (call), #call)
+#define CU_BLAS_OK(k, call) cu_blas_ok((k), (call), #call)
+#define CU_DNN_OK(k, call) cu_dnn_ok((k), (call), #call)
+/* After a kernel launch: the launch's own error (errors while it runs surface at the next synchronisation, which
+ * cu_output does). */
+int cu_launched(struct exec_kernel_ctx *k, const char *kernel);
+
+/* The device buffers of one node, freed together by cu_bufs_free (constants uploaded by cu_input stay cached until
+ * the run ends). */
+#define CU_MAX_BUFS 16
+struct cu_bufs {
+	void *p[CU_MAX_BUFS];
+	int n;
+};
+/* bytes of device memory (at least 1), or NULL with the node's error set */
+void *cu_alloc(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t bytes);
+void cu_bufs_free(struct cu_bufs *b);
+/* Input i on the device, in its own element type; NULL with the node's error set. */
+const void *cu_input(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i);
+/* Input i on the device as float32 (float16 and bfloat16 are converted there, as the CPU kernels convert them
+ * before computing in float32); NULL with the node's error set. */
+const float *cu_input_f32(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i);
+/* Copy dev (in output i's element type) into the host output k->out[i], already allocated by xk_output, and wait
+ * for the device: every error of the node's work surfaces here. */
+int cu_output(struct exec_kernel_ctx *k, size_t i, const void *dev);
+/* The same from float32 values, rounded on the device to output i's type (float16, bfloat16) when it differs. */
+int cu_output_f32(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, const float *dev);
+
+/* Launch geometry for grid-stride loops over n elements. */
+#define CU_BLOCK 256
+static inline unsigned cu_grid(int64_t n)
+{
+	int64_t g = (n + CU_BLOCK - 1) / CU_BLOCK;
+	return g < 1 ? 1u : g > 65535 ? 65535u : (unsigned)g;
+}
+
+#define CU_FOR(i, n) \
+	for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (int64_t)gridDim.x * blockDim.x)
+
+/* The element types the float kernels take, all computed in float32 like the CPU backend does. */
+static inline int cu_float_type(int32_t dt)
+{
+	return dt == OV_DT_FLOAT || dt == OV_DT_FLOAT16 || dt == OV_DT_BFLOAT16;
+}
+
+static __device__ __forceinline__ float cu_load(const void *p, int dt, int64_t i)
+{
+	if (dt == OV_DT_FLOAT)
+		return ((const float *)p)[i];
+	if (dt == OV_DT_FLOAT16)
+		return ov_f16_to_f32(((const uint16_t *)p)[i]);
+	return ov_bf16_to_f32(((const uint16_t *)p)[i]);
+}
+
+static __device__ __forceinline__ void cu_store(void *p, int dt, int64_t i, float v)
+{
+	if (dt == OV_DT_FLOAT)
+		((float *)p)[i] = v;
+	else if (dt == OV_DT_FLOAT16)
+		((uint16_t *)p)[i] = ov_f32_to_f16(v);
+	else
+		((uint16_t *)p)[i] = ov_f32_to_bf16(v);
+}
+
+/* The op families' kernels (each file's table; the backend looks ops up in all of them). */
+extern const struct exec_kernel cuda_elementwise_kernels[];
+extern const size_t cuda_elementwise_count;
+extern const struct exec_kernel cuda_gemm_kernels[];
+extern const size_t cuda_gemm_count;
+extern const struct exec_kernel cuda_conv_kernels[];
+extern const size_t cuda_conv_count;
+extern const struct exec_kernel cuda_pool_kernels[];
+extern const size_t cuda_pool_count;
+extern const struct exec_kernel cuda_norm_kernels[];
+extern const size_t cuda_norm_count;
+
+#endif

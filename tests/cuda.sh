@@ -1,0 +1,329 @@
+#!/bin/sh
+# The CUDA backend from the command line.
+# - Built without CUDA: `run --backend cuda` fails with one line saying so; the rest is skipped.
+# - Built with CUDA: --version names the cuBLAS and cuDNN versions; --tf32 is refused without --backend cuda.
+# - No usable device (or driver): `run --backend cuda` fails with one line naming why, and the CPU still runs
+#   in the same build; the GPU checks are skipped, saying why.
+# - With a device: every op the backend runs is compared with the CPU on random inputs of several shapes and
+#   types (the CPU's outputs saved with --save, checked with --expect, and no node may fall back to the CPU),
+#   Conv reports its cuDNN algorithm, --tf32 runs, declined nodes fall back and are reported, and the ONNX
+#   conformance tests of tests/conformance-pass.txt pass on the CUDA backend (tests/conformance.sh with
+#   ONNXVIEW_BACKEND=cuda).  CUDA_CONFORMANCE=0 leaves the conformance run out.
+. "$(dirname "$0")/lib.sh"
+
+scratch
+cd "$TMP" || exit 1
+# Under AddressSanitizer the CUDA driver needs the shadow gap left unprotected to map device memory.
+ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=86}:protect_shadow_gap=0
+export ASAN_OPTIONS
+SRCNN=$SRCDIR/share/onnxview/examples/srcnn.onnx
+
+"$ONNXVIEW" --version >version.txt 2>&1
+state=$(sed -n 's/^CUDA backend: //p' version.txt)
+
+run() { "$ONNXVIEW" run "$@" >out.txt 2>err.txt; echo $? >rc.txt; }
+rc() { cat rc.txt; }
+one_line() { [ "$(wc -l <err.txt)" -eq 1 ]; }
+
+run "$SRCNN" --input random --backend cpu
+check "the CPU backend runs the example model" [ "$(rc)" = 0 ]
+
+case $state in
+"not built"*)
+	run "$SRCNN" --input random --backend cuda
+	check "without CUDA, --backend cuda exits 1" [ "$(rc)" = 1 ]
+	check "with one line saying the build has no CUDA" sh -c "grep -q 'onnxview was built without CUDA' err.txt && [ \$(wc -l <err.txt) -eq 1 ]"
+	diag "$(cat err.txt)"
+	skip "onnxview was built without CUDA: no CUDA checks"
+	done_testing
+	exit $?
+	;;
+esac
+
+check "--version names the cuBLAS version" grep -q 'cuBLAS [0-9][0-9]*\.[0-9]' version.txt
+check "--version names the cuDNN version" grep -q 'cuDNN [0-9][0-9]*\.[0-9]' version.txt
+sed "s/^/# /" version.txt
+run "$SRCNN" --input random --tf32
+check "--tf32 without --backend cuda is a usage error (exit 2)" [ "$(rc)" = 2 ]
+
+case $state in
+*"no usable device"*|*"cannot be queried"*)
+	reason=$(printf '%s\n' "$state" | sed 's/.*no usable device: //')
+	run "$SRCNN" --input random --backend cuda
+	check "without a device, --backend cuda exits 1" [ "$(rc)" = 1 ]
+	check "with one line naming the model and the missing device" \
+		sh -c "one_line() { [ \$(wc -l <err.txt) -eq 1 ]; }; one_line && grep -q '^onnxview: .*srcnn.onnx: no CUDA device: ' err.txt"
+	diag "$(cat err.txt)"
+	run "$SRCNN" --input random --backend cuda --json
+	check "--json does not change that (exit 1, nothing on stdout)" sh -c "[ \$(cat rc.txt) = 1 ] && [ ! -s out.txt ]"
+	run "$SRCNN" --input random
+	check "the CPU still runs in the same build" [ "$(rc)" = 0 ]
+	skip "no CUDA device: $reason (the CPU-vs-CUDA comparisons and the CUDA conformance run need one)"
+	done_testing
+	exit $?
+	;;
+esac
+
+# ---- a device is present ----
+diag "device: $state"
+have_python_onnx || { skip "python3 with onnx and numpy is needed to make the op models"; done_testing; exit $?; }
+
+"$PYTHON" - <<'EOF' || { not_ok "the op models could not be made"; done_testing; exit 1; }
+import numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto as T
+
+manifest = open("manifest.txt", "w")
+F, H, B = T.FLOAT, T.FLOAT16, T.BFLOAT16
+
+def model(name, op, ins, out_shape, attrs=None, inits=(), opset=18, tol="1e-5 1e-6", out_type=None,
+          node_inputs=None):
+    """ins: [(name, type, shape)], fed with random values; inits: [(name, array)] constants."""
+    vi = helper.make_tensor_value_info
+    names = node_inputs if node_inputs is not None else [n for n, _, _ in ins] + [n for n, _ in inits]
+    node = helper.make_node(op, names, ["y"], name="n0", **(attrs or {}))
+    ot = out_type if out_type is not None else (ins[0][1] if ins else F)
+    nodes, outs, expect, fallbacks = [node], [vi("y", ot, out_shape)], "y", 0
+    if ot == B:  # .npy cannot hold bfloat16: compare it cast to float32 (the Cast runs on the CPU)
+        nodes.append(helper.make_node("Cast", ["y"], ["yf"], name="to_f32", to=F))
+        outs, expect, fallbacks = [vi("yf", F, out_shape)], "yf", 1
+    g = helper.make_graph(nodes, name, [vi(n, t, s) for n, t, s in ins], outs,
+                          [numpy_helper.from_array(a, n) for n, a in inits])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 8
+    onnx.save(m, name + ".onnx")
+    manifest.write("%s %s %s %d %s\n" % (name, tol, expect, fallbacks, ",".join(n for n, _, _ in ins)))
+
+rng = np.random.default_rng(7)
+def rnd(*shape):
+    return rng.uniform(-1, 1, shape).astype(np.float32)
+
+# unary ops, in three float types and two shapes
+unary = {"Abs": {}, "Neg": {}, "Relu": {}, "Sigmoid": {}, "Tanh": {}, "Exp": {}, "Log": {}, "Sqrt": {},
+         "Reciprocal": {}, "Floor": {}, "Ceil": {}, "Round": {}, "Erf": {}, "Sin": {}, "Cos": {}, "Tan": {},
+         "Sign": {}, "Softplus": {}, "Softsign": {}, "HardSwish": {}, "Mish": {},
+         "HardSigmoid": {"alpha": 0.3, "beta": 0.4}, "LeakyRelu": {"alpha": 0.07}, "Elu": {"alpha": 0.8},
+         "Selu": {}, "Celu": {"alpha": 1.5}, "ThresholdedRelu": {"alpha": 0.25}, "Gelu": {}}
+for op, a in unary.items():
+    for t, tn in ((F, "f32"), (H, "f16"), (B, "bf16")):
+        for shape in ([2, 3, 4], [257]):
+            model("%s_%s_%d" % (op, tn, len(shape)), op, [("x", t, shape)], shape, a, opset=20)
+model("Gelu_tanh_f32", "Gelu", [("x", F, [3, 5])], [3, 5], {"approximate": "tanh"}, opset=20)
+model("Clip_f32", "Clip", [("x", F, [4, 5])], [4, 5], inits=[("lo", np.float32(-0.3)), ("hi", np.float32(0.6))],
+      opset=13)
+model("Clip_min_only", "Clip", [("x", F, [4, 5])], [4, 5], inits=[("lo", np.float32(-0.3))], opset=13)
+model("Clip_6", "Clip", [("x", F, [4, 5])], [4, 5], {"min": -0.2, "max": 0.5}, opset=6)
+
+# binary ops with numpy broadcasting
+shapes = [([2, 3, 4], [2, 3, 4]), ([2, 3, 4], [4]), ([2, 1, 4], [3, 1]), ([1], [2, 3]), ([], [3, 2]),
+          ([2, 3, 4, 5], [2, 1, 4, 1]), ([5, 1, 3], [1, 4, 1])]
+def bshape(a, b):
+    return list(np.broadcast_shapes(tuple(a), tuple(b)))
+for op in ("Add", "Sub", "Mul", "Div", "Pow", "Min", "Max", "Sum", "Mean", "PRelu"):
+    for i, (sa, sb) in enumerate(shapes):
+        if op == "PRelu" and bshape(sa, sb) != sa:
+            continue  # the slope broadcasts to X, not X to the slope
+        tol = "1e-5 1e-5" if op in ("Div", "Pow") else "1e-5 1e-6"
+        model("%s_%d" % (op, i), op, [("a", F, sa), ("b", F, sb)], bshape(sa, sb), opset=13, tol=tol)
+    model("%s_f16" % op, op, [("a", H, [3, 4]), ("b", H, [4])], [3, 4], opset=13, tol="1e-3 1e-3")
+model("Pow_f32_f16", "Pow", [("a", F, [3, 4]), ("b", H, [4])], [3, 4], opset=15, tol="1e-5 1e-5")
+
+# MatMul: plain, batched, broadcast batch dims, 1-D on either side; float16 through float32
+mm = [([3, 4], [4, 5]), ([2, 3, 4], [4, 5]), ([2, 3, 4], [2, 4, 5]), ([2, 1, 3, 4], [5, 4, 6]),
+      ([3, 1, 2, 7], [1, 4, 7, 3]), ([4], [4, 5]), ([3, 4], [4]), ([6], [6]), ([1, 64, 128], [128, 96]),
+      ([3, 0], [0, 2])]
+for i, (sa, sb) in enumerate(mm):
+    ya = sa[:-1] if len(sa) > 1 else []
+    yb = sb[:-2] + sb[-1:] if len(sb) > 1 else []
+    batch = list(np.broadcast_shapes(tuple(sa[:-2]), tuple(sb[:-2]))) if len(sa) > 2 or len(sb) > 2 else []
+    out = batch + (sa[-2:-1] if len(sa) > 1 else []) + (sb[-1:] if len(sb) > 1 else [])
+    model("MatMul_%d" % i, "MatMul", [("a", F, sa), ("b", F, sb)], out, opset=13, tol="1e-4 1e-5")
+model("MatMul_f16", "MatMul", [("a", H, [3, 8]), ("b", H, [8, 5])], [3, 5], opset=13, tol="2e-3 2e-3")
+model("MatMul_bf16", "MatMul", [("a", B, [3, 8]), ("b", B, [8, 5])], [3, 5], opset=13, tol="1e-2 1e-2")
+model("MatMul_weights", "MatMul", [("a", F, [2, 5, 16])], [2, 5, 8], inits=[("w", rnd(16, 8))], opset=13,
+      tol="1e-4 1e-5")
+
+# Gemm: transposes, alpha and beta, C broadcast, no C
+for i, (ta, tb, al, be, c) in enumerate([(0, 0, 1.0, 1.0, [5]), (1, 0, 0.5, 2.0, [3, 5]), (0, 1, 1.0, 1.0, [3, 1]),
+                                          (1, 1, 2.0, 0.5, []), (0, 0, 1.0, 0.0, [5]), (0, 0, 1.5, 1.0, None),
+                                          (1, 1, 1.0, 1.0, [1, 5])]):
+    ash = [4, 3] if ta else [3, 4]
+    bsh = [5, 4] if tb else [4, 5]
+    ins = [("a", F, ash), ("b", F, bsh)] + ([("c", F, c)] if c is not None else [])
+    model("Gemm_%d" % i, "Gemm", ins, [3, 5], {"transA": ta, "transB": tb, "alpha": al, "beta": be}, opset=13,
+          tol="1e-4 1e-5")
+model("Gemm_weights", "Gemm", [("a", F, [2, 32])], [2, 10], {"transB": 1},
+      inits=[("w", rnd(10, 32)), ("bias", rnd(10))], opset=13, tol="1e-4 1e-5")
+
+# Conv: pads (symmetric, asymmetric), strides, dilations, groups, depthwise, bias, auto_pad, 1-D, 1x1
+convs = [
+    ("plain", [1, 3, 9, 9], [4, 3, 3, 3], {}, True),
+    ("pads", [2, 3, 9, 8], [4, 3, 3, 3], {"pads": [1, 1, 1, 1]}, True),
+    ("asym", [1, 2, 7, 9], [3, 2, 3, 2], {"pads": [0, 1, 2, 0]}, True),
+    ("strides", [1, 3, 11, 10], [5, 3, 3, 3], {"strides": [2, 3], "pads": [1, 0, 1, 2]}, True),
+    ("dilations", [1, 2, 12, 12], [3, 2, 3, 3], {"dilations": [2, 3], "pads": [2, 2, 2, 2]}, False),
+    ("groups", [2, 6, 8, 8], [4, 3, 3, 3], {"group": 2, "pads": [1, 1, 1, 1]}, True),
+    ("depthwise", [1, 8, 10, 10], [8, 1, 3, 3], {"group": 8, "pads": [1, 1, 1, 1]}, True),
+    ("same_upper", [1, 3, 7, 8], [2, 3, 2, 4], {"auto_pad": "SAME_UPPER", "strides": [2, 2]}, True),
+    ("same_lower", [1, 3, 7, 8], [2, 3, 2, 4], {"auto_pad": "SAME_LOWER"}, False),
+    ("valid", [1, 3, 7, 8], [2, 3, 3, 3], {"auto_pad": "VALID"}, True),
+    ("pointwise", [2, 16, 6, 6], [8, 16, 1, 1], {}, True),
+    ("1d", [2, 3, 20], [4, 3, 5], {"pads": [2, 1], "strides": [2]}, True),
+    ("big", [1, 32, 28, 28], [64, 32, 3, 3], {"pads": [1, 1, 1, 1]}, True),
+]
+for name, xs, ws, a, bias in convs:
+    inits = [("w", rnd(*ws))] + ([("bias", rnd(ws[0]))] if bias else [])
+    sp = len(xs) - 2
+    pads = a.get("pads", [0] * 2 * sp)
+    st, di = a.get("strides", [1] * sp), a.get("dilations", [1] * sp)
+    out = [xs[0], ws[0]]
+    for i in range(sp):
+        ek = (ws[2 + i] - 1) * di[i] + 1
+        if a.get("auto_pad", "NOTSET").startswith("SAME"):
+            out.append(-(-xs[2 + i] // st[i]))
+        elif a.get("auto_pad") == "VALID":
+            out.append((xs[2 + i] - ek) // st[i] + 1)
+        else:
+            out.append((xs[2 + i] + pads[i] + pads[sp + i] - ek) // st[i] + 1)
+    model("Conv_" + name, "Conv", [("x", F, xs)], out, a, inits, opset=13, tol="1e-4 1e-4")
+model("Conv_f16", "Conv", [("x", H, [1, 2, 6, 6])], [1, 3, 6, 6], {"pads": [1, 1, 1, 1]},
+      [("w", rnd(3, 2, 3, 3).astype(np.float16))], opset=13, tol="2e-3 2e-3")
+
+# pooling
+pools = [
+    ("MaxPool", "k3s2", [1, 3, 9, 9], {"kernel_shape": [3, 3], "strides": [2, 2]}),
+    ("MaxPool", "pads", [2, 2, 8, 7], {"kernel_shape": [3, 2], "pads": [1, 0, 1, 1]}),
+    ("MaxPool", "ceil", [1, 2, 8, 8], {"kernel_shape": [3, 3], "strides": [2, 2], "ceil_mode": 1}),
+    ("MaxPool", "dil", [1, 2, 10, 10], {"kernel_shape": [2, 2], "dilations": [2, 2]}),
+    ("MaxPool", "same", [1, 2, 7, 7], {"kernel_shape": [2, 2], "auto_pad": "SAME_UPPER"}),
+    ("MaxPool", "1d", [2, 3, 15], {"kernel_shape": [4], "strides": [3], "pads": [1, 2]}),
+    ("MaxPool", "3d", [1, 2, 5, 6, 7], {"kernel_shape": [2, 3, 2], "strides": [1, 2, 2]}),
+    ("AveragePool", "k3s2", [1, 3, 9, 9], {"kernel_shape": [3, 3], "strides": [2, 2]}),
+    ("AveragePool", "pads", [2, 2, 8, 7], {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}),
+    ("AveragePool", "include_pad", [2, 2, 8, 7], {"kernel_shape": [3, 3], "pads": [1, 2, 1, 0],
+                                                 "count_include_pad": 1}),
+    ("AveragePool", "ceil", [1, 2, 8, 8], {"kernel_shape": [3, 3], "strides": [2, 2], "ceil_mode": 1,
+                                           "pads": [1, 1, 1, 1], "count_include_pad": 1}),
+    ("AveragePool", "3d", [1, 2, 5, 6, 7], {"kernel_shape": [3, 2, 2], "pads": [1, 0, 1, 1, 1, 0]}),
+]
+import math
+for op, name, xs, a in pools:
+    sp = len(xs) - 2
+    k, st = a["kernel_shape"], a.get("strides", [1] * sp)
+    di, pads = a.get("dilations", [1] * sp), a.get("pads", [0] * 2 * sp)
+    out = xs[:2]
+    for i in range(sp):
+        ek = (k[i] - 1) * di[i] + 1
+        if a.get("auto_pad", "NOTSET").startswith("SAME"):
+            out.append(-(-xs[2 + i] // st[i]))
+            continue
+        span = xs[2 + i] + pads[i] + pads[sp + i] - ek
+        o = (-(-span // st[i]) if a.get("ceil_mode") else span // st[i]) + 1
+        if a.get("ceil_mode") and (o - 1) * st[i] >= xs[2 + i] + pads[i]:
+            o -= 1
+        out.append(o)
+    model("%s_%s" % (op, name), op, [("x", F, xs)], out, a, opset=19)
+    model("%s_%s_f16" % (op, name), op, [("x", H, xs)], out, a, opset=19, tol="1e-3 1e-3")
+for op in ("GlobalAveragePool", "GlobalMaxPool"):
+    for i, xs in enumerate(([2, 3, 5, 5], [1, 4, 300, 7], [2, 2, 9], [1, 3, 1, 1])):
+        model("%s_%d" % (op, i), op, [("x", F, xs)], xs[:2] + [1] * (len(xs) - 2), opset=13)
+
+# Softmax and LogSoftmax: one axis (13) and the 2-D coercion before it
+for op in ("Softmax", "LogSoftmax"):
+    for i, (xs, a, ops) in enumerate((([3, 7], {}, 13), ([2, 3, 4], {"axis": 1}, 13), ([2, 3, 4], {"axis": 0}, 13),
+                                      ([2, 3, 4], {}, 11), ([2, 3, 4], {"axis": 2}, 11),
+                                      ([4, 1000], {}, 13))):
+        model("%s_%d" % (op, i), op, [("x", F, xs)], xs, a, opset=ops, tol="1e-5 1e-6")
+    model("%s_f16" % op, op, [("x", H, [3, 9])], [3, 9], opset=13, tol="1e-3 1e-3")
+EOF
+
+# Each model: the CPU's output saved, then the CUDA backend's checked against it, with no node left to the CPU
+# (but the Cast of the bfloat16 models).  One manifest line per model; the models run in parallel, each writing
+# NAME.result ("ok", or why not).
+cat >one-model.sh <<'EOF'
+name=$1 rtol=$2 atol=$3 expect=$4 fallbacks=$5 inputs=$6
+set --
+for i in $(echo "$inputs" | tr ',' ' '); do
+	set -- "$@" --input "$i=random"
+done
+rm -rf "cpu_$name"
+if ! "$ONNXVIEW" run "$name.onnx" "$@" --save "cpu_$name" >"$name.cpu.txt" 2>&1; then
+	{ echo "the CPU run failed"; cat "$name.cpu.txt"; } >"$name.result"
+	exit 0
+fi
+"$ONNXVIEW" run "$name.onnx" "$@" --backend cuda --expect "$expect=cpu_$name/$expect.npy" --rtol "$rtol" \
+	--atol "$atol" >"$name.cuda.txt" 2>&1
+st=$?
+if [ "$st" -ne 0 ]; then
+	{ echo "CUDA differs from the CPU (rtol $rtol, atol $atol) or failed (exit $st)"; cat "$name.cuda.txt"; } \
+		>"$name.result"
+elif { [ "$fallbacks" = 0 ] && grep -q 'on the CPU' "$name.cuda.txt"; } ||
+	{ [ "$fallbacks" != 0 ] && ! grep -q "($fallbacks on the CPU" "$name.cuda.txt"; }; then
+	{ echo "nodes fell back to the CPU (expected $fallbacks)"; cat "$name.cuda.txt"; } >"$name.result"
+else
+	echo ok >"$name.result"
+fi
+EOF
+export ONNXVIEW ASAN_OPTIONS
+xargs -P "$(nproc 2>/dev/null || echo 2)" -L 1 sh one-model.sh <manifest.txt
+n_models=0
+n_pass=0
+while read -r name rest; do
+	n_models=$((n_models + 1))
+	if [ "$(cat "$name.result" 2>/dev/null)" = ok ]; then
+		n_pass=$((n_pass + 1))
+	else
+		not_ok "$name: $(head -1 "$name.result" 2>/dev/null || echo 'no result')"
+		sed '1d; s/^/#   /' "$name.result" 2>/dev/null | head -8
+	fi
+done <manifest.txt
+check "all $n_models op models match the CPU on CUDA without falling back ($n_pass pass)" [ "$n_pass" -eq "$n_models" ]
+
+run Conv_pads.onnx --input random --backend cuda
+check "Conv reports its cuDNN algorithm as a note on the node" grep -q "^note: #0 'n0' Conv: cudnn algo [A-Z_]*, FMA math" out.txt
+run Conv_pads.onnx --input random --backend cuda --json
+check "--json lists the note" "$PYTHON" -c "
+import json; r = json.load(open('out.txt'))
+assert r['backend'] == 'cuda' and r['fallback_nodes'] == [] and not r['tf32']
+assert r['notes'][0]['node'] == 0 and r['notes'][0]['op'] == 'Conv' and 'cudnn algo' in r['notes'][0]['text']"
+run Conv_big.onnx --input random --backend cuda --tf32 --expect y=cpu_Conv_big/y.npy --rtol 1e-2 --atol 1e-2
+check "--tf32 runs a convolution, close to the CPU" sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'on cuda with TF32' out.txt"
+run MatMul_8.onnx --input a=random --input b=random --backend cuda --tf32 --expect y=cpu_MatMul_8/y.npy \
+	--rtol 1e-2 --atol 1e-2
+check "--tf32 runs a matrix product, close to the CPU" [ "$(rc)" = 0 ]
+
+# the whole example model (Resize falls back), and declined nodes
+"$ONNXVIEW" run "$SRCNN" --input random --save cpu_srcnn >/dev/null 2>&1
+run "$SRCNN" --input random --backend cuda --expect output=cpu_srcnn/output.npy --rtol 1e-4 --atol 1e-5
+check "the example model matches the CPU on CUDA" [ "$(rc)" = 0 ]
+check "its Resize, which CUDA does not run, is reported on the CPU" \
+	sh -c "grep -q '(1 on the CPU' out.txt && grep -q '^on the CPU: #[0-9]* .*Resize$' out.txt"
+"$PYTHON" - <<'EOF'
+import numpy as np, onnx
+from onnx import helper, TensorProto as T
+vi = helper.make_tensor_value_info
+g = helper.make_graph([helper.make_node("Add", ["a", "b"], ["y"])], "ints", [vi("a", T.INT64, [3]), vi("b", T.INT64, [3])],
+                      [vi("y", T.INT64, [3])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "int_add.onnx")
+g = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], name="bad")], "bad",
+                      [vi("x", T.FLOAT, [1, 3, 5, 5]), vi("w", T.FLOAT, [2, 4, 3, 3])], [vi("y", T.FLOAT, None)])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "bad_conv.onnx")
+EOF
+run int_add.onnx --input a=random --input b=random --backend cuda
+check "an int64 Add, which CUDA declines, runs on the CPU and is reported" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '(1 on the CPU' out.txt && grep -q '^on the CPU: #0 Add$' out.txt"
+run bad_conv.onnx --input x=random --input w=random --backend cuda
+check "a Conv the CPU would refuse fails with one line naming the node (exit 1)" \
+	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q \"#0 'bad' Conv: X .* has 3 channels\" err.txt"
+
+# the ONNX conformance tests on CUDA
+if [ "${CUDA_CONFORMANCE:-1}" = 0 ]; then
+	skip "CUDA_CONFORMANCE=0: the conformance run on CUDA is left out"
+elif ONNXVIEW_BACKEND=cuda sh "$SRCDIR/tests/conformance.sh" >conformance.txt 2>&1; then
+	ok "the conformance tests of tests/conformance-pass.txt pass on the CUDA backend"
+	grep '^#' conformance.txt | head -5
+else
+	not_ok "the conformance tests of tests/conformance-pass.txt pass on the CUDA backend"
+	sed 's/^/# /' conformance.txt | grep -v '^# ok' | head -60
+fi
+
+done_testing

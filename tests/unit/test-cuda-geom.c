@@ -1,0 +1,567 @@
+/* Host-side parts of the CUDA backend, tested on any machine (no GPU, no CUDA needed):
+ * - what one CUDA thread computes (src/exec/cuda-points.h), run here on the host against the CPU kernels: every
+ *   element-wise op the backend takes (bit for bit: the same functions in the same order, on the same machine),
+ *   MaxPool and AveragePool on random windows, Softmax and LogSoftmax on random shapes and axes;
+ * - conv2d_geom_from_window (src/exec/cuda-geom.c), which maps the window the CPU reads onto cuDNN's 2-D
+ *   descriptors: on fixed cases and on random geometries, every tap must land on the same input element as ONNX
+ *   says (begin pad = descriptor pad + explicit padding, at both ends), with ONNX's output size;
+ * - the runner's hooks a device backend relies on (src/exec/exec.c): a backend that declines a node gets it run
+ *   on the CPU and listed among the fallback nodes, notes filed with xk_note come back in the result with their
+ *   node, and run_end is called once per run, after a failure too. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/dtype.h"
+#include "src/exec/cuda-geom.h"
+#include "src/exec/cuda-points.h"
+#include "src/exec/exec.h"
+#include "src/graph.h"
+#include "src/model.h"
+#include "tests/unit/tap.h"
+
+#include "tests/unit/knode.h"
+
+/* ---- conv2d_geom_from_window ---- */
+
+/* Read the window of a Conv node with these attributes for x and wt, then map it. */
+static int geom(struct tnode *t, const struct xtensor *x, const struct xtensor *wt, int64_t group,
+		struct cpu_window *w, struct conv2d_geom *g, char *why)
+{
+	struct exec_kernel_ctx k = {NULL, &t->g, 0, 13, NULL, 0, NULL, 0, &t->err, NULL};
+
+	if (cpu_window_read(&k, x, wt->dims + 2, 0, 0, w))
+		return -2;
+	return conv2d_geom_from_window(w, x->dims, wt->dims, group, g, why, 160);
+}
+
+static void dims_only(struct xtensor *t, int rank, const int64_t *d)
+{
+	xt_wrap(t, OV_DT_FLOAT, rank, d, NULL);
+}
+
+/* Every tap of every output position reads the same input coordinate in ONNX's terms and the library's. */
+static int taps_agree(const struct cpu_window *w, const struct conv2d_geom *g)
+{
+	for (int i = 0; i < w->n; i++) {
+		int j = w->n == 1 ? 1 : i;
+		int64_t pad = j ? g->pad_w : g->pad_h, s = j ? g->sw : g->sh, d = j ? g->dw : g->dh;
+		int64_t kk = j ? g->kw : g->kh, o_n = j ? g->ow : g->oh, lib_in = j ? g->w : g->h;
+		if (o_n != w->out[i] || kk != w->k[i] || s != w->s[i] || d != w->d[i])
+			return 0;
+		if (lib_in != w->in[i] + g->pre_b[j] + g->pre_e[j])
+			return 0;
+		for (int64_t o = 0; o < o_n; o++)
+			for (int64_t t = 0; t < kk; t++) {
+				int64_t onnx = o * w->s[i] - w->pb[i] + t * w->d[i];    /* in the unpadded input */
+				int64_t lib = o * s - pad + t * d;                      /* in the explicitly padded one */
+				int64_t lib_in_orig = lib - g->pre_b[j];                /* back in the unpadded input */
+				if (onnx != lib_in_orig)
+					return 0;
+				/* a tap in ONNX's padding is in the library's padding or in the zeros added around */
+				int onnx_pad = onnx < 0 || onnx >= w->in[i];
+				int lib_zero = lib < 0 || lib >= lib_in || lib < g->pre_b[j] || lib >= g->pre_b[j] + w->in[i];
+				if (onnx_pad != lib_zero)
+					return 0;
+			}
+	}
+	return 1;
+}
+
+static void test_fixed(void)
+{
+	struct tnode t;
+	struct xtensor x, wt;
+	struct cpu_window w;
+	struct conv2d_geom g;
+	char why[160];
+	int64_t xd[4] = {2, 4, 7, 9}, wd[4] = {6, 2, 3, 3};
+
+	dims_only(&x, 4, xd);
+	dims_only(&wt, 4, wd);
+	node(&t, "Conv");
+	set_ints(&t, "pads", (int64_t[]){1, 1, 1, 1}, 4);
+	set_ints(&t, "strides", (int64_t[]){2, 2}, 2);
+	OK(geom(&t, &x, &wt, 2, &w, &g, why) == 0 && !g.explicit_pad && g.pad_h == 1 && g.pad_w == 1 && g.h == 7 &&
+	   g.w == 9 && g.oh == 4 && g.ow == 5 && g.group == 2 && g.k == 6 && g.c == 4 && taps_agree(&w, &g),
+	   "symmetric pads go into the descriptor (7x9, k3, s2, p1: 4x5 out)");
+
+	node(&t, "Conv");
+	set_ints(&t, "pads", (int64_t[]){0, 1, 2, 1}, 4);
+	OK(geom(&t, &x, &wt, 2, &w, &g, why) == 0 && g.explicit_pad && g.pad_h == 0 && g.pre_b[0] == 0 &&
+	   g.pre_e[0] == 2 && g.pad_w == 1 && g.pre_b[1] == 0 && g.pre_e[1] == 0 && g.h == 9 && g.w == 9 &&
+	   taps_agree(&w, &g), "asymmetric H pads are applied explicitly, symmetric W pads stay in the descriptor");
+
+	int64_t wd2[4] = {6, 2, 2, 2};
+	struct xtensor wt2;
+	dims_only(&wt2, 4, wd2);
+	node(&t, "Conv");
+	set_str(&t, "auto_pad", "SAME_UPPER");
+	OK(geom(&t, &x, &wt2, 2, &w, &g, why) == 0 && g.explicit_pad && g.pre_b[0] == 0 && g.pre_e[0] == 1 &&
+	   g.oh == 7 && g.ow == 9 && taps_agree(&w, &g), "SAME_UPPER with an even kernel: the odd pad at the end");
+	node(&t, "Conv");
+	set_str(&t, "auto_pad", "SAME_LOWER");
+	OK(geom(&t, &x, &wt2, 2, &w, &g, why) == 0 && g.explicit_pad && g.pre_b[0] == 1 && g.pre_e[0] == 0 &&
+	   taps_agree(&w, &g), "SAME_LOWER with an even kernel: the odd pad at the beginning");
+
+	int64_t x1[3] = {1, 3, 10}, w1[3] = {5, 3, 4};
+	struct xtensor x1t, w1t;
+	dims_only(&x1t, 3, x1);
+	dims_only(&w1t, 3, w1);
+	node(&t, "Conv");
+	set_ints(&t, "pads", (int64_t[]){2, 1}, 2);
+	set_ints(&t, "dilations", (int64_t[]){2}, 1);
+	OK(geom(&t, &x1t, &w1t, 1, &w, &g, why) == 0 && g.h == 1 && g.kh == 1 && g.oh == 1 && g.sh == 1 &&
+	   g.pad_h == 0 && g.kw == 4 && g.pre_b[1] == 2 && g.pre_e[1] == 1 && g.w == 13 && g.ow == 7 &&
+	   taps_agree(&w, &g), "1-D runs as H = 1 (10 + pads 2,1, k4 d2: 7 out)");
+
+	int64_t x3[5] = {1, 2, 4, 4, 4}, w3[5] = {2, 2, 1, 1, 1};
+	struct xtensor x3t, w3t;
+	dims_only(&x3t, 5, x3);
+	dims_only(&w3t, 5, w3);
+	node(&t, "Conv");
+	OK(geom(&t, &x3t, &w3t, 1, &w, &g, why) == -1 && strstr(why, "3 spatial dims"), "3-D is refused: %s", why);
+
+	int64_t xb[4] = {1, 1, 1, 3000000000ll}, wb[4] = {1, 1, 1, 1};
+	struct xtensor xbt, wbt;
+	dims_only(&xbt, 4, xb);
+	dims_only(&wbt, 4, wb);
+	node(&t, "Conv");
+	OK(geom(&t, &xbt, &wbt, 1, &w, &g, why) == -1 && strstr(why, "int"), "a width beyond int is refused: %s", why);
+
+	int64_t xc[4] = {40000, 1, 300, 300};
+	struct xtensor xct;
+	dims_only(&xct, 4, xc);
+	node(&t, "Conv");
+	OK(geom(&t, &xct, &wbt, 1, &w, &g, why) == -1 && strstr(why, "2^31"), "3.6e9 elements are refused: %s", why);
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static int64_t irand(int64_t lo, int64_t hi)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return lo + (int64_t)(rng % (uint64_t)(hi - lo + 1));
+}
+
+static void test_random(void)
+{
+	static const char *const modes[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"};
+	int tried = 0, mapped = 0, agree = 0, asym = 0;
+
+	for (int it = 0; it < 3000; it++) {
+		struct tnode t;
+		struct xtensor x, wt;
+		struct cpu_window w;
+		struct conv2d_geom g;
+		char why[160];
+		int n = (int)irand(1, 2);
+		int64_t xd[4] = {irand(1, 3), irand(1, 4)}, wd[4] = {irand(1, 5), xd[1]};
+		int64_t pads[4], strides[2], dil[2];
+		for (int i = 0; i < n; i++) {
+			xd[2 + i] = irand(1, 20);
+			wd[2 + i] = irand(1, 5);
+			strides[i] = irand(1, 4);
+			dil[i] = irand(1, 3);
+			pads[i] = irand(0, 3);
+			pads[n + i] = irand(0, 3);
+		}
+		dims_only(&x, 2 + n, xd);
+		dims_only(&wt, 2 + n, wd);
+		node(&t, "Conv");
+		const char *mode = modes[irand(0, 3)];
+		set_str(&t, "auto_pad", mode);
+		if (!strcmp(mode, "NOTSET"))
+			set_ints(&t, "pads", pads, (size_t)(2 * n));
+		set_ints(&t, "strides", strides, (size_t)n);
+		set_ints(&t, "dilations", dil, (size_t)n);
+		int r = geom(&t, &x, &wt, 1, &w, &g, why);
+		if (r == -2)
+			continue; /* the kernel does not fit: the window itself refuses it */
+		tried++;
+		if (r == 0) {
+			mapped++;
+			agree += taps_agree(&w, &g);
+			asym += g.explicit_pad;
+		}
+	}
+	OK(tried > 1000 && mapped == tried, "random 1-D and 2-D geometries all map (%d of %d)", mapped, tried);
+	OK(agree == mapped, "every tap reads the same input element and the output sizes agree (%d of %d)", agree,
+	   mapped);
+	OK(asym > 100, "asymmetric pads were among them (%d)", asym);
+}
+
+/* ---- the runner's hooks ---- */
+
+/* Relu(x) -> r, Add(r, W) -> s, Relu(s) -> y, as ONNX bytes */
+static size_t make_model(uint8_t **out)
+{
+	static float wv[6] = {1, -2, 3, -4, 5, -6};
+	static int64_t dims[2] = {2, 3};
+	Onnx__ModelProto m = ONNX__MODEL_PROTO__INIT;
+	Onnx__GraphProto g = ONNX__GRAPH_PROTO__INIT;
+	Onnx__OperatorSetIdProto op = ONNX__OPERATOR_SET_ID_PROTO__INIT;
+	Onnx__OperatorSetIdProto *ops[1] = {&op};
+	Onnx__NodeProto n[3] = {ONNX__NODE_PROTO__INIT, ONNX__NODE_PROTO__INIT, ONNX__NODE_PROTO__INIT};
+	Onnx__NodeProto *np[3] = {&n[0], &n[1], &n[2]};
+	char *in0[1] = {"x"}, *out0[1] = {"r"}, *in1[2] = {"r", "W"}, *out1[1] = {"s"}, *in2[1] = {"s"}, *out2[1] = {"y"};
+	Onnx__TensorProto w = ONNX__TENSOR_PROTO__INIT;
+	Onnx__TensorProto *inits[1] = {&w};
+	Onnx__ValueInfoProto vx = ONNX__VALUE_INFO_PROTO__INIT, vy = ONNX__VALUE_INFO_PROTO__INIT;
+	Onnx__ValueInfoProto *vin[1] = {&vx}, *vout[1] = {&vy};
+
+	n[0].op_type = "Relu", n[0].name = "first", n[0].n_input = 1, n[0].input = in0, n[0].n_output = 1;
+	n[0].output = out0;
+	n[1].op_type = "Add", n[1].name = "add", n[1].n_input = 2, n[1].input = in1, n[1].n_output = 1;
+	n[1].output = out1;
+	n[2].op_type = "Relu", n[2].name = "last", n[2].n_input = 1, n[2].input = in2, n[2].n_output = 1;
+	n[2].output = out2;
+	w.name = "W", w.n_dims = 2, w.dims = dims, w.has_data_type = 1, w.data_type = OV_DT_FLOAT;
+	w.n_float_data = 6, w.float_data = wv;
+	vx.name = "x";
+	vy.name = "y";
+	g.name = "g", g.n_node = 3, g.node = np, g.n_initializer = 1, g.initializer = inits;
+	g.n_input = 1, g.input = vin, g.n_output = 1, g.output = vout;
+	op.has_version = 1, op.version = 13;
+	m.has_ir_version = 1, m.ir_version = 8, m.graph = &g, m.n_opset_import = 1, m.opset_import = ops;
+	size_t len = onnx__model_proto__get_packed_size(&m);
+	*out = malloc(len);
+	onnx__model_proto__pack(&m, *out);
+	return len;
+}
+
+static int ends, fail_last;
+
+static int fake_supports(const char *domain, const char *op, int64_t opset)
+{
+	(void)domain, (void)op, (void)opset;
+	return 1;
+}
+
+/* declines Add, notes and runs each Relu on the CPU (or fails the last one when asked) */
+static int fake_run(struct exec_kernel_ctx *k)
+{
+	const Onnx__NodeProto *n = k->g->nodes[k->node].proto;
+
+	if (!strcmp(n->op_type, "Add"))
+		return EXEC_DECLINE;
+	if (fail_last && !strcmp(n->name, "last"))
+		return xk_fail(k, "the fake device broke");
+	xk_note(k, "fake ran %s", n->name);
+	return exec_backend_cpu()->run_node(k);
+}
+
+static void fake_end(void)
+{
+	ends++;
+}
+
+static const char *fake_describe(void)
+{
+	return "fake";
+}
+
+static void test_runner_hooks(void)
+{
+	static const struct exec_backend_ops fake = {"fake", fake_supports, fake_run, fake_describe, fake_end};
+	uint8_t *bytes;
+	size_t len = make_model(&bytes);
+	struct ov_model *m = NULL;
+	struct graph *g = NULL;
+	struct ov_error e = {0};
+	struct exec_result r, cpu;
+	float xv[6] = {-1, 2, -3, 4, -5, 6};
+	int64_t dims[2] = {2, 3};
+	struct exec_input in = {"x", {0}};
+
+	if (model_load_buffer(&m, bytes, len, "mem.onnx", &e) || graph_build(&g, m->proto->graph, &e)) {
+		OK(0, "the test model loads: %s", e.msg);
+		free(bytes);
+		return;
+	}
+	xt_wrap(&in.t, OV_DT_FLOAT, 2, dims, xv);
+	struct exec_options opt = {0};
+	OK(exec_run(m, g, &opt, &in, 1, &cpu, &e) == 0 && cpu.n_notes == 0 && cpu.n_fallback == 0,
+	   "the CPU runs the model, with no notes and no fallback");
+	opt.backend = &fake;
+	int rc = exec_run(m, g, &opt, &in, 1, &r, &e);
+	OK(rc == 0, "a backend that declines a node still runs the model: %s", rc ? e.msg : "");
+	OK(rc == 0 && r.n_fallback == 1 && r.fallback_nodes[0] == 1, "the declined Add (#1) is a fallback node");
+	OK(rc == 0 && r.n_notes == 2 && r.notes[0].node == 0 && r.notes[1].node == 2 &&
+	   !strcmp(r.notes[0].text, "fake ran first") && !strcmp(r.notes[1].text, "fake ran last"),
+	   "notes come back with their nodes, in order");
+	OK(rc == 0 && r.n_values == 1 && cpu.n_values == 1 && r.values[0].t.bytes == cpu.values[0].t.bytes &&
+	   !memcmp(r.values[0].t.data, cpu.values[0].t.data, cpu.values[0].t.bytes), "the result is the CPU's");
+	OK(ends == 1, "run_end is called once per run (%d)", ends);
+	exec_result_free(&r);
+
+	fail_last = 1;
+	rc = exec_run(m, g, &opt, &in, 1, &r, &e);
+	OK(rc == -1 && strstr(e.msg, "#2 'last' Relu: the fake device broke"), "a device error names the node: %s",
+	   e.msg);
+	OK(ends == 2, "run_end is called after a failed run too (%d)", ends);
+	OK(r.n_notes == 0 && r.notes == NULL, "a failed run's result is empty");
+
+	exec_result_free(&cpu);
+	graph_free(g);
+	model_free(m);
+	free(bytes);
+}
+
+static void test_note_without_result(void)
+{
+	struct tnode t;
+	struct exec_kernel_ctx k = {NULL, &t.g, 0, 13, NULL, 0, NULL, 0, &t.err, NULL};
+
+	node(&t, "Relu");
+	xk_note(&k, "dropped %d", 1);
+	OK(1, "xk_note without a result drops the note");
+}
+
+/* ---- cuda-points.h against the CPU kernels ---- */
+
+/* the same float, NaN matching NaN */
+static int same_f(float a, float b)
+{
+	return (a != a && b != b) || !memcmp(&a, &b, sizeof a);
+}
+
+static void fill(struct xtensor *t, int rank, const int64_t *dims, int nans)
+{
+	struct ov_error e;
+	static const float special[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -2.5f, 3.0f, 88.0f, -104.0f, 1e-30f, INFINITY,
+					-INFINITY, NAN};
+	if (xt_alloc(t, OV_DT_FLOAT, rank, dims, &e))
+		abort();
+	float *f = t->data;
+	for (int64_t i = 0; i < t->numel; i++)
+		f[i] = i < (int64_t)(sizeof special / sizeof special[0]) && nans ? special[i]
+		       : (float)((double)irand(0, 1 << 20) / (1 << 18) - 2.0);
+}
+
+static void test_elementwise_points(void)
+{
+	static const struct {
+		const char *op;
+		int cu;
+		const char *an, *bn; /* attributes carrying a and b */
+		float a, b;
+		int opset;
+	} un[] = {
+		{"Abs", CU_U_ABS, NULL, NULL, 0, 0, 13}, {"Neg", CU_U_NEG, NULL, NULL, 0, 0, 13},
+		{"Relu", CU_U_RELU, NULL, NULL, 0, 0, 13}, {"Sign", CU_U_SIGN, NULL, NULL, 0, 0, 13},
+		{"Sqrt", CU_U_SQRT, NULL, NULL, 0, 0, 13}, {"Reciprocal", CU_U_RECIPROCAL, NULL, NULL, 0, 0, 13},
+		{"Exp", CU_U_EXP, NULL, NULL, 0, 0, 13}, {"Log", CU_U_LOG, NULL, NULL, 0, 0, 13},
+		{"Erf", CU_U_ERF, NULL, NULL, 0, 0, 13}, {"Sin", CU_U_SIN, NULL, NULL, 0, 0, 13},
+		{"Cos", CU_U_COS, NULL, NULL, 0, 0, 13}, {"Tan", CU_U_TAN, NULL, NULL, 0, 0, 13},
+		{"Tanh", CU_U_TANH, NULL, NULL, 0, 0, 13}, {"Floor", CU_U_FLOOR, NULL, NULL, 0, 0, 13},
+		{"Ceil", CU_U_CEIL, NULL, NULL, 0, 0, 13}, {"Round", CU_U_ROUND, NULL, NULL, 0, 0, 13},
+		{"Sigmoid", CU_U_SIGMOID, NULL, NULL, 0, 0, 13},
+		{"HardSigmoid", CU_U_HARD_SIGMOID, "alpha", "beta", 0.3f, 0.45f, 13},
+		{"HardSwish", CU_U_HARD_SWISH, NULL, NULL, 0, 0, 14},
+		{"LeakyRelu", CU_U_LEAKY_RELU, "alpha", NULL, 0.07f, 0, 13}, {"Elu", CU_U_ELU, "alpha", NULL, 0.8f, 0, 13},
+		{"Selu", CU_U_SELU, "alpha", "gamma", 1.7f, 1.1f, 13}, {"Celu", CU_U_CELU, "alpha", NULL, 1.5f, 0, 13},
+		{"Gelu", CU_U_GELU, NULL, NULL, 0, 0, 20}, {"Mish", CU_U_MISH, NULL, NULL, 0, 0, 18},
+		{"Softplus", CU_U_SOFTPLUS, NULL, NULL, 0, 0, 13}, {"Softsign", CU_U_SOFTSIGN, NULL, NULL, 0, 0, 13},
+		{"ThresholdedRelu", CU_U_THRESHOLDED_RELU, "alpha", NULL, 0.25f, 0, 13},
+		{"Clip", CU_U_CLIP, "min", "max", -0.3f, 0.6f, 6},
+	};
+	int64_t dims[1] = {300};
+	struct xtensor x;
+	int bad = 0, ran = 0;
+
+	fill(&x, 1, dims, 1);
+	for (size_t u = 0; u < sizeof un / sizeof un[0]; u++) {
+		struct tnode t;
+		struct xtensor y;
+		const struct xtensor *in[1] = {&x};
+		node(&t, un[u].op);
+		if (un[u].an)
+			set_float(&t, un[u].an, un[u].a);
+		if (un[u].bn)
+			set_float(&t, un[u].bn, un[u].b);
+		if (run(&t, un[u].opset, in, 1, &y, 1)) {
+			OK(0, "%s runs on the CPU: %s", un[u].op, t.err.msg);
+			continue;
+		}
+		ran++;
+		for (int64_t i = 0; i < x.numel; i++)
+			if (!same_f(((float *)y.data)[i], cu_un_apply(un[u].cu, ((float *)x.data)[i], un[u].a, un[u].b))) {
+				printf("#   %s(%g): CPU %g, cu_un_apply %g\n", un[u].op, ((float *)x.data)[i],
+				       ((float *)y.data)[i], cu_un_apply(un[u].cu, ((float *)x.data)[i], un[u].a, un[u].b));
+				bad++;
+				break;
+			}
+		xt_free(&y);
+	}
+	OK(ran == (int)(sizeof un / sizeof un[0]) && !bad, "cu_un_apply gives the CPU's float for every unary op (%d ops, "
+	   "%d differ)", ran, bad);
+
+	struct tnode t;
+	struct xtensor y;
+	node(&t, "Gelu");
+	set_str(&t, "approximate", "tanh");
+	const struct xtensor *in1[1] = {&x};
+	int ok = !run(&t, 20, in1, 1, &y, 1);
+	for (int64_t i = 0; ok && i < x.numel; i++)
+		ok = same_f(((float *)y.data)[i], cu_un_apply(CU_U_GELU_TANH, ((float *)x.data)[i], 0, 0));
+	OK(ok, "Gelu approximate=tanh");
+	xt_free(&y);
+
+	static const struct {
+		const char *op;
+		int cu;
+	} bin[] = {{"Add", CU_B_ADD}, {"Sub", CU_B_SUB}, {"Mul", CU_B_MUL}, {"Div", CU_B_DIV}, {"Pow", CU_B_POW},
+		   {"Min", CU_B_MIN}, {"Max", CU_B_MAX}, {"Mean", CU_B_MEAN}, {"PRelu", CU_B_PRELU}, {"Sum", CU_B_ADD}};
+	struct xtensor x2;
+	fill(&x2, 1, dims, 0);
+	/* every special value meets every other */
+	for (int64_t i = 0; i < 13 * 13 && i < x.numel; i++) {
+		((float *)x.data)[i] = ((float *)x.data)[i / 13];
+		((float *)x2.data)[i] = ((float *)x.data)[i % 13];
+	}
+	bad = ran = 0;
+	for (size_t b = 0; b < sizeof bin / sizeof bin[0]; b++) {
+		const struct xtensor *in[2] = {&x, &x2};
+		node(&t, bin[b].op);
+		if (run(&t, 13, in, 2, &y, 1)) {
+			OK(0, "%s runs on the CPU: %s", bin[b].op, t.err.msg);
+			continue;
+		}
+		ran++;
+		for (int64_t i = 0; i < x.numel; i++) {
+			float a = ((float *)x.data)[i], c = ((float *)x2.data)[i];
+			if (!same_f(((float *)y.data)[i], cu_bin_apply(bin[b].cu, a, c))) {
+				printf("#   %s(%g, %g): CPU %g, cu_bin_apply %g\n", bin[b].op, a, c, ((float *)y.data)[i],
+				       cu_bin_apply(bin[b].cu, a, c));
+				bad++;
+				break;
+			}
+		}
+		xt_free(&y);
+	}
+	OK(ran == (int)(sizeof bin / sizeof bin[0]) && !bad,
+	   "cu_bin_apply gives the CPU's float for every binary op (%d ops, %d differ)", ran, bad);
+	xt_free(&x);
+	xt_free(&x2);
+}
+
+static void test_pool_points(void)
+{
+	int tried = 0, agree = 0;
+
+	for (int it = 0; it < 600; it++) {
+		struct tnode t;
+		struct xtensor x, y;
+		struct cpu_window w;
+		int n = (int)irand(1, 3), avg = (int)irand(0, 1);
+		int64_t xd[5] = {irand(1, 2), irand(1, 3)}, k[3], s[3], d[3], p[6];
+		for (int i = 0; i < n; i++) {
+			xd[2 + i] = irand(1, n == 3 ? 6 : 12);
+			k[i] = irand(1, 4);
+			s[i] = irand(1, 3);
+			d[i] = irand(1, 2);
+			p[i] = irand(0, 2);
+			p[n + i] = irand(0, 2);
+		}
+		node(&t, avg ? "AveragePool" : "MaxPool");
+		set_ints(&t, "kernel_shape", k, (size_t)n);
+		set_ints(&t, "strides", s, (size_t)n);
+		set_ints(&t, "dilations", d, (size_t)n);
+		int ap = (int)irand(0, 3);
+		if (ap == 0)
+			set_ints(&t, "pads", p, (size_t)(2 * n));
+		else if (ap == 1)
+			set_str(&t, "auto_pad", irand(0, 1) ? "SAME_UPPER" : "SAME_LOWER");
+		int ceil_mode = (int)irand(0, 1), cip = avg ? (int)irand(0, 1) : 0;
+		set_int(&t, "ceil_mode", ceil_mode);
+		if (avg)
+			set_int(&t, "count_include_pad", cip);
+		fill(&x, 2 + n, xd, irand(0, 3) == 0);
+		const struct xtensor *in[1] = {&x};
+		struct exec_kernel_ctx kc = {NULL, &t.g, 0, 19, in, 1, NULL, 0, &t.err, NULL};
+		if (cpu_window_read(&kc, &x, NULL, ceil_mode, 0, &w) || run(&t, 19, in, 1, &y, 1)) {
+			xt_free(&x);
+			continue;
+		}
+		tried++;
+		int ok = y.numel == xd[0] * xd[1] * w.out_size;
+		for (int64_t i = 0; ok && i < y.numel; i++) {
+			float c = cu_pool_point(&w, avg, cip, x.data, i);
+			ok = same_f(((float *)y.data)[i], c);
+			if (!ok)
+				printf("#   %s n=%d element %lld: CPU %g, cu_pool_point %g\n", avg ? "AveragePool" : "MaxPool", n,
+				       (long long)i, ((float *)y.data)[i], c);
+		}
+		agree += ok;
+		xt_free(&x);
+		xt_free(&y);
+	}
+	OK(tried > 300 && agree == tried, "cu_pool_point gives the CPU's MaxPool and AveragePool on random windows "
+	   "(%d of %d)", agree, tried);
+}
+
+static void test_softmax_points(void)
+{
+	int tried = 0, agree = 0;
+
+	for (int it = 0; it < 200; it++) {
+		struct tnode t;
+		struct xtensor x, y, z;
+		int rank = (int)irand(1, 4), logsm = (int)irand(0, 1), v13 = (int)irand(0, 1);
+		int64_t xd[4], r = rank;
+		for (int i = 0; i < rank; i++)
+			xd[i] = irand(1, 6);
+		int64_t axis = irand(-r, v13 ? r - 1 : r);
+		node(&t, logsm ? "LogSoftmax" : "Softmax");
+		set_int(&t, "axis", axis);
+		fill(&x, rank, xd, 0);
+		const struct xtensor *in[1] = {&x};
+		if (run(&t, v13 ? 13 : 11, in, 1, &y, 1)) {
+			OK(0, "Softmax runs on the CPU: %s", t.err.msg);
+			xt_free(&x);
+			continue;
+		}
+		tried++;
+		/* cuda-norm.cu's rows */
+		int64_t a = axis < 0 ? axis + r : axis, outer = 1, len = 1, inner = 1;
+		for (int i = 0; i < rank; i++) {
+			if (i < a)
+				outer *= xd[i];
+			else if (i == a || !v13)
+				len *= xd[i];
+			else
+				inner *= xd[i];
+		}
+		struct ov_error e;
+		xt_alloc(&z, OV_DT_FLOAT, rank, xd, &e);
+		for (int64_t row = 0; row < outer * inner; row++)
+			cu_softmax_row(x.data, z.data, row / inner * len * inner + row % inner, len, inner, logsm);
+		int ok = 1;
+		for (int64_t i = 0; ok && i < x.numel; i++)
+			ok = same_f(((float *)y.data)[i], ((float *)z.data)[i]);
+		agree += ok;
+		xt_free(&x);
+		xt_free(&y);
+		xt_free(&z);
+	}
+	OK(tried == 200 && agree == tried, "cu_softmax_row gives the CPU's Softmax and LogSoftmax on random shapes and "
+	   "axes (%d of %d)", agree, tried);
+}
+
+int main(void)
+{
+	test_elementwise_points();
+	test_pool_points();
+	test_softmax_points();
+	test_fixed();
+	test_random();
+	test_runner_hooks();
+	test_note_without_result();
+	return tap_done();
+}
