@@ -444,9 +444,16 @@ const struct exec_backend_ops *exec_backend_cpu(void)
 
 struct slot {
 	struct xtensor t;
-	uint32_t uses;  /* consumers still to run */
+	uint32_t uses;  /* consumers still to run (a node whose subgraphs capture the value counts too) */
 	uint8_t pinned; /* a 'to' value, or --all */
 	uint8_t given;  /* moved into the result */
+};
+
+/* The values of a graph being run, and of the graphs around it: a subgraph reads what it captures from here. */
+struct exec_env {
+	const struct graph *g;
+	struct slot *slots;
+	const struct exec_env *parent;
 };
 
 static double now_ms(void)
@@ -467,7 +474,8 @@ static void node_prefix(const struct graph *g, uint32_t n, char *buf, size_t len
 }
 
 static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struct slot *slots,
-		    const uint8_t *is_from, const struct exec_backend_ops *be, struct exec_result *res, struct ov_error *err)
+		    const uint8_t *is_from, const struct exec_backend_ops *be, const struct exec_env *env,
+		    struct exec_result *res, struct ov_error *err)
 {
 	const struct graph_node *nd = &g->nodes[n];
 	const Onnx__NodeProto *p = nd->proto;
@@ -497,7 +505,7 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 		out[i] = nd->out[i] >= 0 && !is_from[nd->out[i]] ? &slots[nd->out[i]].t : &scratch[i];
 	struct exec_kernel_ctx k = {
 		.m = m, .g = g, .node = n, .opset = model_opset(m, domain), .in = in, .n_in = p->n_input,
-		.out = out, .n_out = p->n_output, .err = err, .res = res,
+		.out = out, .n_out = p->n_output, .err = err, .res = res, .env = env,
 	};
 	if (!*domain || !strcmp(domain, "ai.onnx")) {
 		if (k.opset <= 0)
@@ -577,8 +585,47 @@ static int result_add(struct exec_result *r, size_t *cap, const char *name, stru
 	return 0;
 }
 
+/* Uses a node's subgraphs make of the values they capture: counted like inputs, so a captured value lives until
+ * the node has run. */
+struct capture_uses {
+	struct slot *slots;
+	int delta;
+	int keep;
+};
+
+static void capture_use(int32_t id, void *ctx)
+{
+	struct capture_uses *c = ctx;
+	struct slot *s = &c->slots[id];
+
+	if (c->delta > 0) {
+		s->uses++;
+	} else if (s->uses && --s->uses == 0 && !s->pinned && !c->keep) {
+		xt_free(&s->t);
+	}
+}
+
+static void count_captures(const struct graph *g, uint32_t n, struct slot *slots, int delta, int keep)
+{
+	struct capture_uses c = {slots, delta, keep};
+
+	for (uint32_t s = 0; s < g->nodes[n].n_sub; s++)
+		graph_foreach_capture(g->nodes[n].sub[s], g, capture_use, &c);
+}
+
+static int run_graph(struct ov_model *m, const struct graph *g, const struct exec_options *opt,
+		     const struct exec_input *in, size_t n_in, struct exec_result *out, const struct exec_env *parent,
+		     struct ov_error *err);
+
 int exec_run(struct ov_model *m, const struct graph *g, const struct exec_options *opt, const struct exec_input *in,
 	     size_t n_in, struct exec_result *out, struct ov_error *err)
+{
+	return run_graph(m, g, opt, in, n_in, out, NULL, err);
+}
+
+static int run_graph(struct ov_model *m, const struct graph *g, const struct exec_options *opt,
+		     const struct exec_input *in, size_t n_in, struct exec_result *out, const struct exec_env *parent,
+		     struct ov_error *err)
 {
 	const struct exec_backend_ops *be = opt->backend ? opt->backend : exec_backend_cpu();
 	struct plan p;
@@ -657,9 +704,13 @@ int exec_run(struct ov_model *m, const struct graph *g, const struct exec_option
 			if (g->nodes[n].in[i] >= 0)
 				slots[g->nodes[n].in[i]].uses++;
 	}
+	for (uint32_t n = 0; n < g->n_nodes; n++)
+		if (p.need_node[n] && g->nodes[n].n_sub)
+			count_captures(g, n, slots, 1, opt->keep_all);
 	for (size_t i = 0; i < p.n_to; i++)
 		slots[p.to[i]].pinned = 1;
 
+	struct exec_env env = {.g = g, .slots = slots, .parent = parent};
 	double t0 = now_ms();
 	for (uint32_t o = 0; o < g->n_order; o++) {
 		uint32_t n = g->order[o];
@@ -669,9 +720,11 @@ int exec_run(struct ov_model *m, const struct graph *g, const struct exec_option
 		/* Constant nodes were folded above */
 		if (nd->proto->n_output && nd->out[0] >= 0 && g->values[nd->out[0]].origin == VALUE_CONSTANT)
 			continue;
-		if (run_node(m, g, n, slots, p.is_from, be, out, err))
+		if (run_node(m, g, n, slots, p.is_from, be, &env, out, err))
 			goto done;
 		out->nodes_run++;
+		if (nd->n_sub)
+			count_captures(g, n, slots, -1, opt->keep_all);
 		for (size_t i = 0; i < nd->proto->n_input; i++) {
 			int32_t id = nd->in[i];
 			if (id < 0 || !slots[id].uses)
@@ -733,4 +786,82 @@ void exec_result_free(struct exec_result *r)
 	free(r->fallback_nodes);
 	free(r->notes);
 	memset(r, 0, sizeof *r);
+}
+
+/* ---- subgraphs ---- */
+
+/* The tensor of value id of graph owner, from the innermost running graph that is owner. */
+static const struct xtensor *env_value(const struct exec_env *env, const struct graph *owner, int32_t id)
+{
+	for (; env; env = env->parent)
+		if (env->g == owner)
+			return &env->slots[id].t;
+	return NULL;
+}
+
+int xk_run_subgraph(struct exec_kernel_ctx *k, const struct graph *sub, const struct xtensor *const *inputs,
+		    size_t n_inputs, struct xtensor *outputs)
+{
+	size_t n_formal = sub->proto->n_input, n_out = sub->proto->n_output, n_outer = 0;
+	const char *sub_name = sub->proto->name && *sub->proto->name ? sub->proto->name : "(unnamed)";
+
+	if (n_inputs != n_formal)
+		return xk_fail(k, "subgraph '%s' takes %zu inputs, the op gives it %zu", sub_name, n_formal, n_inputs);
+	for (uint32_t v = 0; v < sub->n_values; v++)
+		n_outer += sub->values[v].origin == VALUE_OUTER;
+	const char **from = calloc(n_formal + n_outer + 1, sizeof *from);
+	const char **to = calloc(n_out + 1, sizeof *to);
+	struct exec_input *in = calloc(n_formal + n_outer + 1, sizeof *in);
+	struct exec_result r = {0};
+	size_t nf = 0;
+	int rc = -1;
+
+	if (!from || !to || !in) {
+		ov_fail(k->err, OV_NOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n_formal; i++) {
+		const char *name = sub->proto->input[i]->name ? sub->proto->input[i]->name : "";
+		if (!inputs[i] || !inputs[i]->data) {
+			xk_fail(k, "subgraph '%s': no value for its input '%s'", sub_name, name);
+			goto out;
+		}
+		from[nf] = name;
+		in[nf++] = (struct exec_input){.name = name, .t = *inputs[i]};
+	}
+	for (uint32_t v = 0; v < sub->n_values; v++) {
+		if (sub->values[v].origin != VALUE_OUTER)
+			continue;
+		const struct graph *owner = NULL;
+		const struct graph_value *gv = graph_value_resolve(sub, (int32_t)v, &owner);
+		const struct xtensor *t = gv && owner ? env_value(k->env, owner, (int32_t)(gv - owner->values)) : NULL;
+		if (!t || !t->data)
+			continue; /* not needed by this run, or the plan names it as missing */
+		from[nf] = sub->values[v].name;
+		in[nf++] = (struct exec_input){.name = sub->values[v].name, .t = *t};
+	}
+	for (size_t i = 0; i < n_out; i++)
+		to[i] = sub->proto->output[i]->name ? sub->proto->output[i]->name : "";
+	struct exec_options opt = {.from = from, .n_from = nf, .to = to, .n_to = n_out};
+	if (run_graph(k->m, sub, &opt, in, nf, &r, k->env, k->err)) {
+		ov_wrap(k->err, "subgraph '%s': ", sub_name);
+		goto out;
+	}
+	for (size_t i = 0; i < n_out; i++) {
+		if (i >= r.n_values || !r.values[i].present) {
+			for (size_t j = 0; j < i; j++)
+				xt_free(&outputs[j]);
+			xk_fail(k, "subgraph '%s' did not compute its output '%s'", sub_name, to[i]);
+			goto out;
+		}
+		outputs[i] = r.values[i].t;
+		memset(&r.values[i].t, 0, sizeof r.values[i].t);
+	}
+	rc = 0;
+out:
+	exec_result_free(&r);
+	free(from);
+	free(to);
+	free(in);
+	return rc;
 }

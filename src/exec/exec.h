@@ -18,6 +18,7 @@
 #include "src/model.h"
 
 struct exec_kernel_ctx;
+struct exec_env; /* the values of the graphs being run, innermost first (for subgraphs) */
 struct exec_result;
 
 /* What a kernel sees of its node. Kernels compute their outputs' shapes from the inputs' actual shapes and
@@ -34,6 +35,7 @@ struct exec_kernel_ctx {
 	size_t n_out;
 	struct ov_error *err;
 	struct exec_result *res;       /* where xk_note() files notes (NULL: they are dropped) */
+	const struct exec_env *env;    /* the running graph's values, for xk_run_subgraph (NULL outside a run) */
 };
 
 /* Attributes of the kernel's node (absent: the default). */
@@ -53,6 +55,13 @@ int xk_fail(struct exec_kernel_ctx *k, const char *fmt, ...) __attribute__((form
 /* File a short note about how the node ran (e.g. the convolution algorithm a library chose) in the result, which
  * reports it with the node; informational, so a note that cannot be stored (no result, out of memory) is dropped. */
 void xk_note(struct exec_kernel_ctx *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Run subgraph sub of the kernel's node (If's branches, Loop's and Scan's bodies) on the CPU: its formal inputs
+ * bound to inputs[0..n_inputs) (borrowed; n_inputs must be the subgraph's input count), the values it captures
+ * from enclosing graphs taken from the running graphs.  Fills outputs[0..sub's output count) with tensors the
+ * caller owns.  Returns 0, or -1 with k->err set (naming the subgraph's node that failed). */
+int xk_run_subgraph(struct exec_kernel_ctx *k, const struct graph *sub, const struct xtensor *const *inputs,
+		    size_t n_inputs, struct xtensor *outputs);
 
 /* Helpers kernel families share. */
 /* After copying a STRING tensor's pointers: give it its own copies of the strings. */
@@ -150,7 +159,9 @@ struct exec_input {
  *   are no value of the graph are refused (OV_USAGE).
  * - Nodes run in g->order; every output gets a slot (a scratch one for outputs the model leaves out, or that the
  *   cut is fed with); an intermediate is freed after its last use inside the cut unless it is a 'to' value or
- *   opt->keep_all.  A node with subgraphs (If, Loop, Scan) and no kernel is refused with a clear message.
+ *   opt->keep_all.  A node with subgraphs and no kernel (SequenceMap) is refused with a clear message; If, Loop
+ *   and Scan kernels run their bodies through xk_run_subgraph, and the values their bodies capture live until
+ *   the node has run.
  * - Errors name the node: "#12 'conv1' Conv: ..." (the kernel's message, or "no CPU kernel for Conv (opset 6)").
  * - out->values: the 'to' values in order (present = 0 for one nobody computed), then with keep_all every other
  *   node output the cut computed, in topological order.  Names point into g.  out is empty after a failure. */
