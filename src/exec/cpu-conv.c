@@ -1,6 +1,6 @@
-/* CPU convolutions: Conv (im2col + GEMM per group, a direct path for pointwise and depthwise), ConvTranspose (GEMM +
- * col2im), ConvInteger and QLinearConv (through the double path), and the helpers shared by the NN families
- * (src/exec/cpu-nn.h). */
+/* CPU convolutions: Conv (im2col + GEMM per group, a direct path for pointwise and depthwise, and a Relu or Clip the
+ * runner offers to fuse applied as the output is written), ConvTranspose (GEMM + col2im), ConvInteger and QLinearConv
+ * (through the double path), and the helpers shared by the NN families (src/exec/cpu-nn.h). */
 #include "config.h"
 
 #include <cblas.h>
@@ -62,6 +62,7 @@ int cpu_via_f32(struct exec_kernel_ctx *k, exec_kernel_fn fn, unsigned keep_mask
 	struct exec_kernel_ctx sub = *k;
 	sub.in = inp;
 	sub.out = outp;
+	sub.act.kind = EXEC_ACT_NONE; /* the activation would run before the rounding to the half type */
 	if (fn(&sub))
 		goto out;
 	for (size_t i = 0; i < nout; i++) {
@@ -420,16 +421,123 @@ int cpu_window_read(struct exec_kernel_ctx *k, const struct xtensor *x, const in
 			}                                                                                        \
 	}
 
-/* The float depthwise path, vectorised by hand (GCC vector extensions: 8 floats, two SSE registers on a baseline
- * x86-64, one AVX2 register in the avx2 clone picked at load time), since -O2 leaves these loops scalar. */
+/* The float depthwise path and the bias/activation pass, vectorised by hand (GCC vector extensions: 8 floats, two
+ * SSE registers on a baseline x86-64, one AVX2 register with FMA in the x86-64-v3 clone picked at load time), since
+ * -O2 leaves these loops scalar. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define NN_CLONES __attribute__((target_clones("avx2", "default")))
+#define NN_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define NN_CLONES
 #endif
 
 typedef float v8f __attribute__((vector_size(32)));
 typedef int v8i __attribute__((vector_size(32)));
+
+/* Clip's rule on 8 floats (Relu is lo 0, hi infinity): below lo gives below (lo, or hi when lo > hi), above hi
+ * gives hi, NaN passes. */
+struct act8 {
+	int on;
+	v8f lo, hi, below;
+};
+
+static void act8_init(struct act8 *a, const struct exec_act *act)
+{
+	enum exec_act_kind kind = act ? act->kind : EXEC_ACT_NONE;
+	float lo = kind == EXEC_ACT_RELU ? 0.0f : act ? act->lo : 0.0f;
+	float hi = kind == EXEC_ACT_RELU ? INFINITY : act ? act->hi : 0.0f;
+	float below = lo > hi ? hi : lo;
+
+	a->on = kind != EXEC_ACT_NONE;
+	a->lo = (v8f){lo, lo, lo, lo, lo, lo, lo, lo};
+	a->hi = (v8f){hi, hi, hi, hi, hi, hi, hi, hi};
+	a->below = (v8f){below, below, below, below, below, below, below, below};
+}
+
+/* (pointers, not values: v8f passed by value would change the calling convention between the clones) */
+static inline void act8_apply(v8f *x, const struct act8 *a)
+{
+	v8i lt = *x < a->lo, gt = (*x > a->hi) & ~lt;
+	*x = (v8f)(((v8i)*x & ~(lt | gt)) | ((v8i)a->below & lt) | ((v8i)a->hi & gt));
+}
+
+/* 8 floats from anywhere */
+typedef float v8f_any __attribute__((vector_size(32), aligned(4), may_alias));
+#define LOAD8(p) (*(const v8f_any *)(p))
+
+/* y[0..n) = act(y + b) (without the addition when add is 0: adding 0 would turn -0 into +0), the same float
+ * operations as an Add and a separate Relu or Clip kernel, so fusing changes no bit. */
+NN_CLONES static void bias_act_f(float *restrict y, int64_t n, int add, float b, const struct exec_act *act)
+{
+	struct act8 a;
+	v8f bv = {b, b, b, b, b, b, b, b};
+	int64_t i = 0;
+
+	act8_init(&a, act);
+	if (!a.on && !add)
+		return;
+	for (; i + 8 <= n; i += 8) {
+		v8f x = LOAD8(y + i);
+		if (add)
+			x += bv;
+		if (a.on)
+			act8_apply(&x, &a);
+		memcpy(y + i, &x, sizeof x);
+	}
+	for (; i < n; i++) {
+		float x = add ? y[i] + b : y[i];
+		if (a.on)
+			x = x < a.lo[0] ? a.below[0] : x > a.hi[0] ? a.hi[0] : x;
+		y[i] = x;
+	}
+}
+
+/* 3x3 depthwise, dilation 1, the same stride (1 or 2) on both axes, over the zero-padded plane xpad (wp wide, 32
+ * floats of slack after it), with the bias and the activation, straight into y: 8 outputs at a time, a row's last
+ * block spilling into the next row or plane, which is written after it (so planes must be done in order); only a
+ * block that would pass yend goes through a buffer.  Each tap row is summed apart, to keep the chains short. */
+NN_CLONES static void depthwise_3x3(float *y, const float *yend, const float *xpad, int64_t wp, int64_t oh_n,
+				    int64_t ow_n, int64_t s, const float *wm, float b, const struct exec_act *act)
+{
+	const v8i even = {0, 2, 4, 6, 8, 10, 12, 14}, odd = {1, 3, 5, 7, 9, 11, 13, 15};
+	struct act8 a;
+	v8f bv = {b, b, b, b, b, b, b, b};
+#define BC(i) (v8f){wm[i], wm[i], wm[i], wm[i], wm[i], wm[i], wm[i], wm[i]}
+	v8f w0 = BC(0), w1 = BC(1), w2 = BC(2), w3 = BC(3), w4 = BC(4), w5 = BC(5), w6 = BC(6), w7 = BC(7), w8 = BC(8);
+#undef BC
+
+	act8_init(&a, act);
+	for (int64_t oh = 0; oh < oh_n; oh++) {
+		const float *r0 = xpad + oh * s * wp, *r1 = r0 + wp, *r2 = r1 + wp;
+		float *yr = y + oh * ow_n;
+		for (int64_t ow = 0; ow < ow_n; ow += 8) {
+			v8f p0, p1, p2;
+			if (s == 1) {
+				p0 = w0 * LOAD8(r0 + ow) + w1 * LOAD8(r0 + ow + 1) + w2 * LOAD8(r0 + ow + 2);
+				p1 = w3 * LOAD8(r1 + ow) + w4 * LOAD8(r1 + ow + 1) + w5 * LOAD8(r1 + ow + 2);
+				p2 = w6 * LOAD8(r2 + ow) + w7 * LOAD8(r2 + ow + 1) + w8 * LOAD8(r2 + ow + 2);
+			} else {
+#define ROW(r, wa, wb, wc)                                                                                      \
+	(wa * __builtin_shuffle(LOAD8(r + 2 * ow), LOAD8(r + 2 * ow + 8), even) +                                 \
+	 wb * __builtin_shuffle(LOAD8(r + 2 * ow), LOAD8(r + 2 * ow + 8), odd) +                                  \
+	 wc * __builtin_shuffle(LOAD8(r + 2 * ow + 2), LOAD8(r + 2 * ow + 10), even))
+				p0 = ROW(r0, w0, w1, w2);
+				p1 = ROW(r1, w3, w4, w5);
+				p2 = ROW(r2, w6, w7, w8);
+#undef ROW
+			}
+			v8f acc = (bv + p0) + (p1 + p2);
+			if (a.on)
+				act8_apply(&acc, &a);
+			if (yr + ow + 8 <= yend) {
+				memcpy(yr + ow, &acc, sizeof acc);
+			} else {
+				float t[8];
+				memcpy(t, &acc, sizeof acc);
+				memcpy(yr + ow, t, (size_t)(ow_n - ow < 8 ? ow_n - ow : 8) * sizeof *yr);
+			}
+		}
+	}
+}
 
 /* Stride 1: the whole plane as one contiguous 1-D convolution over the zero-padded input flattened row by row
  * (outputs in the pad columns are computed and dropped), so small planes vectorise too. xpad is hp x wp. */
@@ -507,7 +615,7 @@ NN_CLONES static void depthwise_plane_strided(float *restrict y, const float *xp
 }
 
 static int depthwise_f(struct exec_kernel_ctx *k, const float *x, const float *wt, const float *bias, int64_t nb,
-		       int64_t c_n, int64_t mult, const struct cpu_window *w2, float *y)
+		       int64_t c_n, int64_t mult, const struct cpu_window *w2, const struct exec_act *act, float *y)
 {
 	int64_t h = w2->in[0], wd = w2->in[1], oh_n = w2->out[0], ow_n = w2->out[1];
 	int64_t kh_n = w2->k[0], kw_n = w2->k[1], pt = w2->pb[0], pl = w2->pb[1];
@@ -517,11 +625,14 @@ static int depthwise_f(struct exec_kernel_ctx *k, const float *x, const float *w
 	int64_t wneed = (ow_n - 1) * w2->s[1] + (kw_n - 1) * w2->d[1] + 1;
 	hp = hp > hneed ? hp : hneed;
 	wp = wp > wneed ? wp : wneed;
-	float *xpad = calloc((size_t)(hp * wp + oh_n * wp + 16), sizeof *xpad);
+	float *xpad = calloc((size_t)(hp * wp + oh_n * wp + 32), sizeof *xpad);
 	if (!xpad)
 		return xk_fail(k, "out of memory for a %lld x %lld padded plane", (long long)hp, (long long)wp);
-	float *tmp = xpad + hp * wp + 16;
+	float *tmp = xpad + hp * wp + 32;
 	int s1 = w2->s[0] == 1 && w2->s[1] == 1;
+	int fast = kh_n == 3 && kw_n == 3 && w2->d[0] == 1 && w2->d[1] == 1 && w2->s[0] == w2->s[1] &&
+		   (s1 || w2->s[0] == 2);
+	const float *yend = y + nb * c_n * mult * oh_n * ow_n;
 	for (int64_t b = 0; b < nb; b++)
 		for (int64_t m = 0; m < c_n * mult; m++) {
 			if (m % mult == 0) {
@@ -531,12 +642,18 @@ static int depthwise_f(struct exec_kernel_ctx *k, const float *x, const float *w
 			}
 			float *ym = y + (b * c_n * mult + m) * oh_n * ow_n;
 			float bv = bias ? bias[m] : 0.0f;
+			if (fast) {
+				depthwise_3x3(ym, yend, xpad, wp, oh_n, ow_n, w2->s[0], wt + m * 9, bv, act);
+				continue;
+			}
 			if (s1)
 				depthwise_plane_s1(ym, xpad, wp, oh_n, ow_n, wt + m * kh_n * kw_n, kh_n, kw_n, w2->d[0],
 						   w2->d[1], bv, tmp);
 			else
 				depthwise_plane_strided(ym, xpad, wp, oh_n, ow_n, wt + m * kh_n * kw_n, kh_n, kw_n,
 							w2->s[0], w2->s[1], w2->d[0], w2->d[1], bv);
+			if (act)
+				bias_act_f(ym, oh_n * ow_n, 0, 0.0f, act);
 		}
 	free(xpad);
 	return 0;
@@ -552,6 +669,8 @@ DEFINE_DEPTHWISE(double, depthwise_d)
 
 /* Budget of one im2col/col2im tile, in elements. */
 #define COL_TILE (1 << 20)
+/* Budget of one block of a pointwise convolution's output (all its channels), in elements. */
+#define OUT_TILE (1 << 16)
 
 /* The 2-D view of a 1-D or 2-D window (1-D as H = 1). */
 static void window_2d(const struct cpu_window *w, struct cpu_window *w2)
@@ -566,9 +685,11 @@ static void window_2d(const struct cpu_window *w, struct cpu_window *w2)
 	}
 }
 
-/* Y = conv(X, W) + B for float or double tensors of the same dtype; Y allocated (N, M, out...). */
+/* Y = act(conv(X, W) + B) for float or double tensors of the same dtype; Y allocated (N, M, out...), written
+ * whole.  act (NULL: none) is applied to float only. */
 static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *wt,
-			const struct xtensor *b, int64_t group, const struct cpu_window *w, struct xtensor *y)
+			const struct xtensor *b, int64_t group, const struct cpu_window *w, const struct exec_act *act,
+			struct xtensor *y)
 {
 	int32_t dt = x->dtype;
 	size_t es = dt == OV_DT_FLOAT ? 4 : 8;
@@ -589,15 +710,20 @@ static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, cons
 	if (group == c && cg == 1 && w->n <= 2 && c > 1) {
 		if (dt == OV_DT_FLOAT)
 			return depthwise_f(k, (const float *)xd, (const float *)wd, (const float *)bd, nb, c, mg, &w2,
-					   (float *)yd);
+					   act, (float *)yd);
 		depthwise_d((const double *)xd, (const double *)wd, (const double *)bd, nb, c, mg, &w2,
 				    (double *)yd);
 		return 0;
 	}
-	/* about a thousand output columns per tile: the im2col block stays in cache for its GEMM */
+	/* about a thousand output columns per tile: the im2col block stays in cache for its GEMM, and for float the
+	 * output block too, for the pass adding the bias and the activation */
 	int64_t tile = pointwise ? os : COL_TILE / (ck ? ck : 1);
-	if (tile > 1024)
+	if (pointwise && dt == OV_DT_FLOAT && (bd || act))
+		tile = OUT_TILE / (mg ? mg : 1) / 16 * 16;
+	if (tile > 1024 && !pointwise)
 		tile = 1024;
+	if (tile < 64 && pointwise)
+		tile = 64;
 	if (tile < 1)
 		tile = 1;
 	if (tile > os)
@@ -630,8 +756,12 @@ static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, cons
 					ldb = p1 - p0;
 				}
 				cpu_gemm(dt, 0, 0, mg, p1 - p0, ck, 1.0, wg, ck, bm, ldb, 0.0, yg + (size_t)p0 * es, os);
+				if (dt == OV_DT_FLOAT && (bd || act))
+					for (int64_t j = 0; j < mg; j++)
+						bias_act_f((float *)yg + j * os + p0, p1 - p0, bd != NULL,
+							   bd ? ((const float *)bd)[g * mg + j] : 0.0f, act);
 			}
-			if (bd)
+			if (bd && dt != OV_DT_FLOAT)
 				for (int64_t j = 0; j < mg; j++) {
 					if (dt == OV_DT_FLOAT) {
 						float bv = ((const float *)bd)[g * mg + j], *yr = (float *)yg + j * os;
@@ -691,9 +821,14 @@ static int conv_float(struct exec_kernel_ctx *k)
 		return -1;
 	if (wt->dtype != x->dtype || (b && b->dtype != x->dtype))
 		return xk_fail(k, "X, W and B must have the same element type");
-	if (xk_output(k, 0, x->dtype, x->rank, out))
+	if (xk_output_raw(k, 0, x->dtype, x->rank, out))
 		return -1;
-	return conv_compute(k, x, wt, b, group, &w, k->out[0]);
+	/* the runner's offered activation, for float32 (double keeps the separate kernel) */
+	const struct exec_act *act = x->dtype == OV_DT_FLOAT && k->act.kind != EXEC_ACT_NONE ? &k->act : NULL;
+	if (conv_compute(k, x, wt, b, group, &w, act, k->out[0]))
+		return -1;
+	k->act_done = act != NULL;
+	return 0;
 }
 
 static int kernel_conv(struct exec_kernel_ctx *k)
@@ -885,7 +1020,7 @@ static int kernel_conv_integer_like(struct exec_kernel_ctx *k, int qlinear)
 		goto out;
 	if (xt_alloc(&yd, OV_DT_DOUBLE, x->rank, out, k->err))
 		goto out;
-	if (conv_compute(k, &xd, &wd, b ? &bd : NULL, group, &win, &yd))
+	if (conv_compute(k, &xd, &wd, b ? &bd : NULL, group, &win, NULL, &yd))
 		goto out;
 	const double *yv = yd.data;
 	if (!qlinear) {

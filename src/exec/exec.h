@@ -19,6 +19,14 @@
 
 struct exec_kernel_ctx;
 
+/* An activation fused into the node before it: y = relu(y), or y = clip(y, lo, hi) as the Clip kernel computes it
+ * (NaN stays NaN; lo > hi gives hi). */
+enum exec_act_kind { EXEC_ACT_NONE, EXEC_ACT_RELU, EXEC_ACT_CLIP };
+struct exec_act {
+	enum exec_act_kind kind;
+	float lo, hi;
+};
+
 /* What a kernel sees of its node. Kernels compute their outputs' shapes from the inputs' actual shapes and
  * allocate them with xk_output(). */
 struct exec_kernel_ctx {
@@ -32,6 +40,11 @@ struct exec_kernel_ctx {
 	                                  out, discarded after the node); optional outputs past n_out are not asked */
 	size_t n_out;
 	struct ov_error *err;
+	/* The runner's offer to fuse: when the node's output 0 goes only to a Relu or Clip (and nobody watches it),
+	 * act says which.  A kernel may apply it to a float32 output 0 as it writes it and set act_done; the runner
+	 * then hands output 0 on as the activation's result instead of running it.  Ignoring the offer is correct. */
+	struct exec_act act;
+	int act_done;
 };
 
 /* Attributes of the kernel's node (absent: the default). */
@@ -46,6 +59,8 @@ int64_t xk_attr_floats(const struct exec_kernel_ctx *k, const char *name, float 
 int xk_attr_tensor(const struct exec_kernel_ctx *k, const char *name, struct xtensor *out);
 /* Allocate output i with dtype and dims. Returns 0, or -1 with k->err set. */
 int xk_output(struct exec_kernel_ctx *k, size_t i, int32_t dtype, int rank, const int64_t *dims);
+/* The same, not zero-filled: for kernels that write every element. */
+int xk_output_raw(struct exec_kernel_ctx *k, size_t i, int32_t dtype, int rank, const int64_t *dims);
 /* Fail the node with a message (the runner adds which node). Returns -1. */
 int xk_fail(struct exec_kernel_ctx *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

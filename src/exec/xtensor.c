@@ -22,7 +22,7 @@ size_t xt_elem_size(int32_t dtype)
 	return bits >= 8 ? (size_t)bits / 8 : 0;
 }
 
-int xt_alloc(struct xtensor *t, int32_t dtype, int rank, const int64_t *dims, struct ov_error *err)
+static int alloc(struct xtensor *t, int32_t dtype, int rank, const int64_t *dims, int zero, struct ov_error *err)
 {
 	size_t es = xt_elem_size(dtype);
 	int64_t n = 1;
@@ -44,11 +44,21 @@ int xt_alloc(struct xtensor *t, int32_t dtype, int rank, const int64_t *dims, st
 	t->rank = rank;
 	t->numel = n;
 	t->bytes = (size_t)n * es;
-	t->data = calloc(t->bytes ? t->bytes : 1, 1);
+	t->data = zero || dtype == OV_DT_STRING ? calloc(t->bytes ? t->bytes : 1, 1) : malloc(t->bytes ? t->bytes : 1);
 	if (!t->data)
 		return ov_fail(err, OV_NOMEM, "out of memory for a %zu-byte tensor", t->bytes);
 	t->owns = 1;
 	return 0;
+}
+
+int xt_alloc(struct xtensor *t, int32_t dtype, int rank, const int64_t *dims, struct ov_error *err)
+{
+	return alloc(t, dtype, rank, dims, 1, err);
+}
+
+int xt_alloc_raw(struct xtensor *t, int32_t dtype, int rank, const int64_t *dims, struct ov_error *err)
+{
+	return alloc(t, dtype, rank, dims, 0, err);
 }
 
 void xt_wrap(struct xtensor *t, int32_t dtype, int rank, const int64_t *dims, void *data)

@@ -25,6 +25,8 @@ size_t xt_elem_size(int32_t dtype);
 /* Allocate a tensor of dtype and dims (zero-filled). Refuses rank > XT_MAX_RANK, negative dims, products over
  * 2^40 elements (OV_LIMIT), and failed allocations (OV_NOMEM), naming what. */
 int xt_alloc(struct xtensor *t, int32_t dtype, int rank, const int64_t *dims, struct ov_error *err);
+/* The same, not zero-filled (numeric dtypes only: a STRING tensor's pointers must start NULL). */
+int xt_alloc_raw(struct xtensor *t, int32_t dtype, int rank, const int64_t *dims, struct ov_error *err);
 /* A tensor viewing data it does not own. */
 void xt_wrap(struct xtensor *t, int32_t dtype, int rank, const int64_t *dims, void *data);
 void xt_free(struct xtensor *t);
