@@ -496,6 +496,24 @@ static void test_conv_act(void)
 			dwbad += !conv_check(&c, OV_DT_FLOAT, 1e-5, what);
 		}
 	OK(!dwbad, "3x3 depthwise, widths 1 to 19, strides 1 and 2 (%d differ)", dwbad);
+
+	/* the direct pointwise kernel (64 positions or more, few inputs): outputs not a multiple of its 4 rows,
+	 * positions past the blocks of 24 and of 8, groups, two images, one input */
+	int pwbad = 0, pwn = 0;
+	for (int64_t mo = 1; mo <= 9; mo += 2)
+		for (int64_t hw = 64; hw <= 100; hw += 9) {
+			struct conv_case c = {.n = 2, .nb = 1 + hw % 2, .c = 2 * (1 + hw % 3), .m = 2 * mo,
+					      .group = 1 + mo % 2, .in = {1, hw}, .k = {1, 1}, .s = {1, 1}, .d = {1, 1},
+					      .bias = (int)(mo % 3 != 0)};
+			char what[64];
+			snprintf(what, sizeof what, "pointwise %lld x %lld positions", (long long)c.m, (long long)hw);
+			pwbad += !conv_check(&c, OV_DT_FLOAT, 1e-5, what);
+			pwn++;
+		}
+	struct conv_case one = {.n = 2, .nb = 1, .c = 1, .m = 5, .group = 1, .in = {9, 9}, .k = {1, 1}, .s = {1, 1},
+				.d = {1, 1}, .bias = 1};
+	pwbad += !conv_check(&one, OV_DT_FLOAT, 1e-5, "pointwise, one input");
+	OK(!pwbad, "direct pointwise Conv on %d geometries (%d differ)", pwn + 1, pwbad);
 }
 
 /* ---- the runner's fusion of a Relu/Clip into the Conv before it --------------------------------------------- */
@@ -942,6 +960,42 @@ static void test_matmul(void)
 		xt_free(&B);
 		xt_free(&C);
 	}
+
+	/* Gemm of a vector (M = 1: a batch of one, or N = 1), the matrix-vector path: every transpose, with C and
+	 * without */
+	int vbad = 0;
+	for (int shape = 0; shape < 2; shape++)
+		for (int tr = 0; tr < 8; tr++) {
+			int ta = tr & 1, tb = tr >> 1 & 1, hc = tr >> 2 & 1;
+			int64_t M = shape ? 7 : 1, N = shape ? 1 : 9, K = 6;
+			int64_t adv[2] = {ta ? K : M, ta ? M : K}, bdv[2] = {tb ? N : K, tb ? K : N}, cdv[1] = {N};
+			struct xtensor A, B, C, Y;
+			mk_rand(&A, OV_DT_FLOAT, 2, adv);
+			mk_rand(&B, OV_DT_FLOAT, 2, bdv);
+			mk_rand(&C, OV_DT_FLOAT, 1, cdv);
+			node(&t, "Gemm");
+			set_int(&t, "transA", ta);
+			set_int(&t, "transB", tb);
+			set_float(&t, "alpha", 0.5f);
+			set_float(&t, "beta", 2.0f);
+			const struct xtensor *gin[3] = {&A, &B, &C};
+			int ok = !run(&t, 13, gin, hc ? 3 : 2, &Y, 1) && Y.dims[0] == M && Y.dims[1] == N;
+			for (int64_t i = 0; ok && i < M; i++)
+				for (int64_t j = 0; j < N; j++) {
+					double acc = 0;
+					for (int64_t p = 0; p < K; p++)
+						acc += xt_get(&A, ta ? p * M + i : i * K + p) * xt_get(&B, tb ? j * K + p : p * N + j);
+					if (fabs(xt_get(&Y, i * N + j) - (0.5 * acc + (hc ? 2 * xt_get(&C, j) : 0))) > 1e-5)
+						ok = 0;
+				}
+			vbad += !ok;
+			if (Y.data)
+				xt_free(&Y);
+			xt_free(&A);
+			xt_free(&B);
+			xt_free(&C);
+		}
+	OK(!vbad, "Gemm of a vector (M or N 1), every transpose, with and without C (%d wrong)", vbad);
 }
 
 static int einsum(const char *eq, const struct xtensor *const *in, size_t n, struct xtensor *y)
