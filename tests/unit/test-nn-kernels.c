@@ -725,6 +725,43 @@ out:
 	model_free(m);
 }
 
+/* ---- the executor's values (xt_alloc_value): big ones in mappings kept for reuse ----------------------------- */
+
+static void test_values(void)
+{
+	struct ov_error e;
+	struct xtensor a, b, many[70];
+	int64_t big[1] = {300000}, huge[1] = {10000000}, small[1] = {100};
+
+	/* 40 MB: no other kept mapping (the tests before keep a few of their values') can hold it */
+	OK(!xt_alloc_value(&a, OV_DT_FLOAT, 1, huge, 1, &e) && a.owns == 2, "a value of 40 MB gets a mapping");
+	int zero = 1;
+	for (int64_t i = 0; i < a.numel; i++)
+		zero &= ((float *)a.data)[i] == 0;
+	memset(a.data, 0x5a, a.bytes);
+	uintptr_t pa = (uintptr_t)a.data;
+	xt_free(&a);
+	OK(!xt_alloc_value(&b, OV_DT_FLOAT, 1, huge, 1, &e) && (uintptr_t)b.data == pa, "a freed mapping is reused");
+	for (int64_t i = 0; i < b.numel; i++)
+		zero &= ((float *)b.data)[i] == 0;
+	OK(zero, "zero-filled when fresh and when reused");
+	xt_free(&b);
+	OK(!xt_alloc_value(&b, OV_DT_FLOAT, 1, small, 1, &e) && b.owns == 1 && ((float *)b.data)[99] == 0,
+	   "a small value stays on the heap");
+	xt_free(&b);
+	int ok = 1;
+	for (int i = 0; i < 70; i++) {
+		ok &= !xt_alloc_value(&many[i], OV_DT_FLOAT, 1, big, 0, &e) && many[i].owns != 0;
+		if (ok)
+			memset(many[i].data, i, many[i].bytes);
+	}
+	for (int i = 0; ok && i < 70; i++)
+		ok &= ((unsigned char *)many[i].data)[many[i].bytes - 1] == i;
+	for (int i = 0; i < 70; i++)
+		xt_free(&many[i]);
+	OK(ok, "70 big values live at once (past the table: from the heap), each its own memory");
+}
+
 /* ---- ConvTranspose -------------------------------------------------------------------------------------------- */
 
 static void test_conv_transpose(void)
@@ -1499,6 +1536,7 @@ int main(void)
 	test_conv();
 	test_conv_act();
 	test_fusion();
+	test_values();
 	test_conv_transpose();
 	test_matmul();
 	test_einsum();
