@@ -139,6 +139,8 @@ struct exec_input {
  * - Nodes run in g->order; every output gets a slot (a scratch one for outputs the model leaves out, or that the
  *   cut is fed with); an intermediate is freed after its last use inside the cut unless it is a 'to' value or
  *   opt->keep_all.  A node with subgraphs (If, Loop, Scan) and no kernel is refused with a clear message.
+ * - A Relu or Clip whose input nothing else reads or watches may be applied by the kernel of the node before it
+ *   (exec_kernel_ctx.act), to the same bits.
  * - Errors name the node: "#12 'conv1' Conv: ..." (the kernel's message, or "no CPU kernel for Conv (opset 6)").
  * - out->values: the 'to' values in order (present = 0 for one nobody computed), then with keep_all every other
  *   node output the cut computed, in topological order.  Names point into g.  out is empty after a failure. */
