@@ -544,6 +544,9 @@ static inline __attribute__((always_inline)) void pw_block(const float *x, int64
 		}
 }
 
+/* Floats of X pointwise_f keeps in L1 while it goes over the outputs. */
+#define PW_L1 4096
+
 /* Y = act(W X + B) for a pointwise convolution (1x1, stride 1, no pads) of one image and group: X is K rows of N
  * positions (ldx apart), W is M x K, Y is M rows (ldy apart).  Without packing or a pass of its own for the bias
  * and the activation: blocks of 24 positions by 4 outputs, so X's K x 24 block is read from L1 for every 4 outputs
@@ -557,13 +560,22 @@ NN_CLONES static void pointwise_f(const float *x, int64_t ldx, const float *w, c
 	int64_t p0 = 0;
 
 	act8_init(&a, act);
-	for (; p0 + 24 <= N; p0 += 24) {
-		int64_t m = 0;
+	/* a stretch of blocks of 24 whose X (K x span) fits in L1, for each 4 outputs: longer runs of stores per row */
+	int64_t span = PW_L1 / (K ? K : 1) / 24 * 24, n24 = N / 24 * 24;
+	if (span < 24)
+		span = 24;
+	for (; p0 < n24; p0 += span) {
+		int64_t p1 = p0 + span < n24 ? p0 + span : n24, m = 0;
 		for (; m + 4 <= M; m += 4)
-			pw_block(x + p0, ldx, w + m * K, K, bias ? bias + m : NULL, &a, y + m * ldy + p0, ldy, 4, 3, 24);
+			for (int64_t q = p0; q < p1; q += 24)
+				pw_block(x + q, ldx, w + m * K, K, bias ? bias + m : NULL, &a, y + m * ldy + q, ldy, 4, 3,
+					 24);
 		for (; m < M; m++)
-			pw_block(x + p0, ldx, w + m * K, K, bias ? bias + m : NULL, &a, y + m * ldy + p0, ldy, 1, 3, 24);
+			for (int64_t q = p0; q < p1; q += 24)
+				pw_block(x + q, ldx, w + m * K, K, bias ? bias + m : NULL, &a, y + m * ldy + q, ldy, 1, 3,
+					 24);
 	}
+	p0 = n24;
 	for (; p0 < N; p0 += 8) {
 		const float *xb = x + p0;
 		int64_t ld = ldx, keep = N - p0 < 8 ? N - p0 : 8;

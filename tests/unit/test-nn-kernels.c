@@ -513,7 +513,11 @@ static void test_conv_act(void)
 	struct conv_case one = {.n = 2, .nb = 1, .c = 1, .m = 5, .group = 1, .in = {9, 9}, .k = {1, 1}, .s = {1, 1},
 				.d = {1, 1}, .bias = 1};
 	pwbad += !conv_check(&one, OV_DT_FLOAT, 1e-5, "pointwise, one input");
-	OK(!pwbad, "direct pointwise Conv on %d geometries (%d differ)", pwn + 1, pwbad);
+	/* 16 inputs: stretches of 240 positions (X's share of L1), the last one short, then 8 and the rest */
+	struct conv_case stretch = {.n = 2, .nb = 1, .c = 16, .m = 6, .group = 1, .in = {1, 613}, .k = {1, 1},
+				    .s = {1, 1}, .d = {1, 1}, .bias = 1};
+	pwbad += !conv_check(&stretch, OV_DT_FLOAT, 1e-5, "pointwise, stretches");
+	OK(!pwbad, "direct pointwise Conv on %d geometries (%d differ)", pwn + 2, pwbad);
 }
 
 /* ---- the runner's fusion of a Relu/Clip into the Conv before it --------------------------------------------- */
