@@ -607,49 +607,70 @@ NN_CLONES static void fill_f(float *restrict y, int64_t n, float v)
 		y[i] = v;
 }
 
-/* 3x3 depthwise, dilation 1, the same stride (1 or 2) on both axes, over the zero-padded plane xpad (wp wide, 32
- * floats of slack after it), with the bias and the activation, straight into y: 8 outputs at a time, a row's last
- * block spilling into the next row or plane, which is written after it (so planes must be done in order); only a
- * block that would pass yend goes through a buffer.  Each tap row is summed apart, to keep the chains short. */
-NN_CLONES static void depthwise_3x3(float *y, const float *yend, const float *xpad, int64_t wp, int64_t oh_n,
-				    int64_t ow_n, int64_t s, const float *wm, float b, const struct exec_act *act)
+/* 3x3 depthwise, dilation 1, the same stride (1 or 2) on both axes, for all n_in input planes (h x wd) and their
+ * mult outputs each (oh_n x ow_n), with the bias and the activation: each input plane is copied into the zero-padded
+ * xpad (wp wide, its pads at pt, pl, 32 floats of slack after it), then each output plane is computed straight into
+ * y 8 outputs at a time, a row's last block spilling into the next row or plane, which is written after it; only a
+ * block that would pass y's end goes through a buffer.  Each tap row is summed apart, to keep the chains short.
+ * One call for the whole tensor: small planes (7x7) cost little more than their arithmetic. */
+NN_CLONES static void depthwise_3x3(const float *x, int64_t n_in, int64_t h, int64_t wd, int64_t pt, int64_t pl,
+				    int64_t mult, const float *wt, const float *bias, float *y, int64_t oh_n,
+				    int64_t ow_n, int64_t s, float *xpad, int64_t wp, const struct exec_act *act)
 {
 	const v8i even = {0, 2, 4, 6, 8, 10, 12, 14}, odd = {1, 3, 5, 7, 9, 11, 13, 15};
+	const float *yend = y + n_in * mult * oh_n * ow_n;
 	struct act8 a;
-	v8f bv = {b, b, b, b, b, b, b, b};
-#define BC(i) (v8f){wm[i], wm[i], wm[i], wm[i], wm[i], wm[i], wm[i], wm[i]}
-	v8f w0 = BC(0), w1 = BC(1), w2 = BC(2), w3 = BC(3), w4 = BC(4), w5 = BC(5), w6 = BC(6), w7 = BC(7), w8 = BC(8);
-#undef BC
 
 	act8_init(&a, act);
-	for (int64_t oh = 0; oh < oh_n; oh++) {
-		const float *r0 = xpad + oh * s * wp, *r1 = r0 + wp, *r2 = r1 + wp;
-		float *yr = y + oh * ow_n;
-		for (int64_t ow = 0; ow < ow_n; ow += 8) {
-			v8f p0, p1, p2;
-			if (s == 1) {
-				p0 = w0 * LOAD8(r0 + ow) + w1 * LOAD8(r0 + ow + 1) + w2 * LOAD8(r0 + ow + 2);
-				p1 = w3 * LOAD8(r1 + ow) + w4 * LOAD8(r1 + ow + 1) + w5 * LOAD8(r1 + ow + 2);
-				p2 = w6 * LOAD8(r2 + ow) + w7 * LOAD8(r2 + ow + 1) + w8 * LOAD8(r2 + ow + 2);
-			} else {
+	for (int64_t c = 0; c < n_in; c++) {
+		const float *xc = x + c * h * wd;
+		for (int64_t i = 0; i < h; i++) {
+			float *dst = xpad + (pt + i) * wp + pl;
+			const float *src = xc + i * wd;
+			int64_t j = 0;
+			for (; j + 8 <= wd; j += 8)
+				memcpy(dst + j, src + j, 8 * sizeof *dst); /* a fixed size: two moves, not a call */
+			for (; j < wd; j++)
+				dst[j] = src[j];
+		}
+		for (int64_t m = c * mult; m < (c + 1) * mult; m++) {
+			const float *wm = wt + m * 9;
+			float *ym = y + m * oh_n * ow_n, b = bias ? bias[m] : 0.0f;
+			v8f bv = {b, b, b, b, b, b, b, b};
+#define BC(i) (v8f){wm[i], wm[i], wm[i], wm[i], wm[i], wm[i], wm[i], wm[i]}
+			v8f w0 = BC(0), w1 = BC(1), w2 = BC(2), w3 = BC(3), w4 = BC(4), w5 = BC(5), w6 = BC(6),
+			    w7 = BC(7), w8 = BC(8);
+#undef BC
+			for (int64_t oh = 0; oh < oh_n; oh++) {
+				const float *r0 = xpad + oh * s * wp, *r1 = r0 + wp, *r2 = r1 + wp;
+				float *yr = ym + oh * ow_n;
+				for (int64_t ow = 0; ow < ow_n; ow += 8) {
+					v8f p0, p1, p2;
+					if (s == 1) {
+						p0 = w0 * LOAD8(r0 + ow) + w1 * LOAD8(r0 + ow + 1) + w2 * LOAD8(r0 + ow + 2);
+						p1 = w3 * LOAD8(r1 + ow) + w4 * LOAD8(r1 + ow + 1) + w5 * LOAD8(r1 + ow + 2);
+						p2 = w6 * LOAD8(r2 + ow) + w7 * LOAD8(r2 + ow + 1) + w8 * LOAD8(r2 + ow + 2);
+					} else {
 #define ROW(r, wa, wb, wc)                                                                                      \
 	(wa * __builtin_shuffle(LOAD8(r + 2 * ow), LOAD8(r + 2 * ow + 8), even) +                                 \
 	 wb * __builtin_shuffle(LOAD8(r + 2 * ow), LOAD8(r + 2 * ow + 8), odd) +                                  \
 	 wc * __builtin_shuffle(LOAD8(r + 2 * ow + 2), LOAD8(r + 2 * ow + 10), even))
-				p0 = ROW(r0, w0, w1, w2);
-				p1 = ROW(r1, w3, w4, w5);
-				p2 = ROW(r2, w6, w7, w8);
+						p0 = ROW(r0, w0, w1, w2);
+						p1 = ROW(r1, w3, w4, w5);
+						p2 = ROW(r2, w6, w7, w8);
 #undef ROW
-			}
-			v8f acc = (bv + p0) + (p1 + p2);
-			if (a.on)
-				act8_apply(&acc, &a);
-			if (yr + ow + 8 <= yend) {
-				memcpy(yr + ow, &acc, sizeof acc);
-			} else {
-				float t[8];
-				memcpy(t, &acc, sizeof acc);
-				memcpy(yr + ow, t, (size_t)(ow_n - ow < 8 ? ow_n - ow : 8) * sizeof *yr);
+					}
+					v8f acc = (bv + p0) + (p1 + p2);
+					if (a.on)
+						act8_apply(&acc, &a);
+					if (yr + ow + 8 <= yend) {
+						memcpy(yr + ow, &acc, sizeof acc);
+					} else {
+						float t[8];
+						memcpy(t, &acc, sizeof acc);
+						memcpy(yr + ow, t, (size_t)(ow_n - ow < 8 ? ow_n - ow : 8) * sizeof *yr);
+					}
+				}
 			}
 		}
 	}
@@ -741,14 +762,22 @@ static int depthwise_f(struct exec_kernel_ctx *k, const float *x, const float *w
 	int64_t wneed = (ow_n - 1) * w2->s[1] + (kw_n - 1) * w2->d[1] + 1;
 	hp = hp > hneed ? hp : hneed;
 	wp = wp > wneed ? wp : wneed;
-	float *xpad = calloc((size_t)(hp * wp + oh_n * wp + 32), sizeof *xpad);
-	if (!xpad)
-		return xk_fail(k, "out of memory for a %lld x %lld padded plane", (long long)hp, (long long)wp);
-	float *tmp = xpad + hp * wp + 32;
 	int s1 = w2->s[0] == 1 && w2->s[1] == 1;
 	int fast = kh_n == 3 && kw_n == 3 && w2->d[0] == 1 && w2->d[1] == 1 && w2->s[0] == w2->s[1] &&
 		   (s1 || w2->s[0] == 2);
-	const float *yend = y + nb * c_n * mult * oh_n * ow_n;
+	/* the padded plane, 32 floats of slack, and (the general stride-1 path) the flattened plane's outputs */
+	float *xpad = calloc((size_t)(hp * wp + 32 + (fast ? 0 : oh_n * wp)), sizeof *xpad);
+	if (!xpad)
+		return xk_fail(k, "out of memory for a %lld x %lld padded plane", (long long)hp, (long long)wp);
+	float *tmp = xpad + hp * wp + 32;
+	if (fast) {
+		/* one call per image: the same weights and biases for each */
+		for (int64_t b = 0; b < nb; b++)
+			depthwise_3x3(x + b * c_n * h * wd, c_n, h, wd, pt, pl, mult, wt, bias,
+				      y + b * c_n * mult * oh_n * ow_n, oh_n, ow_n, w2->s[0], xpad, wp, act);
+		free(xpad);
+		return 0;
+	}
 	for (int64_t b = 0; b < nb; b++)
 		for (int64_t m = 0; m < c_n * mult; m++) {
 			if (m % mult == 0) {
@@ -758,10 +787,6 @@ static int depthwise_f(struct exec_kernel_ctx *k, const float *x, const float *w
 			}
 			float *ym = y + (b * c_n * mult + m) * oh_n * ow_n;
 			float bv = bias ? bias[m] : 0.0f;
-			if (fast) {
-				depthwise_3x3(ym, yend, xpad, wp, oh_n, ow_n, w2->s[0], wt + m * 9, bv, act);
-				continue;
-			}
 			if (s1)
 				depthwise_plane_s1(ym, xpad, wp, oh_n, ow_n, wt + m * kh_n * kw_n, kh_n, kw_n, w2->d[0],
 						   w2->d[1], bv, tmp);
