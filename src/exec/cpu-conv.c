@@ -442,6 +442,7 @@ int cpu_window_read(struct exec_kernel_ctx *k, const struct xtensor *x, const in
  * -O2 leaves these loops scalar. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 #define NN_CLONES __attribute__((target_clones("arch=x86-64-v3", "default"), optimize("fp-contract=fast")))
+#define NN_WIDE __attribute__((target("arch=x86-64-v4"), optimize("fp-contract=fast")))
 #else
 #define NN_CLONES
 #endif
@@ -500,14 +501,15 @@ NN_CLONES static void act_f(float *restrict y, int64_t n, const struct exec_act 
 
 /* One block of a pointwise convolution: rows [m, m + MR) by 8 * NV positions, over all K inputs: the sums start
  * from the bias, the activation is applied, and the block is stored (all of it, or the first `keep` positions).
- * Inlined with constant MR and NV, the loops unroll and the 12 sums stay in registers. */
+ * Inlined with constant MR and NV, the loops unroll and the sums stay in registers (MR x NV of them: 12 of AVX2's
+ * 16, or 24 of AVX-512's 32 for 8 rows). */
 static inline __attribute__((always_inline)) void pw_block(const float *x, int64_t ldx, const float *w, int64_t K,
 							   const float *bias, const struct act8 *a, float *y,
 							   int64_t ldy, const int MR, const int NV, int keep)
 {
-	v8f acc[4][3] = {{{0}}};
+	v8f acc[8][3] = {{{0}}};
 
-#pragma GCC unroll 4
+#pragma GCC unroll 8
 	for (int i = 0; i < MR; i++) {
 		float b = bias ? bias[i] : 0.0f;
 #pragma GCC unroll 3
@@ -519,7 +521,7 @@ static inline __attribute__((always_inline)) void pw_block(const float *x, int64
 #pragma GCC unroll 3
 		for (int v = 0; v < NV; v++)
 			xv[v] = LOAD8(x + k * ldx + 8 * v);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
 		for (int i = 0; i < MR; i++) {
 			float wk = w[i * K + k];
 			v8f wb = {wk, wk, wk, wk, wk, wk, wk, wk};
@@ -528,7 +530,7 @@ static inline __attribute__((always_inline)) void pw_block(const float *x, int64
 				acc[i][v] += wb * xv[v];
 		}
 	}
-#pragma GCC unroll 4
+#pragma GCC unroll 8
 	for (int i = 0; i < MR; i++)
 #pragma GCC unroll 3
 		for (int v = 0; v < NV; v++) {
@@ -549,51 +551,79 @@ static inline __attribute__((always_inline)) void pw_block(const float *x, int64
 
 /* Y = act(W X + B) for a pointwise convolution (1x1, stride 1, no pads) of one image and group: X is K rows of N
  * positions (ldx apart), W is M x K, Y is M rows (ldy apart).  Without packing or a pass of its own for the bias
- * and the activation: blocks of 24 positions by 4 outputs, so X's K x 24 block is read from L1 for every 4 outputs
- * while W's rows stream (for the few inputs of an expansion: with many, OpenBLAS's blocking does better); the
- * positions left (N mod 24) go 8 at a time, the last few through xt (K x 8 floats, zero-padded) so nothing is read
- * past X's end. */
-NN_CLONES static void pointwise_f(const float *x, int64_t ldx, const float *w, const float *bias, float *y, int64_t ldy,
-				  int64_t M, int64_t K, int64_t N, const struct exec_act *act, float *xt)
+ * and the activation: blocks of 24 positions by MR outputs (then 4, then 1), a stretch of them whose X fits in L1
+ * for each MR outputs (X's block is read from L1 again and again while W's rows stream; each output row is written
+ * in runs); the positions left (N mod 24) go 8 at a time, the last few through xt (K x 8 floats, zero-padded) so
+ * nothing is read past X's end. */
+static inline __attribute__((always_inline)) void pointwise_run(const float *x, int64_t ldx, const float *w,
+								const float *bias, float *y, int64_t ldy, int64_t M,
+								int64_t K, int64_t N, const struct exec_act *act,
+								float *xt, const int MR)
 {
 	struct act8 a;
 	int64_t p0 = 0;
 
 	act8_init(&a, act);
-	/* a stretch of blocks of 24 whose X (K x span) fits in L1, for each 4 outputs: longer runs of stores per row */
 	int64_t span = PW_L1 / (K ? K : 1) / 24 * 24, n24 = N / 24 * 24;
 	if (span < 24)
 		span = 24;
+/* the rows [m, M) over the positions from q0 to q1, in blocks of NV vectors (keeping keep positions of the last) */
+#define PW_ROWS(q0, q1, step, xb, ld, NV, keep)                                                                  \
+	do {                                                                                                      \
+		int64_t m = 0;                                                                                    \
+		for (; m + MR <= M; m += MR)                                                                      \
+			for (int64_t q = (q0); q < (q1); q += (step))                                             \
+				pw_block((xb) + q - (q0), ld, w + m * K, K, bias ? bias + m : NULL, &a,            \
+					 y + m * ldy + q, ldy, MR, NV, keep);                                       \
+		if (MR > 4)                                                                                       \
+			for (; m + 4 <= M; m += 4)                                                                \
+				for (int64_t q = (q0); q < (q1); q += (step))                                     \
+					pw_block((xb) + q - (q0), ld, w + m * K, K, bias ? bias + m : NULL, &a,    \
+						 y + m * ldy + q, ldy, 4, NV, keep);                                \
+		for (; m < M; m++)                                                                                \
+			for (int64_t q = (q0); q < (q1); q += (step))                                             \
+				pw_block((xb) + q - (q0), ld, w + m * K, K, bias ? bias + m : NULL, &a,            \
+					 y + m * ldy + q, ldy, 1, NV, keep);                                        \
+	} while (0)
 	for (; p0 < n24; p0 += span) {
-		int64_t p1 = p0 + span < n24 ? p0 + span : n24, m = 0;
-		for (; m + 4 <= M; m += 4)
-			for (int64_t q = p0; q < p1; q += 24)
-				pw_block(x + q, ldx, w + m * K, K, bias ? bias + m : NULL, &a, y + m * ldy + q, ldy, 4, 3,
-					 24);
-		for (; m < M; m++)
-			for (int64_t q = p0; q < p1; q += 24)
-				pw_block(x + q, ldx, w + m * K, K, bias ? bias + m : NULL, &a, y + m * ldy + q, ldy, 1, 3,
-					 24);
+		int64_t p1 = p0 + span < n24 ? p0 + span : n24;
+		PW_ROWS(p0, p1, 24, x + p0, ldx, 3, 24);
 	}
-	p0 = n24;
-	for (; p0 < N; p0 += 8) {
-		const float *xb = x + p0;
-		int64_t ld = ldx, keep = N - p0 < 8 ? N - p0 : 8;
-		if (keep < 8) {
-			for (int64_t k = 0; k < K; k++) {
-				memcpy(xt + k * 8, x + k * ldx + p0, (size_t)keep * sizeof *xt);
-				memset(xt + k * 8 + keep, 0, (size_t)(8 - keep) * sizeof *xt);
-			}
-			xb = xt;
-			ld = 8;
+	for (p0 = n24; p0 + 8 <= N; p0 += 8)
+		PW_ROWS(p0, p0 + 8, 8, x + p0, ldx, 1, 8);
+	if (p0 < N) {
+		int64_t keep = N - p0;
+		for (int64_t k = 0; k < K; k++) {
+			memcpy(xt + k * 8, x + k * ldx + p0, (size_t)keep * sizeof *xt);
+			memset(xt + k * 8 + keep, 0, (size_t)(8 - keep) * sizeof *xt);
 		}
-		int64_t m = 0;
-		for (; m + 4 <= M; m += 4)
-			pw_block(xb, ld, w + m * K, K, bias ? bias + m : NULL, &a, y + m * ldy + p0, ldy, 4, 1, (int)keep);
-		for (; m < M; m++)
-			pw_block(xb, ld, w + m * K, K, bias ? bias + m : NULL, &a, y + m * ldy + p0, ldy, 1, 1, (int)keep);
+		PW_ROWS(p0, p0 + 8, 8, xt, 8, 1, (int)keep);
 	}
+#undef PW_ROWS
 }
+
+/* 4 rows at a time: AVX2's 16 registers. */
+NN_CLONES static void pointwise_f(const float *x, int64_t ldx, const float *w, const float *bias, float *y, int64_t ldy,
+				  int64_t M, int64_t K, int64_t N, const struct exec_act *act, float *xt)
+{
+	pointwise_run(x, ldx, w, bias, y, ldy, M, K, N, act, xt, 4);
+}
+
+#ifdef NN_WIDE
+/* 8 rows at a time: AVX-512's 32 registers (still 8-float vectors), fewer loads per multiply-add, so that many
+ * inputs (up to a thousand: MobileNet's projections and 7x7 layers) run faster than OpenBLAS's packed GEMM. */
+NN_WIDE static void pointwise_f_wide(const float *x, int64_t ldx, const float *w, const float *bias, float *y,
+				     int64_t ldy, int64_t M, int64_t K, int64_t N, const struct exec_act *act, float *xt)
+{
+	pointwise_run(x, ldx, w, bias, y, ldy, M, K, N, act, xt, 8);
+}
+
+/* The CPU runs pointwise_f_wide (what x86-64-v4 lets the compiler use in it). */
+static int cpu_wide(void)
+{
+	return __builtin_cpu_supports("x86-64-v4");
+}
+#endif
 
 /* y[0..n) = v */
 NN_CLONES static void fill_f(float *restrict y, int64_t n, float v)
@@ -810,8 +840,9 @@ DEFINE_DEPTHWISE(double, depthwise_d)
 
 /* Budget of one im2col/col2im tile, in elements. */
 #define COL_TILE (1 << 20)
-/* The most inputs a pointwise convolution goes through pointwise_f with (more: OpenBLAS). */
+/* The most inputs a pointwise convolution goes through pointwise_f with, and pointwise_f_wide (more: OpenBLAS). */
 #define PW_MAX_K 128
+#define PW_WIDE_K 1024
 /* Budget of one block of a pointwise convolution's output (all its channels), in elements. */
 #define OUT_TILE (1 << 16)
 
@@ -858,17 +889,31 @@ static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, cons
 				    (double *)yd);
 		return 0;
 	}
-	/* pointwise float with few inputs (MobileNet's expansions: 16 to 96) and room for whole blocks: the direct
-	 * kernel (measured against OpenBLAS on MobileNetV2's shapes: ahead up to 128 inputs, behind from about 320) */
-	if (pointwise && dt == OV_DT_FLOAT && cg <= PW_MAX_K && os >= 64) {
+	/* pointwise float: the direct kernel for few inputs (MobileNet's expansions: 16 to 96) over enough positions
+	 * for whole blocks, and with AVX-512's registers for up to a thousand inputs; else OpenBLAS (measured on
+	 * MobileNetV2's shapes: the 4-row kernel is ahead up to 128 inputs and behind from about 320, the 8-row one
+	 * ahead on all of them) */
+	int narrow = cg <= PW_MAX_K && os >= 64, wide = 0;
+#ifdef NN_WIDE
+	wide = !narrow && cg <= PW_WIDE_K && cpu_wide();
+#endif
+	if (pointwise && dt == OV_DT_FLOAT && (narrow || wide)) {
 		float *xt = malloc((size_t)(cg ? cg : 1) * 8 * sizeof *xt);
 		if (!xt)
 			return xk_fail(k, "out of memory");
 		for (int64_t n = 0; n < nb; n++)
-			for (int64_t g = 0; g < group; g++)
-				pointwise_f((const float *)xd + (n * c + g * cg) * is, is, (const float *)wd + g * mg * ck,
-					    bd ? (const float *)bd + g * mg : NULL, (float *)yd + (n * m + g * mg) * os, os,
-					    mg, cg, os, act, xt);
+			for (int64_t g = 0; g < group; g++) {
+				const float *xg = (const float *)xd + (n * c + g * cg) * is;
+				const float *wg = (const float *)wd + g * mg * ck, *bg = bd ? (const float *)bd + g * mg : NULL;
+				float *yg = (float *)yd + (n * m + g * mg) * os;
+#ifdef NN_WIDE
+				if (wide) {
+					pointwise_f_wide(xg, is, wg, bg, yg, os, mg, cg, os, act, xt);
+					continue;
+				}
+#endif
+				pointwise_f(xg, is, wg, bg, yg, os, mg, cg, os, act, xt);
+			}
 		free(xt);
 		return 0;
 	}
