@@ -4,7 +4,9 @@
 Usage: /opt/onnxview-ort/bin/python bench/bench-exec.py ONNXVIEW MODEL... [--runs N]
 For each model: the same random input for both; onnxruntime's median session.run time (session made once,
 intra_op_num_threads=1) against onnxview's median node time (what `run` reports: the nodes only) and its whole
-command (load, constants, nodes); peak resident memory of both processes; the max abs difference of the outputs.
+command (load, constants, nodes); peak resident memory of both processes; the max abs difference of the outputs
+(and the largest |output| of onnxruntime, to read it against).  Beside the ratio of the medians, the ratio of the
+fastest runs, the less disturbed by other processes on a busy machine.
 Needs the venv made by scripts/install-deps.sh (onnxruntime + numpy)."""
 import json
 import os
@@ -81,8 +83,11 @@ def main():
                    for f in outs[:1]) if outs else float("nan")
         mo, mn, mc = statistics.median(t_ort), statistics.median(t_nodes), statistics.median(t_cmd)
         print(f"{os.path.basename(model)}: onnxruntime {mo * 1e3:.1f} ms, onnxview nodes {mn * 1e3:.1f} ms "
-              f"(ratio {mn / mo:.2f}x), whole command {mc * 1e3:.1f} ms; peak RSS onnxview {ov_rss / 1e6:.1f} MB, "
-              f"onnxruntime {ort_rss / 1e6:.1f} MB (ratio {ov_rss / max(ort_rss, 1):.2f}x); max abs diff {diff:.3g}")
+              f"(ratio {mn / mo:.2f}x; fastest runs {min(t_ort) * 1e3:.1f} and {min(t_nodes) * 1e3:.1f} ms, "
+              f"ratio {min(t_nodes) / min(t_ort):.2f}x), whole command {mc * 1e3:.1f} ms; "
+              f"peak RSS onnxview {ov_rss / 1e6:.1f} MB, onnxruntime {ort_rss / 1e6:.1f} MB "
+              f"(ratio {ov_rss / max(ort_rss, 1):.2f}x); max abs diff {diff:.3g} "
+              f"(max |output| {float(np.abs(ref[0]).max()):.3g})")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
-/* CPU convolutions: Conv (im2col + GEMM per group, a direct path for pointwise and depthwise), ConvTranspose (GEMM +
- * col2im), ConvInteger and QLinearConv (through the double path), and the helpers shared by the NN families
- * (src/exec/cpu-nn.h). */
+/* CPU convolutions: Conv (im2col + GEMM per group, a direct path for pointwise and depthwise, and a Relu or Clip the
+ * runner offers to fuse applied as the output is written), ConvTranspose (GEMM + col2im), ConvInteger and QLinearConv
+ * (through the double path), and the helpers shared by the NN families (src/exec/cpu-nn.h). */
 #include "config.h"
 
 #include <cblas.h>
@@ -62,6 +62,7 @@ int cpu_via_f32(struct exec_kernel_ctx *k, exec_kernel_fn fn, unsigned keep_mask
 	struct exec_kernel_ctx sub = *k;
 	sub.in = inp;
 	sub.out = outp;
+	sub.act.kind = EXEC_ACT_NONE; /* the activation would run before the rounding to the half type */
 	if (fn(&sub))
 		goto out;
 	for (size_t i = 0; i < nout; i++) {
@@ -130,6 +131,22 @@ void cpu_gemm(int32_t dtype, int trans_a, int trans_b, int64_t m, int64_t n, int
 		return;
 	}
 	enum CBLAS_TRANSPOSE ta = trans_a ? CblasTrans : CblasNoTrans, tb = trans_b ? CblasTrans : CblasNoTrans;
+	if (dtype == OV_DT_FLOAT && (m == 1 || n == 1)) {
+		/* a matrix times a vector (a batch of one through a Gemm): GEMV reads the matrix once, where GEMM would
+		 * first copy it into its packed layout.  beta 0 starts from zeros: C may hold anything, NaN too. */
+		if (beta == 0)
+			for (int64_t i = 0; i < (m == 1 ? n : m); i++)
+				((float *)c)[m == 1 ? i : i * ldc] = 0.0f;
+		if (m == 1) /* c = op(B)^T a: B is K x N (or N x K transposed) */
+			cblas_sgemv(CblasRowMajor, trans_b ? CblasNoTrans : CblasTrans, trans_b ? (int)n : (int)kk,
+				    trans_b ? (int)kk : (int)n, (float)alpha, b, (int)ldb, a, trans_a ? (int)lda : 1,
+				    (float)beta, c, 1);
+		else /* c = op(A) b */
+			cblas_sgemv(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_a ? (int)kk : (int)m,
+				    trans_a ? (int)m : (int)kk, (float)alpha, a, (int)lda, b, trans_b ? 1 : (int)ldb,
+				    (float)beta, c, (int)ldc);
+		return;
+	}
 	if (dtype == OV_DT_FLOAT)
 		cblas_sgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)kk, (float)alpha, a, (int)lda, b, (int)ldb,
 			    (float)beta, c, (int)ldc);
@@ -333,16 +350,274 @@ void cpu_gemm(int32_t dtype, int trans_a, int trans_b, int64_t m, int64_t n, int
 			}                                                                                        \
 	}
 
-/* The float depthwise path, vectorised by hand (GCC vector extensions: 8 floats, two SSE registers on a baseline
- * x86-64, one AVX2 register in the avx2 clone picked at load time), since -O2 leaves these loops scalar. */
+/* The float depthwise path and the bias/activation pass, vectorised by hand (GCC vector extensions: 8 floats, two
+ * SSE registers on a baseline x86-64, one AVX2 register with FMA in the x86-64-v3 clone picked at load time), since
+ * -O2 leaves these loops scalar. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define NN_CLONES __attribute__((target_clones("avx2", "default")))
+#define NN_CLONES __attribute__((target_clones("arch=x86-64-v3", "default"), optimize("fp-contract=fast")))
+#define NN_WIDE __attribute__((target("arch=x86-64-v4"), optimize("fp-contract=fast")))
 #else
 #define NN_CLONES
 #endif
 
 typedef float v8f __attribute__((vector_size(32)));
 typedef int v8i __attribute__((vector_size(32)));
+
+/* Clip's rule on 8 floats (Relu is lo 0, hi infinity): below lo gives below (lo, or hi when lo > hi), above hi
+ * gives hi, NaN passes. */
+struct act8 {
+	int on;
+	v8f lo, hi, below;
+};
+
+static void act8_init(struct act8 *a, const struct exec_act *act)
+{
+	enum exec_act_kind kind = act ? act->kind : EXEC_ACT_NONE;
+	float lo = kind == EXEC_ACT_RELU ? 0.0f : act ? act->lo : 0.0f;
+	float hi = kind == EXEC_ACT_RELU ? INFINITY : act ? act->hi : 0.0f;
+	float below = lo > hi ? hi : lo;
+
+	a->on = kind != EXEC_ACT_NONE;
+	a->lo = (v8f){lo, lo, lo, lo, lo, lo, lo, lo};
+	a->hi = (v8f){hi, hi, hi, hi, hi, hi, hi, hi};
+	a->below = (v8f){below, below, below, below, below, below, below, below};
+}
+
+/* (pointers, not values: v8f passed by value would change the calling convention between the clones) */
+static inline void act8_apply(v8f *x, const struct act8 *a)
+{
+	v8i lt = *x < a->lo, gt = (*x > a->hi) & ~lt;
+	*x = (v8f)(((v8i)*x & ~(lt | gt)) | ((v8i)a->below & lt) | ((v8i)a->hi & gt));
+}
+
+/* 8 floats from anywhere */
+typedef float v8f_any __attribute__((vector_size(32), aligned(4), may_alias));
+#define LOAD8(p) (*(const v8f_any *)(p))
+
+/* y[0..n) = act(y), with the same float operations as the Relu and Clip kernels, so fusing changes no bit. */
+NN_CLONES static void act_f(float *restrict y, int64_t n, const struct exec_act *act)
+{
+	struct act8 a;
+	int64_t i = 0;
+
+	act8_init(&a, act);
+	if (!a.on)
+		return;
+	for (; i + 8 <= n; i += 8) {
+		v8f x = LOAD8(y + i);
+		act8_apply(&x, &a);
+		memcpy(y + i, &x, sizeof x);
+	}
+	for (; i < n; i++)
+		y[i] = y[i] < a.lo[0] ? a.below[0] : y[i] > a.hi[0] ? a.hi[0] : y[i];
+}
+
+/* One block of a pointwise convolution: rows [m, m + MR) by 8 * NV positions, over all K inputs: the sums start
+ * from the bias, the activation is applied, and the block is stored (all of it, or the first `keep` positions).
+ * Inlined with constant MR and NV, the loops unroll and the sums stay in registers (MR x NV of them: 12 of AVX2's
+ * 16, or 24 of AVX-512's 32 for 8 rows). */
+static inline __attribute__((always_inline)) void pw_block(const float *x, int64_t ldx, const float *w, int64_t K,
+							   const float *bias, const struct act8 *a, float *y,
+							   int64_t ldy, const int MR, const int NV, int keep)
+{
+	v8f acc[8][3] = {{{0}}};
+
+#pragma GCC unroll 8
+	for (int i = 0; i < MR; i++) {
+		float b = bias ? bias[i] : 0.0f;
+#pragma GCC unroll 3
+		for (int v = 0; v < NV; v++)
+			acc[i][v] = (v8f){b, b, b, b, b, b, b, b};
+	}
+	for (int64_t k = 0; k < K; k++) {
+		v8f xv[3];
+#pragma GCC unroll 3
+		for (int v = 0; v < NV; v++)
+			xv[v] = LOAD8(x + k * ldx + 8 * v);
+#pragma GCC unroll 8
+		for (int i = 0; i < MR; i++) {
+			float wk = w[i * K + k];
+			v8f wb = {wk, wk, wk, wk, wk, wk, wk, wk};
+#pragma GCC unroll 3
+			for (int v = 0; v < NV; v++)
+				acc[i][v] += wb * xv[v];
+		}
+	}
+#pragma GCC unroll 8
+	for (int i = 0; i < MR; i++)
+#pragma GCC unroll 3
+		for (int v = 0; v < NV; v++) {
+			if (a->on)
+				act8_apply(&acc[i][v], a);
+			if (keep >= 8 * (v + 1)) {
+				memcpy(y + i * ldy + 8 * v, &acc[i][v], sizeof acc[i][v]);
+			} else if (keep > 8 * v) {
+				float t[8];
+				memcpy(t, &acc[i][v], sizeof t);
+				memcpy(y + i * ldy + 8 * v, t, (size_t)(keep - 8 * v) * sizeof *y);
+			}
+		}
+}
+
+/* Floats of X pointwise_f keeps in L1 while it goes over the outputs. */
+#define PW_L1 4096
+
+/* Y = act(W X + B) for a pointwise convolution (1x1, stride 1, no pads) of one image and group: X is K rows of N
+ * positions (ldx apart), W is M x K, Y is M rows (ldy apart).  Without packing or a pass of its own for the bias
+ * and the activation: blocks of 24 positions by MR outputs (then 4, then 1), a stretch of them whose X fits in L1
+ * for each MR outputs (X's block is read from L1 again and again while W's rows stream; each output row is written
+ * in runs); the positions left (N mod 24) go 8 at a time, the last few through xt (K x 8 floats, zero-padded) so
+ * nothing is read past X's end. */
+static inline __attribute__((always_inline)) void pointwise_run(const float *x, int64_t ldx, const float *w,
+								const float *bias, float *y, int64_t ldy, int64_t M,
+								int64_t K, int64_t N, const struct exec_act *act,
+								float *xt, const int MR)
+{
+	struct act8 a;
+	int64_t p0 = 0;
+
+	act8_init(&a, act);
+	int64_t span = PW_L1 / (K ? K : 1) / 24 * 24, n24 = N / 24 * 24;
+	if (span < 24)
+		span = 24;
+/* the rows [m, M) over the positions from q0 to q1, in blocks of NV vectors (keeping keep positions of the last) */
+#define PW_ROWS(q0, q1, step, xb, ld, NV, keep)                                                                  \
+	do {                                                                                                      \
+		int64_t m = 0;                                                                                    \
+		for (; m + MR <= M; m += MR)                                                                      \
+			for (int64_t q = (q0); q < (q1); q += (step))                                             \
+				pw_block((xb) + q - (q0), ld, w + m * K, K, bias ? bias + m : NULL, &a,            \
+					 y + m * ldy + q, ldy, MR, NV, keep);                                       \
+		if (MR > 4)                                                                                       \
+			for (; m + 4 <= M; m += 4)                                                                \
+				for (int64_t q = (q0); q < (q1); q += (step))                                     \
+					pw_block((xb) + q - (q0), ld, w + m * K, K, bias ? bias + m : NULL, &a,    \
+						 y + m * ldy + q, ldy, 4, NV, keep);                                \
+		for (; m < M; m++)                                                                                \
+			for (int64_t q = (q0); q < (q1); q += (step))                                             \
+				pw_block((xb) + q - (q0), ld, w + m * K, K, bias ? bias + m : NULL, &a,            \
+					 y + m * ldy + q, ldy, 1, NV, keep);                                        \
+	} while (0)
+	for (; p0 < n24; p0 += span) {
+		int64_t p1 = p0 + span < n24 ? p0 + span : n24;
+		PW_ROWS(p0, p1, 24, x + p0, ldx, 3, 24);
+	}
+	for (p0 = n24; p0 + 8 <= N; p0 += 8)
+		PW_ROWS(p0, p0 + 8, 8, x + p0, ldx, 1, 8);
+	if (p0 < N) {
+		int64_t keep = N - p0;
+		for (int64_t k = 0; k < K; k++) {
+			memcpy(xt + k * 8, x + k * ldx + p0, (size_t)keep * sizeof *xt);
+			memset(xt + k * 8 + keep, 0, (size_t)(8 - keep) * sizeof *xt);
+		}
+		PW_ROWS(p0, p0 + 8, 8, xt, 8, 1, (int)keep);
+	}
+#undef PW_ROWS
+}
+
+/* 4 rows at a time: AVX2's 16 registers. */
+NN_CLONES static void pointwise_f(const float *x, int64_t ldx, const float *w, const float *bias, float *y, int64_t ldy,
+				  int64_t M, int64_t K, int64_t N, const struct exec_act *act, float *xt)
+{
+	pointwise_run(x, ldx, w, bias, y, ldy, M, K, N, act, xt, 4);
+}
+
+#ifdef NN_WIDE
+/* 8 rows at a time: AVX-512's 32 registers (still 8-float vectors), fewer loads per multiply-add, so that many
+ * inputs (up to a thousand: MobileNet's projections and 7x7 layers) run faster than OpenBLAS's packed GEMM. */
+NN_WIDE static void pointwise_f_wide(const float *x, int64_t ldx, const float *w, const float *bias, float *y,
+				     int64_t ldy, int64_t M, int64_t K, int64_t N, const struct exec_act *act, float *xt)
+{
+	pointwise_run(x, ldx, w, bias, y, ldy, M, K, N, act, xt, 8);
+}
+
+/* The CPU runs pointwise_f_wide (what x86-64-v4 lets the compiler use in it). */
+static int cpu_wide(void)
+{
+	return __builtin_cpu_supports("x86-64-v4");
+}
+#endif
+
+/* y[0..n) = v */
+NN_CLONES static void fill_f(float *restrict y, int64_t n, float v)
+{
+	v8f vv = {v, v, v, v, v, v, v, v};
+	int64_t i = 0;
+
+	for (; i + 8 <= n; i += 8)
+		memcpy(y + i, &vv, sizeof vv);
+	for (; i < n; i++)
+		y[i] = v;
+}
+
+/* 3x3 depthwise, dilation 1, the same stride (1 or 2) on both axes, for all n_in input planes (h x wd) and their
+ * mult outputs each (oh_n x ow_n), with the bias and the activation: each input plane is copied into the zero-padded
+ * xpad (wp wide, its pads at pt, pl, 32 floats of slack after it), then each output plane is computed straight into
+ * y 8 outputs at a time, a row's last block spilling into the next row or plane, which is written after it; only a
+ * block that would pass y's end goes through a buffer.  Each tap row is summed apart, to keep the chains short.
+ * One call for the whole tensor: small planes (7x7) cost little more than their arithmetic. */
+NN_CLONES static void depthwise_3x3(const float *x, int64_t n_in, int64_t h, int64_t wd, int64_t pt, int64_t pl,
+				    int64_t mult, const float *wt, const float *bias, float *y, int64_t oh_n,
+				    int64_t ow_n, int64_t s, float *xpad, int64_t wp, const struct exec_act *act)
+{
+	const v8i even = {0, 2, 4, 6, 8, 10, 12, 14}, odd = {1, 3, 5, 7, 9, 11, 13, 15};
+	const float *yend = y + n_in * mult * oh_n * ow_n;
+	struct act8 a;
+
+	act8_init(&a, act);
+	for (int64_t c = 0; c < n_in; c++) {
+		const float *xc = x + c * h * wd;
+		for (int64_t i = 0; i < h; i++) {
+			float *dst = xpad + (pt + i) * wp + pl;
+			const float *src = xc + i * wd;
+			int64_t j = 0;
+			for (; j + 8 <= wd; j += 8)
+				memcpy(dst + j, src + j, 8 * sizeof *dst); /* a fixed size: two moves, not a call */
+			for (; j < wd; j++)
+				dst[j] = src[j];
+		}
+		for (int64_t m = c * mult; m < (c + 1) * mult; m++) {
+			const float *wm = wt + m * 9;
+			float *ym = y + m * oh_n * ow_n, b = bias ? bias[m] : 0.0f;
+			v8f bv = {b, b, b, b, b, b, b, b};
+#define BC(i) (v8f){wm[i], wm[i], wm[i], wm[i], wm[i], wm[i], wm[i], wm[i]}
+			v8f w0 = BC(0), w1 = BC(1), w2 = BC(2), w3 = BC(3), w4 = BC(4), w5 = BC(5), w6 = BC(6),
+			    w7 = BC(7), w8 = BC(8);
+#undef BC
+			for (int64_t oh = 0; oh < oh_n; oh++) {
+				const float *r0 = xpad + oh * s * wp, *r1 = r0 + wp, *r2 = r1 + wp;
+				float *yr = ym + oh * ow_n;
+				for (int64_t ow = 0; ow < ow_n; ow += 8) {
+					v8f p0, p1, p2;
+					if (s == 1) {
+						p0 = w0 * LOAD8(r0 + ow) + w1 * LOAD8(r0 + ow + 1) + w2 * LOAD8(r0 + ow + 2);
+						p1 = w3 * LOAD8(r1 + ow) + w4 * LOAD8(r1 + ow + 1) + w5 * LOAD8(r1 + ow + 2);
+						p2 = w6 * LOAD8(r2 + ow) + w7 * LOAD8(r2 + ow + 1) + w8 * LOAD8(r2 + ow + 2);
+					} else {
+#define ROW(r, wa, wb, wc)                                                                                      \
+	(wa * __builtin_shuffle(LOAD8(r + 2 * ow), LOAD8(r + 2 * ow + 8), even) +                                 \
+	 wb * __builtin_shuffle(LOAD8(r + 2 * ow), LOAD8(r + 2 * ow + 8), odd) +                                  \
+	 wc * __builtin_shuffle(LOAD8(r + 2 * ow + 2), LOAD8(r + 2 * ow + 10), even))
+						p0 = ROW(r0, w0, w1, w2);
+						p1 = ROW(r1, w3, w4, w5);
+						p2 = ROW(r2, w6, w7, w8);
+#undef ROW
+					}
+					v8f acc = (bv + p0) + (p1 + p2);
+					if (a.on)
+						act8_apply(&acc, &a);
+					if (yr + ow + 8 <= yend) {
+						memcpy(yr + ow, &acc, sizeof acc);
+					} else {
+						float t[8];
+						memcpy(t, &acc, sizeof acc);
+						memcpy(yr + ow, t, (size_t)(ow_n - ow < 8 ? ow_n - ow : 8) * sizeof *yr);
+					}
+				}
+			}
+		}
+	}
+}
 
 /* Stride 1: the whole plane as one contiguous 1-D convolution over the zero-padded input flattened row by row
  * (outputs in the pad columns are computed and dropped), so small planes vectorise too. xpad is hp x wp. */
@@ -420,7 +695,7 @@ NN_CLONES static void depthwise_plane_strided(float *restrict y, const float *xp
 }
 
 static int depthwise_f(struct exec_kernel_ctx *k, const float *x, const float *wt, const float *bias, int64_t nb,
-		       int64_t c_n, int64_t mult, const struct cpu_window *w2, float *y)
+		       int64_t c_n, int64_t mult, const struct cpu_window *w2, const struct exec_act *act, float *y)
 {
 	int64_t h = w2->in[0], wd = w2->in[1], oh_n = w2->out[0], ow_n = w2->out[1];
 	int64_t kh_n = w2->k[0], kw_n = w2->k[1], pt = w2->pb[0], pl = w2->pb[1];
@@ -430,11 +705,22 @@ static int depthwise_f(struct exec_kernel_ctx *k, const float *x, const float *w
 	int64_t wneed = (ow_n - 1) * w2->s[1] + (kw_n - 1) * w2->d[1] + 1;
 	hp = hp > hneed ? hp : hneed;
 	wp = wp > wneed ? wp : wneed;
-	float *xpad = calloc((size_t)(hp * wp + oh_n * wp + 16), sizeof *xpad);
+	int s1 = w2->s[0] == 1 && w2->s[1] == 1;
+	int fast = kh_n == 3 && kw_n == 3 && w2->d[0] == 1 && w2->d[1] == 1 && w2->s[0] == w2->s[1] &&
+		   (s1 || w2->s[0] == 2);
+	/* the padded plane, 32 floats of slack, and (the general stride-1 path) the flattened plane's outputs */
+	float *xpad = calloc((size_t)(hp * wp + 32 + (fast ? 0 : oh_n * wp)), sizeof *xpad);
 	if (!xpad)
 		return xk_fail(k, "out of memory for a %lld x %lld padded plane", (long long)hp, (long long)wp);
-	float *tmp = xpad + hp * wp + 16;
-	int s1 = w2->s[0] == 1 && w2->s[1] == 1;
+	float *tmp = xpad + hp * wp + 32;
+	if (fast) {
+		/* one call per image: the same weights and biases for each */
+		for (int64_t b = 0; b < nb; b++)
+			depthwise_3x3(x + b * c_n * h * wd, c_n, h, wd, pt, pl, mult, wt, bias,
+				      y + b * c_n * mult * oh_n * ow_n, oh_n, ow_n, w2->s[0], xpad, wp, act);
+		free(xpad);
+		return 0;
+	}
 	for (int64_t b = 0; b < nb; b++)
 		for (int64_t m = 0; m < c_n * mult; m++) {
 			if (m % mult == 0) {
@@ -450,6 +736,8 @@ static int depthwise_f(struct exec_kernel_ctx *k, const float *x, const float *w
 			else
 				depthwise_plane_strided(ym, xpad, wp, oh_n, ow_n, wt + m * kh_n * kw_n, kh_n, kw_n,
 							w2->s[0], w2->s[1], w2->d[0], w2->d[1], bv);
+			if (act)
+				act_f(ym, oh_n * ow_n, act);
 		}
 	free(xpad);
 	return 0;
@@ -465,6 +753,13 @@ DEFINE_DEPTHWISE(double, depthwise_d)
 
 /* Budget of one im2col/col2im tile, in elements. */
 #define COL_TILE (1 << 20)
+/* The most inputs a pointwise convolution goes through pointwise_f with, and pointwise_f_wide (more: OpenBLAS). */
+#define PW_MAX_K 128
+#define PW_WIDE_K 1024
+/* The most im2col rows a convolution goes through pointwise_f_wide with (more: OpenBLAS). */
+#define PW_IM2COL_K 256
+/* Budget of one block of a pointwise convolution's output (all its channels), in elements. */
+#define OUT_TILE (1 << 16)
 
 /* The 2-D view of a 1-D or 2-D window (1-D as H = 1). */
 static void window_2d(const struct cpu_window *w, struct cpu_window *w2)
@@ -479,9 +774,11 @@ static void window_2d(const struct cpu_window *w, struct cpu_window *w2)
 	}
 }
 
-/* Y = conv(X, W) + B for float or double tensors of the same dtype; Y allocated (N, M, out...). */
+/* Y = act(conv(X, W) + B) for float or double tensors of the same dtype; Y allocated (N, M, out...), written
+ * whole.  act (NULL: none) is applied to float only. */
 static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *wt,
-			const struct xtensor *b, int64_t group, const struct cpu_window *w, struct xtensor *y)
+			const struct xtensor *b, int64_t group, const struct cpu_window *w, const struct exec_act *act,
+			struct xtensor *y)
 {
 	int32_t dt = x->dtype;
 	size_t es = dt == OV_DT_FLOAT ? 4 : 8;
@@ -502,25 +799,68 @@ static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, cons
 	if (group == c && cg == 1 && w->n <= 2 && c > 1) {
 		if (dt == OV_DT_FLOAT)
 			return depthwise_f(k, (const float *)xd, (const float *)wd, (const float *)bd, nb, c, mg, &w2,
-					   (float *)yd);
+					   act, (float *)yd);
 		depthwise_d((const double *)xd, (const double *)wd, (const double *)bd, nb, c, mg, &w2,
 				    (double *)yd);
 		return 0;
 	}
-	/* about a thousand output columns per tile: the im2col block stays in cache for its GEMM */
+	/* pointwise float: the direct kernel for few inputs (MobileNet's expansions: 16 to 96) over enough positions
+	 * for whole blocks, and with AVX-512's registers for up to a thousand inputs; else OpenBLAS (measured on
+	 * MobileNetV2's shapes: the 4-row kernel is ahead up to 128 inputs and behind from about 320, the 8-row one
+	 * ahead on all of them) */
+	int narrow = cg <= PW_MAX_K && os >= 64, wide = 0;
+#ifdef NN_WIDE
+	wide = !narrow && cg <= PW_WIDE_K && cpu_wide();
+#endif
+	if (pointwise && dt == OV_DT_FLOAT && (narrow || wide)) {
+		float *xt = malloc((size_t)(cg ? cg : 1) * 8 * sizeof *xt);
+		if (!xt)
+			return xk_fail(k, "out of memory");
+		for (int64_t n = 0; n < nb; n++)
+			for (int64_t g = 0; g < group; g++) {
+				const float *xg = (const float *)xd + (n * c + g * cg) * is;
+				const float *wg = (const float *)wd + g * mg * ck, *bg = bd ? (const float *)bd + g * mg : NULL;
+				float *yg = (float *)yd + (n * m + g * mg) * os;
+#ifdef NN_WIDE
+				if (wide) {
+					pointwise_f_wide(xg, is, wg, bg, yg, os, mg, cg, os, act, xt);
+					continue;
+				}
+#endif
+				pointwise_f(xg, is, wg, bg, yg, os, mg, cg, os, act, xt);
+			}
+		free(xt);
+		return 0;
+	}
+	/* about a thousand output columns per tile: the im2col block stays in cache for its GEMM, and for float the
+	 * output block too, between the bias filled in before the GEMM and the activation after it */
 	int64_t tile = pointwise ? os : COL_TILE / (ck ? ck : 1);
-	if (tile > 1024)
+	if (pointwise && dt == OV_DT_FLOAT && (bd || act))
+		tile = OUT_TILE / (mg ? mg : 1) / 16 * 16;
+	if (tile > 1024 && !pointwise)
 		tile = 1024;
+	if (tile < 64 && pointwise)
+		tile = 64;
 	if (tile < 1)
 		tile = 1;
 	if (tile > os)
 		tile = os;
 	void *col = NULL;
+	float *xt = NULL;
 	if (!pointwise && ck) {
 		col = malloc((size_t)(ck * tile) * es);
 		if (!col)
 			return xk_fail(k, "out of memory for a %lld x %lld im2col buffer", (long long)ck, (long long)tile);
 	}
+	/* a short im2col block (a first layer over RGB: 27 or 147 rows) through the 8-row kernel, where there is one
+	 * (measured ahead of OpenBLAS on MobileNetV2's and ResNet-18's first layers) */
+#ifdef NN_WIDE
+	int direct = !pointwise && dt == OV_DT_FLOAT && ck && ck <= PW_IM2COL_K && cpu_wide();
+	if (direct && !(xt = malloc((size_t)ck * 8 * sizeof *xt))) {
+		free(col);
+		return xk_fail(k, "out of memory");
+	}
+#endif
 	for (int64_t n = 0; n < nb; n++)
 		for (int64_t g = 0; g < group; g++) {
 			const char *xg = xd + (size_t)((n * c + g * cg) * is) * es;
@@ -542,22 +882,35 @@ static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, cons
 					bm = col;
 					ldb = p1 - p0;
 				}
-				cpu_gemm(dt, 0, 0, mg, p1 - p0, ck, 1.0, wg, ck, bm, ldb, 0.0, yg + (size_t)p0 * es, os);
+#ifdef NN_WIDE
+				if (direct) {
+					pointwise_f_wide(col, ldb, (const float *)wg, bd ? (const float *)bd + g * mg : NULL,
+							 (float *)yg + p0, os, mg, ck, p1 - p0, act, xt);
+					continue;
+				}
+#endif
+				/* float: the bias goes in first and the product is added to it (the pass zeroing C
+				 * that beta 0 costs in OpenBLAS fills it instead); then the activation */
+				double beta = 0.0;
+				if (dt == OV_DT_FLOAT && bd) {
+					for (int64_t j = 0; j < mg; j++)
+						fill_f((float *)yg + j * os + p0, p1 - p0, ((const float *)bd)[g * mg + j]);
+					beta = 1.0;
+				}
+				cpu_gemm(dt, 0, 0, mg, p1 - p0, ck, 1.0, wg, ck, bm, ldb, beta, yg + (size_t)p0 * es, os);
+				if (act)
+					for (int64_t j = 0; j < mg; j++)
+						act_f((float *)yg + j * os + p0, p1 - p0, act);
 			}
-			if (bd)
+			if (bd && dt == OV_DT_DOUBLE)
 				for (int64_t j = 0; j < mg; j++) {
-					if (dt == OV_DT_FLOAT) {
-						float bv = ((const float *)bd)[g * mg + j], *yr = (float *)yg + j * os;
-						for (int64_t p = 0; p < os; p++)
-							yr[p] += bv;
-					} else {
-						double bv = ((const double *)bd)[g * mg + j], *yr = (double *)yg + j * os;
-						for (int64_t p = 0; p < os; p++)
-							yr[p] += bv;
-					}
+					double bv = ((const double *)bd)[g * mg + j], *yr = (double *)yg + j * os;
+					for (int64_t p = 0; p < os; p++)
+						yr[p] += bv;
 				}
 		}
 	free(col);
+	free(xt);
 	return 0;
 }
 
@@ -604,9 +957,14 @@ static int conv_float(struct exec_kernel_ctx *k)
 		return -1;
 	if (wt->dtype != x->dtype || (b && b->dtype != x->dtype))
 		return xk_fail(k, "X, W and B must have the same element type");
-	if (xk_output(k, 0, x->dtype, x->rank, out))
+	if (xk_output_raw(k, 0, x->dtype, x->rank, out))
 		return -1;
-	return conv_compute(k, x, wt, b, group, &w, k->out[0]);
+	/* the runner's offered activation, for float32 (double keeps the separate kernel) */
+	const struct exec_act *act = x->dtype == OV_DT_FLOAT && k->act.kind != EXEC_ACT_NONE ? &k->act : NULL;
+	if (conv_compute(k, x, wt, b, group, &w, act, k->out[0]))
+		return -1;
+	k->act_done = act != NULL;
+	return 0;
 }
 
 static int kernel_conv(struct exec_kernel_ctx *k)
@@ -798,7 +1156,7 @@ static int kernel_conv_integer_like(struct exec_kernel_ctx *k, int qlinear)
 		goto out;
 	if (xt_alloc(&yd, OV_DT_DOUBLE, x->rank, out, k->err))
 		goto out;
-	if (conv_compute(k, &xd, &wd, b ? &bd : NULL, group, &win, &yd))
+	if (conv_compute(k, &xd, &wd, b ? &bd : NULL, group, &win, NULL, &yd))
 		goto out;
 	const double *yv = yd.data;
 	if (!qlinear) {

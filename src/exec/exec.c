@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -475,6 +476,7 @@ static void node_prefix(const struct graph *g, uint32_t n, char *buf, size_t len
 
 static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struct slot *slots,
 		    const uint8_t *is_from, const struct exec_backend_ops *be, const struct exec_env *env,
+		    const struct exec_act *act, int *act_done,
 		    struct exec_result *res, struct ov_error *err)
 {
 	const struct graph_node *nd = &g->nodes[n];
@@ -505,7 +507,7 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 		out[i] = nd->out[i] >= 0 && !is_from[nd->out[i]] ? &slots[nd->out[i]].t : &scratch[i];
 	struct exec_kernel_ctx k = {
 		.m = m, .g = g, .node = n, .opset = model_opset(m, domain), .in = in, .n_in = p->n_input,
-		.out = out, .n_out = p->n_output, .err = err, .res = res, .env = env,
+		.out = out, .n_out = p->n_output, .err = err, .res = res, .env = env, .act = *act,
 	};
 	if (!*domain || !strcmp(domain, "ai.onnx")) {
 		if (k.opset <= 0)
@@ -537,6 +539,7 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 		ov_wrap(err, "%s: ", where);
 		goto out;
 	}
+	*act_done = act->kind != EXEC_ACT_NONE && k.act_done;
 	for (size_t i = 0; i < p->n_output; i++) {
 		int32_t id = nd->out[i];
 		if (id >= 0 && !slots[id].t.data && (slots[id].uses || slots[id].pinned)) {
@@ -554,6 +557,48 @@ out:
 	free(out);
 	free(in);
 	return rc;
+}
+
+/* The Relu or Clip that node n's output 0 goes to, when the kernel may apply it in n's place: the value has that
+ * one consumer in the whole graph, as its input 0, and is no graph output, not watched (--to, --all) nor fed; Clip
+ * (opset 11 on: bounds are inputs) has float32 scalar bounds already at hand.  Returns the consumer and fills act,
+ * or -1. */
+static int32_t fusable_act(struct ov_model *m, const struct graph *g, uint32_t n, const struct slot *slots,
+			   const uint8_t *is_from, int keep_all, struct exec_act *act)
+{
+	const struct graph_node *nd = &g->nodes[n];
+
+	if (keep_all || nd->proto->n_output < 1 || nd->out[0] < 0)
+		return -1;
+	int32_t v = nd->out[0];
+	const struct graph_value *gv = &g->values[v];
+	if (gv->n_uses != 1 || slots[v].uses != 1 || slots[v].pinned || is_from[v] || gv->output_index >= 0 ||
+	    gv->uses[0].slot != 0)
+		return -1;
+	uint32_t c = gv->uses[0].node;
+	const struct graph_node *cn = &g->nodes[c];
+	const Onnx__NodeProto *cp = cn->proto;
+	if (cp->n_output != 1 || cn->out[0] < 0 || is_from[cn->out[0]] || cn->n_sub ||
+	    (cp->domain && *cp->domain && strcmp(cp->domain, "ai.onnx")))
+		return -1;
+	const char *op = cp->op_type ? cp->op_type : "";
+	if (!strcmp(op, "Relu")) {
+		*act = (struct exec_act){.kind = EXEC_ACT_RELU};
+		return (int32_t)c;
+	}
+	if (strcmp(op, "Clip") || model_opset(m, "") < 11)
+		return -1;
+	struct exec_act a = {.kind = EXEC_ACT_CLIP, .lo = -INFINITY, .hi = INFINITY};
+	for (size_t i = 1; i < cp->n_input && i < 3; i++) {
+		const struct xtensor *t = cn->in[i] >= 0 ? &slots[cn->in[i]].t : NULL;
+		if (!t)
+			continue;
+		if (!t->data || t->dtype != OV_DT_FLOAT || t->numel != 1)
+			return -1;
+		*(i == 1 ? &a.lo : &a.hi) = *(const float *)t->data;
+	}
+	*act = a;
+	return (int32_t)c;
 }
 
 static int result_add(struct exec_result *r, size_t *cap, const char *name, struct xtensor *t, int move,
@@ -630,6 +675,7 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 	const struct exec_backend_ops *be = opt->backend ? opt->backend : exec_backend_cpu();
 	struct plan p;
 	struct slot *slots = NULL;
+	uint8_t *fused = NULL; /* Relu/Clip nodes whose producer applied them */
 	size_t cap = 0;
 	int rc = -1;
 
@@ -637,7 +683,8 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 	if (plan_build(g, opt, &p, err))
 		return -1;
 	slots = calloc(g->n_values + 1, sizeof *slots);
-	if (!slots) {
+	fused = calloc(g->n_nodes + 1, 1);
+	if (!slots || !fused) {
 		ov_fail(err, OV_NOMEM, "out of memory");
 		goto done;
 	}
@@ -720,8 +767,21 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 		/* Constant nodes were folded above */
 		if (nd->proto->n_output && nd->out[0] >= 0 && g->values[nd->out[0]].origin == VALUE_CONSTANT)
 			continue;
-		if (run_node(m, g, n, slots, p.is_from, be, &env, out, err))
-			goto done;
+		if (fused[n]) {
+			/* the producer applied this activation to its output, which becomes ours */
+			struct xtensor *src = &slots[nd->in[0]].t, *dst = &slots[nd->out[0]].t;
+			xt_free(dst);
+			*dst = *src;
+			memset(src, 0, sizeof *src);
+		} else {
+			struct exec_act act = {EXEC_ACT_NONE, 0, 0};
+			int32_t c = fusable_act(m, g, n, slots, p.is_from, opt->keep_all, &act);
+			int act_done = 0;
+			if (run_node(m, g, n, slots, p.is_from, be, &env, &act, &act_done, out, err))
+				goto done;
+			if (c >= 0 && act_done)
+				fused[c] = 1;
+		}
 		out->nodes_run++;
 		if (nd->n_sub)
 			count_captures(g, n, slots, -1, opt->keep_all);
@@ -772,6 +832,7 @@ done:
 		for (uint32_t v = 0; v < g->n_values; v++)
 			xt_free(&slots[v].t);
 	free(slots);
+	free(fused);
 	plan_free(&p);
 	if (rc)
 		exec_result_free(out);

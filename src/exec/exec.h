@@ -21,6 +21,14 @@ struct exec_kernel_ctx;
 struct exec_env; /* the values of the graphs being run, innermost first (for subgraphs) */
 struct exec_result;
 
+/* An activation fused into the node before it: y = relu(y), or y = clip(y, lo, hi) as the Clip kernel computes it
+ * (NaN stays NaN; lo > hi gives hi). */
+enum exec_act_kind { EXEC_ACT_NONE, EXEC_ACT_RELU, EXEC_ACT_CLIP };
+struct exec_act {
+	enum exec_act_kind kind;
+	float lo, hi;
+};
+
 /* What a kernel sees of its node. Kernels compute their outputs' shapes from the inputs' actual shapes and
  * allocate them with xk_output(). */
 struct exec_kernel_ctx {
@@ -36,6 +44,11 @@ struct exec_kernel_ctx {
 	struct ov_error *err;
 	struct exec_result *res;       /* where xk_note() files notes (NULL: they are dropped) */
 	const struct exec_env *env;    /* the running graph's values, for xk_run_subgraph (NULL outside a run) */
+	/* The runner's offer to fuse: when the node's output 0 goes only to a Relu or Clip (and nobody watches it),
+	 * act says which.  A kernel may apply it to a float32 output 0 as it writes it and set act_done; the runner
+	 * then hands output 0 on as the activation's result instead of running it.  Ignoring the offer is correct. */
+	struct exec_act act;
+	int act_done;
 };
 
 /* Attributes of the kernel's node (absent: the default). */
@@ -50,6 +63,8 @@ int64_t xk_attr_floats(const struct exec_kernel_ctx *k, const char *name, float 
 int xk_attr_tensor(const struct exec_kernel_ctx *k, const char *name, struct xtensor *out);
 /* Allocate output i with dtype and dims. Returns 0, or -1 with k->err set. */
 int xk_output(struct exec_kernel_ctx *k, size_t i, int32_t dtype, int rank, const int64_t *dims);
+/* The same, not zero-filled: for kernels that write every element. */
+int xk_output_raw(struct exec_kernel_ctx *k, size_t i, int32_t dtype, int rank, const int64_t *dims);
 /* Fail the node with a message (the runner adds which node). Returns -1. */
 int xk_fail(struct exec_kernel_ctx *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* File a short note about how the node ran (e.g. the convolution algorithm a library chose) in the result, which
@@ -162,6 +177,8 @@ struct exec_input {
  *   opt->keep_all.  A node with subgraphs and no kernel (SequenceMap) is refused with a clear message; If, Loop
  *   and Scan kernels run their bodies through xk_run_subgraph, and the values their bodies capture live until
  *   the node has run.
+ * - A Relu or Clip whose input nothing else reads or watches may be applied by the kernel of the node before it
+ *   (exec_kernel_ctx.act), to the same bits.
  * - Errors name the node: "#12 'conv1' Conv: ..." (the kernel's message, or "no CPU kernel for Conv (opset 6)").
  * - out->values: the 'to' values in order (present = 0 for one nobody computed), then with keep_all every other
  *   node output the cut computed, in topological order.  Names point into g.  out is empty after a failure. */

@@ -85,7 +85,15 @@ int xk_output(struct exec_kernel_ctx *k, size_t i, int32_t dtype, int rank, cons
 	if (i >= k->n_out)
 		return xk_fail(k, "the node has %zu outputs; the op's output %zu is missing", k->n_out, i);
 	xt_free(k->out[i]);
-	return xt_alloc(k->out[i], dtype, rank, dims, k->err);
+	return xt_alloc_value(k->out[i], dtype, rank, dims, 1, k->err);
+}
+
+int xk_output_raw(struct exec_kernel_ctx *k, size_t i, int32_t dtype, int rank, const int64_t *dims)
+{
+	if (i >= k->n_out)
+		return xk_fail(k, "the node has %zu outputs; the op's output %zu is missing", k->n_out, i);
+	xt_free(k->out[i]);
+	return xt_alloc_value(k->out[i], dtype, rank, dims, 0, k->err);
 }
 
 int xk_fail(struct exec_kernel_ctx *k, const char *fmt, ...)

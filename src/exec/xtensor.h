@@ -17,7 +17,7 @@ struct xtensor {
 	int64_t numel;
 	void *data;                   /* numel elements, C order; for STRING: char *[numel] (owned) */
 	size_t bytes;
-	int owns;                     /* data is freed with the tensor */
+	int owns;                     /* data is freed with the tensor (2: a big buffer, kept for reuse) */
 };
 
 /* Element size in bytes (0 for STRING and sub-byte types, which kernels refuse). */
@@ -25,6 +25,10 @@ size_t xt_elem_size(int32_t dtype);
 /* Allocate a tensor of dtype and dims (zero-filled). Refuses rank > XT_MAX_RANK, negative dims, products over
  * 2^40 elements (OV_LIMIT), and failed allocations (OV_NOMEM), naming what. */
 int xt_alloc(struct xtensor *t, int32_t dtype, int rank, const int64_t *dims, struct ov_error *err);
+/* The same for a value a kernel computes, zero-filled only when zero (a STRING tensor always is): one of 256 KiB
+ * or more gets a mapping of its own, in 2 MiB pages, kept when freed for the next value (activations come and go
+ * node after node; their memory is faulted in once).  Not thread-safe. */
+int xt_alloc_value(struct xtensor *t, int32_t dtype, int rank, const int64_t *dims, int zero, struct ov_error *err);
 /* A tensor viewing data it does not own. */
 void xt_wrap(struct xtensor *t, int32_t dtype, int rank, const int64_t *dims, void *data);
 void xt_free(struct xtensor *t);

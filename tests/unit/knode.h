@@ -81,8 +81,9 @@ static inline void set_str(struct tnode *t, const char *name, const char *s)
 	a->s.len = strlen(s);
 }
 
-static inline int run(struct tnode *t, int64_t opset, const struct xtensor *const *in, size_t n_in, struct xtensor *out,
-		      size_t n_out)
+/* Run the node, offering the kernel act to fuse (NULL: none); *act_done (when not NULL) says whether it did. */
+static inline int run_act(struct tnode *t, int64_t opset, const struct xtensor *const *in, size_t n_in,
+			  struct xtensor *out, size_t n_out, const struct exec_act *act, int *act_done)
 {
 	struct xtensor *slots[8];
 	exec_kernel_fn fn = cpu_find_kernel("", t->proto.op_type, opset);
@@ -95,9 +96,21 @@ static inline int run(struct tnode *t, int64_t opset, const struct xtensor *cons
 		memset(&out[i], 0, sizeof out[i]);
 		slots[i] = &out[i];
 	}
-	struct exec_kernel_ctx k = {NULL, &t->g, 0, opset, (const struct xtensor **)in, n_in, slots, n_out, &t->err, NULL};
+	struct exec_kernel_ctx k = {.g = &t->g, .node = 0, .opset = opset, .in = (const struct xtensor **)in,
+				    .n_in = n_in, .out = slots, .n_out = n_out, .err = &t->err};
+	if (act)
+		k.act = *act;
 	t->err.msg[0] = '\0';
-	return fn(&k);
+	int rc = fn(&k);
+	if (act_done)
+		*act_done = k.act_done;
+	return rc;
+}
+
+static inline int run(struct tnode *t, int64_t opset, const struct xtensor *const *in, size_t n_in, struct xtensor *out,
+		      size_t n_out)
+{
+	return run_act(t, opset, in, n_in, out, n_out, NULL, NULL);
 }
 
 #endif

@@ -1,9 +1,10 @@
 /* Unit tests of the CPU neural-network kernels (src/exec/cpu-conv.c, cpu-gemm.c, cpu-pool.c, cpu-norm.c,
  * cpu-resize.c) and their shared arithmetic (ov-window.h, ov-resize.h), on what the ONNX node tests leave out:
  * Conv and ConvTranspose against naive loops over random geometries (groups, depthwise, dilations, strides,
- * asymmetric pads, auto_pad, 1-D to 3-D, the tiled im2col path), MatMul broadcasting, Einsum equations,
- * pooling corners (dilated Indices in both storage orders, ceil_mode with count_include_pad), opset-dependent
- * semantics (Softmax before/after 13, GroupNormalization 18/21), Resize's antialias, axes, aspect-ratio policies
+ * asymmetric pads, auto_pad, 1-D to 3-D, the tiled im2col path, the 3x3 depthwise blocks at every width), a Relu
+ * or Clip fused into Conv (bit for bit the separate kernels, and invisible to --all, --to and --from), MatMul
+ * broadcasting, Einsum equations, pooling corners (dilated Indices in both storage orders, ceil_mode with
+ * count_include_pad), opset-dependent semantics (Softmax before/after 13, GroupNormalization 18/21), Resize's antialias, axes, aspect-ratio policies
  * and crop extrapolation, GridSample in 3-D, and hostile attributes that must fail with one line. */
 #include "config.h"
 
@@ -14,6 +15,8 @@
 
 #include "src/dtype.h"
 #include "src/exec/exec.h"
+#include "src/graph.h"
+#include "src/model.h"
 #include "src/exec/ov-resize.h"
 #include "src/exec/ov-window.h"
 #include "tests/unit/tap.h"
@@ -196,11 +199,11 @@ static void conv_ref(const struct conv_case *cc, const struct xtensor *x, const 
 			}
 }
 
-static int conv_check(struct conv_case *cc, int32_t dt, double tol, const char *what)
+/* The Conv node of cc in t, random X, W, B of dtype dt, and the output dims in out. */
+static void conv_setup(struct conv_case *cc, int32_t dt, struct tnode *t, struct xtensor *x, struct xtensor *w,
+		       struct xtensor *b, int64_t *out)
 {
-	struct tnode t;
-	struct xtensor x, w, b, y, ref;
-	int64_t xd[5] = {cc->nb, cc->c}, wd[5] = {cc->m, cc->c / cc->group}, bd[1] = {cc->m}, out[5], pads[6];
+	int64_t xd[5] = {cc->nb, cc->c}, wd[5] = {cc->m, cc->c / cc->group}, bd[1] = {cc->m}, pads[6];
 	int n = cc->n;
 
 	for (int i = 0; i < n; i++) {
@@ -209,15 +212,15 @@ static int conv_check(struct conv_case *cc, int32_t dt, double tol, const char *
 		pads[i] = cc->pb[i];
 		pads[n + i] = cc->pe[i];
 	}
-	mk_rand(&x, dt, n + 2, xd);
-	mk_rand(&w, dt, n + 2, wd);
-	mk_rand(&b, dt, 1, bd);
-	node(&t, "Conv");
-	set_int(&t, "group", cc->group);
-	set_ints(&t, "strides", cc->s, (size_t)n);
-	set_ints(&t, "dilations", cc->d, (size_t)n);
+	mk_rand(x, dt, n + 2, xd);
+	mk_rand(w, dt, n + 2, wd);
+	mk_rand(b, dt, 1, bd);
+	node(t, "Conv");
+	set_int(t, "group", cc->group);
+	set_ints(t, "strides", cc->s, (size_t)n);
+	set_ints(t, "dilations", cc->d, (size_t)n);
 	if (cc->auto_pad) {
-		set_str(&t, "auto_pad", cc->auto_pad);
+		set_str(t, "auto_pad", cc->auto_pad);
 		for (int i = 0; i < n; i++) {
 			cc->pb[i] = cc->pe[i] = 0;
 			ov_window_auto_pad(!strcmp(cc->auto_pad, "SAME_UPPER") ? OV_PAD_SAME_UPPER
@@ -226,12 +229,22 @@ static int conv_check(struct conv_case *cc, int32_t dt, double tol, const char *
 					   cc->in[i], cc->k[i], cc->s[i], cc->d[i], &cc->pb[i], &cc->pe[i]);
 		}
 	} else {
-		set_ints(&t, "pads", pads, (size_t)(2 * n));
+		set_ints(t, "pads", pads, (size_t)(2 * n));
 	}
 	out[0] = cc->nb;
 	out[1] = cc->m;
 	for (int i = 0; i < n; i++)
 		out[2 + i] = ov_window_out(cc->in[i], cc->k[i], cc->s[i], cc->d[i], cc->pb[i], cc->pe[i], 0);
+}
+
+static int conv_check(struct conv_case *cc, int32_t dt, double tol, const char *what)
+{
+	struct tnode t;
+	struct xtensor x, w, b, y, ref;
+	int64_t out[5];
+	int n = cc->n;
+
+	conv_setup(cc, dt, &t, &x, &w, &b, out);
 	const struct xtensor *in[3] = {&x, &w, &b};
 	int rc = run(&t, 11, in, cc->bias ? 3 : 2, &y, 1);
 	int ok = 0;
@@ -367,6 +380,397 @@ static void test_conv(void)
 	OK(run(&t, 11, in, 2, &y, 1) == -1 && strstr(t.err.msg, "kernel_shape"), "kernel_shape disagreeing with W fails");
 	xt_free(&x);
 	xt_free(&w);
+}
+
+/* ---- Conv with a fused activation ------------------------------------------------------------------------- */
+
+/* Conv of cc offered act: a float kernel must take it and give, bit for bit, what Conv and then the Relu or Clip
+ * kernel give (nan_at >= 0 puts a NaN into X there); a double or float16 one must leave it to the runner. */
+static int conv_act_check(struct conv_case *cc, int32_t dt, const struct exec_act *act, int64_t nan_at,
+			  const char *what)
+{
+	struct tnode t, ta;
+	struct xtensor x, w, b, y0, y1, y2, lo, hi;
+	int64_t out[5];
+	int done = -1, ok = 0;
+
+	conv_setup(cc, dt, &t, &x, &w, &b, out);
+	if (nan_at >= 0)
+		xt_set(&x, nan_at, NAN);
+	const struct xtensor *in[3] = {&x, &w, &b};
+	memset(&y1, 0, sizeof y1);
+	memset(&y2, 0, sizeof y2);
+	mk(&lo, dt, 0, NULL, (double[]){act->lo});
+	mk(&hi, dt, 0, NULL, (double[]){act->hi});
+	if (run(&t, 11, in, cc->bias ? 3 : 2, &y0, 1)) {
+		printf("#   %s: %s\n", what, t.err.msg);
+		goto out;
+	}
+	node(&ta, act->kind == EXEC_ACT_RELU ? "Relu" : "Clip");
+	const struct xtensor *ain[3] = {&y0, &lo, &hi};
+	if (run(&ta, 13, ain, act->kind == EXEC_ACT_RELU ? 1 : 3, &y1, 1) ||
+	    run_act(&t, 11, in, cc->bias ? 3 : 2, &y2, 1, act, &done)) {
+		printf("#   %s: %s %s\n", what, t.err.msg, ta.err.msg);
+		goto out;
+	}
+	if (dt != OV_DT_FLOAT) {
+		ok = !done && !memcmp(y0.data, y2.data, y0.bytes);
+		if (!ok)
+			printf("#   %s: a %s Conv took the activation\n", what, dtype_short_name(dt));
+		goto out;
+	}
+	ok = done == 1 && y1.bytes == y2.bytes && !memcmp(y1.data, y2.data, y1.bytes);
+	if (!ok) {
+		int64_t at = -1;
+		for (int64_t i = 0; at < 0 && i < y1.numel && y1.numel == y2.numel; i++)
+			if (memcmp((float *)y1.data + i, (float *)y2.data + i, sizeof(float)))
+				at = i;
+		printf("#   %s: done %d, first difference at %lld (%g, %g)\n", what, done, (long long)at,
+		       at >= 0 ? xt_get(&y1, at) : 0.0, at >= 0 ? xt_get(&y2, at) : 0.0);
+	}
+out:
+	xt_free(&x);
+	xt_free(&w);
+	xt_free(&b);
+	xt_free(&y0);
+	xt_free(&y1);
+	xt_free(&y2);
+	xt_free(&lo);
+	xt_free(&hi);
+	return ok;
+}
+
+static void test_conv_act(void)
+{
+	static const struct exec_act acts[] = {
+		{EXEC_ACT_RELU, 0, 0},
+		{EXEC_ACT_CLIP, -0.25f, 0.5f},
+		{EXEC_ACT_CLIP, 0.3f, -0.2f}, /* min > max: everything is max */
+		{EXEC_ACT_CLIP, -INFINITY, 0.1f},
+	};
+	struct conv_case cases[] = {
+		/* pointwise, output blocks of 816 columns: 3 of them, the last short */
+		{.n = 2, .nb = 1, .c = 4, .m = 80, .group = 1, .in = {40, 50}, .k = {1, 1}, .s = {1, 1}, .d = {1, 1},
+		 .bias = 1},
+		{.n = 2, .nb = 2, .c = 3, .m = 5, .group = 1, .in = {7, 7}, .k = {1, 1}, .s = {1, 1}, .d = {1, 1}},
+		/* im2col */
+		{.n = 2, .nb = 1, .c = 3, .m = 4, .group = 1, .in = {9, 11}, .k = {3, 3}, .s = {1, 1}, .d = {1, 1},
+		 .pb = {1, 1}, .pe = {1, 1}, .bias = 1},
+		/* depthwise 3x3, stride 1 and 2 (rows spilling into the next row and plane), multiplier 2, batch 2 */
+		{.n = 2, .nb = 2, .c = 5, .m = 5, .group = 5, .in = {7, 7}, .k = {3, 3}, .s = {1, 1}, .d = {1, 1},
+		 .pb = {1, 1}, .pe = {1, 1}, .bias = 1},
+		{.n = 2, .nb = 1, .c = 3, .m = 6, .group = 3, .in = {14, 13}, .k = {3, 3}, .s = {2, 2}, .d = {1, 1},
+		 .pb = {1, 0}, .pe = {1, 1}, .bias = 1},
+		/* depthwise through the general planes: 5x5, and 3x3 with dilation 2 */
+		{.n = 2, .nb = 1, .c = 3, .m = 3, .group = 3, .in = {9, 12}, .k = {5, 5}, .s = {1, 1}, .d = {1, 1},
+		 .pb = {2, 2}, .pe = {2, 2}},
+		{.n = 2, .nb = 1, .c = 3, .m = 3, .group = 3, .in = {9, 12}, .k = {3, 3}, .s = {2, 2}, .d = {2, 2},
+		 .pb = {2, 2}, .pe = {2, 2}, .bias = 1},
+	};
+	int bad = 0, total = 0;
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		for (size_t a = 0; a < sizeof acts / sizeof acts[0]; a++) {
+			char what[64];
+			snprintf(what, sizeof what, "case %zu, activation %zu", i, a);
+			bad += !conv_act_check(&cases[i], OV_DT_FLOAT, &acts[a], a == 1 ? 17 : -1, what);
+			total++;
+		}
+	OK(!bad, "Conv with a fused Relu/Clip gives the separate kernels' bits (%d of %d differ)", bad, total);
+	OK(conv_act_check(&cases[0], OV_DT_DOUBLE, &acts[1], -1, "double") &&
+		   conv_act_check(&cases[3], OV_DT_FLOAT16, &acts[1], -1, "float16"),
+	   "double and float16 Convs leave the activation to the runner");
+
+	/* the 3x3 depthwise path against the definition: every width around the 8-wide blocks, both strides,
+	 * asymmetric pads (SAME's), a multiplier, two images */
+	int dwbad = 0;
+	for (int64_t wd = 1; wd <= 19; wd++)
+		for (int64_t st = 1; st <= 2; st++) {
+			struct conv_case c = {.n = 2, .nb = 2, .c = 2, .m = 4, .group = 2, .in = {wd % 5 + 3, wd},
+					      .k = {3, 3}, .s = {st, st}, .d = {1, 1}, .pb = {st - 1, 1},
+					      .pe = {1, st == 2 ? 0 : 1}, .bias = (int)(wd % 2)};
+			if (wd < 2 && st == 2)
+				continue;
+			char what[64];
+			snprintf(what, sizeof what, "3x3 depthwise width %lld stride %lld", (long long)wd, (long long)st);
+			dwbad += !conv_check(&c, OV_DT_FLOAT, 1e-5, what);
+		}
+	OK(!dwbad, "3x3 depthwise, widths 1 to 19, strides 1 and 2 (%d differ)", dwbad);
+
+	/* the direct pointwise kernel (64 positions or more, few inputs): outputs not a multiple of its 4 rows,
+	 * positions past the blocks of 24 and of 8, groups, two images, one input */
+	int pwbad = 0, pwn = 0;
+	for (int64_t mo = 1; mo <= 9; mo += 2)
+		for (int64_t hw = 64; hw <= 100; hw += 9) {
+			struct conv_case c = {.n = 2, .nb = 1 + hw % 2, .c = 2 * (1 + hw % 3), .m = 2 * mo,
+					      .group = 1 + mo % 2, .in = {1, hw}, .k = {1, 1}, .s = {1, 1}, .d = {1, 1},
+					      .bias = (int)(mo % 3 != 0)};
+			char what[64];
+			snprintf(what, sizeof what, "pointwise %lld x %lld positions", (long long)c.m, (long long)hw);
+			pwbad += !conv_check(&c, OV_DT_FLOAT, 1e-5, what);
+			pwn++;
+		}
+	struct conv_case one = {.n = 2, .nb = 1, .c = 1, .m = 5, .group = 1, .in = {9, 9}, .k = {1, 1}, .s = {1, 1},
+				.d = {1, 1}, .bias = 1};
+	pwbad += !conv_check(&one, OV_DT_FLOAT, 1e-5, "pointwise, one input");
+	/* 16 inputs: stretches of 240 positions (X's share of L1), the last one short, then 8 and the rest */
+	struct conv_case stretch = {.n = 2, .nb = 1, .c = 16, .m = 6, .group = 1, .in = {1, 613}, .k = {1, 1},
+				    .s = {1, 1}, .d = {1, 1}, .bias = 1};
+	pwbad += !conv_check(&stretch, OV_DT_FLOAT, 1e-5, "pointwise, stretches");
+	/* many inputs, or few positions (AVX-512's 8-row kernel where there is one, else OpenBLAS): 8, 4 and 1 rows */
+	static const int64_t wide[][3] = {{130, 13, 70}, {200, 9, 49}, {3, 21, 20}, {300, 8, 7}};
+	for (size_t i = 0; i < sizeof wide / sizeof wide[0]; i++) {
+		struct conv_case c = {.n = 2, .nb = 1, .c = wide[i][0], .m = wide[i][1], .group = 1,
+				      .in = {1, wide[i][2]}, .k = {1, 1}, .s = {1, 1}, .d = {1, 1}, .bias = (int)(i % 2)};
+		pwbad += !conv_check(&c, OV_DT_FLOAT, 1e-4, "pointwise, many inputs");
+	}
+	OK(!pwbad, "direct pointwise Conv on %d geometries (%d differ)", pwn + 6, pwbad);
+}
+
+/* ---- the runner's fusion of a Relu/Clip into the Conv before it --------------------------------------------- */
+
+/* A model built in memory: x [1,2,6,5] -> Conv(w, b, pads 1) -> c -> Clip(lo, hi) -> y -> Conv(w2) -> d -> Relu -> z,
+ * and x -> Conv(w) -> e -> Relu -> f with e also a graph output (two uses: never fused).  Outputs z, f, e. */
+struct fuse_model {
+	Onnx__ModelProto m;
+	Onnx__GraphProto g;
+	Onnx__OperatorSetIdProto op;
+	Onnx__OperatorSetIdProto *ops[1];
+	Onnx__NodeProto nodes[6], *np[6];
+	Onnx__AttributeProto pads, *pp[1];
+	int64_t pads_v[4];
+	Onnx__TensorProto init[5], *ip[5];
+	float wv[3 * 2 * 9], bv[3], w2v[2 * 3 * 9], lov, hiv;
+	int64_t wd[4], bd[1], w2d[4];
+	Onnx__ValueInfoProto vin, vout[3], *vinp[1], *voutp[3];
+	char *io[6][3], *outs[6];
+};
+
+static void fuse_tensor(Onnx__TensorProto *t, const char *name, int64_t *dims, size_t nd, float *v, size_t n)
+{
+	onnx__tensor_proto__init(t);
+	t->name = (char *)name;
+	t->has_data_type = 1;
+	t->data_type = OV_DT_FLOAT;
+	t->dims = dims;
+	t->n_dims = nd;
+	t->float_data = v;
+	t->n_float_data = n;
+}
+
+static void fuse_node(struct fuse_model *f, int i, const char *op, const char *a, const char *b, const char *c,
+		      const char *out)
+{
+	Onnx__NodeProto *n = &f->nodes[i];
+	onnx__node_proto__init(n);
+	n->op_type = (char *)op;
+	f->io[i][0] = (char *)a;
+	f->io[i][1] = (char *)b;
+	f->io[i][2] = (char *)c;
+	f->outs[i] = (char *)out;
+	n->input = f->io[i];
+	n->n_input = c ? 3 : b ? 2 : 1;
+	n->output = &f->outs[i];
+	n->n_output = 1;
+	f->np[i] = n;
+}
+
+static int fuse_load(struct ov_model **m, struct graph **g)
+{
+	static struct fuse_model f;
+	struct ov_error e;
+
+	memset(&f, 0, sizeof f);
+	onnx__model_proto__init(&f.m);
+	onnx__graph_proto__init(&f.g);
+	onnx__operator_set_id_proto__init(&f.op);
+	f.op.has_version = 1;
+	f.op.version = 13;
+	f.ops[0] = &f.op;
+	f.m.has_ir_version = 1;
+	f.m.ir_version = 8;
+	f.m.opset_import = f.ops;
+	f.m.n_opset_import = 1;
+	f.m.graph = &f.g;
+	f.g.name = (char *)"fuse";
+	for (size_t i = 0; i < sizeof f.wv / sizeof f.wv[0]; i++)
+		f.wv[i] = (float)(urand() * 2 - 1);
+	for (size_t i = 0; i < sizeof f.w2v / sizeof f.w2v[0]; i++)
+		f.w2v[i] = (float)(urand() * 2 - 1);
+	for (int i = 0; i < 3; i++)
+		f.bv[i] = (float)(urand() - 0.5);
+	f.lov = -0.5f;
+	f.hiv = 1.0f;
+	memcpy(f.wd, (int64_t[]){3, 2, 3, 3}, sizeof f.wd);
+	memcpy(f.w2d, (int64_t[]){2, 3, 3, 3}, sizeof f.w2d);
+	f.bd[0] = 3;
+	fuse_tensor(&f.init[0], "w", f.wd, 4, f.wv, 54);
+	fuse_tensor(&f.init[1], "b", f.bd, 1, f.bv, 3);
+	fuse_tensor(&f.init[2], "w2", f.w2d, 4, f.w2v, 54);
+	fuse_tensor(&f.init[3], "lo", NULL, 0, &f.lov, 1);
+	fuse_tensor(&f.init[4], "hi", NULL, 0, &f.hiv, 1);
+	for (int i = 0; i < 5; i++)
+		f.ip[i] = &f.init[i];
+	f.g.initializer = f.ip;
+	f.g.n_initializer = 5;
+	fuse_node(&f, 0, "Conv", "x", "w", "b", "c");
+	fuse_node(&f, 1, "Clip", "c", "lo", "hi", "y");
+	fuse_node(&f, 2, "Conv", "y", "w2", NULL, "d");
+	fuse_node(&f, 3, "Relu", "d", NULL, NULL, "z");
+	fuse_node(&f, 4, "Conv", "x", "w", NULL, "e");
+	fuse_node(&f, 5, "Relu", "e", NULL, NULL, "f");
+	onnx__attribute_proto__init(&f.pads);
+	f.pads.name = (char *)"pads";
+	f.pads.ints = f.pads_v;
+	f.pads.n_ints = 4;
+	f.pads_v[0] = f.pads_v[1] = f.pads_v[2] = f.pads_v[3] = 1;
+	f.pp[0] = &f.pads;
+	for (int i = 0; i < 5; i += 2) {
+		f.nodes[i].attribute = f.pp;
+		f.nodes[i].n_attribute = 1;
+	}
+	f.g.node = f.np;
+	f.g.n_node = 6;
+	onnx__value_info_proto__init(&f.vin);
+	f.vin.name = (char *)"x";
+	f.vinp[0] = &f.vin;
+	f.g.input = f.vinp;
+	f.g.n_input = 1;
+	static const char *outs[3] = {"z", "f", "e"};
+	for (int i = 0; i < 3; i++) {
+		onnx__value_info_proto__init(&f.vout[i]);
+		f.vout[i].name = (char *)outs[i];
+		f.voutp[i] = &f.vout[i];
+	}
+	f.g.output = f.voutp;
+	f.g.n_output = 3;
+	size_t len = onnx__model_proto__get_packed_size(&f.m);
+	uint8_t *buf = malloc(len);
+	onnx__model_proto__pack(&f.m, buf);
+	int rc = model_load_buffer(m, buf, len, "fuse.onnx", &e) || graph_build(g, (*m)->proto->graph, &e);
+	free(buf);
+	if (rc)
+		printf("#   %s\n", e.msg);
+	return rc;
+}
+
+static const struct xtensor *fuse_value(const struct exec_result *r, const char *name)
+{
+	for (size_t i = 0; i < r->n_values; i++)
+		if (r->values[i].present && !strcmp(r->values[i].name, name))
+			return &r->values[i].t;
+	return NULL;
+}
+
+/* a and b present, of the same size and bits */
+static int fuse_same(const struct xtensor *a, const struct xtensor *b)
+{
+	return a && b && a->bytes == b->bytes && !memcmp(a->data, b->data, a->bytes);
+}
+
+static void test_fusion(void)
+{
+	struct ov_model *m = NULL;
+	struct graph *g = NULL;
+	struct ov_error e;
+	struct xtensor x;
+	struct exec_result plain, all, to, from;
+	int64_t xd[4] = {1, 2, 6, 5};
+
+	if (fuse_load(&m, &g)) {
+		OK(0, "the fusion model loads");
+		return;
+	}
+	mk_rand(&x, OV_DT_FLOAT, 4, xd);
+	for (int64_t i = 0; i < x.numel; i++)
+		((float *)x.data)[i] *= 3;
+	struct exec_input in = {"x", x};
+	struct exec_options o = {0};
+	int rc = exec_run(m, g, &o, &in, 1, &plain, &e);
+	o.keep_all = 1;
+	rc |= exec_run(m, g, &o, &in, 1, &all, &e);
+	OK(!rc, "the fusion model runs, plain and with --all (%s)", rc ? e.msg : "");
+	if (rc)
+		goto out;
+	/* --all runs nothing fused: every value is the separate kernels' */
+	const struct xtensor *c = fuse_value(&all, "c"), *y = fuse_value(&all, "y"), *d = fuse_value(&all, "d");
+	const struct xtensor *z = fuse_value(&all, "z");
+	int clipped = c && y && c->numel == y->numel, neg = 0;
+	for (int64_t i = 0; clipped && i < c->numel; i++) {
+		float cv = ((const float *)c->data)[i];
+		neg |= cv < -0.5f;
+		clipped = ((const float *)y->data)[i] == (cv < -0.5f ? -0.5f : cv > 1.0f ? 1.0f : cv);
+	}
+	OK(clipped && neg && d && z, "--all keeps the Conv's output before its Clip (values below min) and after");
+	OK(fuse_same(fuse_value(&plain, "z"), z) && fuse_same(fuse_value(&plain, "f"), fuse_value(&all, "f")) &&
+		   fuse_same(fuse_value(&plain, "e"), fuse_value(&all, "e")),
+	   "fused and unfused runs give the same bits");
+	const char *to_c[] = {"c", "y"};
+	o = (struct exec_options){.to = to_c, .n_to = 2};
+	rc = exec_run(m, g, &o, &in, 1, &to, &e);
+	OK(!rc && fuse_same(fuse_value(&to, "c"), c) && fuse_same(fuse_value(&to, "y"), y),
+	   "--to the Conv's output keeps it unclipped");
+	if (!rc)
+		exec_result_free(&to);
+	const char *to_d[] = {"d"};
+	o = (struct exec_options){.to = to_d, .n_to = 1};
+	rc = exec_run(m, g, &o, &in, 1, &to, &e);
+	OK(!rc && fuse_same(fuse_value(&to, "d"), d), "--to a value a Relu reads keeps it before the Relu");
+	if (!rc)
+		exec_result_free(&to);
+	const char *from_c[] = {"c"}, *to_z[] = {"z"};
+	o = (struct exec_options){.from = from_c, .n_from = 1, .to = to_z, .n_to = 1};
+	rc = -1;
+	if (c) {
+		struct exec_input fed = {"c", *c};
+		rc = exec_run(m, g, &o, &fed, 1, &from, &e);
+	}
+	OK(!rc && fuse_same(fuse_value(&from, "z"), z), "--from the Conv's output clips what is fed");
+	if (!rc)
+		exec_result_free(&from);
+	exec_result_free(&plain);
+	exec_result_free(&all);
+out:
+	xt_free(&x);
+	graph_free(g);
+	model_free(m);
+}
+
+/* ---- the executor's values (xt_alloc_value): big ones in mappings kept for reuse ----------------------------- */
+
+static void test_values(void)
+{
+	struct ov_error e;
+	struct xtensor a, b, many[70];
+	int64_t big[1] = {300000}, huge[1] = {10000000}, small[1] = {100};
+
+	/* 40 MB: no other kept mapping (the tests before keep a few of their values') can hold it */
+	OK(!xt_alloc_value(&a, OV_DT_FLOAT, 1, huge, 1, &e) && a.owns == 2, "a value of 40 MB gets a mapping");
+	int zero = 1;
+	for (int64_t i = 0; i < a.numel; i++)
+		zero &= ((float *)a.data)[i] == 0;
+	memset(a.data, 0x5a, a.bytes);
+	uintptr_t pa = (uintptr_t)a.data;
+	xt_free(&a);
+	OK(!xt_alloc_value(&b, OV_DT_FLOAT, 1, huge, 1, &e) && (uintptr_t)b.data == pa, "a freed mapping is reused");
+	for (int64_t i = 0; i < b.numel; i++)
+		zero &= ((float *)b.data)[i] == 0;
+	OK(zero, "zero-filled when fresh and when reused");
+	xt_free(&b);
+	OK(!xt_alloc_value(&b, OV_DT_FLOAT, 1, small, 1, &e) && b.owns == 1 && ((float *)b.data)[99] == 0,
+	   "a small value stays on the heap");
+	xt_free(&b);
+	int ok = 1;
+	for (int i = 0; i < 70; i++) {
+		ok &= !xt_alloc_value(&many[i], OV_DT_FLOAT, 1, big, 0, &e) && many[i].owns != 0;
+		if (ok)
+			memset(many[i].data, i, many[i].bytes);
+	}
+	for (int i = 0; ok && i < 70; i++)
+		ok &= ((unsigned char *)many[i].data)[many[i].bytes - 1] == i;
+	for (int i = 0; i < 70; i++)
+		xt_free(&many[i]);
+	OK(ok, "70 big values live at once (past the table: from the heap), each its own memory");
 }
 
 /* ---- ConvTranspose -------------------------------------------------------------------------------------------- */
@@ -604,6 +1008,42 @@ static void test_matmul(void)
 		xt_free(&B);
 		xt_free(&C);
 	}
+
+	/* Gemm of a vector (M = 1: a batch of one, or N = 1), the matrix-vector path: every transpose, with C and
+	 * without */
+	int vbad = 0;
+	for (int shape = 0; shape < 2; shape++)
+		for (int tr = 0; tr < 8; tr++) {
+			int ta = tr & 1, tb = tr >> 1 & 1, hc = tr >> 2 & 1;
+			int64_t M = shape ? 7 : 1, N = shape ? 1 : 9, K = 6;
+			int64_t adv[2] = {ta ? K : M, ta ? M : K}, bdv[2] = {tb ? N : K, tb ? K : N}, cdv[1] = {N};
+			struct xtensor A, B, C, Y;
+			mk_rand(&A, OV_DT_FLOAT, 2, adv);
+			mk_rand(&B, OV_DT_FLOAT, 2, bdv);
+			mk_rand(&C, OV_DT_FLOAT, 1, cdv);
+			node(&t, "Gemm");
+			set_int(&t, "transA", ta);
+			set_int(&t, "transB", tb);
+			set_float(&t, "alpha", 0.5f);
+			set_float(&t, "beta", 2.0f);
+			const struct xtensor *gin[3] = {&A, &B, &C};
+			int ok = !run(&t, 13, gin, hc ? 3 : 2, &Y, 1) && Y.dims[0] == M && Y.dims[1] == N;
+			for (int64_t i = 0; ok && i < M; i++)
+				for (int64_t j = 0; j < N; j++) {
+					double acc = 0;
+					for (int64_t p = 0; p < K; p++)
+						acc += xt_get(&A, ta ? p * M + i : i * K + p) * xt_get(&B, tb ? j * K + p : p * N + j);
+					if (fabs(xt_get(&Y, i * N + j) - (0.5 * acc + (hc ? 2 * xt_get(&C, j) : 0))) > 1e-5)
+						ok = 0;
+				}
+			vbad += !ok;
+			if (Y.data)
+				xt_free(&Y);
+			xt_free(&A);
+			xt_free(&B);
+			xt_free(&C);
+		}
+	OK(!vbad, "Gemm of a vector (M or N 1), every transpose, with and without C (%d wrong)", vbad);
 }
 
 static int einsum(const char *eq, const struct xtensor *const *in, size_t n, struct xtensor *y)
@@ -1105,6 +1545,9 @@ int main(void)
 	test_window_math();
 	test_resize_math();
 	test_conv();
+	test_conv_act();
+	test_fusion();
+	test_values();
 	test_conv_transpose();
 	test_matmul();
 	test_einsum();
