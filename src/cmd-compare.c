@@ -70,27 +70,6 @@ struct compare_state {
 	FILE *errf;
 };
 
-static int split_list(char **list, size_t *n, char *arg)
-{
-	for (char *tok = strtok(arg, ","); tok; tok = strtok(NULL, ",")) {
-		if (*n >= MAX_LIST)
-			return -1;
-		list[(*n)++] = tok;
-	}
-	return 0;
-}
-
-static int parse_tol(const char *s, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= 0) || isinf(v))
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int parse_args(int argc, char **argv, struct compare_args *a, FILE *out, FILE *err)
 {
 	a->rtol = 1e-3;
@@ -115,7 +94,7 @@ static int parse_args(int argc, char **argv, struct compare_args *a, FILE *out, 
 				a->inputs[a->n_inputs++] = v;
 			} else if (!strcmp(o, "--from") || !strcmp(o, "--to")) {
 				int f = o[2] == 'f';
-				if (split_list(f ? a->from : a->to, f ? &a->n_from : &a->n_to, v))
+				if (feed_split_list(f ? a->from : a->to, f ? &a->n_from : &a->n_to, MAX_LIST, v))
 					return cmd_usage_error(err, compare_usage, "compare: too many names in %s", o);
 				*(f ? &a->have_from : &a->have_to) = 1;
 			} else if (!strcmp(o, "--backend") || !strcmp(o, "--vs")) {
@@ -125,7 +104,7 @@ static int parse_args(int argc, char **argv, struct compare_args *a, FILE *out, 
 				*(o[2] == 'b' ? &a->backend : &a->vs) = v;
 			} else if (!strcmp(o, "--against")) {
 				a->against = v;
-			} else if (parse_tol(v, o[2] == 'r' ? &a->rtol : &a->atol)) {
+			} else if (feed_parse_tol(v, o[2] == 'r' ? &a->rtol : &a->atol)) {
 				return cmd_usage_error(err, compare_usage, "compare: %s wants a number >= 0, not '%s'", o, v);
 			}
 		} else if (o[0] == '-' && o[1]) {

@@ -69,27 +69,6 @@ struct run_state {
 	struct feed f; /* m, g, sh and e for the shared feeding functions */
 };
 
-static int split_list(char **list, size_t *n, char *arg)
-{
-	for (char *tok = strtok(arg, ","); tok; tok = strtok(NULL, ",")) {
-		if (*n >= MAX_LIST)
-			return -1;
-		list[(*n)++] = tok;
-	}
-	return 0;
-}
-
-static int parse_tol(const char *s, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= 0) || isinf(v))
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int parse_args(int argc, char **argv, struct run_args *a, FILE *out, FILE *err)
 {
 	a->rtol = 1e-3;
@@ -118,7 +97,7 @@ static int parse_args(int argc, char **argv, struct run_args *a, FILE *out, FILE
 				(o[2] == 'i' ? a->inputs : a->expects)[(*n)++] = v;
 			} else if (!strcmp(o, "--from") || !strcmp(o, "--to")) {
 				int f = o[2] == 'f';
-				if (split_list(f ? a->from : a->to, f ? &a->n_from : &a->n_to, v))
+				if (feed_split_list(f ? a->from : a->to, f ? &a->n_from : &a->n_to, MAX_LIST, v))
 					return cmd_usage_error(err, run_usage, "run: too many names in %s", o);
 				if (f)
 					a->have_from = 1;
@@ -130,7 +109,7 @@ static int parse_args(int argc, char **argv, struct run_args *a, FILE *out, FILE
 				a->backend = v;
 			} else if (!strcmp(o, "--save")) {
 				a->save = v;
-			} else if (parse_tol(v, o[2] == 'r' ? &a->rtol : &a->atol)) {
+			} else if (feed_parse_tol(v, o[2] == 'r' ? &a->rtol : &a->atol)) {
 				return cmd_usage_error(err, run_usage, "run: %s wants a number >= 0, not '%s'", o, v);
 			}
 		} else if (o[0] == '-' && o[1]) {

@@ -3,10 +3,9 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
 
 #include "src/graph.h"
+#include "src/strmap.h"
 
 static const char *const origin_names[] = {"undefined", "graph input", "initializer", "Constant output",
 					   "node output", "outer scope"};
@@ -18,24 +17,10 @@ const char *value_origin_name(enum value_origin o)
 
 /* ---- name tables ---- */
 
-/* FNV-1a from a per-process random start and a final mix, as in src/strmap.c: names in a hostile model cannot be
- * chosen to collide. */
+/* Names in a hostile model cannot be chosen to collide: the map's seeded hash. */
 static uint64_t name_hash(const char *s)
 {
-	static uint64_t seed;
-	uint64_t h;
-
-	if (!seed && getrandom(&seed, sizeof seed, GRND_NONBLOCK) != sizeof seed)
-		seed = (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)&seed;
-	h = 1469598103934665603ull ^ seed;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	h ^= h >> 33; /* MurmurHash3's fmix64 */
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	return h;
+	return strmap_hash(s);
 }
 
 /* The name of index i of table t of g. */

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -292,3 +293,26 @@ void feed_safe_name(const char *name, char *buf, size_t n)
 	buf[j] = '\0';
 }
 
+
+int feed_split_list(char **list, size_t *n, size_t max, char *arg)
+{
+	char *save = NULL;
+
+	for (char *tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (*n >= max)
+			return -1;
+		list[(*n)++] = tok;
+	}
+	return 0;
+}
+
+int feed_parse_tol(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= 0) || isinf(v))
+		return -1;
+	*out = v;
+	return 0;
+}

@@ -42,6 +42,10 @@ int feed_split_named(struct feed *s, const char *arg, const char **names, long n
 /* The file name (without .npy) `run --save` gives a value: characters other than letters, digits, '-', '_' and
  * '.' (not first) become '_'. */
 void feed_safe_name(const char *name, char *buf, size_t n);
+/* T1,T2,... split in place into list (up to max names in all): -1 when there are more. */
+int feed_split_list(char **list, size_t *n, size_t max, char *arg);
+/* A tolerance: a finite number >= 0 (-1 otherwise). */
+int feed_parse_tol(const char *s, double *out);
 int feed_is_dir(const char *p);
 int feed_file_exists(const char *p);
 

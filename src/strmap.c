@@ -12,7 +12,7 @@
 /* FNV-1a from a per-process random start, then a final mix so that the slot index depends on every bit: names in
  * a hostile model cannot be chosen to collide (with a fixed hash, 9,000 colliding names in a 63 KB file made every
  * lookup a linear scan: 24 s for info and dump in the fuzz build).  Nothing depends on the order of the slots. */
-static uint64_t hash(const char *s)
+uint64_t strmap_hash(const char *s)
 {
 	static uint64_t seed;
 	uint64_t h;
@@ -41,7 +41,7 @@ static struct strmap_slot *find_h(const struct strmap *m, const char *key, uint6
 
 static struct strmap_slot *find(const struct strmap *m, const char *key)
 {
-	return find_h(m, key, hash(key));
+	return find_h(m, key, strmap_hash(key));
 }
 
 static int rehash(struct strmap *m, size_t cap)
@@ -92,7 +92,7 @@ static int insert(struct strmap *m, const char *key, void *value, int replace)
 
 	if (too_full(m->n + 1, m->cap) && grow(m))
 		return -1;
-	uint64_t h = hash(key);
+	uint64_t h = strmap_hash(key);
 	s = find_h(m, key, h);
 	if (!s->key) {
 		s->key = key;

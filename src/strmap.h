@@ -19,6 +19,8 @@ struct strmap {
 };
 
 /* Insert or replace. Returns 0, or -1 when out of memory. */
+/* The seeded string hash the map uses (the same for the process's whole life), for other name tables. */
+uint64_t strmap_hash(const char *s);
 int strmap_put(struct strmap *m, const char *key, void *value);
 /* Insert only if absent (the first definition wins). Returns 0, or -1 when out of memory. */
 int strmap_add(struct strmap *m, const char *key, void *value);
