@@ -820,6 +820,9 @@ static int compare_sides(struct compare_state *s, struct divergence *d)
 static void state_free(struct compare_state *s, struct divergence *d)
 {
 	diverge_free(d);
+	for (size_t i = 0; s->files && i < s->n_files; i++) /* --against that failed before B took them */
+		xt_free(&s->files[i].t);
+	free(s->files);
 	for (size_t i = 0; i < s->n_in; i++)
 		xt_free(&s->in[i].t);
 	free(s->in);
