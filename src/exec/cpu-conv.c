@@ -362,6 +362,15 @@ void cpu_gemm(int32_t dtype, int trans_a, int trans_b, int64_t m, int64_t n, int
 
 typedef float v8f __attribute__((vector_size(32)));
 typedef int v8i __attribute__((vector_size(32)));
+/* The even and the odd elements of the 16 in (a, b), for stride 2: GCC's __builtin_shuffle, clang's (the fuzz
+ * build) __builtin_shufflevector. */
+#if defined(__clang__)
+#define V8_EVEN(a, b) __builtin_shufflevector((a), (b), 0, 2, 4, 6, 8, 10, 12, 14)
+#define V8_ODD(a, b) __builtin_shufflevector((a), (b), 1, 3, 5, 7, 9, 11, 13, 15)
+#else
+#define V8_EVEN(a, b) __builtin_shuffle((a), (b), (v8i){0, 2, 4, 6, 8, 10, 12, 14})
+#define V8_ODD(a, b) __builtin_shuffle((a), (b), (v8i){1, 3, 5, 7, 9, 11, 13, 15})
+#endif
 
 /* Clip's rule on 8 floats (Relu is lo 0, hi infinity): below lo gives below (lo, or hi when lo > hi), above hi
  * gives hi, NaN passes. */
@@ -560,7 +569,6 @@ NN_CLONES static void depthwise_3x3(const float *x, int64_t n_in, int64_t h, int
 				    int64_t mult, const float *wt, const float *bias, float *y, int64_t oh_n,
 				    int64_t ow_n, int64_t s, float *xpad, int64_t wp, const struct exec_act *act)
 {
-	const v8i even = {0, 2, 4, 6, 8, 10, 12, 14}, odd = {1, 3, 5, 7, 9, 11, 13, 15};
 	const float *yend = y + n_in * mult * oh_n * ow_n;
 	struct act8 a;
 
@@ -595,9 +603,9 @@ NN_CLONES static void depthwise_3x3(const float *x, int64_t n_in, int64_t h, int
 						p2 = w6 * LOAD8(r2 + ow) + w7 * LOAD8(r2 + ow + 1) + w8 * LOAD8(r2 + ow + 2);
 					} else {
 #define ROW(r, wa, wb, wc)                                                                                      \
-	(wa * __builtin_shuffle(LOAD8(r + 2 * ow), LOAD8(r + 2 * ow + 8), even) +                                 \
-	 wb * __builtin_shuffle(LOAD8(r + 2 * ow), LOAD8(r + 2 * ow + 8), odd) +                                  \
-	 wc * __builtin_shuffle(LOAD8(r + 2 * ow + 2), LOAD8(r + 2 * ow + 10), even))
+	(wa * V8_EVEN(LOAD8(r + 2 * ow), LOAD8(r + 2 * ow + 8)) +                                 \
+	 wb * V8_ODD(LOAD8(r + 2 * ow), LOAD8(r + 2 * ow + 8)) +                                  \
+	 wc * V8_EVEN(LOAD8(r + 2 * ow + 2), LOAD8(r + 2 * ow + 10)))
 						p0 = ROW(r0, w0, w1, w2);
 						p1 = ROW(r1, w3, w4, w5);
 						p2 = ROW(r2, w6, w7, w8);
@@ -654,7 +662,6 @@ NN_CLONES static void depthwise_plane_strided(float *restrict y, const float *xp
 					      int64_t ow_n, const float *wm, int64_t kh_n, int64_t kw_n, int64_t sh,
 					      int64_t sw, int64_t dh, int64_t dw, float b)
 {
-	const v8i even = {0, 2, 4, 6, 8, 10, 12, 14};
 
 	for (int64_t oh = 0; oh < oh_n; oh++) {
 		const float *base = xpad + oh * sh * wp;
@@ -669,7 +676,7 @@ NN_CLONES static void depthwise_plane_strided(float *restrict y, const float *xp
 						v8f a0, a1;
 						memcpy(&a0, src, sizeof a0);
 						memcpy(&a1, src + 8, sizeof a1);
-						acc += wm[kh * kw_n + kw] * __builtin_shuffle(a0, a1, even);
+						acc += wm[kh * kw_n + kw] * V8_EVEN(a0, a1);
 					}
 				memcpy(yr + ow, &acc, sizeof acc);
 			}

@@ -17,6 +17,13 @@
 
 #define XT_NUMEL_LIMIT (1ll << 40)
 
+static size_t xt_limit_bytes = SIZE_MAX;
+
+void xt_set_limit(size_t bytes)
+{
+	xt_limit_bytes = bytes ? bytes : SIZE_MAX;
+}
+
 size_t xt_elem_size(int32_t dtype)
 {
 	int bits = dtype_bits(dtype);
@@ -163,6 +170,11 @@ static int alloc(struct xtensor *t, int32_t dtype, int rank, const int64_t *dims
 	t->rank = rank;
 	t->numel = n;
 	t->bytes = (size_t)n * es;
+	if (t->bytes > xt_limit_bytes) {
+		t->numel = 0;
+		t->bytes = 0;
+		return ov_fail(err, OV_LIMIT, "a tensor of %zu bytes, over the limit of %zu", (size_t)n * es, xt_limit_bytes);
+	}
 	if (value && dtype != OV_DT_STRING && t->bytes >= BIG_MIN && (t->data = big_get(t->bytes, zero))) {
 		t->owns = 2;
 		return 0;

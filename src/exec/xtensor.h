@@ -29,6 +29,9 @@ int xt_alloc(struct xtensor *t, int32_t dtype, int rank, const int64_t *dims, st
  * or more gets a mapping of its own, in 2 MiB pages, kept when freed for the next value (activations come and go
  * node after node; their memory is faulted in once).  Not thread-safe. */
 int xt_alloc_value(struct xtensor *t, int32_t dtype, int rank, const int64_t *dims, int zero, struct ov_error *err);
+/* The most bytes one tensor may take (0: no limit but the 2^40 elements); over it xt_alloc fails with OV_LIMIT.
+ * The fuzz target of the executor uses it to keep hostile shapes from exhausting memory. */
+void xt_set_limit(size_t bytes);
 /* A tensor viewing data it does not own. */
 void xt_wrap(struct xtensor *t, int32_t dtype, int rank, const int64_t *dims, void *data);
 void xt_free(struct xtensor *t);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Build the libFuzzer targets for model loading (tests/fuzz/fuzz-model.c), tensor files (tests/fuzz/fuzz-npy.c) and
-# the command language (tests/fuzz/fuzz-command.c) out of tree, without autotools.
+# the command language (tests/fuzz/fuzz-command.c), and the executor (tests/fuzz/fuzz-exec.c) out of tree, without
+# autotools.
 #
 # Usage: tests/fuzz/build.sh [BUILD_DIR]
 #   BUILD_DIR defaults to $BUILD, else build-fuzz/ at the top of the source tree (git ignores /build*/).
@@ -38,13 +39,13 @@ CONFIG
 
 CFLAGS="-std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 CPPFLAGS="-D_GNU_SOURCE -DOV_DATADIR=\"$ROOT/share/onnxview\" -I$ROOT -I$BUILD -I$BUILD/gen $(pkg-config --cflags libprotobuf-c libgvc libcgraph)"
-LIBS="$(pkg-config --libs libprotobuf-c libgvc libcgraph) -lm"
+LIBS="$(pkg-config --libs libprotobuf-c libgvc libcgraph) -lopenblas -lm"
 WARN="-Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla" # as configure.ac
 
 # The core: the C files of libovcore_a_SOURCES in Makefile.am (so that files not yet part of the build cannot
 # break this one), else every src/*.c; or the files named in $SOURCES (paths relative to the source tree).
 if [ -z "${SOURCES:-}" ]; then
-	SOURCES=$(awk '/^(libovcore|libovdot)_a_SOURCES \+?= /{on=1} on{print; if (!/\\$/) on=0}' "$ROOT/Makefile.am" |
+	SOURCES=$(awk '/^(libovcore|libovdot|libovkernels)_a_SOURCES \+?= /{on=1} on{print; if (!/\\$/) on=0}' "$ROOT/Makefile.am" |
 		tr -s ' \t\\' '\n\n\n' | grep '^src/.*\.c$' | grep -v '^src/exec/cuda' || true)
 	[ -n "$SOURCES" ] || SOURCES=$(cd "$ROOT" && printf '%s ' src/*.c)
 fi
@@ -88,3 +89,7 @@ echo "built $BUILD/fuzz-npy"
 # shellcheck disable=SC2086 # the flag variables are word lists
 $CC $CFLAGS $CPPFLAGS $WARN -o "$BUILD/fuzz-command" "$ROOT/tests/fuzz/fuzz-command.c" $OBJS $LIBS
 echo "built $BUILD/fuzz-command"
+
+# shellcheck disable=SC2086 # the flag variables are word lists
+$CC $CFLAGS $CPPFLAGS $WARN -o "$BUILD/fuzz-exec" "$ROOT/tests/fuzz/fuzz-exec.c" $OBJS $LIBS
+echo "built $BUILD/fuzz-exec"
