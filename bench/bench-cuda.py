@@ -78,12 +78,12 @@ def main():
             rep = json.loads(r.stdout)
             if i == 0:
                 fallback, notes = rep.get("fallback_nodes", []), rep.get("notes", [])
-                outs = [v["name"] for v in rep["values"] if v["output"]]
+                outs = [v.get("saved", v["name"]) for v in rep["values"] if v["output"]]
             else:
                 t_ov.append(rep["ms"] / 1e3)
         else:
             cpu_dir = os.path.join(d, "cpu")
-            subprocess.run(base + ["--save", cpu_dir], capture_output=True, text=True)
+            subprocess.run(base + ["--save", cpu_dir], capture_output=True, text=True)  # same file names
             diff_ort = diff_cpu = 0.0
             for name, want in zip(outs, ref):
                 got = np.load(os.path.join(out_dir, name + ".npy"))
