@@ -69,6 +69,11 @@ check "an edit clears the marks" sh -c '! grep -q " ok -+" cmp_edit.txt'
 screen cmp_edited 100x30 ':set-attr resize0 mode linear<Enter>:compare srcnn.onnx<Enter>'
 check ":compare runs the model as edited in memory" has cmp_edited "^A: (edited in memory) on cpu"
 
+screen cmp_list 100x30 ':compare lin.onnx<Enter><Esc>L'
+check ":compare: the node list starts each line with the node's mark" has cmp_list "^✗ #0      Resize  resize0"
+screen cmp_list_f 100x30 ':compare srcnn.onnx<Enter><Esc>Lf!!<Enter>' --ascii
+check ":compare then f !! in the node list: no node differs from itself" has cmp_list_f "0 of 6 lines match '!!'"
+
 screen bad_none 100x30 ':compare<Enter>'
 check ":compare with nothing: one message, no crash" sh -c 'clean bad_none 2>/dev/null; [ "$(cat bad_none.rc)" -eq 0 ] && grep -q "nothing to compare" bad_none.txt'
 screen bad_missing 100x30 ':compare missing.onnx<Enter>'

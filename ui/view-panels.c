@@ -82,10 +82,32 @@ struct view *view_model_new(struct app *a)
 	return v;
 }
 
+/* After :compare, each node's line starts with its mark (so f with the mark lists the nodes that differ). */
+static void mark_lines(struct app *a, struct strbuf *b, const int32_t *targets, size_t n_targets)
+{
+	struct strbuf m = {0};
+	const char *line = strbuf_str(b);
+	const char *ok = a->opts.ascii ? "ok " : "\xe2\x9c\x93 ", *bad = a->opts.ascii ? "!! " : "\xe2\x9c\x97 ";
+
+	for (size_t i = 0; *line; i++) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
+		int mark = i < n_targets && targets[i] >= 0 ? app_node_mark(a, targets[i]) : 0;
+		if (i > 0)
+			strbuf_puts(&m, mark == COMPARE_MARK_MATCH ? ok : mark == COMPARE_MARK_DIFFER ? bad : "   ");
+		strbuf_add(&m, line, len);
+		line += len;
+	}
+	strbuf_free(b);
+	*b = m;
+}
+
 struct view *view_nodes_new(struct app *a)
 {
 	struct strbuf b = {0};
 	int32_t *t = present_node_list(&b, app_graph(a), app_shapes(a));
+	if (t && a->marks)
+		mark_lines(a, &b, t, app_graph(a)->n_nodes + 1);
 	struct view *v = t ? view_text_new("nodes", strbuf_str(&b), t, app_graph(a)->n_nodes + 1) : NULL;
 
 	free(t);
