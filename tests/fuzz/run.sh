@@ -9,6 +9,12 @@
 # tests/fuzz/regress/.  New inputs libFuzzer finds go to BUILD/corpus, which is kept between runs; crashes,
 # leaks, timeouts and OOMs go to BUILD/artifacts/ (reproduce with: BUILD/fuzz-model FILE).  The log of the run
 # is BUILD/fuzz.log.  Exits non-zero if the fuzzer found something.
+#
+# The other targets tests/fuzz/build.sh makes run by hand, for example:
+#   BUILD/fuzz-npy CORPUS            tensor files (.npy and .pb), seeded with numpy.save output and input_0.pb files
+#   BUILD/fuzz-command CORPUS        the command language, seeded with tests/fuzz/commands/*
+#   BUILD/fuzz-exec CORPUS -rss_limit_mb=2048
+#                                    the executor, seeded with the node tests' model.onnx files
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)

@@ -446,6 +446,16 @@ static void test_hostile_sizes(void)
 	const struct xtensor *ins[1] = {&s};
 	OK(run(&t, 20, ins, 1, &y, 1) == -1 && t.err.msg[0], "ConstantOfShape of 2^80 elements fails: %s", t.err.msg);
 	xt_free(&y), xt_free(&s);
+	/* a byte limit (the executor fuzz target's) stops a tensor that the element limit lets through */
+	int64_t mib[2] = {1024, 1024};
+	mk_i64(&s, 1, &two, mib);
+	xt_set_limit(1u << 20);
+	OK(run(&t, 20, ins, 1, &y, 1) == -1 && strstr(t.err.msg, "over the limit"),
+	   "with a 1 MiB limit, ConstantOfShape [1024,1024] float fails: %s", t.err.msg);
+	xt_free(&y);
+	xt_set_limit(0);
+	OK(run(&t, 20, ins, 1, &y, 1) == 0 && y.numel == 1024 * 1024, "without it, the same node runs");
+	xt_free(&y), xt_free(&s);
 	int64_t neg[2] = {3, -1};
 	mk_i64(&s, 1, &two, neg);
 	OK(run(&t, 20, ins, 1, &y, 1) == -1 && strstr(t.err.msg, "negative"), "ConstantOfShape with -1 fails: %s",
