@@ -878,7 +878,8 @@ static void take_message(char *text, size_t len, struct ov_error *err, enum ov_s
 }
 
 int compare_render(struct ov_model *m, const struct graph *g, struct shapes *sh, const char *label, int argc,
-		   char **argv, struct strbuf *report, uint8_t *marks, int32_t *first_node, struct ov_error *err)
+		   char **argv, struct strbuf *report, uint8_t *marks, int32_t *first_node, struct exec_result *keep_a,
+		   struct exec_result *keep_b, struct ov_error *err)
 {
 	struct compare_state s = {0};
 	struct divergence d = {0};
@@ -930,6 +931,29 @@ int compare_render(struct ov_model *m, const struct graph *g, struct shapes *sh,
 		if (d.first >= 0)
 			*first_node = d.v[d.first].node;
 		rc = d.n_differ ? 1 : 0;
+		/* the values of both runs, for the caller to show (names of B's own values point into B's graph,
+		 * which goes with this call: only the names A's graph has are kept) */
+		if (keep_a) {
+			*keep_a = s.A.r;
+			memset(&s.A.r, 0, sizeof s.A.r);
+		}
+		if (keep_b) {
+			struct exec_result *r = &s.B.r;
+			size_t n = 0;
+			for (size_t i = 0; i < r->n_values; i++) {
+				int32_t id = graph_value_id(g, r->values[i].name);
+				if (id < 0) {
+					xt_free(&r->values[i].t);
+					continue;
+				}
+				r->values[i].name = g->values[id].name;
+				r->values[n++] = r->values[i];
+			}
+			r->n_values = n;
+			r->n_to = 0;
+			*keep_b = *r;
+			memset(r, 0, sizeof *r);
+		}
 	}
 	free(msg);
 	free(args);

@@ -9,6 +9,7 @@ M="$SRCDIR/share/onnxview/examples/srcnn.onnx"
 cp "$M" "$TMP/srcnn.onnx"
 cd "$TMP" || exit 1
 "$ONNXVIEW" edit srcnn.onnx -e 'set-attr resize0 mode linear' -o lin.onnx 2>/dev/null
+"$ONNXVIEW" edit srcnn.onnx -e 'set-tensor scales [1,1,2,2]' -o s2.onnx 2>/dev/null
 
 screen() { # NAME SIZE KEYS [OPTIONS...]
 	local name=$1 size=$2 keys=$3
@@ -69,6 +70,19 @@ check "an edit clears the marks" sh -c '! grep -q " ok -+" cmp_edit.txt'
 screen cmp_edited 100x30 ':set-attr resize0 mode linear<Enter>:compare srcnn.onnx<Enter>'
 check ":compare runs the model as edited in memory" has cmp_edited "^A: (edited in memory) on cpu"
 
+screen cmp_diffview 100x30 ':compare lin.onnx<Enter><Esc>V'
+check "V after :compare: the first divergence's output as A - B" has cmp_diffview "^upscaled  float64\[1,1,48,48\]  2304 values"
+check "V: says what it shows" has cmp_diffview "^A - B of the last :compare, as float64"
+check "V: the largest difference is the one the report names" has cmp_diffview "max 0.38927 at \[0, 0, 35, 47\]"
+screen cmp_aview 100x30 ':compare lin.onnx<Enter><Esc>v'
+check "v after :compare: side A's value" has cmp_aview "^computed by the last :compare, side A"
+screen diff_none 100x30 'V'
+check "V before any :compare: says what to do" has diff_none "no comparison yet: :compare OTHER"
+screen diff_shapes 100x30 ':compare s2.onnx<Enter><Esc>V'
+check "V where the shapes differ: says so" has diff_shapes "has other shapes on the two sides"
+screen diff_cleared 100x30 ':compare lin.onnx<Enter><Esc>:set-dim input 0 batch<Enter>V'
+check "an edit clears the comparison's values too" has diff_cleared "no comparison yet"
+
 screen cmp_list 100x30 ':compare lin.onnx<Enter><Esc>L'
 check ":compare: the node list starts each line with the node's mark" has cmp_list "^✗ #0      Resize  resize0"
 screen cmp_list_f 100x30 ':compare srcnn.onnx<Enter><Esc>Lf!!<Enter>' --ascii
@@ -85,5 +99,5 @@ check ":run --to a name that is not there" has bad_to "'nope', which is no value
 screen bad_cuda 100x30 ':run --backend cuda<Enter>'
 check ":run --backend cuda where it cannot run: a message naming CUDA" sh -c '[ "$(cat bad_cuda.rc)" -eq 0 ] && grep -qi "cuda" bad_cuda.txt'
 screen help 100x60 '?'
-check "the help lists R and v" sh -c 'grep -q "^ *R .*run the model up to the selected node" help.txt && grep -q "^ *v .*computed output" help.txt'
+check "the help lists R, v and V" sh -c 'grep -q "^ *R .*run the model up to the selected node" help.txt && grep -q "^ *v .*computed output" help.txt && grep -q "^ *V .*A - B" help.txt'
 done_testing

@@ -36,6 +36,7 @@
 	X(VIEW_TENSOR, "view-tensor", "the values and statistics of the selected constant")            \
 	X(RUN_TO, "run-to", "run the model up to the selected node (random inputs; :run for options)")   \
 	X(VIEW_RESULT, "view-result", "the selected node's computed output (after a run)")              \
+	X(VIEW_DIFF, "view-diff", "after :compare, the selected node's output as A - B")               \
 	X(VIEW_NEIGHBOURHOOD, "view-neighbourhood", "Graphviz lays out the node's neighbourhood")       \
 	X(SAVE, "save", "save (asks where, never replaces without asking)")                            \
 	X(HELP, "help", "this help")                                                                   \

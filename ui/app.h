@@ -59,6 +59,8 @@ struct app {
 	/* the last :run (every value kept) and the marks of the last :compare, one per node of the main graph */
 	struct exec_result run;
 	int have_run;
+	struct exec_result run_b;     /* side B of the last :compare (values named as in the main graph) */
+	int have_run_b;
 	uint8_t *marks;
 	uint32_t n_marks;
 	/* prompt history */
@@ -91,6 +93,8 @@ void app_clear_results(struct app *a);             /* after an edit, and at exit
 int app_node_mark(const struct app *a, int32_t node); /* COMPARE_MARK_* of the last :compare */
 /* The computed value of the last run as a tensor view (NULL with a message when the run did not keep it). */
 struct view *view_tensor_result(struct app *a, const char *value_name);
+/* After :compare: the element-wise difference A - B of a value (float64), as a tensor view. */
+struct view *view_tensor_diff(struct app *a, const char *value_name);
 
 /* ---- drawing (ui/draw.c) ---- */
 enum ui_color {

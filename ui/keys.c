@@ -38,7 +38,7 @@ static const struct {
 	{'e', ACT_EDIT_VALUE, "e"}, {'a', ACT_EDIT_ATTR, "a"}, {'o', ACT_SWAP_OP, "o"}, {'d', ACT_DYNAMIC_DIM, "d"},
 	{'m', ACT_VIEW_MODEL, "m"}, {'L', ACT_VIEW_NODES, "L"}, {'I', ACT_VIEW_INITIALIZERS, "I"},
 	{'!', ACT_VIEW_DIAGNOSTICS, "!"}, {'c', ACT_VIEW_CHANGES, "c"}, {'r', ACT_VIEW_REFERENCE, "r"},
-	{'T', ACT_VIEW_TENSOR, "T"}, {'R', ACT_RUN_TO, "R"}, {'v', ACT_VIEW_RESULT, "v"},
+	{'T', ACT_VIEW_TENSOR, "T"}, {'R', ACT_RUN_TO, "R"}, {'v', ACT_VIEW_RESULT, "v"}, {'V', ACT_VIEW_DIFF, "V"},
 	{'D', ACT_VIEW_NEIGHBOURHOOD, "D"},
 	{'w', ACT_SAVE, "w"}, {'?', ACT_HELP, "?"}, {KEY_F(1), ACT_HELP, "F1"}, {CTRL('l'), ACT_REDRAW, "Ctrl-L"},
 	{'q', ACT_QUIT, "q"},

@@ -43,6 +43,8 @@ void app_clear_results(struct app *a)
 {
 	exec_result_free(&a->run);
 	a->have_run = 0;
+	exec_result_free(&a->run_b);
+	a->have_run_b = 0;
 	free(a->marks);
 	a->marks = NULL;
 	a->n_marks = 0;
@@ -64,6 +66,8 @@ void app_run(struct app *a, const char *args, const char *show)
 	int argc = split_words(copy, argv, MAX_ARGS);
 	exec_result_free(&a->run);
 	a->have_run = 0;
+	exec_result_free(&a->run_b); /* a plain run has no side B */
+	a->have_run_b = 0;
 	int rc = run_session(a->m, g, (struct shapes *)app_shapes(a), argc, argv, &a->run, &report, &e);
 	if (rc) {
 		app_message(a, 1, "%s", e.msg);
@@ -103,12 +107,18 @@ void app_compare(struct app *a, const char *args)
 		app_message(a, 1, "out of memory");
 		return;
 	}
+	struct exec_result ra = {0}, rb = {0};
 	int rc = compare_render(a->m, g, (struct shapes *)app_shapes(a), a->ed->modified ? "(edited in memory)" : a->m->path,
-				argc, argv, &report, marks, &first, &e);
+				argc, argv, &report, marks, &first, &ra, &rb, &e);
 	if (rc > 1) {
 		app_message(a, 1, "%s", e.msg);
 		free(marks);
 	} else {
+		/* both sides' values stay for v (side A) and V (A - B) */
+		app_clear_results(a);
+		a->run = ra;
+		a->run_b = rb;
+		a->have_run = a->have_run_b = 1;
 		free(a->marks);
 		a->marks = marks;
 		a->n_marks = g->n_nodes;

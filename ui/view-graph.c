@@ -394,7 +394,7 @@ static void run_action(struct app *a, struct graph_view *gv, enum action act)
 		const struct graph_node *gn = &gv->g->nodes[bx->ref];
 		for (uint32_t k = 0; k < present_node_n_outputs(gv->g, (uint32_t)bx->ref); k++)
 			if (gn->out[k] >= 0) {
-				if (act == ACT_VIEW_RESULT) {
+				if (act != ACT_RUN_TO) {
 					strbuf_puts(&b, gv->g->values[gn->out[k]].name);
 					break;
 				}
@@ -408,8 +408,8 @@ static void run_action(struct app *a, struct graph_view *gv, enum action act)
 	}
 	if (!b.len) {
 		app_message(a, 1, "this node has no output to %s", act == ACT_RUN_TO ? "run to" : "show");
-	} else if (act == ACT_VIEW_RESULT) {
-		struct view *tv = view_tensor_result(a, strbuf_str(&b));
+	} else if (act != ACT_RUN_TO) {
+		struct view *tv = act == ACT_VIEW_DIFF ? view_tensor_diff(a, strbuf_str(&b)) : view_tensor_result(a, strbuf_str(&b));
 		if (tv)
 			app_push(a, tv);
 	} else {
@@ -549,7 +549,8 @@ static int gv_handle(struct app *a, struct view *v, enum action act, int key)
 			app_push(a, view_neighbourhood_new(a, (uint32_t)s->boxes[gv->sel].ref));
 		return 1;
 	case ACT_RUN_TO:
-	case ACT_VIEW_RESULT: run_action(a, gv, act); return 1;
+	case ACT_VIEW_RESULT:
+	case ACT_VIEW_DIFF: run_action(a, gv, act); return 1;
 	case ACT_VIEW_REFERENCE:
 		if (s->boxes[gv->sel].kind == BOX_NODE)
 			app_push(a, view_reference_new(a, present_node_domain(gv->g, (uint32_t)s->boxes[gv->sel].ref),

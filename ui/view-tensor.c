@@ -575,25 +575,14 @@ struct view *view_tensor_new(struct app *a, const struct graph *g, int32_t value
 	return v;
 }
 
-struct view *view_tensor_result(struct app *a, const char *value_name)
+/* A tensor view of t (copied: the view owns it), a value the executor computed. */
+static struct view *computed_view(struct app *a, const char *value_name, const struct xtensor *t, const char *origin,
+				  const char *title)
 {
-	const struct xtensor *t = NULL;
 	struct ov_error e;
-
-	for (size_t i = 0; a->have_run && i < a->run.n_values && !t; i++)
-		if (a->run.values[i].present && !strcmp(a->run.values[i].name, value_name))
-			t = &a->run.values[i].t;
-	if (!t) {
-		app_message(a, 1, a->have_run ? "the last run did not compute '%s'" : "nothing run yet: R runs up to the "
-			    "selected node, :run the whole model", value_name);
-		return NULL;
-	}
-	if (t->dtype == OV_DT_STRING || !xt_elem_size(t->dtype)) {
-		app_message(a, 1, "'%s' holds %s: the run report lists it", value_name, dtype_short_name(t->dtype));
-		return NULL;
-	}
 	struct view *v = calloc(1, sizeof *v);
 	struct tensor_state *s = calloc(1, sizeof *s);
+
 	if (!v || !s || xt_copy(&s->own, t, &e) || !(s->lookup = strdup(value_name)) ||
 	    !(s->lead = calloc(t->rank > 2 ? (size_t)t->rank - 2 : 1, sizeof *s->lead))) {
 		if (s)
@@ -613,14 +602,77 @@ struct view *view_tensor_result(struct app *a, const char *value_name)
 	pt->n_dims = (size_t)s->own.rank;
 	pt->numel = s->own.numel;
 	pt->bytes = s->own.bytes;
-	snprintf(pt->origin, sizeof pt->origin, "computed by the last run (%u nodes)", a->run.nodes_run);
-	snprintf(pt->where, sizeof pt->where, "in memory (the run keeps every value until the next edit)");
+	snprintf(pt->origin, sizeof pt->origin, "%s", origin);
+	snprintf(pt->where, sizeof pt->where, "in memory (kept until the next edit)");
 	pt->readable = 1;
 	pt->values = (struct tensor_view){.dtype = s->own.dtype, .numel = s->own.numel, .raw = s->own.data};
 	s->have_stats = tensor_stats_compute(&pt->values, &s->st) == 0;
 	s->result = 1;
 	v->ops = &tensor_ops;
 	v->data = s;
-	snprintf(v->title, sizeof v->title, "value %.150s", pt->name);
+	snprintf(v->title, sizeof v->title, "%s %.150s", title, pt->name);
+	return v;
+}
+
+static const struct xtensor *result_value(const struct exec_result *r, const char *name)
+{
+	for (size_t i = 0; i < r->n_values; i++)
+		if (r->values[i].present && !strcmp(r->values[i].name, name))
+			return &r->values[i].t;
+	return NULL;
+}
+
+struct view *view_tensor_result(struct app *a, const char *value_name)
+{
+	const struct xtensor *t = a->have_run ? result_value(&a->run, value_name) : NULL;
+	char origin[160];
+
+	if (!t) {
+		app_message(a, 1, a->have_run ? "the last run did not compute '%s'" : "nothing run yet: R runs up to the "
+			    "selected node, :run the whole model", value_name);
+		return NULL;
+	}
+	if (t->dtype == OV_DT_STRING || !xt_elem_size(t->dtype)) {
+		app_message(a, 1, "'%s' holds %s: the run report lists it", value_name, dtype_short_name(t->dtype));
+		return NULL;
+	}
+	snprintf(origin, sizeof origin, "computed by the last %s (%u nodes)", a->have_run_b ? ":compare, side A" : "run",
+		 a->run.nodes_run);
+	return computed_view(a, value_name, t, origin, "value");
+}
+
+struct view *view_tensor_diff(struct app *a, const char *value_name)
+{
+	const struct xtensor *ta = a->have_run ? result_value(&a->run, value_name) : NULL;
+	const struct xtensor *tb = a->have_run_b ? result_value(&a->run_b, value_name) : NULL;
+	struct ov_error e;
+	struct xtensor d;
+
+	if (!a->have_run_b) {
+		app_message(a, 1, "no comparison yet: :compare OTHER (or --vs cuda, --against DIR) first");
+		return NULL;
+	}
+	if (!ta || !tb) {
+		app_message(a, 1, "'%s' was not computed on both sides of the last :compare", value_name);
+		return NULL;
+	}
+	if (!xt_elem_size(ta->dtype) || !xt_elem_size(tb->dtype) || ta->dtype == OV_DT_STRING ||
+	    tb->dtype == OV_DT_STRING) {
+		app_message(a, 1, "'%s' is not numeric: the :compare report says whether it matches", value_name);
+		return NULL;
+	}
+	if (ta->rank != tb->rank || memcmp(ta->dims, tb->dims, (size_t)ta->rank * sizeof *ta->dims)) {
+		app_message(a, 1, "'%s' has other shapes on the two sides: no element-wise difference", value_name);
+		return NULL;
+	}
+	if (xt_alloc(&d, OV_DT_DOUBLE, ta->rank, ta->dims, &e)) {
+		app_message(a, 1, "%s", e.msg);
+		return NULL;
+	}
+	for (int64_t i = 0; i < ta->numel; i++)
+		((double *)d.data)[i] = xt_get(ta, i) - xt_get(tb, i);
+	struct view *v = computed_view(a, value_name, &d, "A - B of the last :compare, as float64 (A: this model)",
+				       "A-B");
+	xt_free(&d);
 	return v;
 }
