@@ -413,7 +413,7 @@ static int resize_read(struct exec_kernel_ctx *k, int upsample, struct resize_pa
 		double s = strcmp(pol, "not_larger") ? 0 : INFINITY;
 		for (int64_t i = 0; i < na; i++) {
 			int64_t in = x->dims[axes[i]];
-			if (sizes_d[i] < 0 || sizes_d[i] > (double)(1ll << 40))
+			if (!(sizes_d[i] >= 0 && sizes_d[i] <= (double)(1ll << 40))) /* NaN too */
 				return xk_fail(k, "size %g is out of range", sizes_d[i]);
 			if (in == 0 && sizes_d[i] > 0)
 				return xk_fail(k, "cannot resize an empty axis to %g", sizes_d[i]);
@@ -423,8 +423,11 @@ static int resize_read(struct exec_kernel_ctx *k, int upsample, struct resize_pa
 		for (int64_t i = 0; i < na; i++) {
 			int a = (int)axes[i];
 			if (keep) {
+				double o = nearbyint(s * (double)p->in[a]);
+				if (!(o >= 0 && o <= (double)(1ll << 40)))
+					return xk_fail(k, "keeping the aspect ratio makes axis %d %g long, out of range", a, o);
 				p->scale[a] = s;
-				p->out[a] = (int64_t)nearbyint(s * (double)p->in[a]);
+				p->out[a] = (int64_t)o;
 			} else {
 				p->out[a] = (int64_t)sizes_d[i];
 				p->scale[a] = p->in[a] ? (double)p->out[a] / (double)p->in[a] : 1;
