@@ -194,63 +194,9 @@ static int copy_reshaped(struct exec_kernel_ctx *k, const struct xtensor *x, int
 
 static int k_constant(struct exec_kernel_ctx *k)
 {
-	const Onnx__AttributeProto *a;
-	struct xtensor t;
-
-	if (node_attr(k, "value")) {
-		if (xk_attr_tensor(k, "value", &t))
-			return -1;
-		xt_free(k->out[0]);
-		*k->out[0] = t;
-		return 0;
-	}
-	if ((a = node_attr(k, "value_float"))) {
-		if (xk_output(k, 0, OV_DT_FLOAT, 0, NULL))
-			return -1;
-		*(float *)k->out[0]->data = a->f;
-		return 0;
-	}
-	if ((a = node_attr(k, "value_floats"))) {
-		int64_t n = (int64_t)a->n_floats;
-		if (xk_output(k, 0, OV_DT_FLOAT, 1, &n))
-			return -1;
-		for (int64_t i = 0; i < n; i++)
-			((float *)k->out[0]->data)[i] = a->floats[i];
-		return 0;
-	}
-	if ((a = node_attr(k, "value_int"))) {
-		if (xk_output(k, 0, OV_DT_INT64, 0, NULL))
-			return -1;
-		*(int64_t *)k->out[0]->data = a->i;
-		return 0;
-	}
-	if ((a = node_attr(k, "value_ints"))) {
-		int64_t n = (int64_t)a->n_ints;
-		if (xk_output(k, 0, OV_DT_INT64, 1, &n))
-			return -1;
-		for (int64_t i = 0; i < n; i++)
-			((int64_t *)k->out[0]->data)[i] = a->ints[i];
-		return 0;
-	}
-	if ((a = node_attr(k, "value_string")) || (a = node_attr(k, "value_strings"))) {
-		int list = !strcmp(a->name, "value_strings");
-		int64_t n = list ? (int64_t)a->n_strings : 1;
-		if (xk_output(k, 0, OV_DT_STRING, list, &n))
-			return -1;
-		char **s = k->out[0]->data;
-		for (int64_t i = 0; i < n; i++) {
-			const ProtobufCBinaryData *b = list ? &a->strings[i] : &a->s;
-			if (!(s[i] = malloc(b->len + 1)))
-				return xk_fail(k, "out of memory");
-			if (b->len)
-				memcpy(s[i], b->data, b->len);
-			s[i][b->len] = '\0';
-		}
-		return 0;
-	}
-	if (node_attr(k, "sparse_value"))
-		return xk_fail(k, "sparse_value is not supported by the executor");
-	return xk_fail(k, "Constant has no value attribute");
+	/* the runner folds Constant nodes itself; this kernel is for callers that run the node directly */
+	xt_free(k->out[0]);
+	return exec_constant_value(k->m, k->g->nodes[k->node].proto, k->out[0], k->err);
 }
 
 static int k_shape(struct exec_kernel_ctx *k)

@@ -136,13 +136,16 @@ int exec_tensor_from_proto(struct ov_model *m, const Onnx__TensorProto *t, struc
 	return 0;
 }
 
-/* A Constant node whose value is in value_float(s), value_int(s) or value_string(s) rather than a tensor. */
-static int constant_from_attrs(const Onnx__NodeProto *n, struct xtensor *out, struct ov_error *err)
+int exec_constant_value(struct ov_model *m, const Onnx__NodeProto *n, struct xtensor *out, struct ov_error *err)
 {
 	for (size_t i = 0; i < n->n_attribute; i++) {
 		const Onnx__AttributeProto *a = n->attribute[i];
 		const char *an = a->name ? a->name : "";
 		int64_t len;
+		if (!strcmp(an, "value") && a->t)
+			return exec_tensor_from_proto(m, a->t, out, err);
+		if (!strcmp(an, "sparse_value"))
+			return ov_fail(err, OV_INVALID, "sparse_value is not supported by the executor");
 		if (!strcmp(an, "value_float") || !strcmp(an, "value_int")) {
 			int f = an[6] == 'f';
 			if (xt_alloc(out, f ? OV_DT_FLOAT : OV_DT_INT64, 0, NULL, err))
@@ -182,7 +185,7 @@ static int constant_from_attrs(const Onnx__NodeProto *n, struct xtensor *out, st
 			return 0;
 		}
 	}
-	return ov_fail(err, OV_INVALID, "the Constant has no value the executor can read (sparse_value?)");
+	return ov_fail(err, OV_INVALID, "the Constant has no value attribute");
 }
 
 /* ---- plans ---- */
@@ -728,7 +731,7 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 		else if (gv->sparse)
 			r = ov_fail(err, OV_INVALID, "sparse initializers are not supported by the executor");
 		else if (gv->origin == VALUE_CONSTANT && gv->producer >= 0)
-			r = constant_from_attrs(g->nodes[gv->producer].proto, &slots[v].t, err);
+			r = exec_constant_value(m, g->nodes[gv->producer].proto, &slots[v].t, err);
 		else
 			r = ov_fail(err, OV_INVALID, "no value");
 		if (r) {

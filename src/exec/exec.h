@@ -190,6 +190,9 @@ void exec_result_free(struct exec_result *r);
 long exec_needed_inputs(const struct graph *g, const struct exec_options *opt, const char **names, size_t max,
 			struct ov_error *err);
 
+/* A Constant node's value as an xtensor (owned by the caller): its value tensor, or value_float(s), value_int(s),
+ * value_string(s); sparse_value is refused. */
+int exec_constant_value(struct ov_model *m, const Onnx__NodeProto *n, struct xtensor *out, struct ov_error *err);
 /* A model tensor (initializer, Constant value, external data) as an xtensor (owned by the caller). */
 int exec_tensor_from_proto(struct ov_model *m, const Onnx__TensorProto *t, struct xtensor *out, struct ov_error *err);
 
