@@ -92,6 +92,19 @@ out:
 	return rc;
 }
 
+int cpu_float_dispatch(struct exec_kernel_ctx *k, exec_kernel_fn fn, unsigned keep_mask, const char *op)
+{
+	const struct xtensor *x = k->n_in ? k->in[0] : NULL;
+
+	if (!x)
+		return xk_fail(k, "X is required");
+	if (x->dtype == OV_DT_FLOAT || x->dtype == OV_DT_DOUBLE)
+		return fn(k);
+	if (cpu_is_half(x->dtype))
+		return cpu_via_f32(k, fn, keep_mask);
+	return xk_fail(k, "%s on %s is not supported", op, dtype_short_name(x->dtype));
+}
+
 /* A plain loop for GEMMs too large for CBLAS's int dimensions. */
 #define NAIVE_GEMM(T)                                                                                            \
 	for (int64_t i = 0; i < m; i++)                                                                          \
@@ -976,15 +989,7 @@ static int conv_float(struct exec_kernel_ctx *k)
 
 static int kernel_conv(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = k->in[0];
-
-	if (!x)
-		return xk_fail(k, "X is required");
-	if (x->dtype == OV_DT_FLOAT || x->dtype == OV_DT_DOUBLE)
-		return conv_float(k);
-	if (cpu_is_half(x->dtype))
-		return cpu_via_f32(k, conv_float, 0);
-	return xk_fail(k, "Conv on %s is not supported", dtype_short_name(x->dtype));
+	return cpu_float_dispatch(k, conv_float, 0, "Conv");
 }
 
 /* ---- ConvTranspose ------------------------------------------------------------------------------------------ */
@@ -1101,15 +1106,7 @@ static int convt_float(struct exec_kernel_ctx *k)
 
 static int kernel_conv_transpose(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = k->in[0];
-
-	if (!x)
-		return xk_fail(k, "X is required");
-	if (x->dtype == OV_DT_FLOAT || x->dtype == OV_DT_DOUBLE)
-		return convt_float(k);
-	if (cpu_is_half(x->dtype))
-		return cpu_via_f32(k, convt_float, 0);
-	return xk_fail(k, "ConvTranspose on %s is not supported", dtype_short_name(x->dtype));
+	return cpu_float_dispatch(k, convt_float, 0, "ConvTranspose");
 }
 
 /* ---- ConvInteger, QLinearConv: exact integer sums through the double path ------------------------------------ */

@@ -33,6 +33,9 @@ int cpu_is_half(int32_t dtype);
 /* Run fn with the float16/bfloat16 inputs converted to float32, then convert its float32 outputs back to the
  * half type (except the outputs in keep_mask, bit i for output i). */
 int cpu_via_f32(struct exec_kernel_ctx *k, exec_kernel_fn fn, unsigned keep_mask);
+/* Run fn on float and double inputs directly, on float16/bfloat16 through float32 (cpu_via_f32); other input 0
+ * types fail naming op. */
+int cpu_float_dispatch(struct exec_kernel_ctx *k, exec_kernel_fn fn, unsigned keep_mask, const char *op);
 
 /* C = alpha * op(A) * op(B) + beta * C, row-major, for dtype FLOAT (cblas_sgemm) or DOUBLE (cblas_dgemm). */
 void cpu_gemm(int32_t dtype, int trans_a, int trans_b, int64_t m, int64_t n, int64_t kk, double alpha,

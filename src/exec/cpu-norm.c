@@ -30,20 +30,6 @@ static int norm_axis(struct exec_kernel_ctx *k, int64_t axis, int rank, int allo
 	return (int)(axis < 0 ? axis + r : axis);
 }
 
-/* Run fn on float and double directly, on float16/bfloat16 through float32. */
-static int float_dispatch(struct exec_kernel_ctx *k, exec_kernel_fn fn, unsigned keep_mask, const char *op)
-{
-	const struct xtensor *x = k->n_in ? k->in[0] : NULL;
-
-	if (!x)
-		return xk_fail(k, "X is required");
-	if (x->dtype == OV_DT_FLOAT || x->dtype == OV_DT_DOUBLE)
-		return fn(k);
-	if (cpu_is_half(x->dtype))
-		return cpu_via_f32(k, fn, keep_mask);
-	return xk_fail(k, "%s on %s is not supported", op, dtype_short_name(x->dtype));
-}
-
 /* A per-channel (or per-element) parameter vector as doubles: n values, or 1 broadcast. */
 static double *param(struct exec_kernel_ctx *k, const struct xtensor *t, int64_t n, const char *name)
 {
@@ -168,7 +154,7 @@ out:
 
 static int kernel_batchnorm(struct exec_kernel_ctx *k)
 {
-	return float_dispatch(k, batchnorm_f, 0, "BatchNormalization");
+	return cpu_float_dispatch(k, batchnorm_f, 0, "BatchNormalization");
 }
 
 /* ---- InstanceNormalization, GroupNormalization ----------------------------------------------------------------- */
@@ -240,7 +226,7 @@ static int instancenorm_f(struct exec_kernel_ctx *k)
 
 static int kernel_instancenorm(struct exec_kernel_ctx *k)
 {
-	return float_dispatch(k, instancenorm_f, 0, "InstanceNormalization");
+	return cpu_float_dispatch(k, instancenorm_f, 0, "InstanceNormalization");
 }
 
 static int groupnorm_f(struct exec_kernel_ctx *k)
@@ -276,7 +262,7 @@ static int groupnorm_f(struct exec_kernel_ctx *k)
 
 static int kernel_groupnorm(struct exec_kernel_ctx *k)
 {
-	return float_dispatch(k, groupnorm_f, 0, "GroupNormalization");
+	return cpu_float_dispatch(k, groupnorm_f, 0, "GroupNormalization");
 }
 
 /* ---- LayerNormalization ---------------------------------------------------------------------------------------- */
@@ -403,7 +389,7 @@ static int layernorm_f(struct exec_kernel_ctx *k)
 
 static int kernel_layernorm(struct exec_kernel_ctx *k)
 {
-	return float_dispatch(k, layernorm_f, 6u, "LayerNormalization");
+	return cpu_float_dispatch(k, layernorm_f, 6u, "LayerNormalization");
 }
 
 /* ---- LRN ------------------------------------------------------------------------------------------------------- */
@@ -445,7 +431,7 @@ static int lrn_f(struct exec_kernel_ctx *k)
 
 static int kernel_lrn(struct exec_kernel_ctx *k)
 {
-	return float_dispatch(k, lrn_f, 0, "LRN");
+	return cpu_float_dispatch(k, lrn_f, 0, "LRN");
 }
 
 /* ---- Softmax, LogSoftmax, Hardmax -------------------------------------------------------------------------------- */
@@ -549,17 +535,17 @@ static int hardmax_f(struct exec_kernel_ctx *k)
 
 static int kernel_softmax(struct exec_kernel_ctx *k)
 {
-	return float_dispatch(k, softmax_f, 0, "Softmax");
+	return cpu_float_dispatch(k, softmax_f, 0, "Softmax");
 }
 
 static int kernel_logsoftmax(struct exec_kernel_ctx *k)
 {
-	return float_dispatch(k, logsoftmax_f, 0, "LogSoftmax");
+	return cpu_float_dispatch(k, logsoftmax_f, 0, "LogSoftmax");
 }
 
 static int kernel_hardmax(struct exec_kernel_ctx *k)
 {
-	return float_dispatch(k, hardmax_f, 0, "Hardmax");
+	return cpu_float_dispatch(k, hardmax_f, 0, "Hardmax");
 }
 
 /* Softmax & co. read the opset themselves (2-D coercion before 13); the two rows make the change visible. */
