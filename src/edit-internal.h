@@ -90,6 +90,11 @@ size_t edit_declarations(struct edit_session *s, const char *name, Onnx__ValueIn
 int edit_tensor_type(struct edit_session *s, Onnx__ValueInfoProto *vi, int32_t dtype);
 /* Append a value_info entry for name with a tensor type of dtype (0: none); NULL when out of memory. */
 Onnx__ValueInfoProto *edit_add_value_info(struct edit_session *s, const char *name, int32_t dtype);
+/* Before a command retypes a value: describe its declared type (decl[0], or "? (not declared)" when *n_decl is 0)
+ * into before, and when it has no declaration give it one (a value_info of dtype, *n_decl becomes 1).  Returns 0,
+ * or -1 with err set (out of memory). */
+int edit_declare_for_change(struct edit_session *s, const char *name, int32_t dtype, Onnx__ValueInfoProto **decl,
+			    size_t *n_decl, struct strbuf *before, struct ov_error *err);
 /* Set the whole declared shape (creating it): rank dims, each value[i] (>= 0), sym[i] (non-NULL), or unknown.
  * Dims kept keep their denotation. -1 when out of memory. */
 int edit_set_declared_shape(struct edit_session *s, Onnx__TypeProto__Tensor *tt, size_t rank, const int64_t *value,

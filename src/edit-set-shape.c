@@ -76,6 +76,20 @@ size_t edit_declarations(struct edit_session *s, const char *name, Onnx__ValueIn
 	return n;
 }
 
+int edit_declare_for_change(struct edit_session *s, const char *name, int32_t dtype, Onnx__ValueInfoProto **decl,
+			    size_t *n_decl, struct strbuf *before, struct ov_error *err)
+{
+	if (*n_decl) {
+		describe_type(before, decl[0]->type);
+		return 0;
+	}
+	strbuf_puts(before, "? (not declared)");
+	if (!(decl[0] = edit_add_value_info(s, name, dtype)))
+		return ov_fail(err, OV_NOMEM, "out of memory");
+	*n_decl = 1;
+	return 0;
+}
+
 Onnx__ValueInfoProto *edit_add_value_info(struct edit_session *s, const char *name, int32_t dtype)
 {
 	Onnx__GraphProto *g = s->m->proto->graph;
@@ -272,17 +286,8 @@ static int exec_set_shape(struct edit_session *s, int argc, char **argv, struct 
 		shape_describe(&inferred, inf);
 	}
 
-	if (n_decl)
-		describe_type(&before, decl[0]->type);
-	else
-		strbuf_puts(&before, "? (not declared)");
-	if (!n_decl) {
-		if (!(decl[0] = edit_add_value_info(s, name, dtype))) {
-			ov_fail(err, OV_NOMEM, "out of memory");
-			goto out;
-		}
-		n_decl = 1;
-	}
+	if (edit_declare_for_change(s, name, dtype, decl, &n_decl, &before, err))
+		goto out;
 	for (size_t k = 0; k < n_decl; k++)
 		if (edit_tensor_type(s, decl[k], is_tensor_type(decl[k]) && decl[k]->type->tensor_type->has_elem_type ?
 				     0 : dtype) ||

@@ -159,17 +159,8 @@ static int exec_set_type(struct edit_session *s, int argc, char **argv, struct o
 		if (inf->dtype != dt)
 			shape_describe(&inferred, inf);
 	}
-	if (n_decl)
-		describe_type(&before, decl[0]->type);
-	else
-		strbuf_puts(&before, "? (not declared)");
-	if (!n_decl) {
-		if (!(decl[0] = edit_add_value_info(s, name, dt))) {
-			ov_fail(err, OV_NOMEM, "out of memory");
-			goto out;
-		}
-		n_decl = 1;
-	}
+	if (edit_declare_for_change(s, name, dt, decl, &n_decl, &before, err))
+		goto out;
 	for (size_t k = 0; k < n_decl; k++)
 		if (edit_tensor_type(s, decl[k], dt)) {
 			ov_fail(err, OV_NOMEM, "out of memory");
