@@ -250,17 +250,8 @@ static int feed_side(struct compare_state *s, struct side *sd, const struct exec
 				spec = sp;
 		}
 		struct fed nf = {.name = sd->g->values[id].name, .spec = spec ? spec : "random", .defaulted = !spec};
-		int g = feed_generate(&f, id, nf.spec, &nf.t);
-		if (g == -1)
+		if (feed_input(&f, id, nf.spec, &nf.t))
 			goto out;
-		if (g == -2) {
-			if (feed_read(&f, spec, &nf.t, NULL))
-				goto out;
-			if (feed_check(&f, id, &nf.t, spec, OV_USAGE)) {
-				xt_free(&nf.t);
-				goto out;
-			}
-		}
 		struct fed *grown = realloc(s->in, (s->n_in + 1) * sizeof *s->in);
 		if (!grown) {
 			xt_free(&nf.t);

@@ -623,17 +623,8 @@ static int gather_inputs(struct run_state *s, const struct exec_options *opt)
 			continue; /* the first --input for a name wins */
 		int32_t id = graph_value_id(s->g, name);
 		struct xtensor t;
-		int g = feed_generate(&s->f, id, spec, &t);
-		if (g == -1)
+		if (feed_input(&s->f, id, spec, &t))
 			goto out;
-		if (g == -2) {
-			if (feed_read(&s->f, spec, &t, NULL))
-				goto out;
-			if (feed_check(&s->f, id, &t, spec, OV_USAGE)) {
-				xt_free(&t);
-				goto out;
-			}
-		}
 		if (add_named(&s->in, &s->n_in, name, spec, &t, &s->e)) {
 			xt_free(&t);
 			goto out;

@@ -316,3 +316,18 @@ int feed_parse_tol(const char *s, double *out)
 	*out = v;
 	return 0;
 }
+
+int feed_input(struct feed *s, int32_t id, const char *spec, struct xtensor *t)
+{
+	int g = feed_generate(s, id, spec, t);
+
+	if (g != -2)
+		return g;
+	if (feed_read(s, spec, t, NULL))
+		return -1;
+	if (feed_check(s, id, t, spec, OV_USAGE)) {
+		xt_free(t);
+		return -1;
+	}
+	return 0;
+}

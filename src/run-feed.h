@@ -32,6 +32,9 @@ const struct vshape *feed_value_shape(struct feed *s, int32_t id);
  * file).  Random values are uniform in [-1,1) for floats, small integers otherwise; each value name gets its own
  * stream, so the same spec gives the same tensor for the same name in any model. */
 int feed_generate(struct feed *s, int32_t id, const char *spec, struct xtensor *t);
+/* What --input NAME=SPEC gives value id: a generated tensor, or a file checked against the declaration (it must
+ * fit, OV_USAGE otherwise).  0, or -1 with s->e set (t left empty). */
+int feed_input(struct feed *s, int32_t id, const char *spec, struct xtensor *t);
 /* A .npy or .pb file as a tensor; *pb_name (when asked) gets the TensorProto's name (malloc'd) or NULL. */
 int feed_read(struct feed *s, const char *path, struct xtensor *t, char **pb_name);
 /* The tensor must be what the model declares for value id: same dtype, rank and numeric dims (code on failure). */

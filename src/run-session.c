@@ -114,10 +114,7 @@ int run_session(struct ov_model *m, const struct graph *g, struct shapes *sh, in
 		}
 		int32_t id = graph_value_id(g, need[k]);
 		in[k].name = need[k];
-		int gen = feed_generate(&f, id, spec, &in[k].t);
-		if (gen == -1)
-			goto out;
-		if (gen == -2 && (feed_read(&f, spec, &in[k].t, NULL) || feed_check(&f, id, &in[k].t, spec, OV_USAGE)))
+		if (feed_input(&f, id, spec, &in[k].t))
 			goto out;
 		strbuf_puts(report, "input '");
 		strbuf_put_safe(report, need[k], strlen(need[k]), 80);
