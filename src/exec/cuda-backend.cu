@@ -217,8 +217,7 @@ const float *cu_input_f32(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i
 	if (!f)
 		return NULL;
 	if (t->numel) {
-		to_f32<<<cu_grid(t->numel), CU_BLOCK, 0, cu_dev.stream>>>(d, t->dtype, f, t->numel);
-		if (cu_launched(k, "to_f32"))
+		if (CU_LAUNCH(k, to_f32, cu_grid(t->numel), CU_BLOCK, d, t->dtype, f, t->numel))
 			return NULL;
 	}
 	return f;
@@ -245,8 +244,7 @@ int cu_output_f32(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, const 
 	if (!h)
 		return -1;
 	if (y->numel) {
-		from_f32<<<cu_grid(y->numel), CU_BLOCK, 0, cu_dev.stream>>>(dev, h, y->dtype, y->numel);
-		if (cu_launched(k, "from_f32"))
+		if (CU_LAUNCH(k, from_f32, cu_grid(y->numel), CU_BLOCK, dev, h, y->dtype, y->numel))
 			return -1;
 	}
 	return cu_output(k, i, h);

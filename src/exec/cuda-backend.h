@@ -12,7 +12,11 @@
 #ifndef OV_EXEC_CUDA_BACKEND_H
 #define OV_EXEC_CUDA_BACKEND_H
 
+#ifdef OV_CUDA_SIM
+#include "src/exec/cuda-sim.h" /* the host simulator's stand-ins for the device built-ins (tests only) */
+#else
 #include <cuda_runtime.h>
+#endif
 #include <cudnn.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -46,6 +50,22 @@ int cu_dnn_ok(struct exec_kernel_ctx *k, cudnnStatus_t s, const char *call);
 /* After a kernel launch: the launch's own error (errors while it runs surface at the next synchronisation, which
  * cu_output does). */
 int cu_launched(struct exec_kernel_ctx *k, const char *kernel);
+
+/* Launch kernel(args...) on the backend's stream with grid blocks of block threads: 0, or -1 with the node's
+ * error naming the kernel.  CU_LAUNCH_SYNC is for kernels that call __syncthreads(): on the GPU both are the same
+ * launch; the host simulator (tests/onnxview-cudasim, src/exec/cuda-sim.cc) runs a block's threads one after the
+ * other for CU_LAUNCH, and side by side, switching at each barrier, for CU_LAUNCH_SYNC (a barrier reached in a
+ * CU_LAUNCH kernel fails the run there, so a wrong macro cannot pass the tests). */
+#ifdef OV_CUDA_SIM
+#define CU_LAUNCH(k, kernel, grid, block, ...) \
+	(cusim_launch(#kernel, (grid), (block), 0, kernel, __VA_ARGS__), cu_launched((k), #kernel))
+#define CU_LAUNCH_SYNC(k, kernel, grid, block, ...) \
+	(cusim_launch(#kernel, (grid), (block), 1, kernel, __VA_ARGS__), cu_launched((k), #kernel))
+#else
+#define CU_LAUNCH(k, kernel, grid, block, ...) \
+	(kernel<<<(grid), (block), 0, cu_dev.stream>>>(__VA_ARGS__), cu_launched((k), #kernel))
+#define CU_LAUNCH_SYNC CU_LAUNCH
+#endif
 
 /* The device buffers of one node, freed together by cu_bufs_free (constants uploaded by cu_input stay cached until
  * the run ends). */

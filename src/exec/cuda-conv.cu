@@ -123,9 +123,8 @@ static int k_conv(struct exec_kernel_ctx *k)
 		int64_t planes = (int64_t)g.n * g.c, total = planes * g.h * g.w;
 		if (!(xp = (float *)cu_alloc(k, &bufs, (size_t)total * sizeof(float))))
 			goto out;
-		pad_planes<<<cu_grid(total), CU_BLOCK, 0, cu_dev.stream>>>(dx, xp, planes, g.in_h, g.in_w, g.h, g.w,
-									  g.pre_b[0], g.pre_b[1]);
-		if (cu_launched(k, "pad_planes"))
+		if (CU_LAUNCH(k, pad_planes, cu_grid(total), CU_BLOCK, dx, xp, planes, g.in_h, g.in_w, g.h, g.w, g.pre_b[0],
+			      g.pre_b[1]))
 			goto out;
 		dx = xp;
 	}
@@ -175,8 +174,7 @@ static int k_conv(struct exec_kernel_ctx *k)
 	}
 	if (db) {
 		int64_t plane = (int64_t)g.oh * g.ow;
-		add_bias<<<cu_grid(y->numel), CU_BLOCK, 0, cu_dev.stream>>>(dy, db, y->numel, g.k, plane);
-		if (cu_launched(k, "add_bias"))
+		if (CU_LAUNCH(k, add_bias, cu_grid(y->numel), CU_BLOCK, dy, db, y->numel, g.k, plane))
 			goto out;
 	}
 	if (cu_output_f32(k, &bufs, 0, dy))

@@ -37,8 +37,8 @@ static int run_unary(struct exec_kernel_ctx *k, enum cu_un_op op, float a, float
 	void *dy = dx ? cu_alloc(k, &bufs, y->bytes) : NULL;
 	if (!dy)
 		goto out;
-	un_kernel<<<cu_grid(y->numel), CU_BLOCK, 0, cu_dev.stream>>>(op, a, b, dx, x->dtype, dy, y->dtype, y->numel);
-	if (cu_launched(k, "un_kernel") || cu_output(k, 0, dy))
+	if (CU_LAUNCH(k, un_kernel, cu_grid(y->numel), CU_BLOCK, op, a, b, dx, x->dtype, dy, y->dtype, y->numel) ||
+	    cu_output(k, 0, dy))
 		goto out;
 	rc = 0;
 out:
@@ -184,8 +184,8 @@ static int run_binary(struct exec_kernel_ctx *k, enum cu_bin_op op)
 	void *dy = db ? cu_alloc(k, &bufs, y->bytes) : NULL;
 	if (!dy)
 		goto out;
-	bin_kernel<<<cu_grid(y->numel), CU_BLOCK, 0, cu_dev.stream>>>(op, bc, da, a->dtype, db, b->dtype, dy, y->dtype);
-	if (cu_launched(k, "bin_kernel") || cu_output(k, 0, dy))
+	if (CU_LAUNCH(k, bin_kernel, cu_grid(y->numel), CU_BLOCK, op, bc, da, a->dtype, db, b->dtype, dy, y->dtype) ||
+	    cu_output(k, 0, dy))
 		goto out;
 	rc = 0;
 out:

@@ -197,8 +197,7 @@ static int k_gemm(struct exec_kernel_ctx *k)
 		const float *dc = cu_input_f32(k, &bufs, 2);
 		if (!dc)
 			goto out;
-		gemm_fill_c<<<cu_grid(m * n), CU_BLOCK, 0, cu_dev.stream>>>(dy, dc, beta, m, n, cm, cn);
-		if (cu_launched(k, "gemm_fill_c"))
+		if (CU_LAUNCH(k, gemm_fill_c, cu_grid(m * n), CU_BLOCK, dy, dc, beta, m, n, cm, cn))
 			goto out;
 	} else if (kk == 0) {
 		if (CU_OK(k, cudaMemsetAsync(dy, 0, (size_t)y->numel * sizeof(float), cu_dev.stream)))

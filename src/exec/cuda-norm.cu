@@ -51,8 +51,8 @@ static int softmax_run(struct exec_kernel_ctx *k, int logsm)
 	float *dy = dx ? (float *)cu_alloc(k, &bufs, (size_t)y->numel * sizeof(float)) : NULL;
 	if (!dy)
 		goto out;
-	softmax_kernel<<<cu_grid(outer * inner), CU_BLOCK, 0, cu_dev.stream>>>(dx, dy, outer, len, inner, logsm);
-	if (cu_launched(k, "softmax_kernel") || cu_output_f32(k, &bufs, 0, dy))
+	if (CU_LAUNCH(k, softmax_kernel, cu_grid(outer * inner), CU_BLOCK, dx, dy, outer, len, inner, logsm) ||
+	    cu_output_f32(k, &bufs, 0, dy))
 		goto out;
 	rc = 0;
 out:

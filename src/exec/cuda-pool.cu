@@ -46,8 +46,8 @@ static int pool_run(struct exec_kernel_ctx *k, int avg)
 	float *dy = dx ? (float *)cu_alloc(k, &bufs, (size_t)y->numel * sizeof(float)) : NULL;
 	if (!dy)
 		goto out;
-	pool_kernel<<<cu_grid(y->numel), CU_BLOCK, 0, cu_dev.stream>>>(w, avg, cip, dx, dy, y->numel);
-	if (cu_launched(k, "pool_kernel") || cu_output_f32(k, &bufs, 0, dy))
+	if (CU_LAUNCH(k, pool_kernel, cu_grid(y->numel), CU_BLOCK, w, avg, cip, dx, dy, y->numel) ||
+	    cu_output_f32(k, &bufs, 0, dy))
 		goto out;
 	rc = 0;
 out:
@@ -126,8 +126,8 @@ static int global_run(struct exec_kernel_ctx *k, int avg)
 	float *dy = dx ? (float *)cu_alloc(k, &bufs, (size_t)y->numel * sizeof(float)) : NULL;
 	if (!dy)
 		goto out;
-	global_kernel<<<(unsigned)planes, CU_BLOCK, 0, cu_dev.stream>>>(dx, dy, sp, avg);
-	if (cu_launched(k, "global_kernel") || cu_output_f32(k, &bufs, 0, dy))
+	if (CU_LAUNCH_SYNC(k, global_kernel, (unsigned)planes, CU_BLOCK, dx, dy, sp, avg) ||
+	    cu_output_f32(k, &bufs, 0, dy))
 		goto out;
 	rc = 0;
 out:
