@@ -188,6 +188,17 @@ const void *cu_input(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i)
 	return c->dev;
 }
 
+const struct xtensor *cu_host(struct exec_kernel_ctx *k, size_t i)
+{
+	const struct xtensor *t = i < k->n_in ? k->in[i] : NULL;
+
+	if (!t || (!t->data && t->bytes)) {
+		xk_fail(k, "input %zu is missing", i);
+		return NULL;
+	}
+	return t;
+}
+
 static __global__ void to_f32(const void *x, int dt, float *y, int64_t n)
 {
 	CU_FOR(i, n)

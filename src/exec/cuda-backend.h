@@ -79,6 +79,11 @@ void *cu_alloc(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t bytes);
 void cu_bufs_free(struct cu_bufs *b);
 /* Input i on the device, in its own element type; NULL with the node's error set. */
 const void *cu_input(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i);
+/* Input i readable on the host (k->in[i] itself, its host copy brought up to date first when the value lives on
+ * the device): for the few inputs a kernel reads on the host, such as Clip's bounds, Reshape's shape or Slice's
+ * starts.  Reading k->in[i]->data without it is a bug: a value computed on the device has no host copy yet.
+ * NULL (with the node's error set) when the input is missing or cannot be copied. */
+const struct xtensor *cu_host(struct exec_kernel_ctx *k, size_t i);
 /* Input i on the device as float32 (float16 and bfloat16 are converted there, as the CPU kernels convert them
  * before computing in float32); NULL with the node's error set. */
 const float *cu_input_f32(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i);

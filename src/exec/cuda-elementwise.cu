@@ -117,7 +117,7 @@ static int k_gelu(struct exec_kernel_ctx *k)
 	return EXEC_DECLINE;
 }
 
-// Clip-11 and later: optional scalar bounds of x's type, read on the host (they are host tensors here).
+// Clip-11 and later: optional scalar bounds of x's type, read on the host.
 static int k_clip(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = k->n_in ? k->in[0] : NULL;
@@ -126,11 +126,13 @@ static int k_clip(struct exec_kernel_ctx *k)
 	if (!x)
 		return EXEC_DECLINE;
 	for (size_t i = 1; i < 3 && i < k->n_in; i++) {
-		const struct xtensor *b = k->in[i];
-		if (!b)
+		if (!k->in[i])
 			continue;
-		if (b->numel != 1 || b->dtype != x->dtype)
+		if (k->in[i]->numel != 1 || k->in[i]->dtype != x->dtype)
 			return EXEC_DECLINE;
+		const struct xtensor *b = cu_host(k, i);
+		if (!b)
+			return -1;
 		(i == 1 ? lo : hi) = xt_get(b, 0);
 	}
 	return run_unary(k, CU_U_CLIP, (float)lo, (float)hi);
