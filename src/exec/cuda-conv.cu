@@ -100,7 +100,7 @@ static int k_conv(struct exec_kernel_ctx *k)
 	out[1] = wt->dims[0];
 	for (int i = 0; i < win.n; i++)
 		out[2 + i] = win.out[i];
-	if (xk_output(k, 0, x->dtype, x->rank, out))
+	if (xk_output_raw(k, 0, x->dtype, x->rank, out))
 		return -1;
 	struct xtensor *y = k->out[0];
 	if (!y->numel)

@@ -42,7 +42,7 @@ static int softmax_run(struct exec_kernel_ctx *k, int logsm)
 		else
 			inner *= x->dims[i];
 	}
-	if (xk_output(k, 0, x->dtype, x->rank, x->dims))
+	if (xk_output_raw(k, 0, x->dtype, x->rank, x->dims))
 		return -1;
 	struct xtensor *y = k->out[0];
 	if (!y->numel)
