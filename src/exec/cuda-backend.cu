@@ -36,7 +36,7 @@ int cu_dnn_ok(struct exec_kernel_ctx *k, cudnnStatus_t s, const char *call)
 {
 	if (s == CUDNN_STATUS_SUCCESS)
 		return 0;
-	return xk_fail(k, "cuDNN error in %s: %s", call, cudnnGetErrorString(s));
+	return xk_fail(k, "cuDNN error in %s: %s", call, cu_dnn.get_error_string(s));
 }
 
 int cu_launched(struct exec_kernel_ctx *k, const char *kernel)
@@ -317,7 +317,7 @@ static void init_fail(const char *fmt, ...)
 	vsnprintf(cu_failed, sizeof cu_failed, fmt, ap);
 	va_end(ap);
 	if (cu_dev.dnn)
-		cudnnDestroy(cu_dev.dnn);
+		cu_dnn.destroy(cu_dev.dnn);
 	if (cu_dev.blas)
 		cu_blas.destroy(cu_dev.blas);
 	if (cu_dev.stream)
@@ -367,14 +367,18 @@ static void init_device(void)
 		init_fail("cuBLAS: %s", cu_blas.status_string(bs));
 		return;
 	}
-	cudnnStatus_t ds = cudnnCreate(&cu_dev.dnn);
-	if (ds != CUDNN_STATUS_SUCCESS) {
-		cu_dev.dnn = NULL;
-		init_fail("cuDNN cannot start: %s", cudnnGetErrorString(ds));
+	if (cu_dnn_load(why, sizeof why)) {
+		init_fail("cuDNN cannot be loaded: %s", why);
 		return;
 	}
-	if ((ds = cudnnSetStream(cu_dev.dnn, cu_dev.stream)) != CUDNN_STATUS_SUCCESS) {
-		init_fail("cuDNN: %s", cudnnGetErrorString(ds));
+	cudnnStatus_t ds = cu_dnn.create(&cu_dev.dnn);
+	if (ds != CUDNN_STATUS_SUCCESS) {
+		cu_dev.dnn = NULL;
+		init_fail("cuDNN cannot start: %s", cu_dnn.get_error_string(ds));
+		return;
+	}
+	if ((ds = cu_dnn.set_stream(cu_dev.dnn, cu_dev.stream)) != CUDNN_STATUS_SUCCESS) {
+		init_fail("cuDNN: %s", cu_dnn.get_error_string(ds));
 		return;
 	}
 	// Stream-ordered allocation from the device's pool, which keeps freed memory for the next node instead of
@@ -387,7 +391,7 @@ static void init_device(void)
 			cu_dev.pools = 1;
 	}
 	cudaGetLastError();
-	size_t dv = cudnnGetVersion();
+	size_t dv = cu_dnn.get_version();
 	int bmaj = 0, bmin = 0;
 	cu_blas.get_property(MAJOR_VERSION, &bmaj);
 	cu_blas.get_property(MINOR_VERSION, &bmin);

@@ -33,6 +33,7 @@ extern "C" {
 #include "src/exec/exec.h"
 }
 #include "src/exec/cuda-blas.h"
+#include "src/exec/cuda-dnn.h"
 #include "src/exec/ov-math.h"
 
 /* The device, set up once by exec_backend_cuda(). */
