@@ -77,12 +77,29 @@ check "the CPU's node takes its input down once and its output up once (D2H 2, H
 OV_CUDASIM_FAULT=add_bias run "$SRCNN" --input random --backend cuda
 check "a kernel that faults ends the run (exit 1)" [ "$(rc)" = 1 ]
 check "with one line naming the node and the device's error" \
-	sh -c "[ \$(grep -vc '^cudasim:' err.txt) = 1 ] && grep -q \"^onnxview: .*#0 .*Conv: CUDA error .*illegal memory access\" err.txt"
+	sh -c "[ \$(grep -vc '^cudasim:' err.txt) = 1 ] && grep -q \"^onnxview: .*#1 'conv1' Conv: CUDA error .*illegal memory access\" err.txt"
 diag "$(grep -v '^cudasim:' err.txt)"
 OV_CUDASIM_FAULT=add_bias "$SIM" compare "$SRCNN" --vs cuda >out.txt 2>err.txt
 echo $? >rc.txt
 check "compare --vs cuda with a faulting device fails (exit 1) with one line" \
 	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(grep -vc '^cudasim:' err.txt) = 1 ]"
+# the TUI: a device fault is one message, later CUDA runs say the device is lost, the CPU still runs
+cp "$SRCNN" srcnn.onnx
+tui() { # NAME KEYS
+	printf '%s' "$2" >"$1.keys"
+	OV_CUDASIM_FAULT=add_bias LC_ALL=C.UTF-8 timeout 20 "$SIM" --keys "$1.keys" --dump "$1.txt" --size 100x30 \
+		srcnn.onnx >"$1.out" 2>"$1.err"
+	echo $? >"$1.rc"
+}
+tui fault ':run --backend cuda<Enter>'
+check "TUI: a kernel fault during :run --backend cuda is a message naming the node, and the TUI lives on" \
+	sh -c "[ \$(cat fault.rc) = 0 ] && grep -q \"^#1 'conv1' Conv: CUDA error .*illegal memory access\" fault.txt"
+tui again ':run --backend cuda<Enter>:run --backend cuda<Enter>'
+check "TUI: the next CUDA run says the device failed earlier in this session" \
+	grep -q "^the CUDA device failed earlier in this session (an illegal memory access" again.txt
+tui cpu ':run --backend cuda<Enter>:run<Enter>'
+check "TUI: and :run on the CPU still works" grep -q "^ran 6 nodes on cpu" cpu.txt
+
 OV_CUDASIM_MEM=4096 run "$SRCNN" --input random --backend cuda
 check "device memory running out ends the run (exit 1) with one line naming what did not fit" \
 	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(wc -l <err.txt) = 1 ] && grep -q 'cannot allocate [0-9]* bytes on the CUDA device' err.txt"

@@ -45,7 +45,8 @@ int cu_launched(struct exec_kernel_ctx *k, const char *kernel)
 
 	if (e == cudaSuccess)
 		return 0;
-	return xk_fail(k, "CUDA kernel %s did not launch: %s (%s)", kernel, cudaGetErrorString(e), cudaGetErrorName(e));
+	return xk_fail(k, "CUDA error at the launch of kernel %s: %s (%s)", kernel, cudaGetErrorString(e),
+		       cudaGetErrorName(e));
 }
 
 // ---- memory ----

@@ -28,7 +28,7 @@ static struct {
 	size_t in_use, peak;
 	cudaError_t last;         // the last launch's error (cudaGetLastError clears it)
 	cudaError_t sticky;       // a fault: every later call returns it
-	cudaError_t pending;      // an error the next synchronisation reports
+	cudaError_t pending;      // a fault while a kernel ran: sticky from the next synchronisation on
 	int64_t copies[4], bytes[4], launches, memsets;
 } sim;
 
@@ -83,10 +83,11 @@ int cusim_is_device(const void *p, size_t n)
 	return a >= it->first && a - it->first <= it->second && n <= it->second - (a - it->first);
 }
 
-void cusim_fault(cudaError_t e)
+// A fault while a kernel runs: the launch itself succeeded.
+static void kernel_fault(cudaError_t e)
 {
-	if (!sim.sticky)
-		sim.sticky = e;
+	if (!sim.pending)
+		sim.pending = e;
 }
 
 // ---- errors ----
@@ -151,7 +152,7 @@ extern "C" cudaError_t cudaSetDevice(int d)
 	return d >= 0 && d < sim.devices ? cudaSuccess : cudaErrorInvalidDevice;
 }
 
-extern "C" cudaError_t cudaGetDeviceProperties_v2(cudaDeviceProp *p, int d)
+extern "C" cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d)
 {
 	setup();
 	if (d < 0 || d >= sim.devices)
@@ -222,11 +223,11 @@ extern "C" cudaError_t cudaStreamDestroy(cudaStream_t s)
 
 extern "C" cudaError_t cudaStreamSynchronize(cudaStream_t)
 {
-	if (sim.sticky)
-		return sim.sticky;
-	cudaError_t e = sim.pending;
-	sim.pending = cudaSuccess;
-	return e;
+	if (sim.pending) { // as on the device, a kernel's fault shows when the host waits for it
+		sim.sticky = sim.pending;
+		sim.pending = cudaSuccess;
+	}
+	return sim.sticky;
 }
 
 extern "C" cudaError_t cudaDeviceSynchronize(void)
@@ -402,7 +403,7 @@ void cusim_run(const char *name, dim3 grid, dim3 block, int sync, void (*thunk)(
 	}
 	if (bad_launch) { // a pointer argument was checked before the launch
 		bad_launch = 0;
-		cusim_fault(cudaErrorIllegalAddress);
+		kernel_fault(cudaErrorIllegalAddress);
 		return;
 	}
 	running = name;
@@ -451,11 +452,11 @@ void cusim_run(const char *name, dim3 grid, dim3 block, int sync, void (*thunk)(
 	running = NULL;
 	if (bad_launch) {
 		bad_launch = 0;
-		cusim_fault(cudaErrorLaunchFailure);
+		kernel_fault(cudaErrorLaunchFailure);
 		return;
 	}
 	if (sim.fault && !strcmp(sim.fault, name)) {
 		cusim_say("kernel %s: fault injected (OV_CUDASIM_FAULT)", name);
-		cusim_fault(cudaErrorIllegalAddress);
+		kernel_fault(cudaErrorIllegalAddress);
 	}
 }

@@ -9,8 +9,6 @@
 void cusim_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* 1 when [p, p + n) lies inside one live device allocation. */
 int cusim_is_device(const void *p, size_t n);
-/* The device faults: every later call returns e (as a CUDA context's sticky errors do). */
-void cusim_fault(cudaError_t e);
 /* Round a float32 to TF32 (10 mantissa bits, to nearest even), as tensor cores read their inputs. */
 float cusim_tf32(float v);
 
