@@ -64,6 +64,8 @@ check "its input and 4 weights go up once each (5 copies of 768 + 432 + 3 x 576 
 check "and only its output comes down (1 copy of 1 x 4 x 8 x 8 floats)" [ "$(stat_of D2H)" = "1 1024" ]
 diag "$(grep '^cudasim:' err.txt)"
 check "the device memory is all given back at exit" grep -q ", 0 bytes still allocated" err.txt
+check "the run's report counts the same copies as the simulator" \
+	grep -q '^copies: 5 to the device (2928 bytes), 1 to the host (1024 bytes)$' out.txt
 OV_CUDASIM_STATS=1 run chain.onnx --input random --backend cuda --all --save all_cuda
 check "--all brings every value down once (9 copies)" [ "$(rc) $(stat_of D2H | cut -d' ' -f1)" = "0 9" ]
 "$SIM" run mixed.onnx --input random --save cpu_mixed >/dev/null 2>&1
@@ -72,6 +74,11 @@ check "a chain with a node the CPU runs matches the CPU" [ "$(rc)" = 0 ]
 diag "$(grep '^on the CPU\|^cudasim:' out.txt err.txt)"
 check "the CPU's node takes its input down once and its output up once (D2H 2, H2D 3 + 1)" \
 	[ "$(stat_of D2H | cut -d' ' -f1) $(stat_of H2D | cut -d' ' -f1)" = "2 4" ]
+check "and the report counts them too" grep -q '^copies: 4 to the device (2800 bytes), 2 to the host (2048 bytes)$' out.txt
+OV_CUDASIM_STATS=1 run mixed.onnx --input random --backend cuda --json
+check "--json gives the copies" "$PYTHON" -c "
+import json; c = json.load(open('out.txt'))['copies']
+assert (c['to_device'], c['to_device_bytes'], c['to_host'], c['to_host_bytes']) == (4, 2800, 2, 2048), c"
 
 # ---- device errors ----
 OV_CUDASIM_FAULT=add_bias run "$SRCNN" --input random --backend cuda

@@ -154,6 +154,10 @@ const void *cu_input(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i)
 		return NULL;
 	}
 	attach(t, d, 0);
+	if (k->res) {
+		k->res->to_device++;
+		k->res->to_device_bytes += t->bytes;
+	}
 	return d;
 }
 
