@@ -13,8 +13,8 @@
 #include "src/exec/cuda-sim.h"
 #include "src/exec/cuda-simlib.h"
 
-thread_local uint3 threadIdx, blockIdx;
-thread_local dim3 blockDim, gridDim;
+uint3 threadIdx, blockIdx;
+dim3 blockDim, gridDim;
 
 // ---- state ----
 

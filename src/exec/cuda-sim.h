@@ -25,8 +25,8 @@
 
 #include <stdint.h>
 
-extern thread_local uint3 threadIdx, blockIdx;
-extern thread_local dim3 blockDim, gridDim;
+extern uint3 threadIdx, blockIdx; /* the simulator runs every thread on one OS thread */
+extern dim3 blockDim, gridDim;
 
 void __syncthreads(void);
 
