@@ -37,6 +37,9 @@ CU_DNN_SAME(get_convolution2d_forward_output_dim, cudnnGetConvolution2dForwardOu
 CU_DNN_SAME(get_convolution_forward_algorithm_v7, cudnnGetConvolutionForwardAlgorithm_v7);
 CU_DNN_SAME(get_convolution_forward_workspace_size, cudnnGetConvolutionForwardWorkspaceSize);
 CU_DNN_SAME(convolution_forward, cudnnConvolutionForward);
+CU_DNN_SAME(get_convolution_backward_data_algorithm_v7, cudnnGetConvolutionBackwardDataAlgorithm_v7);
+CU_DNN_SAME(get_convolution_backward_data_workspace_size, cudnnGetConvolutionBackwardDataWorkspaceSize);
+CU_DNN_SAME(convolution_backward_data, cudnnConvolutionBackwardData);
 
 struct cu_dnn_api cu_dnn;
 
@@ -81,6 +84,11 @@ int cu_dnn_load(char *why, size_t n)
 				{"cudnnGetConvolutionForwardWorkspaceSize",
 				 (void **)&cu_dnn.get_convolution_forward_workspace_size},
 				{"cudnnConvolutionForward", (void **)&cu_dnn.convolution_forward},
+				{"cudnnGetConvolutionBackwardDataAlgorithm_v7",
+				 (void **)&cu_dnn.get_convolution_backward_data_algorithm_v7},
+				{"cudnnGetConvolutionBackwardDataWorkspaceSize",
+				 (void **)&cu_dnn.get_convolution_backward_data_workspace_size},
+				{"cudnnConvolutionBackwardData", (void **)&cu_dnn.convolution_backward_data},
 			};
 			state = 1;
 			for (size_t i = 0; i < sizeof fns / sizeof fns[0] && state == 1; i++) {
