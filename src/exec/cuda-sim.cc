@@ -192,6 +192,12 @@ extern "C" cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t, cudaMemPoolAttr, v
 	return cudaSuccess;
 }
 
+// Freed memory goes back at once here: there is no pool to trim.
+extern "C" cudaError_t cudaMemPoolTrimTo(cudaMemPool_t, size_t)
+{
+	return sim.sticky ? sim.sticky : cudaSuccess;
+}
+
 extern "C" cudaError_t cudaRuntimeGetVersion(int *v)
 {
 	*v = CUDART_VERSION;
