@@ -934,46 +934,13 @@ static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, cons
 	return 0;
 }
 
-/* Check X, W, B of a convolution and read its window; on success out holds the output dims. */
-static int conv_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *wt,
-		      const struct xtensor *b, int64_t *group, struct cpu_window *w, int64_t *out)
-{
-	char d1[64], d2[64];
-
-	if (!x || !wt)
-		return xk_fail(k, "X and W are required");
-	xt_describe(x, d1, sizeof d1);
-	xt_describe(wt, d2, sizeof d2);
-	if (x->rank < 3 || wt->rank != x->rank)
-		return xk_fail(k, "X %s and W %s must have the same rank, at least 3", d1, d2);
-	*group = xk_attr_int(k, "group", 1);
-	if (*group <= 0 || *group > (1ll << 40))
-		return xk_fail(k, "group %lld is out of range", (long long)*group);
-	if (x->dims[1] % *group || x->dims[1] / *group != wt->dims[1])
-		return xk_fail(k, "X %s has %lld channels but W %s with group %lld expects %lld", d1,
-			       (long long)x->dims[1], d2, (long long)*group, (long long)(wt->dims[1] * *group));
-	if (wt->dims[0] % *group)
-		return xk_fail(k, "W %s: %lld output channels are not divisible by group %lld", d2,
-			       (long long)wt->dims[0], (long long)*group);
-	if (b && (b->rank != 1 || b->dims[0] != wt->dims[0]))
-		return xk_fail(k, "B has %lld values for %lld output channels", (long long)b->numel,
-			       (long long)wt->dims[0]);
-	if (cpu_window_read(k, x, wt->dims + 2, 0, 0, w))
-		return -1;
-	out[0] = x->dims[0];
-	out[1] = wt->dims[0];
-	for (int i = 0; i < w->n; i++)
-		out[2 + i] = w->out[i];
-	return 0;
-}
-
 static int conv_float(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = k->in[0], *wt = k->n_in > 1 ? k->in[1] : NULL, *b = k->n_in > 2 ? k->in[2] : NULL;
 	struct cpu_window w;
 	int64_t group, out[XT_MAX_RANK];
 
-	if (conv_setup(k, x, wt, b, &group, &w, out))
+	if (cpu_conv_setup(k, x, wt, b, &group, &w, out))
 		return -1;
 	if (wt->dtype != x->dtype || (b && b->dtype != x->dtype))
 		return xk_fail(k, "X, W and B must have the same element type");
@@ -1098,7 +1065,7 @@ static int kernel_conv_integer_like(struct exec_kernel_ctx *k, int qlinear)
 		for (int64_t i = 0; i < b->numel; i++)
 			((double *)bd.data)[i] = xt_get(b, i);
 	}
-	if (conv_setup(k, &xd, &wd, b ? &bd : NULL, &group, &win, out))
+	if (cpu_conv_setup(k, &xd, &wd, b ? &bd : NULL, &group, &win, out))
 		goto out;
 	if (xt_alloc(&yd, OV_DT_DOUBLE, x->rank, out, k->err))
 		goto out;

@@ -59,23 +59,6 @@ static const char *math_name(cudnnMathType_t m)
 	}
 }
 
-// The checks of cpu-conv.c's conv_setup; inputs it refuses are declined so that the CPU says what is wrong.
-static int conv_inputs_ok(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *wt,
-			  const struct xtensor *b, int64_t *group)
-{
-	if (!x || !wt || !cu_float_type(x->dtype) || wt->dtype != x->dtype || (b && b->dtype != x->dtype))
-		return 0;
-	if ((x->rank != 3 && x->rank != 4) || wt->rank != x->rank)
-		return 0;
-	*group = xk_attr_int(k, "group", 1);
-	if (*group <= 0 || *group > (1ll << 40) || x->dims[1] % *group || x->dims[1] / *group != wt->dims[1] ||
-	    wt->dims[0] % *group)
-		return 0;
-	if (b && (b->rank != 1 || b->dims[0] != wt->dims[0]))
-		return 0;
-	return 1;
-}
-
 static int k_conv(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = k->n_in > 0 ? k->in[0] : NULL, *wt = k->n_in > 1 ? k->in[1] : NULL;
@@ -90,16 +73,13 @@ static int k_conv(struct exec_kernel_ctx *k)
 	cudnnConvolutionDescriptor_t cd = NULL;
 	int rc = -1;
 
-	if (!conv_inputs_ok(k, x, wt, b, &group))
+	if (!x || !wt || !cu_float_type(x->dtype) || wt->dtype != x->dtype || (b && b->dtype != x->dtype) ||
+	    (x->rank != 3 && x->rank != 4))
 		return EXEC_DECLINE;
-	if (cpu_window_read(k, x, wt->dims + 2, 0, 0, &win))
-		return -1; // the window's own message, as the CPU gives it
-	if (conv2d_geom_from_window(&win, x->dims, wt->dims, group, &g, why, sizeof why))
+	// the CPU's checks and window; what they refuse is declined, so that the CPU says what is wrong
+	if (cpu_conv_setup(k, x, wt, b, &group, &win, out) ||
+	    conv2d_geom_from_window(&win, x->dims, wt->dims, group, &g, why, sizeof why))
 		return EXEC_DECLINE;
-	out[0] = x->dims[0];
-	out[1] = wt->dims[0];
-	for (int i = 0; i < win.n; i++)
-		out[2 + i] = win.out[i];
 	if (xk_output_raw(k, 0, x->dtype, x->rank, out))
 		return -1;
 	struct xtensor *y = k->out[0];
@@ -247,7 +227,8 @@ static int k_conv_transpose(struct exec_kernel_ctx *k)
 	cudnnConvolutionDescriptor_t cd = NULL;
 	int rc = -1;
 
-	if (!x || !wt || !cu_float_type(x->dtype) || (x->rank != 3 && x->rank != 4))
+	if (!x || !wt || !cu_float_type(x->dtype) || wt->dtype != x->dtype || (b && b->dtype != x->dtype) ||
+	    (x->rank != 3 && x->rank != 4))
 		return EXEC_DECLINE;
 	if (cpu_convt_setup(k, x, wt, b, &win, out, &group))
 		return EXEC_DECLINE; // the CPU says what is wrong

@@ -167,3 +167,35 @@ int cpu_convt_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const st
 	*group_out = group;
 	return 0;
 }
+
+int cpu_conv_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *wt,
+		   const struct xtensor *b, int64_t *group, struct cpu_window *w, int64_t *out)
+{
+	char d1[64], d2[64];
+
+	if (!x || !wt)
+		return xk_fail(k, "X and W are required");
+	xt_describe(x, d1, sizeof d1);
+	xt_describe(wt, d2, sizeof d2);
+	if (x->rank < 3 || wt->rank != x->rank)
+		return xk_fail(k, "X %s and W %s must have the same rank, at least 3", d1, d2);
+	*group = xk_attr_int(k, "group", 1);
+	if (*group <= 0 || *group > (1ll << 40))
+		return xk_fail(k, "group %lld is out of range", (long long)*group);
+	if (x->dims[1] % *group || x->dims[1] / *group != wt->dims[1])
+		return xk_fail(k, "X %s has %lld channels but W %s with group %lld expects %lld", d1,
+			       (long long)x->dims[1], d2, (long long)*group, (long long)(wt->dims[1] * *group));
+	if (wt->dims[0] % *group)
+		return xk_fail(k, "W %s: %lld output channels are not divisible by group %lld", d2,
+			       (long long)wt->dims[0], (long long)*group);
+	if (b && (b->rank != 1 || b->dims[0] != wt->dims[0]))
+		return xk_fail(k, "B has %lld values for %lld output channels", (long long)b->numel,
+			       (long long)wt->dims[0]);
+	if (cpu_window_read(k, x, wt->dims + 2, 0, 0, w))
+		return -1;
+	out[0] = x->dims[0];
+	out[1] = wt->dims[0];
+	for (int i = 0; i < w->n; i++)
+		out[2 + i] = w->out[i];
+	return 0;
+}
