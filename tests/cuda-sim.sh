@@ -106,6 +106,10 @@ check "TUI: the next CUDA run says the device failed earlier in this session" \
 	grep -q "^the CUDA device failed earlier in this session (an illegal memory access" again.txt
 tui cpu ':run --backend cuda<Enter>:run<Enter>'
 check "TUI: and :run on the CPU still works" grep -q "^ran 6 nodes on cpu" cpu.txt
+printf ':compare --vs cuda<Enter><Esc>jjjV' >cmp.keys
+LC_ALL=C.UTF-8 timeout 20 "$SIM" --keys cmp.keys --dump cmp.txt --size 100x30 srcnn.onnx >cmp.out 2>cmp.err
+check "TUI: :compare --vs cuda, then V: the CPU's and the GPU's values side by side where they differ most" \
+	sh -c 'grep -q "^A - B of the last :compare" cmp.txt && grep -q "^the [1-5] largest differences, A and B side by side:" cmp.txt'
 
 OV_CUDASIM_MEM=4096 run "$SRCNN" --input random --backend cuda
 check "device memory running out ends the run (exit 1) with one line naming what did not fit" \
