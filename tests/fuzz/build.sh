@@ -93,3 +93,36 @@ echo "built $BUILD/fuzz-command"
 # shellcheck disable=SC2086 # the flag variables are word lists
 $CC $CFLAGS $CPPFLAGS $WARN -o "$BUILD/fuzz-exec" "$ROOT/tests/fuzz/fuzz-exec.c" $OBJS $LIBS
 echo "built $BUILD/fuzz-exec"
+
+# The CUDA backend on the host simulator (src/exec/cuda-sim.h), against the CPU (tests/fuzz/fuzz-exec-cuda.c):
+# where the CUDA toolkit's headers are, the backend's files (CUDA_SRCS in Makefile.am, not the loaders) and the
+# simulator's are compiled as C++ with -DOV_CUDA_SIM and take the place of the CUDA stub.
+CXX=${CXX:-clang++}
+CUDA_INC=${CUDA_INC:-/usr/local/cuda/include}
+if [ -f "$CUDA_INC/cuda_runtime.h" ] && [ -f "$CUDA_INC/cudnn.h" ] && command -v "$CXX" >/dev/null 2>&1; then
+	CUDA_FILES=$(awk '/^CUDA_SRCS \+?= /{print $3}' "$ROOT/Makefile.am")
+	CXXFLAGS="-std=c++17 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined"
+	CXXFLAGS="$CXXFLAGS -fno-sanitize-recover=undefined -Wno-deprecated-declarations -DOV_CUDA_SIM -I$CUDA_INC"
+	SIM_OBJS=
+	for f in $CUDA_FILES src/exec/cuda-sim.cc src/exec/cuda-sim-blas.cc src/exec/cuda-sim-dnn.cc; do
+		o="$OBJ/sim-$(basename "$f" | sed 's/\.[a-z]*$//').o"
+		# shellcheck disable=SC2086 # the flag variables are word lists
+		$CXX $CXXFLAGS $CPPFLAGS -x c++ -c "$ROOT/$f" -o "$o"
+		SIM_OBJS="$SIM_OBJS $o"
+	done
+	# the backend's plain C helpers (src/exec/cuda-*.c but the stub), which the core build above leaves out
+	for f in $(cd "$ROOT" && ls src/exec/cuda-*.c | grep -v cuda-stub.c); do
+		o="$OBJ/sim-$(basename "$f" .c).o"
+		# shellcheck disable=SC2086 # the flag variables are word lists
+		$CC $CFLAGS $CPPFLAGS $WARN -c "$ROOT/$f" -o "$o"
+		SIM_OBJS="$SIM_OBJS $o"
+	done
+	CORE_OBJS=$(for o in $OBJS; do case $o in */cuda-stub.o) ;; *) printf '%s ' "$o" ;; esac; done)
+	# shellcheck disable=SC2086 # the flag variables are word lists
+	$CC $CFLAGS $CPPFLAGS $WARN -c "$ROOT/tests/fuzz/fuzz-exec-cuda.c" -o "$OBJ/fuzz-exec-cuda.o"
+	# shellcheck disable=SC2086 # the flag variables are word lists
+	$CXX $CFLAGS -o "$BUILD/fuzz-exec-cuda" "$OBJ/fuzz-exec-cuda.o" $CORE_OBJS $SIM_OBJS $LIBS
+	echo "built $BUILD/fuzz-exec-cuda"
+else
+	echo "no CUDA headers in $CUDA_INC (or no $CXX): fuzz-exec-cuda not built"
+fi

@@ -1,0 +1,161 @@
+/* libFuzzer target for the CUDA backend, differential: the input is a model; when it loads and every input of its
+ * graph has a known, small shape, the graph runs with random inputs on the CPU and on the CUDA backend, here the
+ * host simulator of the device (src/exec/cuda-sim.h: the backend's own kernels, launches, copies and library calls,
+ * with device memory, pointers and launch limits checked).  Findings, each an abort with a line on stderr:
+ * - a crash, an out-of-bounds access (ASan), undefined behaviour (UBSan), or a simulator refusal ("cudasim: ...",
+ *   which fails the run as the device would);
+ * - the CUDA run failing where the CPU run succeeded (the backend must decline what it cannot run);
+ * - an output that differs: another dtype or shape, a NaN or infinity in another place, an integer or boolean of
+ *   another value, or a float beyond rtol 1e-3 and atol 1e-3 x (1 + the largest |value| of the CPU's output)
+ *   (accumulation orders differ between the backends; a kernel bug gives far larger differences).
+ *
+ * Build with tests/fuzz/build.sh (BUILD_DIR/fuzz-exec-cuda, where the CUDA toolkit's headers are found); run with
+ * BUILD_DIR/fuzz-exec-cuda CORPUS_DIR -rss_limit_mb=2048, seeded with the node tests' model.onnx files. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/dtype.h"
+#include "src/exec/exec.h"
+#include "src/graph.h"
+#include "src/model.h"
+#include "src/run-feed.h"
+#include "src/shape.h"
+
+#define FUZZ_TENSOR_BYTES (64u << 20)
+#define FUZZ_INPUT_ELEMENTS 65536
+#define FUZZ_MAX_INPUTS 64
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void finding(const char *what, const char *name, const char *detail)
+{
+	fprintf(stderr, "fuzz-exec-cuda: %s: output '%s': %s\n", what, name, detail);
+	abort();
+}
+
+static int is_float(int32_t dt)
+{
+	return dt == OV_DT_FLOAT || dt == OV_DT_DOUBLE || dt == OV_DT_FLOAT16 || dt == OV_DT_BFLOAT16;
+}
+
+static void compare(const char *name, const struct xtensor *cpu, const struct xtensor *gpu)
+{
+	char d[200];
+
+	if (cpu->dtype != gpu->dtype || cpu->rank != gpu->rank ||
+	    memcmp(cpu->dims, gpu->dims, (size_t)cpu->rank * sizeof *cpu->dims)) {
+		char a[64], b[64];
+		xt_describe(cpu, a, sizeof a);
+		xt_describe(gpu, b, sizeof b);
+		snprintf(d, sizeof d, "CPU %s, CUDA %s", a, b);
+		finding("other dtype or shape", name, d);
+	}
+	if (cpu->dtype == OV_DT_STRING || !xt_elem_size(cpu->dtype))
+		return;
+	double big = 0;
+	for (int64_t i = 0; i < cpu->numel; i++) {
+		double v = fabs(xt_get(cpu, i));
+		if (isfinite(v) && v > big)
+			big = v;
+	}
+	for (int64_t i = 0; i < cpu->numel; i++) {
+		double a = xt_get(cpu, i), b = xt_get(gpu, i);
+		int bad;
+		if (!is_float(cpu->dtype))
+			bad = xt_get_int(cpu, i) != xt_get_int(gpu, i);
+		else if (isnan(a) || isnan(b) || isinf(a) || isinf(b))
+			bad = !(isnan(a) && isnan(b)) && a != b;
+		else
+			bad = fabs(a - b) > 1e-3 * (1 + big) + 1e-3 * fabs(a);
+		if (bad) {
+			snprintf(d, sizeof d, "element %lld: CPU %.9g, CUDA %.9g (largest |value| %.3g)", (long long)i, a, b,
+				 big);
+			finding("values differ", name, d);
+		}
+	}
+}
+
+/* No op that draws random numbers (their values differ from run to run, on either backend). */
+static int deterministic(const struct graph *g)
+{
+	static const char *const random_ops[] = {"RandomNormal", "RandomNormalLike", "RandomUniform",
+						 "RandomUniformLike", "Bernoulli", "Multinomial", "Dropout"};
+
+	for (uint32_t n = 0; n < g->n_nodes; n++)
+		for (size_t i = 0; i < sizeof random_ops / sizeof random_ops[0]; i++)
+			if (g->nodes[n].proto->op_type && !strcmp(g->nodes[n].proto->op_type, random_ops[i]))
+				return 0;
+	return 1;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ov_model *m = NULL;
+	struct graph *g = NULL;
+	struct shapes *sh = NULL;
+	struct ov_error err;
+	struct exec_result rc = {0}, rg = {0};
+	struct exec_input in[FUZZ_MAX_INPUTS];
+	const char *need[FUZZ_MAX_INPUTS];
+	long n_need = 0;
+	const struct exec_backend_ops *cuda = exec_backend_cuda(&err);
+
+	if (!cuda) {
+		fprintf(stderr, "fuzz-exec-cuda: no CUDA backend: %s\n", err.msg);
+		abort();
+	}
+	xt_set_limit(FUZZ_TENSOR_BYTES);
+	memset(in, 0, sizeof in);
+	if (model_load_buffer(&m, data, size, "fuzz.onnx", &err))
+		return 0;
+	if (graph_build(&g, m->proto->graph, &err) || shape_infer(&sh, m, g, &err))
+		goto out;
+	struct exec_options opt = {0};
+	n_need = exec_needed_inputs(g, &opt, NULL, 0, &err);
+	if (n_need < 0 || n_need > FUZZ_MAX_INPUTS)
+		goto out;
+	exec_needed_inputs(g, &opt, need, (size_t)n_need, &err);
+	struct feed f = {.m = m, .g = g, .sh = sh, .e = &err};
+	for (long i = 0; i < n_need; i++) {
+		int32_t id = graph_value_id(g, need[i]);
+		const struct vshape *v = id >= 0 ? feed_value_shape(&f, id) : NULL;
+		int64_t numel = 1;
+		if (!v || v->rank < 0 || v->rank > XT_MAX_RANK)
+			goto out;
+		for (int d = 0; d < v->rank; d++) {
+			if (v->dims[d].v < 0 || (v->dims[d].v && numel > FUZZ_INPUT_ELEMENTS / v->dims[d].v))
+				goto out; /* unknown or too big: nothing to run */
+			numel *= v->dims[d].v;
+		}
+		in[i].name = need[i];
+		if (feed_generate(&f, id, "random", &in[i].t))
+			goto out;
+	}
+	if (exec_run(m, g, &opt, in, (size_t)n_need, &rc, &err))
+		goto out; /* the CPU refuses it: nothing to compare */
+	opt.backend = cuda;
+	if (exec_run(m, g, &opt, in, (size_t)n_need, &rg, &err)) {
+		fprintf(stderr, "fuzz-exec-cuda: the CUDA run failed where the CPU's succeeded: %s\n", err.msg);
+		abort();
+	}
+	if (!deterministic(g))
+		goto out; /* random ops draw other numbers on the second run */
+	for (size_t i = 0; i < rc.n_to && i < rg.n_to; i++)
+		if (rc.values[i].present && rg.values[i].present)
+			compare(rc.values[i].name, &rc.values[i].t, &rg.values[i].t);
+out:
+	exec_result_free(&rc);
+	exec_result_free(&rg);
+	for (long i = 0; i < n_need && i < FUZZ_MAX_INPUTS; i++)
+		xt_free(&in[i].t);
+	if (sh)
+		shapes_free(sh);
+	if (g)
+		graph_free(g);
+	model_free(m);
+	return 0;
+}
