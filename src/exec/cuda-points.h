@@ -420,4 +420,34 @@ static inline OV_HD void cu_norm_stats(const void *x, int dt, int64_t base, int6
 	*inv = 1 / sqrt((n ? sq / (double)n : 0) + eps);
 }
 
+/* y from x of a row or group with mean m and inv = 1/sqrt(variance + eps), as cpu-norm.c writes it:
+ * - LayerNormalization: (x - m) * inv * scale + bias in double (bias 0 when there is none: still added, so -0
+ *   becomes +0 as on the CPU);
+ * - InstanceNormalization on float32: a float multiply-add with the channel's factor and offset rounded to float;
+ *   on float64: in double;
+ * - BatchNormalization (a, b: scale / sqrt(var + eps) and bias - mean * a, computed on the host): on float32 with
+ *   one scale per channel over more than one element (per_channel), a float multiply-add; else in double. */
+static inline OV_HD double cu_layernorm_value(double x, double m, double inv, double scale, double bias)
+{
+	return (x - m) * inv * scale + bias;
+}
+
+static inline OV_HD float cu_group_norm_f(float x, double m, double inv, double scale, double bias)
+{
+	float a = (float)(inv * scale), b = (float)(bias - m * inv * scale);
+	return x * a + b;
+}
+
+static inline OV_HD double cu_group_norm_d(double x, double m, double inv, double scale, double bias)
+{
+	return (x - m) * inv * scale + bias;
+}
+
+static inline OV_HD float cu_batchnorm_f(float x, double a, double b, int per_channel)
+{
+	if (per_channel)
+		return x * (float)a + (float)b;
+	return (float)(x * a + b);
+}
+
 #endif

@@ -694,8 +694,8 @@ static int k_concat(struct exec_kernel_ctx *k)
 	for (size_t i = 0; i < k->n_in; i++) {
 		int64_t row = k->in[i]->dims[axis] * inner;
 		if (row) {
-			// each input's own buffers, freed once its rows are launched (in stream order), so any number of
-			// inputs fits in the node's buffer list
+			// each input's own buffers, freed once its rows are launched (in stream order), so any
+			// number of inputs fits in the node's buffer list
 			struct cu_bufs ib = {};
 			const void *dx = cu_input(k, &ib, i);
 			int bad = !dx || BY_SIZE(es, rows_launch, k, dx, row, 0, dy, yrow, at, row, outer * row);
@@ -771,7 +771,8 @@ static int k_split(struct exec_kernel_ctx *k)
 	}
 	{
 		size_t es = move_size(x->dtype);
-		int64_t outer = xk_numel(axis, x->dims), inner = xk_numel(x->rank - axis - 1, x->dims + axis + 1), at = 0;
+		int64_t outer = xk_numel(axis, x->dims), at = 0;
+		int64_t inner = xk_numel(x->rank - axis - 1, x->dims + axis + 1);
 		const void *dx = x->numel ? cu_input(k, &bufs, 0) : NULL;
 		if (x->numel && !dx)
 			goto out;
@@ -782,8 +783,10 @@ static int k_split(struct exec_kernel_ctx *k)
 				// each output's buffer, freed once copied back, so any number of outputs fits
 				struct cu_bufs ob = {};
 				void *dy = cu_alloc(k, &ob, y->bytes);
-				int bad = !dy || BY_SIZE(es, rows_launch, k, dx, len * inner, at * inner, dy, row, 0, row,
-							 outer * row) || cu_output(k, i, dy);
+				int bad = !dy ||
+					  BY_SIZE(es, rows_launch, k, dx, len * inner, at * inner, dy, row, 0, row,
+						  outer * row) ||
+					  cu_output(k, i, dy);
 				cu_bufs_free(&ob);
 				if (bad)
 					goto out;
