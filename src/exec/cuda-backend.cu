@@ -36,7 +36,7 @@ int cu_dnn_ok(struct exec_kernel_ctx *k, cudnnStatus_t s, const char *call)
 {
 	if (s == CUDNN_STATUS_SUCCESS)
 		return 0;
-	return xk_fail(k, "cuDNN error in %s: %s", call, cudnnGetErrorString(s));
+	return xk_fail(k, "cuDNN error in %s: %s", call, cu_dnn.get_error_string(s));
 }
 
 int cu_launched(struct exec_kernel_ctx *k, const char *kernel)
@@ -45,7 +45,8 @@ int cu_launched(struct exec_kernel_ctx *k, const char *kernel)
 
 	if (e == cudaSuccess)
 		return 0;
-	return xk_fail(k, "CUDA kernel %s did not launch: %s (%s)", kernel, cudaGetErrorString(e), cudaGetErrorName(e));
+	return xk_fail(k, "CUDA error at the launch of kernel %s: %s (%s)", kernel, cudaGetErrorString(e),
+		       cudaGetErrorName(e));
 }
 
 // ---- memory ----
@@ -93,99 +94,67 @@ void cu_bufs_free(struct cu_bufs *b)
 	b->n = 0;
 }
 
-// Constants (initializers, Constant outputs) are uploaded once per run: the runner converts them once and keeps
-// each until its last consumer has run, so within one run a value id names one unchanging host tensor.  The
-// host pointer and size are checked too, and the table (one slot per value of the run's graph) is emptied when
-// the run ends (cuda_run_end).
-struct cu_const {
-	const void *host;
-	size_t bytes;
-	void *dev;
-};
-static const struct graph *const_graph;
-static struct cu_const *consts;
+// ---- values on the device ----
 
-static void consts_free(void)
+static int download(struct xtensor *t, struct ov_error *err)
 {
-	if (consts)
-		for (uint32_t v = 0; v < const_graph->n_values; v++)
-			raw_free(consts[v].dev);
-	free(consts);
-	consts = NULL;
-	const_graph = NULL;
-}
-
-static int32_t input_value(const struct exec_kernel_ctx *k, size_t i)
-{
-	const struct graph_node *nd = k->g && k->node < k->g->n_nodes ? &k->g->nodes[k->node] : NULL;
-
-	if (!nd || !nd->in || !nd->proto || i >= nd->proto->n_input)
-		return -1;
-	return nd->in[i];
-}
-
-static int is_constant(const struct exec_kernel_ctx *k, int32_t id)
-{
-	if (id < 0 || (uint32_t)id >= k->g->n_values)
+	cudaError_t e = t->bytes ? cudaMemcpyAsync(t->data, t->dev, t->bytes, cudaMemcpyDeviceToHost, cu_dev.stream)
+				 : cudaSuccess;
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(cu_dev.stream);
+	if (e == cudaSuccess)
 		return 0;
-	enum value_origin o = k->g->values[id].origin;
-	return o == VALUE_INITIALIZER || o == VALUE_CONSTANT;
+	cudaGetLastError();
+	return ov_fail(err, OV_INVALID, "CUDA error copying the value to the host: %s (%s)", cudaGetErrorString(e),
+		       cudaGetErrorName(e));
 }
 
-static int upload(struct exec_kernel_ctx *k, const struct xtensor *t, void *dev)
+static const struct xt_devops cu_devops = {download, raw_free};
+
+// The tensor keeps dev as its device copy (the runner's own slot: the copy caches the same value).
+static void attach(const struct xtensor *t, void *dev, int host_stale)
 {
-	if (!t->bytes)
-		return 0;
-	return CU_OK(k, cudaMemcpyAsync(dev, t->data, t->bytes, cudaMemcpyHostToDevice, cu_dev.stream));
+	struct xtensor *w = (struct xtensor *)t;
+
+	w->dev = dev;
+	w->devops = &cu_devops;
+	w->host_stale = host_stale;
 }
 
 const void *cu_input(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i)
 {
 	const struct xtensor *t = i < k->n_in ? k->in[i] : NULL;
+	void *d;
 
+	(void)b;
 	if (!t || !t->data) {
 		xk_fail(k, "input %zu is missing", i);
 		return NULL;
+	}
+	if (t->dev) {
+		if (t->devops != &cu_devops) {
+			xk_fail(k, "input %zu is on another device", i);
+			return NULL;
+		}
+		return t->dev;
 	}
 	if (t->dtype == OV_DT_STRING || !xt_elem_size(t->dtype)) {
 		xk_fail(k, "input %zu is %s, which the CUDA backend cannot hold", i, dtype_short_name(t->dtype));
 		return NULL;
 	}
-	int32_t id = input_value(k, i);
-	if (!is_constant(k, id)) {
-		void *d = cu_alloc(k, b, t->bytes);
-		if (!d || upload(k, t, d))
-			return NULL;
-		return d;
-	}
-	if (const_graph != k->g) {
-		consts_free();
-		consts = (struct cu_const *)calloc(k->g->n_values + 1, sizeof *consts);
-		if (!consts) {
-			xk_fail(k, "out of memory");
-			return NULL;
-		}
-		const_graph = k->g;
-	}
-	struct cu_const *c = &consts[id];
-	if (c->dev && c->host == t->data && c->bytes == t->bytes)
-		return c->dev;
-	raw_free(c->dev);
-	c->dev = NULL;
-	c->host = NULL;
-	cudaError_t e = raw_alloc(&c->dev, t->bytes);
+	cudaError_t e = raw_alloc(&d, t->bytes);
 	if (e != cudaSuccess) {
-		c->dev = NULL;
 		cudaGetLastError();
-		xk_fail(k, "cannot allocate %zu bytes on the CUDA device for constant input %zu: %s", t->bytes, i,
+		xk_fail(k, "cannot allocate %zu bytes on the CUDA device for input %zu: %s", t->bytes, i,
 			cudaGetErrorString(e));
 		return NULL;
 	}
-	if (upload(k, t, c->dev))
+	if (t->bytes && CU_OK(k, cudaMemcpyAsync(d, t->data, t->bytes, cudaMemcpyHostToDevice, cu_dev.stream))) {
+		raw_free(d);
 		return NULL;
-	c->host = t->data;
-	c->bytes = t->bytes;
-	return c->dev;
+	}
+	attach(t, d, 0);
+	return d;
 }
 
 const struct xtensor *cu_host(struct exec_kernel_ctx *k, size_t i)
@@ -194,6 +163,10 @@ const struct xtensor *cu_host(struct exec_kernel_ctx *k, size_t i)
 
 	if (!t || (!t->data && t->bytes)) {
 		xk_fail(k, "input %zu is missing", i);
+		return NULL;
+	}
+	if (xt_host((struct xtensor *)t, k->err)) {
+		ov_wrap(k->err, "input %zu: ", i);
 		return NULL;
 	}
 	return t;
@@ -234,21 +207,26 @@ const float *cu_input_f32(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i
 	return f;
 }
 
-int cu_output(struct exec_kernel_ctx *k, size_t i, const void *dev)
+int cu_output(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, void *dev)
 {
 	struct xtensor *y = k->out[i];
+	int j = 0;
 
-	if (y->bytes && CU_OK(k, cudaMemcpyAsync(y->data, dev, y->bytes, cudaMemcpyDeviceToHost, cu_dev.stream)))
-		return -1;
+	while (j < b->n && b->p[j] != dev)
+		j++;
+	if (j == b->n)
+		return xk_fail(k, "output %zu: the CUDA kernel handed over a buffer it did not allocate", i);
+	b->p[j] = b->p[--b->n]; // the tensor owns it now
+	attach(y, dev, 1);
 	return CU_OK(k, cudaStreamSynchronize(cu_dev.stream));
 }
 
-int cu_output_f32(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, const float *dev)
+int cu_output_f32(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, float *dev)
 {
 	struct xtensor *y = k->out[i];
 
 	if (y->dtype == OV_DT_FLOAT)
-		return cu_output(k, i, dev);
+		return cu_output(k, b, i, dev);
 	if (!cu_float_type(y->dtype))
 		return xk_fail(k, "output %zu is %s, not a float type", i, dtype_short_name(y->dtype));
 	void *h = cu_alloc(k, b, y->bytes);
@@ -258,7 +236,7 @@ int cu_output_f32(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, const 
 		if (CU_LAUNCH(k, from_f32, cu_grid(y->numel), CU_BLOCK, dev, h, y->dtype, y->numel))
 			return -1;
 	}
-	return cu_output(k, i, h);
+	return cu_output(k, b, i, h);
 }
 
 // ---- the backend ----
@@ -307,12 +285,20 @@ static int cuda_run_node(struct exec_kernel_ctx *k)
 	return fn(k);
 }
 
+// After a run: the device idle, and a fault that outlives the run (CUDA's sticky errors, e.g. an illegal address:
+// the context is lost) remembered, so later requests for the backend say so instead of failing node by node.
 static void cuda_run_end(void)
 {
-	consts_free();
-	if (cu_dev.ready)
-		cudaStreamSynchronize(cu_dev.stream);
+	if (!cu_dev.ready)
+		return;
+	cudaError_t e = cudaStreamSynchronize(cu_dev.stream);
 	cudaGetLastError();
+	if (e != cudaSuccess && (e = cudaStreamSynchronize(cu_dev.stream)) != cudaSuccess) {
+		snprintf(cu_failed, sizeof cu_failed,
+			 "the CUDA device failed earlier in this session (%s); restart onnxview to use it again",
+			 cudaGetErrorString(e));
+		cu_dev.ready = 0;
+	}
 }
 
 static const char *cuda_describe(void)
@@ -334,7 +320,7 @@ static void init_fail(const char *fmt, ...)
 	vsnprintf(cu_failed, sizeof cu_failed, fmt, ap);
 	va_end(ap);
 	if (cu_dev.dnn)
-		cudnnDestroy(cu_dev.dnn);
+		cu_dnn.destroy(cu_dev.dnn);
 	if (cu_dev.blas)
 		cu_blas.destroy(cu_dev.blas);
 	if (cu_dev.stream)
@@ -384,14 +370,18 @@ static void init_device(void)
 		init_fail("cuBLAS: %s", cu_blas.status_string(bs));
 		return;
 	}
-	cudnnStatus_t ds = cudnnCreate(&cu_dev.dnn);
-	if (ds != CUDNN_STATUS_SUCCESS) {
-		cu_dev.dnn = NULL;
-		init_fail("cuDNN cannot start: %s", cudnnGetErrorString(ds));
+	if (cu_dnn_load(why, sizeof why)) {
+		init_fail("cuDNN cannot be loaded: %s", why);
 		return;
 	}
-	if ((ds = cudnnSetStream(cu_dev.dnn, cu_dev.stream)) != CUDNN_STATUS_SUCCESS) {
-		init_fail("cuDNN: %s", cudnnGetErrorString(ds));
+	cudnnStatus_t ds = cu_dnn.create(&cu_dev.dnn);
+	if (ds != CUDNN_STATUS_SUCCESS) {
+		cu_dev.dnn = NULL;
+		init_fail("cuDNN cannot start: %s", cu_dnn.get_error_string(ds));
+		return;
+	}
+	if ((ds = cu_dnn.set_stream(cu_dev.dnn, cu_dev.stream)) != CUDNN_STATUS_SUCCESS) {
+		init_fail("cuDNN: %s", cu_dnn.get_error_string(ds));
 		return;
 	}
 	// Stream-ordered allocation from the device's pool, which keeps freed memory for the next node instead of
@@ -404,7 +394,7 @@ static void init_device(void)
 			cu_dev.pools = 1;
 	}
 	cudaGetLastError();
-	size_t dv = cudnnGetVersion();
+	size_t dv = cu_dnn.get_version();
 	int bmaj = 0, bmin = 0;
 	cu_blas.get_property(MAJOR_VERSION, &bmaj);
 	cu_blas.get_property(MINOR_VERSION, &bmin);

@@ -3,12 +3,18 @@
  * xtensors the runner hands over and device buffers, element access for the float types, and the kernel tables of
  * the op families (src/exec/cuda-*.cu, one family per file).
  *
- * How a node runs: the runner gives run_node host tensors.  A kernel checks its inputs first and answers
- * EXEC_DECLINE for anything it does not handle (an element type, a rank, or inputs the CPU kernel would refuse:
- * the CPU then runs the node, or names the problem in its own words); only then does it allocate its outputs on
- * the host (xk_output), copy its inputs to the device (cu_input*, constants once per run), run, and copy the
- * outputs back (cu_output*).  So values travel through host memory between nodes: simple and correct, not fast.
- * Keeping values on the device from node to node is future work (it needs the runner to hold device tensors). */
+ * How a node runs: a kernel checks its inputs' types and shapes first and answers EXEC_DECLINE for anything it
+ * does not handle (an element type, a rank, or inputs the CPU kernel would refuse: the CPU then runs the node, or
+ * names the problem in its own words); only then does it allocate its outputs (xk_output_raw: the host buffer a
+ * value comes back to if anyone asks), take its inputs on the device (cu_input*), run, and hand each output's
+ * device buffer over (cu_output*), which waits for the device so that an error is this node's.
+ *
+ * Where values live: on the device, from the node that computes them to their last consumer, like the CPU
+ * backend's values (the runner frees both copies after the last use).  A device value is an xtensor whose dev
+ * holds the device buffer and whose host data is stale (xtensor.h); cu_input uses dev when there is one, and
+ * otherwise uploads the host data once and keeps the upload on the tensor (graph inputs, constants, what a CPU
+ * node computed), so a value crosses the bus at most once each way.  The runner copies a value to the host only
+ * for a node the CPU runs and for the values the run hands back. */
 #ifndef OV_EXEC_CUDA_BACKEND_H
 #define OV_EXEC_CUDA_BACKEND_H
 
@@ -27,6 +33,7 @@ extern "C" {
 #include "src/exec/exec.h"
 }
 #include "src/exec/cuda-blas.h"
+#include "src/exec/cuda-dnn.h"
 #include "src/exec/ov-math.h"
 
 /* The device, set up once by exec_backend_cuda(). */
@@ -67,8 +74,8 @@ int cu_launched(struct exec_kernel_ctx *k, const char *kernel);
 #define CU_LAUNCH_SYNC CU_LAUNCH
 #endif
 
-/* The device buffers of one node, freed together by cu_bufs_free (constants uploaded by cu_input stay cached until
- * the run ends). */
+/* The device buffers of one node, freed together by cu_bufs_free (a buffer handed over as an output by cu_output
+ * leaves the set). */
 #define CU_MAX_BUFS 16
 struct cu_bufs {
 	void *p[CU_MAX_BUFS];
@@ -77,7 +84,8 @@ struct cu_bufs {
 /* bytes of device memory (at least 1), or NULL with the node's error set */
 void *cu_alloc(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t bytes);
 void cu_bufs_free(struct cu_bufs *b);
-/* Input i on the device, in its own element type; NULL with the node's error set. */
+/* Input i on the device, in its own element type (its device copy, made now if it has none; the tensor keeps
+ * it); NULL with the node's error set. */
 const void *cu_input(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i);
 /* Input i readable on the host (k->in[i] itself, its host copy brought up to date first when the value lives on
  * the device): for the few inputs a kernel reads on the host, such as Clip's bounds, Reshape's shape or Slice's
@@ -87,11 +95,11 @@ const struct xtensor *cu_host(struct exec_kernel_ctx *k, size_t i);
 /* Input i on the device as float32 (float16 and bfloat16 are converted there, as the CPU kernels convert them
  * before computing in float32); NULL with the node's error set. */
 const float *cu_input_f32(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i);
-/* Copy dev (in output i's element type) into the host output k->out[i], already allocated by xk_output, and wait
- * for the device: every error of the node's work surfaces here. */
-int cu_output(struct exec_kernel_ctx *k, size_t i, const void *dev);
+/* Hand dev (output i's elements in its type, a buffer of b from cu_alloc) over as output i's value, k->out[i]
+ * (already allocated by xk_output*), and wait for the device: every error of the node's work surfaces here. */
+int cu_output(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, void *dev);
 /* The same from float32 values, rounded on the device to output i's type (float16, bfloat16) when it differs. */
-int cu_output_f32(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, const float *dev);
+int cu_output_f32(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, float *dev);
 
 /* Launch geometry for grid-stride loops over n elements. */
 #define CU_BLOCK 256

@@ -1,8 +1,8 @@
 /* cuBLAS, loaded with dlopen on first use instead of linked (C++, for the CUDA backend's files).
  *
  * Why: cuBLAS needs libcublasLt, half a gigabyte of code; linked into onnxview, loading it would cost every
- * command (info, the TUI...) some 150 ms and 200 MB of memory at startup, with or without a GPU.  cuDNN, whose
- * library is a small front that loads its engines when they are needed, stays linked. */
+ * command (info, the TUI...) some 150 ms and 200 MB of memory at startup, with or without a GPU.  cuDNN is loaded
+ * the same way (cuda-dnn.h). */
 #ifndef OV_EXEC_CUDA_BLAS_H
 #define OV_EXEC_CUDA_BLAS_H
 

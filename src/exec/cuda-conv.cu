@@ -100,7 +100,7 @@ static int k_conv(struct exec_kernel_ctx *k)
 	out[1] = wt->dims[0];
 	for (int i = 0; i < win.n; i++)
 		out[2 + i] = win.out[i];
-	if (xk_output(k, 0, x->dtype, x->rank, out))
+	if (xk_output_raw(k, 0, x->dtype, x->rank, out))
 		return -1;
 	struct xtensor *y = k->out[0];
 	if (!y->numel)
@@ -128,31 +128,33 @@ static int k_conv(struct exec_kernel_ctx *k)
 			goto out;
 		dx = xp;
 	}
-	if (CU_DNN_OK(k, cudnnCreateTensorDescriptor(&xd)) || CU_DNN_OK(k, cudnnCreateTensorDescriptor(&yd)) ||
-	    CU_DNN_OK(k, cudnnCreateFilterDescriptor(&wd)) || CU_DNN_OK(k, cudnnCreateConvolutionDescriptor(&cd)))
+	if (CU_DNN_OK(k, cu_dnn.create_tensor_descriptor(&xd)) || CU_DNN_OK(k, cu_dnn.create_tensor_descriptor(&yd)) ||
+	    CU_DNN_OK(k, cu_dnn.create_filter_descriptor(&wd)) ||
+	    CU_DNN_OK(k, cu_dnn.create_convolution_descriptor(&cd)))
 		goto out;
-	if (CU_DNN_OK(k, cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, g.n, g.c, g.h, g.w)) ||
-	    CU_DNN_OK(k, cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, g.k, g.c / g.group, g.kh,
-						    g.kw)) ||
-	    CU_DNN_OK(k, cudnnSetConvolution2dDescriptor(cd, g.pad_h, g.pad_w, g.sh, g.sw, g.dh, g.dw,
-							 CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT)) ||
-	    CU_DNN_OK(k, cudnnSetConvolutionGroupCount(cd, g.group)) ||
-	    CU_DNN_OK(k, cudnnSetConvolutionMathType(cd, math)))
+	if (CU_DNN_OK(k, cu_dnn.set_tensor4d_descriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, g.n, g.c, g.h, g.w)) ||
+	    CU_DNN_OK(k, cu_dnn.set_filter4d_descriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, g.k, g.c / g.group,
+							g.kh, g.kw)) ||
+	    CU_DNN_OK(k, cu_dnn.set_convolution2d_descriptor(cd, g.pad_h, g.pad_w, g.sh, g.sw, g.dh, g.dw,
+							     CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT)) ||
+	    CU_DNN_OK(k, cu_dnn.set_convolution_group_count(cd, g.group)) ||
+	    CU_DNN_OK(k, cu_dnn.set_convolution_math_type(cd, math)))
 		goto out;
 	// cuDNN must agree with ONNX on the output's shape, or the copy back would be garbage
-	if (CU_DNN_OK(k, cudnnGetConvolution2dForwardOutputDim(cd, xd, wd, &on, &oc, &oh, &ow)))
+	if (CU_DNN_OK(k, cu_dnn.get_convolution2d_forward_output_dim(cd, xd, wd, &on, &oc, &oh, &ow)))
 		goto out;
 	if (on != g.n || oc != g.k || oh != g.oh || ow != g.ow) {
 		xk_fail(k, "cuDNN computes an output of [%d,%d,%d,%d] where ONNX gives [%d,%d,%d,%d]", on, oc, oh, ow, g.n,
 			g.k, g.oh, g.ow);
 		goto out;
 	}
-	if (CU_DNN_OK(k, cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, g.n, g.k, g.oh, g.ow)))
+	if (CU_DNN_OK(k, cu_dnn.set_tensor4d_descriptor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, g.n, g.k, g.oh, g.ow)))
 		goto out;
 	// the heuristics' first algorithm that works, with full float32 arithmetic unless TF32 was asked for;
 	// implicit GEMM (which takes every geometry) when none qualifies
-	if (CU_DNN_OK(k, cudnnGetConvolutionForwardAlgorithm_v7(cu_dev.dnn, xd, wd, cd, yd,
-								CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf)))
+	if (CU_DNN_OK(k, cu_dnn.get_convolution_forward_algorithm_v7(cu_dev.dnn, xd, wd, cd, yd,
+								     CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned,
+								     perf)))
 		goto out;
 	math = CUDNN_FMA_MATH;
 	for (int i = 0; i < returned; i++)
@@ -161,15 +163,15 @@ static int k_conv(struct exec_kernel_ctx *k)
 			math = perf[i].mathType;
 			break;
 		}
-	if (CU_DNN_OK(k, cudnnSetConvolutionMathType(cd, math)) ||
-	    CU_DNN_OK(k, cudnnGetConvolutionForwardWorkspaceSize(cu_dev.dnn, xd, wd, cd, yd, algo, &ws_size)))
+	if (CU_DNN_OK(k, cu_dnn.set_convolution_math_type(cd, math)) ||
+	    CU_DNN_OK(k, cu_dnn.get_convolution_forward_workspace_size(cu_dev.dnn, xd, wd, cd, yd, algo, &ws_size)))
 		goto out;
 	if (ws_size && !(ws = cu_alloc(k, &bufs, ws_size)))
 		goto out;
 	{
 		const float one = 1.0f, zero = 0.0f;
-		if (CU_DNN_OK(k, cudnnConvolutionForward(cu_dev.dnn, &one, xd, dx, wd, dw, cd, algo, ws, ws_size, &zero, yd,
-							 dy)))
+		if (CU_DNN_OK(k, cu_dnn.convolution_forward(cu_dev.dnn, &one, xd, dx, wd, dw, cd, algo, ws, ws_size,
+							    &zero, yd, dy)))
 			goto out;
 	}
 	if (db) {
@@ -184,13 +186,13 @@ static int k_conv(struct exec_kernel_ctx *k)
 	rc = 0;
 out:
 	if (cd)
-		cudnnDestroyConvolutionDescriptor(cd);
+		cu_dnn.destroy_convolution_descriptor(cd);
 	if (wd)
-		cudnnDestroyFilterDescriptor(wd);
+		cu_dnn.destroy_filter_descriptor(wd);
 	if (yd)
-		cudnnDestroyTensorDescriptor(yd);
+		cu_dnn.destroy_tensor_descriptor(yd);
 	if (xd)
-		cudnnDestroyTensorDescriptor(xd);
+		cu_dnn.destroy_tensor_descriptor(xd);
 	cu_bufs_free(&bufs);
 	return rc;
 }

@@ -28,7 +28,7 @@ static int run_unary(struct exec_kernel_ctx *k, enum cu_un_op op, float a, float
 
 	if (!x || !cu_float_type(x->dtype))
 		return EXEC_DECLINE;
-	if (xk_output(k, 0, x->dtype, x->rank, x->dims))
+	if (xk_output_raw(k, 0, x->dtype, x->rank, x->dims))
 		return -1;
 	struct xtensor *y = k->out[0];
 	if (!y->numel)
@@ -38,7 +38,7 @@ static int run_unary(struct exec_kernel_ctx *k, enum cu_un_op op, float a, float
 	if (!dy)
 		goto out;
 	if (CU_LAUNCH(k, un_kernel, cu_grid(y->numel), CU_BLOCK, op, a, b, dx, x->dtype, dy, y->dtype, y->numel) ||
-	    cu_output(k, 0, dy))
+	    cu_output(k, &bufs, 0, dy))
 		goto out;
 	rc = 0;
 out:
@@ -174,7 +174,7 @@ static int run_binary(struct exec_kernel_ctx *k, enum cu_bin_op op)
 	const int64_t *d[2] = {a->dims, b->dims};
 	if (ov_bcast_shape(2, ranks, d, &rank, dims) >= 0)
 		return EXEC_DECLINE; // the CPU names the shapes that do not broadcast
-	if (xk_output(k, 0, a->dtype, rank, dims))
+	if (xk_output_raw(k, 0, a->dtype, rank, dims))
 		return -1;
 	struct xtensor *y = k->out[0];
 	if (!y->numel)
@@ -187,7 +187,7 @@ static int run_binary(struct exec_kernel_ctx *k, enum cu_bin_op op)
 	if (!dy)
 		goto out;
 	if (CU_LAUNCH(k, bin_kernel, cu_grid(y->numel), CU_BLOCK, op, bc, da, a->dtype, db, b->dtype, dy, y->dtype) ||
-	    cu_output(k, 0, dy))
+	    cu_output(k, &bufs, 0, dy))
 		goto out;
 	rc = 0;
 out:

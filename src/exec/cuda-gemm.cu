@@ -95,7 +95,7 @@ static int k_matmul(struct exec_kernel_ctx *k)
 		return EXEC_DECLINE;
 	if (!fits_int(p.m) || !fits_int(p.n) || !fits_int(p.kk) || !fits_int(p.batches))
 		return EXEC_DECLINE;
-	if (xk_output(k, 0, a->dtype, p.out_rank, p.out))
+	if (xk_output_raw(k, 0, a->dtype, p.out_rank, p.out))
 		return -1;
 	struct xtensor *y = k->out[0];
 	if (!y->numel)
@@ -184,7 +184,7 @@ static int k_gemm(struct exec_kernel_ctx *k)
 	if (!fits_int(m) || !fits_int(n) || !fits_int(kk) || !fits_int(a->dims[1]) || !fits_int(b->dims[1]))
 		return EXEC_DECLINE;
 	int64_t out[2] = {m, n};
-	if (xk_output(k, 0, a->dtype, 2, out))
+	if (xk_output_raw(k, 0, a->dtype, 2, out))
 		return -1;
 	struct xtensor *y = k->out[0];
 	if (!y->numel)

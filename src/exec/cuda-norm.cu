@@ -50,7 +50,7 @@ static int softmax_run(struct exec_kernel_ctx *k, int logsm)
 		else
 			inner *= x->dims[i];
 	}
-	if (xk_output(k, 0, x->dtype, x->rank, x->dims))
+	if (xk_output_raw(k, 0, x->dtype, x->rank, x->dims))
 		return -1;
 	struct xtensor *y = k->out[0];
 	if (!y->numel)
@@ -99,9 +99,9 @@ static const void *norm_input(struct exec_kernel_ctx *k, struct cu_bufs *b, size
 }
 
 // Output i from dev, computed in dt (norm_input's): float32 rounded to a 16-bit output type as the CPU rounds it.
-static int norm_output(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, const void *dev, int dt)
+static int norm_output(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, void *dev, int dt)
 {
-	return dt == OV_DT_DOUBLE ? cu_output(k, i, dev) : cu_output_f32(k, b, i, (const float *)dev);
+	return dt == OV_DT_DOUBLE ? cu_output(k, b, i, dev) : cu_output_f32(k, b, i, (float *)dev);
 }
 
 // n values of a parameter input (n of them, or one broadcast) read on the host as doubles, as cpu-norm.c's
@@ -258,7 +258,7 @@ static int k_layernorm(struct exec_kernel_ctx *k)
 		    norm_output(k, &bufs, 0, dy, dt))
 			goto out;
 	}
-	if ((dmo && cu_output(k, 1, dmo)) || (dio && cu_output(k, 2, dio)))
+	if ((dmo && cu_output(k, &bufs, 1, dmo)) || (dio && cu_output(k, &bufs, 2, dio)))
 		goto out;
 	rc = 0;
 out:

@@ -37,7 +37,7 @@ static int pool_run(struct exec_kernel_ctx *k, int avg)
 	out[1] = x->dims[1];
 	for (int i = 0; i < w.n; i++)
 		out[2 + i] = w.out[i];
-	if (xk_output(k, 0, x->dtype, x->rank, out))
+	if (xk_output_raw(k, 0, x->dtype, x->rank, out))
 		return -1;
 	struct xtensor *y = k->out[0];
 	if (!y->numel)
@@ -117,7 +117,7 @@ static int global_run(struct exec_kernel_ctx *k, int avg)
 	int64_t planes = x->dims[0] * x->dims[1];
 	if (planes > 2147483647)
 		return EXEC_DECLINE; // one block per plane
-	if (xk_output(k, 0, x->dtype, x->rank, out))
+	if (xk_output_raw(k, 0, x->dtype, x->rank, out))
 		return -1;
 	struct xtensor *y = k->out[0];
 	if (!y->numel)

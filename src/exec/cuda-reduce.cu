@@ -131,7 +131,7 @@ static int reduce_run(struct exec_kernel_ctx *k, enum ov_red_op op, int from_inp
 	if (ints ? CU_LAUNCH(k, reduce_i_kernel, cu_grid(y->numel), CU_BLOCK, r, (int)op, dx, x->dtype, dy, y->numel)
 		 : CU_LAUNCH(k, reduce_f_kernel, cu_grid(y->numel), CU_BLOCK, r, (int)op, dx, x->dtype, dy, y->numel))
 		goto out;
-	if (cu_output(k, 0, dy))
+	if (cu_output(k, &bufs, 0, dy))
 		goto out;
 	rc = 0;
 out:
@@ -195,7 +195,7 @@ static int arg_run(struct exec_kernel_ctx *k, int want_max)
 	int64_t *dy = dx ? (int64_t *)cu_alloc(k, &bufs, y->bytes) : NULL;
 	if (!dy || CU_LAUNCH(k, arg_kernel, cu_grid(y->numel), CU_BLOCK, dx, x->dtype, dy, len, inner, want_max, last,
 			     y->numel) ||
-	    cu_output(k, 0, dy))
+	    cu_output(k, &bufs, 0, dy))
 		goto out;
 	rc = 0;
 out:

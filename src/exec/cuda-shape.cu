@@ -110,7 +110,7 @@ static int copy_as(struct exec_kernel_ctx *k, const struct xtensor *x, int rank,
 	const void *dx = cu_input(k, &bufs, 0);
 	void *dy = dx ? cu_alloc(k, &bufs, y->bytes) : NULL;
 	if (dy && !CU_OK(k, cudaMemcpyAsync(dy, dx, y->bytes, cudaMemcpyDeviceToDevice, cu_dev.stream)) &&
-	    !cu_output(k, 0, dy))
+	    !cu_output(k, &bufs, 0, dy))
 		rc = 0;
 	cu_bufs_free(&bufs);
 	return rc;
@@ -318,7 +318,7 @@ static int plan_run(struct exec_kernel_ctx *k, struct map_plan *p, const char *f
 		goto out;
 	if (tb && CU_OK(k, cudaMemcpyAsync(dtab, p->tab, tb, cudaMemcpyHostToDevice, cu_dev.stream)))
 		goto out;
-	if (BY_SIZE(es, map_launch, k, &p->m, dtab, dx, dy, fill, y->numel) || cu_output(k, 0, dy))
+	if (BY_SIZE(es, map_launch, k, &p->m, dtab, dx, dy, fill, y->numel) || cu_output(k, &bufs, 0, dy))
 		goto out;
 	rc = 0;
 out:
@@ -693,19 +693,12 @@ static int k_concat(struct exec_kernel_ctx *k)
 		goto out;
 	for (size_t i = 0; i < k->n_in; i++) {
 		int64_t row = k->in[i]->dims[axis] * inner;
-		if (row) {
-			// each input's own buffers, freed once its rows are launched (in stream order), so any
-			// number of inputs fits in the node's buffer list
-			struct cu_bufs ib = {};
-			const void *dx = cu_input(k, &ib, i);
-			int bad = !dx || BY_SIZE(es, rows_launch, k, dx, row, 0, dy, yrow, at, row, outer * row);
-			cu_bufs_free(&ib);
-			if (bad)
-				goto out;
-		}
+		const void *dx = row ? cu_input(k, &bufs, i) : NULL;
+		if (row && (!dx || BY_SIZE(es, rows_launch, k, dx, row, 0, dy, yrow, at, row, outer * row)))
+			goto out;
 		at += row;
 	}
-	if (cu_output(k, 0, dy))
+	if (cu_output(k, &bufs, 0, dy))
 		goto out;
 	rc = 0;
 out:
@@ -779,18 +772,13 @@ static int k_split(struct exec_kernel_ctx *k)
 		for (size_t i = 0; i < n; i++) {
 			struct xtensor *y = k->out[i];
 			int64_t row = split[i] * inner;
-			if (y->numel) {
-				// each output's buffer, freed once copied back, so any number of outputs fits
-				struct cu_bufs ob = {};
-				void *dy = cu_alloc(k, &ob, y->bytes);
-				int bad = !dy ||
-					  BY_SIZE(es, rows_launch, k, dx, len * inner, at * inner, dy, row, 0, row,
-						  outer * row) ||
-					  cu_output(k, i, dy);
-				cu_bufs_free(&ob);
-				if (bad)
-					goto out;
-			}
+			// each output's buffer leaves the list as it is handed over, so any number of outputs fits
+			void *dy = y->numel ? cu_alloc(k, &bufs, y->bytes) : NULL;
+			if (y->numel && (!dy ||
+					 BY_SIZE(es, rows_launch, k, dx, len * inner, at * inner, dy, row, 0, row,
+						 outer * row) ||
+					 cu_output(k, &bufs, i, dy)))
+				goto out;
 			at += split[i];
 		}
 	}
@@ -873,7 +861,7 @@ static int k_gather(struct exec_kernel_ctx *k)
 			void *dy = dix ? cu_alloc(k, &bufs, y->bytes) : NULL;
 			if (!dy || CU_OK(k, cudaMemcpyAsync(dix, ix, ib, cudaMemcpyHostToDevice, cu_dev.stream)) ||
 			    BY_SIZE(move_size(x->dtype), gather_launch, k, dx, dix, dy, ni, len, inner, y->numel) ||
-			    cu_output(k, 0, dy))
+			    cu_output(k, &bufs, 0, dy))
 				goto out;
 		}
 	}
@@ -927,7 +915,7 @@ static int k_where(struct exec_kernel_ctx *k)
 	const void *dx = dc ? cu_input(k, &bufs, 1) : NULL;
 	const void *dyv = dx ? cu_input(k, &bufs, 2) : NULL;
 	void *dout = dyv ? cu_alloc(k, &bufs, out->bytes) : NULL;
-	if (!dout || BY_SIZE(move_size(x->dtype), where_launch, k, &bc, dc, dx, dyv, dout) || cu_output(k, 0, dout))
+	if (!dout || BY_SIZE(move_size(x->dtype), where_launch, k, &bc, dc, dx, dyv, dout) || cu_output(k, &bufs, 0, dout))
 		goto out;
 	rc = 0;
 out:
@@ -964,7 +952,7 @@ static int k_cast(struct exec_kernel_ctx *k)
 	const void *dx = cu_input(k, &bufs, 0);
 	void *dy = dx ? cu_alloc(k, &bufs, y->bytes) : NULL;
 	if (!dy || CU_LAUNCH(k, cast_kernel, cu_grid(y->numel), CU_BLOCK, dx, x->dtype, dy, y->dtype, y->numel) ||
-	    cu_output(k, 0, dy))
+	    cu_output(k, &bufs, 0, dy))
 		goto out;
 	rc = 0;
 out:

@@ -520,7 +520,15 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 	err->code = OV_OK;
 	const struct exec_backend_ops *cpu = exec_backend_cpu();
 	int declined = be != cpu && be->supports_op && !be->supports_op(domain, p->op_type ? p->op_type : "", k.opset);
-	int r = declined ? EXEC_DECLINE : be->run_node(&k);
+	int r = declined || be == cpu ? EXEC_DECLINE : be->run_node(&k);
+	if (r == EXEC_DECLINE) {
+		/* a CPU kernel reads its inputs on the host: bring over those a device computed */
+		for (size_t i = 0; i < p->n_input; i++)
+			if (nd->in[i] >= 0 && xt_host(&slots[nd->in[i]].t, err)) {
+				ov_wrap(err, "%s: input %zu '%s': ", where, i, g->values[nd->in[i]].name);
+				goto out;
+			}
+	}
 	if (r == EXEC_DECLINE && be != cpu) {
 		/* the backend leaves this node (this op, or these inputs) to the CPU */
 		uint32_t *f = realloc(res->fallback_nodes, (res->n_fallback + 1) * sizeof *f);
@@ -532,6 +540,8 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 		f[res->n_fallback++] = n;
 		err->msg[0] = '\0';
 		err->code = OV_OK;
+		r = cpu->run_node(&k);
+	} else if (r == EXEC_DECLINE) {
 		r = cpu->run_node(&k);
 	}
 	if (r) {
@@ -596,7 +606,7 @@ static int32_t fusable_act(struct ov_model *m, const struct graph *g, uint32_t n
 		const struct xtensor *t = cn->in[i] >= 0 ? &slots[cn->in[i]].t : NULL;
 		if (!t)
 			continue;
-		if (!t->data || t->dtype != OV_DT_FLOAT || t->numel != 1)
+		if (!t->data || t->host_stale || t->dtype != OV_DT_FLOAT || t->numel != 1)
 			return -1;
 		*(i == 1 ? &a.lo : &a.hi) = *(const float *)t->data;
 	}
@@ -614,6 +624,11 @@ static int result_add(struct exec_result *r, size_t *cap, const char *name, stru
 			return ov_fail(err, OV_NOMEM, "out of memory");
 		r->values = nv;
 		*cap = nc;
+	}
+	/* the caller gets host tensors: a value a device computed comes over, and its device copy goes */
+	if (t && t->data && xt_drop_device(t, err)) {
+		ov_wrap(err, "value '%s': ", name);
+		return -1;
 	}
 	struct exec_value *v = &r->values[r->n_values];
 	memset(v, 0, sizeof *v);
@@ -704,6 +719,10 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 		if (!p.is_from[id] && g->values[id].origin != VALUE_INITIALIZER) {
 			ov_fail(err, OV_USAGE, "input '%s' is computed by the cut (add it to --from to feed it)",
 				g->values[id].name);
+			goto done;
+		}
+		if (in[i].t.host_stale || in[i].t.dev) {
+			ov_fail(err, OV_USAGE, "input '%s' is not a host tensor", g->values[id].name);
 			goto done;
 		}
 		xt_free(&slots[id].t);
@@ -863,6 +882,19 @@ static const struct xtensor *env_value(const struct exec_env *env, const struct 
 	return NULL;
 }
 
+/* A borrowed view of t for a subgraph's run (which runs on the CPU): its host data brought up to date (t is a
+ * running graph's own tensor, whose device copy caches the same value), without the device copy. */
+static int host_view(struct exec_kernel_ctx *k, const struct xtensor *t, struct xtensor *view)
+{
+	if (xt_host((struct xtensor *)t, k->err))
+		return -1;
+	*view = *t;
+	view->owns = 0;
+	view->dev = NULL;
+	view->devops = NULL;
+	return 0;
+}
+
 int xk_run_subgraph(struct exec_kernel_ctx *k, const struct graph *sub, const struct xtensor *const *inputs,
 		    size_t n_inputs, struct xtensor *outputs)
 {
@@ -890,8 +922,10 @@ int xk_run_subgraph(struct exec_kernel_ctx *k, const struct graph *sub, const st
 			xk_fail(k, "subgraph '%s': no value for its input '%s'", sub_name, name);
 			goto out;
 		}
+		if (host_view(k, inputs[i], &in[nf].t))
+			goto out;
 		from[nf] = name;
-		in[nf++] = (struct exec_input){.name = name, .t = *inputs[i]};
+		in[nf++].name = name;
 	}
 	for (uint32_t v = 0; v < sub->n_values; v++) {
 		if (sub->values[v].origin != VALUE_OUTER)
@@ -901,8 +935,10 @@ int xk_run_subgraph(struct exec_kernel_ctx *k, const struct graph *sub, const st
 		const struct xtensor *t = gv && owner ? env_value(k->env, owner, (int32_t)(gv - owner->values)) : NULL;
 		if (!t || !t->data)
 			continue; /* not needed by this run, or the plan names it as missing */
+		if (host_view(k, t, &in[nf].t))
+			goto out;
 		from[nf] = sub->values[v].name;
-		in[nf++] = (struct exec_input){.name = sub->values[v].name, .t = *t};
+		in[nf++].name = sub->values[v].name;
 	}
 	for (size_t i = 0; i < n_out; i++)
 		to[i] = sub->proto->output[i]->name ? sub->proto->output[i]->name : "";

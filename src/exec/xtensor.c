@@ -210,8 +210,31 @@ void xt_wrap(struct xtensor *t, int32_t dtype, int rank, const int64_t *dims, vo
 	t->data = data;
 }
 
+int xt_host(struct xtensor *t, struct ov_error *err)
+{
+	if (!t->host_stale)
+		return 0;
+	if (!t->dev || !t->devops || t->devops->download(t, err))
+		return t->dev && t->devops ? -1 : ov_fail(err, OV_INVALID, "the value's device copy is gone");
+	t->host_stale = 0;
+	return 0;
+}
+
+int xt_drop_device(struct xtensor *t, struct ov_error *err)
+{
+	if (xt_host(t, err))
+		return -1;
+	if (t->dev && t->devops)
+		t->devops->release(t->dev);
+	t->dev = NULL;
+	t->devops = NULL;
+	return 0;
+}
+
 void xt_free(struct xtensor *t)
 {
+	if (t->dev && t->devops)
+		t->devops->release(t->dev);
 	if (t->owns) {
 		if (t->dtype == OV_DT_STRING && t->data)
 			for (int64_t i = 0; i < t->numel; i++)
@@ -224,6 +247,8 @@ void xt_free(struct xtensor *t)
 
 int xt_copy(struct xtensor *dst, const struct xtensor *src, struct ov_error *err)
 {
+	if (src->host_stale)
+		return ov_fail(err, OV_INVALID, "the value is on the device (no host copy yet)");
 	if (xt_alloc(dst, src->dtype, src->rank, src->dims, err))
 		return -1;
 	if (src->dtype == OV_DT_STRING) {

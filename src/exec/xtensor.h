@@ -18,7 +18,23 @@ struct xtensor {
 	void *data;                   /* numel elements, C order; for STRING: char *[numel] (owned) */
 	size_t bytes;
 	int owns;                     /* data is freed with the tensor (2: a big buffer, kept for reuse) */
+	/* A copy on a device (a value a device backend computed or uploaded), owned by this struct and released by
+	 * xt_free whoever owns data.  host_stale: data is allocated but not written yet, the device holds the value
+	 * (xt_host brings it over).  Only the runner's own tensors carry one: exec_run hands back host tensors. */
+	void *dev;
+	const struct xt_devops *devops;
+	int host_stale;
 };
+
+/* What a device backend does for the tensors holding its copies. */
+struct xt_devops {
+	int (*download)(struct xtensor *t, struct ov_error *err); /* the device copy into t->data: 0, or -1 with err */
+	void (*release)(void *dev);
+};
+/* Make t's host data current (copied from its device copy when host_stale): 0, or -1 with err naming why. */
+int xt_host(struct xtensor *t, struct ov_error *err);
+/* Drop t's device copy (after bringing the value to the host): 0, or -1 with err. */
+int xt_drop_device(struct xtensor *t, struct ov_error *err);
 
 /* Element size in bytes (0 for STRING and sub-byte types, which kernels refuse). */
 size_t xt_elem_size(int32_t dtype);
@@ -35,7 +51,7 @@ void xt_set_limit(size_t bytes);
 /* A tensor viewing data it does not own. */
 void xt_wrap(struct xtensor *t, int32_t dtype, int rank, const int64_t *dims, void *data);
 void xt_free(struct xtensor *t);
-/* Deep copy. */
+/* Deep copy of the host data (src must not be host_stale; the copy has no device copy). */
 int xt_copy(struct xtensor *dst, const struct xtensor *src, struct ov_error *err);
 /* Element i as double / set from double (any numeric dtype; float16/bfloat16 converted). */
 double xt_get(const struct xtensor *t, int64_t i);

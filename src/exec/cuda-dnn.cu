@@ -1,0 +1,104 @@
+// cuDNN through dlopen: the library of the cuDNN onnxview was built with (the toolkit's folder, then the loader's
+// search path), and the few functions the backend calls.  See cuda-dnn.h for why it is not linked.
+#include "config.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#include <type_traits>
+
+#include "src/exec/cuda-dnn.h"
+
+#define OV_STR2(x) #x
+#define OV_STR(x) OV_STR2(x)
+#define CUDNN_SONAME "libcudnn.so." OV_STR(CUDNN_MAJOR)
+
+// The table's types are written out in cuda-dnn.h (a contract with the host simulator): they must be cudnn.h's.
+#define CU_DNN_SAME(member, fn) \
+	static_assert(std::is_same<decltype(cu_dnn_api::member), decltype(&fn)>::value, \
+		      "cu_dnn_api::" #member " does not have the type of " #fn " in cudnn.h")
+CU_DNN_SAME(get_version, cudnnGetVersion);
+CU_DNN_SAME(get_error_string, cudnnGetErrorString);
+CU_DNN_SAME(create, cudnnCreate);
+CU_DNN_SAME(destroy, cudnnDestroy);
+CU_DNN_SAME(set_stream, cudnnSetStream);
+CU_DNN_SAME(create_tensor_descriptor, cudnnCreateTensorDescriptor);
+CU_DNN_SAME(destroy_tensor_descriptor, cudnnDestroyTensorDescriptor);
+CU_DNN_SAME(set_tensor4d_descriptor, cudnnSetTensor4dDescriptor);
+CU_DNN_SAME(create_filter_descriptor, cudnnCreateFilterDescriptor);
+CU_DNN_SAME(destroy_filter_descriptor, cudnnDestroyFilterDescriptor);
+CU_DNN_SAME(set_filter4d_descriptor, cudnnSetFilter4dDescriptor);
+CU_DNN_SAME(create_convolution_descriptor, cudnnCreateConvolutionDescriptor);
+CU_DNN_SAME(destroy_convolution_descriptor, cudnnDestroyConvolutionDescriptor);
+CU_DNN_SAME(set_convolution2d_descriptor, cudnnSetConvolution2dDescriptor);
+CU_DNN_SAME(set_convolution_group_count, cudnnSetConvolutionGroupCount);
+CU_DNN_SAME(set_convolution_math_type, cudnnSetConvolutionMathType);
+CU_DNN_SAME(get_convolution2d_forward_output_dim, cudnnGetConvolution2dForwardOutputDim);
+CU_DNN_SAME(get_convolution_forward_algorithm_v7, cudnnGetConvolutionForwardAlgorithm_v7);
+CU_DNN_SAME(get_convolution_forward_workspace_size, cudnnGetConvolutionForwardWorkspaceSize);
+CU_DNN_SAME(convolution_forward, cudnnConvolutionForward);
+
+struct cu_dnn_api cu_dnn;
+
+int cu_dnn_load(char *why, size_t n)
+{
+	static int state; // 0: not tried, 1: loaded, -1: failed (the reason in failed)
+	static char failed[512];
+
+	if (state == 0) {
+		void *h = dlopen(OV_CUDA_LIBDIR "/" CUDNN_SONAME, RTLD_NOW | RTLD_LOCAL);
+		if (!h)
+			h = dlopen(CUDNN_SONAME, RTLD_NOW | RTLD_LOCAL);
+		if (!h) {
+			const char *e = dlerror();
+			snprintf(failed, sizeof failed, "%s", e ? e : CUDNN_SONAME " cannot be loaded");
+			state = -1;
+		} else {
+			struct {
+				const char *name;
+				void **slot;
+			} fns[] = {
+				{"cudnnGetVersion", (void **)&cu_dnn.get_version},
+				{"cudnnGetErrorString", (void **)&cu_dnn.get_error_string},
+				{"cudnnCreate", (void **)&cu_dnn.create},
+				{"cudnnDestroy", (void **)&cu_dnn.destroy},
+				{"cudnnSetStream", (void **)&cu_dnn.set_stream},
+				{"cudnnCreateTensorDescriptor", (void **)&cu_dnn.create_tensor_descriptor},
+				{"cudnnDestroyTensorDescriptor", (void **)&cu_dnn.destroy_tensor_descriptor},
+				{"cudnnSetTensor4dDescriptor", (void **)&cu_dnn.set_tensor4d_descriptor},
+				{"cudnnCreateFilterDescriptor", (void **)&cu_dnn.create_filter_descriptor},
+				{"cudnnDestroyFilterDescriptor", (void **)&cu_dnn.destroy_filter_descriptor},
+				{"cudnnSetFilter4dDescriptor", (void **)&cu_dnn.set_filter4d_descriptor},
+				{"cudnnCreateConvolutionDescriptor", (void **)&cu_dnn.create_convolution_descriptor},
+				{"cudnnDestroyConvolutionDescriptor", (void **)&cu_dnn.destroy_convolution_descriptor},
+				{"cudnnSetConvolution2dDescriptor", (void **)&cu_dnn.set_convolution2d_descriptor},
+				{"cudnnSetConvolutionGroupCount", (void **)&cu_dnn.set_convolution_group_count},
+				{"cudnnSetConvolutionMathType", (void **)&cu_dnn.set_convolution_math_type},
+				{"cudnnGetConvolution2dForwardOutputDim",
+				 (void **)&cu_dnn.get_convolution2d_forward_output_dim},
+				{"cudnnGetConvolutionForwardAlgorithm_v7",
+				 (void **)&cu_dnn.get_convolution_forward_algorithm_v7},
+				{"cudnnGetConvolutionForwardWorkspaceSize",
+				 (void **)&cu_dnn.get_convolution_forward_workspace_size},
+				{"cudnnConvolutionForward", (void **)&cu_dnn.convolution_forward},
+			};
+			state = 1;
+			for (size_t i = 0; i < sizeof fns / sizeof fns[0] && state == 1; i++) {
+				*fns[i].slot = dlsym(h, fns[i].name);
+				if (!*fns[i].slot) {
+					snprintf(failed, sizeof failed, "%s has no %s", CUDNN_SONAME, fns[i].name);
+					state = -1;
+				}
+			}
+			if (state < 0) {
+				memset(&cu_dnn, 0, sizeof cu_dnn);
+				dlclose(h);
+			}
+		}
+	}
+	if (state < 0) {
+		snprintf(why, n, "%s", failed);
+		return -1;
+	}
+	return 0;
+}

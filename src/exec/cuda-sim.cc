@@ -1,0 +1,462 @@
+// The host simulator's CUDA runtime (see cuda-sim.h): device memory, copies, streams (everything runs at once, in
+// order), launches, errors, and one simulated device.  Tests only: linked into tests/onnxview-cudasim.
+#include "config.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <map>
+
+#include "src/exec/cuda-sim.h"
+#include "src/exec/cuda-simlib.h"
+
+thread_local uint3 threadIdx, blockIdx;
+thread_local dim3 blockDim, gridDim;
+
+// ---- state ----
+
+static struct {
+	int init;
+	int devices;              // OV_CUDASIM_DEVICES (1 unless set)
+	size_t mem_limit;         // OV_CUDASIM_MEM (0: none)
+	const char *fault;        // OV_CUDASIM_FAULT
+	int stats;                // OV_CUDASIM_STATS
+	std::map<uintptr_t, size_t> *allocs; // device allocations: start -> bytes
+	size_t in_use, peak;
+	cudaError_t last;         // the last launch's error (cudaGetLastError clears it)
+	cudaError_t sticky;       // a fault: every later call returns it
+	cudaError_t pending;      // a fault while a kernel ran: sticky from the next synchronisation on
+	int64_t copies[4], bytes[4], launches, memsets;
+} sim;
+
+static void report(void)
+{
+	fprintf(stderr,
+		"cudasim: H2D %lld copies %lld bytes, D2H %lld copies %lld bytes, D2D %lld copies %lld bytes, "
+		"%lld launches, %lld memsets, peak device memory %zu bytes, %zu bytes still allocated\n",
+		(long long)sim.copies[cudaMemcpyHostToDevice], (long long)sim.bytes[cudaMemcpyHostToDevice],
+		(long long)sim.copies[cudaMemcpyDeviceToHost], (long long)sim.bytes[cudaMemcpyDeviceToHost],
+		(long long)sim.copies[cudaMemcpyDeviceToDevice], (long long)sim.bytes[cudaMemcpyDeviceToDevice],
+		(long long)sim.launches, (long long)sim.memsets, sim.peak, sim.in_use);
+}
+
+static void setup(void)
+{
+	if (sim.init)
+		return;
+	sim.init = 1;
+	const char *e = getenv("OV_CUDASIM_DEVICES");
+	sim.devices = e ? atoi(e) : 1;
+	e = getenv("OV_CUDASIM_MEM");
+	sim.mem_limit = e ? strtoull(e, NULL, 10) : 0;
+	sim.fault = getenv("OV_CUDASIM_FAULT");
+	e = getenv("OV_CUDASIM_STATS");
+	sim.stats = e && *e == '1';
+	sim.allocs = new std::map<uintptr_t, size_t>;
+	if (sim.stats)
+		atexit(report);
+}
+
+void cusim_say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("cudasim: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+// The allocation holding [p, p + n), or 0 when none does.
+int cusim_is_device(const void *p, size_t n)
+{
+	setup();
+	uintptr_t a = (uintptr_t)p;
+	auto it = sim.allocs->upper_bound(a);
+	if (it == sim.allocs->begin())
+		return 0;
+	--it;
+	return a >= it->first && a - it->first <= it->second && n <= it->second - (a - it->first);
+}
+
+// A fault while a kernel runs: the launch itself succeeded.
+static void kernel_fault(cudaError_t e)
+{
+	if (!sim.pending)
+		sim.pending = e;
+}
+
+// ---- errors ----
+
+extern "C" const char *cudaGetErrorString(cudaError_t e)
+{
+	switch (e) {
+	case cudaSuccess: return "no error";
+	case cudaErrorInvalidValue: return "invalid argument";
+	case cudaErrorMemoryAllocation: return "out of memory";
+	case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+	case cudaErrorInvalidDevicePointer: return "invalid device pointer";
+	case cudaErrorNoDevice: return "no CUDA-capable device is detected";
+	case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
+	case cudaErrorLaunchFailure: return "unspecified launch failure";
+	default: return "unknown error";
+	}
+}
+
+extern "C" const char *cudaGetErrorName(cudaError_t e)
+{
+	switch (e) {
+	case cudaSuccess: return "cudaSuccess";
+	case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+	case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
+	case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
+	case cudaErrorInvalidDevicePointer: return "cudaErrorInvalidDevicePointer";
+	case cudaErrorNoDevice: return "cudaErrorNoDevice";
+	case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
+	case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
+	default: return "cudaErrorUnknown";
+	}
+}
+
+extern "C" cudaError_t cudaGetLastError(void)
+{
+	cudaError_t e = sim.sticky ? sim.sticky : sim.last;
+	sim.last = cudaSuccess;
+	return e;
+}
+
+extern "C" cudaError_t cudaPeekAtLastError(void)
+{
+	return sim.sticky ? sim.sticky : sim.last;
+}
+
+// ---- the device ----
+
+extern "C" cudaError_t cudaGetDeviceCount(int *n)
+{
+	setup();
+	*n = 0;
+	if (sim.devices <= 0)
+		return cudaErrorNoDevice;
+	*n = sim.devices;
+	return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaSetDevice(int d)
+{
+	setup();
+	return d >= 0 && d < sim.devices ? cudaSuccess : cudaErrorInvalidDevice;
+}
+
+extern "C" cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d)
+{
+	setup();
+	if (d < 0 || d >= sim.devices)
+		return cudaErrorInvalidDevice;
+	memset(p, 0, sizeof *p);
+	snprintf(p->name, sizeof p->name, "onnxview CUDA simulator (host)");
+	p->major = 9;
+	p->minor = 0;
+	p->totalGlobalMem = sim.mem_limit ? sim.mem_limit : (size_t)80 << 30;
+	p->maxThreadsPerBlock = 1024;
+	p->maxGridSize[0] = 2147483647;
+	p->maxGridSize[1] = p->maxGridSize[2] = 65535;
+	p->warpSize = 32;
+	return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int d)
+{
+	setup();
+	if (d < 0 || d >= sim.devices)
+		return cudaErrorInvalidDevice;
+	*v = a == cudaDevAttrMemoryPoolsSupported ? 1 : 0;
+	return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int d)
+{
+	static int token;
+	if (d < 0 || d >= sim.devices)
+		return cudaErrorInvalidDevice;
+	*pool = (cudaMemPool_t)&token;
+	return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t, cudaMemPoolAttr, void *)
+{
+	return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaRuntimeGetVersion(int *v)
+{
+	*v = CUDART_VERSION;
+	return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaDriverGetVersion(int *v)
+{
+	setup();
+	*v = sim.devices > 0 ? CUDART_VERSION : 0;
+	return cudaSuccess;
+}
+
+// Streams: one token each; work runs when it is issued, so a stream is always idle.
+extern "C" cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned)
+{
+	setup();
+	if (sim.devices <= 0)
+		return cudaErrorNoDevice;
+	*s = (cudaStream_t)malloc(1);
+	return *s ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+
+extern "C" cudaError_t cudaStreamDestroy(cudaStream_t s)
+{
+	free(s);
+	return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaStreamSynchronize(cudaStream_t)
+{
+	if (sim.pending) { // as on the device, a kernel's fault shows when the host waits for it
+		sim.sticky = sim.pending;
+		sim.pending = cudaSuccess;
+	}
+	return sim.sticky;
+}
+
+extern "C" cudaError_t cudaDeviceSynchronize(void)
+{
+	return cudaStreamSynchronize(NULL);
+}
+
+// ---- memory ----
+
+extern "C" cudaError_t cudaMalloc(void **p, size_t bytes)
+{
+	setup();
+	*p = NULL;
+	if (sim.sticky)
+		return sim.sticky;
+	if (sim.devices <= 0)
+		return cudaErrorNoDevice;
+	if (sim.mem_limit && (bytes > sim.mem_limit || sim.in_use > sim.mem_limit - bytes))
+		return cudaErrorMemoryAllocation;
+	size_t n = (bytes + 255) / 256 * 256; // cudaMalloc aligns to 256 bytes
+	void *q = aligned_alloc(256, n ? n : 256);
+	if (!q)
+		return cudaErrorMemoryAllocation;
+	memset(q, 0xff, n ? n : 256); // what nobody wrote reads as NaN (or -1)
+	(*sim.allocs)[(uintptr_t)q] = bytes;
+	sim.in_use += bytes;
+	if (sim.in_use > sim.peak)
+		sim.peak = sim.in_use;
+	*p = q;
+	return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaMallocAsync(void **p, size_t bytes, cudaStream_t)
+{
+	return cudaMalloc(p, bytes);
+}
+
+extern "C" cudaError_t cudaFree(void *p)
+{
+	setup();
+	if (!p)
+		return cudaSuccess;
+	auto it = sim.allocs->find((uintptr_t)p);
+	if (it == sim.allocs->end()) {
+		cusim_say("cudaFree(%p): not the start of a device allocation", p);
+		return cudaErrorInvalidDevicePointer;
+	}
+	sim.in_use -= it->second;
+	sim.allocs->erase(it);
+	free(p);
+	return sim.sticky ? sim.sticky : cudaSuccess;
+}
+
+extern "C" cudaError_t cudaFreeAsync(void *p, cudaStream_t)
+{
+	return cudaFree(p);
+}
+
+extern "C" cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, cudaMemcpyKind kind, cudaStream_t)
+{
+	static const char *names[] = {"HostToHost", "HostToDevice", "DeviceToHost", "DeviceToDevice", "Default"};
+	setup();
+	if (sim.sticky)
+		return sim.sticky;
+	if ((unsigned)kind > cudaMemcpyDeviceToDevice) {
+		cusim_say("cudaMemcpyAsync: kind %d is not one the backend should use", (int)kind);
+		return cudaErrorInvalidMemcpyDirection;
+	}
+	if (!n)
+		return cudaSuccess;
+	int dst_dev = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+	int src_dev = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+	if (cusim_is_device(dst, n) != dst_dev || cusim_is_device(src, n) != src_dev || !dst || !src) {
+		cusim_say("cudaMemcpyAsync(%p <- %p, %zu bytes, %s): %s is %s", dst, src, n, names[kind],
+			  cusim_is_device(dst, n) != dst_dev || !dst ? "the destination" : "the source",
+			  (cusim_is_device(dst, n) != dst_dev ? dst_dev : src_dev) ? "not (all) device memory"
+										  : "device memory");
+		return cudaErrorInvalidValue;
+	}
+	memmove(dst, src, n);
+	sim.copies[kind]++;
+	sim.bytes[kind] += (int64_t)n;
+	return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind kind)
+{
+	return cudaMemcpyAsync(dst, src, n, kind, NULL);
+}
+
+extern "C" cudaError_t cudaMemsetAsync(void *dst, int v, size_t n, cudaStream_t)
+{
+	setup();
+	if (sim.sticky)
+		return sim.sticky;
+	if (n && !cusim_is_device(dst, n)) {
+		cusim_say("cudaMemsetAsync(%p, %zu bytes): not (all) device memory", dst, n);
+		return cudaErrorInvalidValue;
+	}
+	memset(dst, v, n);
+	sim.memsets++;
+	return cudaSuccess;
+}
+
+// ---- launches ----
+
+static const char *running;   // the kernel being run
+static int sync_launch;       // it was launched with CU_LAUNCH_SYNC
+static int bad_launch;        // it broke a rule (a host pointer, a barrier in a CU_LAUNCH kernel)
+static pthread_barrier_t barrier;
+
+void cusim_check_ptr(const char *name, int i, const void *p)
+{
+	if (p && !cusim_is_device(p, 1)) {
+		cusim_say("kernel %s: argument %d (%p) is not device memory", name, i, p);
+		bad_launch = 1;
+	}
+}
+
+void __syncthreads(void)
+{
+	if (!sync_launch) {
+		if (!bad_launch)
+			cusim_say("kernel %s calls __syncthreads() but was launched with CU_LAUNCH, not CU_LAUNCH_SYNC",
+				  running);
+		bad_launch = 1;
+		return;
+	}
+	pthread_barrier_wait(&barrier);
+}
+
+struct coop {
+	dim3 grid, block;
+	uint3 tid;
+	void (*thunk)(void *);
+	void *ctx;
+};
+
+// One thread of a CU_LAUNCH_SYNC block: every block in turn, meeting the others at the end of each.
+static void *coop_thread(void *arg)
+{
+	struct coop *c = (struct coop *)arg;
+
+	threadIdx = c->tid;
+	blockDim = c->block;
+	gridDim = c->grid;
+	for (unsigned z = 0; z < c->grid.z; z++)
+		for (unsigned y = 0; y < c->grid.y; y++)
+			for (unsigned x = 0; x < c->grid.x; x++) {
+				blockIdx = make_uint3(x, y, z);
+				c->thunk(c->ctx);
+				pthread_barrier_wait(&barrier);
+			}
+	return NULL;
+}
+
+void cusim_run(const char *name, dim3 grid, dim3 block, int sync, void (*thunk)(void *), void *ctx)
+{
+	setup();
+	sim.launches++;
+	if (sim.sticky) {
+		bad_launch = 0;
+		return;
+	}
+	uint64_t threads = (uint64_t)block.x * block.y * block.z;
+	if (!grid.x || !grid.y || !grid.z || !threads || threads > 1024 || grid.y > 65535 || grid.z > 65535 ||
+	    block.z > 64) {
+		cusim_say("kernel %s: launch of (%u,%u,%u) blocks of (%u,%u,%u) threads is outside the device's limits",
+			  name, grid.x, grid.y, grid.z, block.x, block.y, block.z);
+		sim.last = cudaErrorInvalidConfiguration;
+		bad_launch = 0;
+		return;
+	}
+	if (bad_launch) { // a pointer argument was checked before the launch
+		bad_launch = 0;
+		kernel_fault(cudaErrorIllegalAddress);
+		return;
+	}
+	running = name;
+	sync_launch = sync;
+	if (!sync) {
+		blockDim = block;
+		gridDim = grid;
+		for (unsigned bz = 0; bz < grid.z; bz++)
+			for (unsigned by = 0; by < grid.y; by++)
+				for (unsigned bx = 0; bx < grid.x && !bad_launch; bx++) {
+					blockIdx = make_uint3(bx, by, bz);
+					for (unsigned tz = 0; tz < block.z; tz++)
+						for (unsigned ty = 0; ty < block.y; ty++)
+							for (unsigned tx = 0; tx < block.x; tx++) {
+								threadIdx = make_uint3(tx, ty, tz);
+								thunk(ctx);
+							}
+				}
+	} else {
+		struct coop *cs = (struct coop *)calloc(threads, sizeof *cs);
+		pthread_t *ts = (pthread_t *)calloc(threads, sizeof *ts);
+		if (!cs || !ts) {
+			free(cs);
+			free(ts);
+			sim.last = cudaErrorMemoryAllocation;
+			return;
+		}
+		pthread_barrier_init(&barrier, NULL, (unsigned)threads);
+		uint64_t i = 0;
+		for (unsigned tz = 0; tz < block.z; tz++)
+			for (unsigned ty = 0; ty < block.y; ty++)
+				for (unsigned tx = 0; tx < block.x; tx++, i++) {
+					cs[i] = (struct coop){grid, block, make_uint3(tx, ty, tz), thunk, ctx};
+					if (pthread_create(&ts[i], NULL, coop_thread, &cs[i])) {
+						cusim_say("kernel %s: cannot start thread %llu of the block", name,
+							  (unsigned long long)i);
+						abort(); // the others wait at the barrier for it: nothing to recover
+					}
+				}
+		for (i = 0; i < threads; i++)
+			pthread_join(ts[i], NULL);
+		pthread_barrier_destroy(&barrier);
+		free(cs);
+		free(ts);
+	}
+	running = NULL;
+	if (bad_launch) {
+		bad_launch = 0;
+		kernel_fault(cudaErrorLaunchFailure);
+		return;
+	}
+	if (sim.fault && !strcmp(sim.fault, name)) {
+		cusim_say("kernel %s: fault injected (OV_CUDASIM_FAULT)", name);
+		kernel_fault(cudaErrorIllegalAddress);
+	}
+}

@@ -1,0 +1,113 @@
+#!/bin/sh
+# The CUDA backend on the host simulator (tests/onnxview-cudasim, src/exec/cuda-sim.h), for machines without a
+# GPU: the same backend files compiled for the host, with the CUDA runtime, cuBLAS and cuDNN simulated.
+# - tests/cuda.sh's device checks, run on the simulator: every op model against the CPU, notes, --tf32,
+#   fallbacks, and the conformance list on the CUDA backend;
+# - values stay on the device between nodes: the simulator counts the copies, and a chain of CUDA nodes copies
+#   each input and constant up once and only the output down; a node left to the CPU costs one copy each way;
+# - device errors end the run with one line naming the node (a kernel fault, device memory exhausted, a
+#   pointer the device cannot read), and the CPU still runs; the CUDA tests with a GPU are tests/cuda.sh.
+. "$(dirname "$0")/lib.sh"
+
+SIM=$BUILDDIR/tests/onnxview-cudasim
+[ -x "$SIM" ] || skip_all "no simulator at $SIM (onnxview was built without CUDA)"
+have_python_onnx || skip_all "python3 with onnx and numpy is needed to make the models"
+scratch
+SRCNN=$SRCDIR/share/onnxview/examples/srcnn.onnx
+
+"$SIM" --version >"$TMP/version.txt" 2>&1
+check "the simulator names itself as the device" grep -q "device 0: onnxview CUDA simulator (host)" "$TMP/version.txt"
+
+# ---- tests/cuda.sh on the simulator ----
+if ONNXVIEW=$SIM sh "$SRCDIR/tests/cuda.sh" >"$TMP/cuda.txt" 2>&1; then
+	ok "tests/cuda.sh's device checks pass on the simulator ($(grep -c '^ok' "$TMP/cuda.txt") checks)"
+else
+	not_ok "tests/cuda.sh's device checks pass on the simulator"
+	grep -v '^ok' "$TMP/cuda.txt" | sed 's/^/# /' | head -60
+fi
+
+cd "$TMP" || exit 1
+run() { "$SIM" run "$@" >out.txt 2>err.txt; echo $? >rc.txt; }
+rc() { cat rc.txt; }
+stat_of() { sed -n "s/^cudasim: .*$1 \([0-9]*\) copies \([0-9]*\) bytes.*/\1 \2/p" err.txt; }
+
+# ---- values stay on the device ----
+"$PYTHON" - <<'EOF'
+import numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto as T
+vi = helper.make_tensor_value_info
+rng = np.random.default_rng(3)
+w = lambda *s: numpy_helper.from_array(rng.uniform(-0.5, 0.5, s).astype(np.float32), "w%d" % len(inits))
+inits = []
+nodes, x = [], "x"
+for i in range(4):  # Conv -> Relu -> Conv -> Add(bias) -> ... all on CUDA
+    inits.append(w(4, 4 if i else 3, 3, 3))
+    nodes.append(helper.make_node("Conv", [x, inits[-1].name], ["c%d" % i], pads=[1, 1, 1, 1]))
+    nodes.append(helper.make_node("Relu", ["c%d" % i], ["r%d" % i]))
+    x = "r%d" % i
+nodes.append(helper.make_node("Add", [x, "r0"], ["y"]))
+g = helper.make_graph(nodes, "chain", [vi("x", T.FLOAT, [1, 3, 8, 8])], [vi("y", T.FLOAT, [1, 4, 8, 8])], inits)
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "chain.onnx")
+# the same with a Shrink in the middle, which CUDA leaves to the CPU
+nodes2 = nodes[:4] + [helper.make_node("Shrink", ["r1"], ["f"], lambd=0.1),
+                      helper.make_node("Add", ["f", "r0"], ["y"])]
+g = helper.make_graph(nodes2, "mixed", [vi("x", T.FLOAT, [1, 3, 8, 8])], [vi("y", T.FLOAT, [1, 4, 8, 8])],
+                      inits[:2])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "mixed.onnx")
+EOF
+"$SIM" run chain.onnx --input random --save cpu_chain >/dev/null 2>&1
+OV_CUDASIM_STATS=1 run chain.onnx --input random --backend cuda --expect y=cpu_chain/y.npy --rtol 1e-4 --atol 1e-5
+check "a chain of Conv, Relu and Add matches the CPU on the simulator" [ "$(rc)" = 0 ]
+check "no node of it falls back" sh -c "! grep -q 'on the CPU' out.txt"
+check "its input and 4 weights go up once each (5 copies of 768 + 432 + 3 x 576 bytes)" \
+	[ "$(stat_of H2D)" = "5 2928" ]
+check "and only its output comes down (1 copy of 1 x 4 x 8 x 8 floats)" [ "$(stat_of D2H)" = "1 1024" ]
+diag "$(grep '^cudasim:' err.txt)"
+check "the device memory is all given back at exit" grep -q ", 0 bytes still allocated" err.txt
+OV_CUDASIM_STATS=1 run chain.onnx --input random --backend cuda --all --save all_cuda
+check "--all brings every value down once (9 copies)" [ "$(rc) $(stat_of D2H | cut -d' ' -f1)" = "0 9" ]
+"$SIM" run mixed.onnx --input random --save cpu_mixed >/dev/null 2>&1
+OV_CUDASIM_STATS=1 run mixed.onnx --input random --backend cuda --expect y=cpu_mixed/y.npy
+check "a chain with a node the CPU runs matches the CPU" [ "$(rc)" = 0 ]
+diag "$(grep '^on the CPU\|^cudasim:' out.txt err.txt)"
+check "the CPU's node takes its input down once and its output up once (D2H 2, H2D 3 + 1)" \
+	[ "$(stat_of D2H | cut -d' ' -f1) $(stat_of H2D | cut -d' ' -f1)" = "2 4" ]
+
+# ---- device errors ----
+OV_CUDASIM_FAULT=add_bias run "$SRCNN" --input random --backend cuda
+check "a kernel that faults ends the run (exit 1)" [ "$(rc)" = 1 ]
+check "with one line naming the node and the device's error" \
+	sh -c "[ \$(grep -vc '^cudasim:' err.txt) = 1 ] && grep -q \"^onnxview: .*#1 'conv1' Conv: CUDA error .*illegal memory access\" err.txt"
+diag "$(grep -v '^cudasim:' err.txt)"
+OV_CUDASIM_FAULT=add_bias "$SIM" compare "$SRCNN" --vs cuda >out.txt 2>err.txt
+echo $? >rc.txt
+check "compare --vs cuda with a faulting device fails (exit 1) with one line" \
+	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(grep -vc '^cudasim:' err.txt) = 1 ]"
+# the TUI: a device fault is one message, later CUDA runs say the device is lost, the CPU still runs
+cp "$SRCNN" srcnn.onnx
+tui() { # NAME KEYS
+	printf '%s' "$2" >"$1.keys"
+	OV_CUDASIM_FAULT=add_bias LC_ALL=C.UTF-8 timeout 20 "$SIM" --keys "$1.keys" --dump "$1.txt" --size 100x30 \
+		srcnn.onnx >"$1.out" 2>"$1.err"
+	echo $? >"$1.rc"
+}
+tui fault ':run --backend cuda<Enter>'
+check "TUI: a kernel fault during :run --backend cuda is a message naming the node, and the TUI lives on" \
+	sh -c "[ \$(cat fault.rc) = 0 ] && grep -q \"^#1 'conv1' Conv: CUDA error .*illegal memory access\" fault.txt"
+tui again ':run --backend cuda<Enter>:run --backend cuda<Enter>'
+check "TUI: the next CUDA run says the device failed earlier in this session" \
+	grep -q "^the CUDA device failed earlier in this session (an illegal memory access" again.txt
+tui cpu ':run --backend cuda<Enter>:run<Enter>'
+check "TUI: and :run on the CPU still works" grep -q "^ran 6 nodes on cpu" cpu.txt
+
+OV_CUDASIM_MEM=4096 run "$SRCNN" --input random --backend cuda
+check "device memory running out ends the run (exit 1) with one line naming what did not fit" \
+	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(wc -l <err.txt) = 1 ] && grep -q 'cannot allocate [0-9]* bytes on the CUDA device' err.txt"
+diag "$(cat err.txt)"
+OV_CUDASIM_DEVICES=0 run "$SRCNN" --input random --backend cuda
+check "no device: one line saying so (exit 1)" \
+	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(wc -l <err.txt) = 1 ] && grep -q 'no CUDA device' err.txt"
+OV_CUDASIM_DEVICES=0 run "$SRCNN" --input random
+check "and the CPU runs in the same build" [ "$(rc)" = 0 ]
+
+done_testing
