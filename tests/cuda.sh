@@ -528,7 +528,7 @@ check "its Resize, which CUDA does not run, is reported on the CPU" \
 	sh -c "grep -q '(1 on the CPU' out.txt && grep -q '^on the CPU: #[0-9]* .*Resize$' out.txt"
 "$PYTHON" - <<'EOF'
 import numpy as np, onnx
-from onnx import helper, TensorProto as T
+from onnx import helper, numpy_helper, TensorProto as T
 vi = helper.make_tensor_value_info
 g = helper.make_graph([helper.make_node("Add", ["a", "b"], ["y"])], "ints", [vi("a", T.INT64, [3]), vi("b", T.INT64, [3])],
                       [vi("y", T.INT64, [3])])
@@ -536,6 +536,13 @@ onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "in
 g = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], name="bad")], "bad",
                       [vi("x", T.FLOAT, [1, 3, 5, 5]), vi("w", T.FLOAT, [2, 4, 3, 3])], [vi("y", T.FLOAT, None)])
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "bad_conv.onnx")
+idx = numpy_helper.from_array(np.array([1, 7], dtype=np.int64), "i")
+g = helper.make_graph([helper.make_node("Gather", ["x", "i"], ["y"], name="bad")], "bad_gather",
+                      [vi("x", T.FLOAT, [5, 2])], [vi("y", T.FLOAT, None)], [idx])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "bad_gather.onnx")
+g = helper.make_graph([helper.make_node("ReduceL2", ["x"], ["y"], keepdims=0)], "int_l2", [vi("x", T.INT64, [3, 4])],
+                      [vi("y", T.INT64, [])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "int_l2.onnx")
 EOF
 run int_add.onnx --input a=random --input b=random --backend cuda
 check "an int64 Add, which CUDA declines, runs on the CPU and is reported" \
@@ -543,6 +550,13 @@ check "an int64 Add, which CUDA declines, runs on the CPU and is reported" \
 run bad_conv.onnx --input x=random --input w=random --backend cuda
 check "a Conv the CPU would refuse fails with one line naming the node (exit 1)" \
 	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q \"#0 'bad' Conv: X .* has 3 channels\" err.txt"
+run bad_gather.onnx --input x=random --backend cuda
+check "a Gather index out of range fails as on the CPU, with one line naming the node and the index (exit 1)" \
+	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(wc -l <err.txt) -eq 1 ] &&
+	       grep -q \"#0 'bad' Gather: indices\\[1\\] = 7 is out of range for a dim of 5\" err.txt"
+run int_l2.onnx --input x=random --backend cuda
+check "an int64 ReduceL2, which CUDA declines (the CPU computes it in double), runs on the CPU and is reported" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '(1 on the CPU' out.txt && grep -q '^on the CPU: #0 ReduceL2$' out.txt"
 
 # the ONNX conformance tests on CUDA
 if [ "${CUDA_CONFORMANCE:-1}" = 0 ]; then
