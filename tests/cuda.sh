@@ -543,6 +543,36 @@ onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "ba
 g = helper.make_graph([helper.make_node("ReduceL2", ["x"], ["y"], keepdims=0)], "int_l2", [vi("x", T.INT64, [3, 4])],
                       [vi("y", T.INT64, [])])
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "int_l2.onnx")
+
+# A transformer block (token embedding, LayerNormalization, attention with its reshapes and transposes, a GELU
+# MLP) and a ResNet tail (Conv, BatchNormalization, Relu, GlobalAveragePool, Flatten, Gemm): no node of either
+# may fall back
+rng = np.random.default_rng(11)
+c = lambda name, *s: numpy_helper.from_array(rng.uniform(-0.3, 0.3, s).astype(np.float32), name)
+i64 = lambda name, *v: numpy_helper.from_array(np.array(v, dtype=np.int64), name)
+n = helper.make_node
+nodes = [n("Gather", ["emb", "ids"], ["e"]), n("LayerNormalization", ["e", "g1", "b1"], ["h"], axis=-1),
+         n("MatMul", ["h", "wqkv"], ["qkv"]), n("Reshape", ["qkv", "s5"], ["qkv5"]),
+         n("Transpose", ["qkv5"], ["qkvt"], perm=[2, 0, 3, 1, 4]), n("Split", ["qkvt"], ["q", "k", "v"], axis=0),
+         n("Squeeze", ["q", "a0"], ["q4"]), n("Squeeze", ["k", "a0"], ["k4"]), n("Squeeze", ["v", "a0"], ["v4"]),
+         n("Transpose", ["k4"], ["kt"], perm=[0, 1, 3, 2]), n("MatMul", ["q4", "kt"], ["sc"]),
+         n("Mul", ["sc", "scale"], ["scs"]), n("Softmax", ["scs"], ["p"], axis=-1), n("MatMul", ["p", "v4"], ["o"]),
+         n("Transpose", ["o"], ["ot"], perm=[0, 2, 1, 3]), n("Reshape", ["ot", "s3"], ["o3"]),
+         n("MatMul", ["o3", "wo"], ["a"]), n("Add", ["e", "a"], ["r1"]),
+         n("LayerNormalization", ["r1", "g2", "b2"], ["h2"], axis=-1), n("MatMul", ["h2", "w1"], ["f1"]),
+         n("Gelu", ["f1"], ["f2"]), n("MatMul", ["f2", "w2"], ["f3"]), n("Add", ["r1", "f3"], ["y"])]
+inits = [c("emb", 50, 32), c("g1", 32), c("b1", 32), c("wqkv", 32, 96), i64("s5", 1, 8, 3, 4, 8), i64("a0", 0),
+         numpy_helper.from_array(np.float32(8 ** -0.5), "scale"), i64("s3", 1, 8, 32), c("wo", 32, 32), c("g2", 32),
+         c("b2", 32), c("w1", 32, 64), c("w2", 64, 32)]
+g = helper.make_graph(nodes, "block", [vi("ids", T.INT64, [1, 8])], [vi("y", T.FLOAT, [1, 8, 32])], inits)
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)]), "transformer_block.onnx")
+nodes = [n("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]), n("BatchNormalization", ["c", "bs", "bb", "bm", "bv"], ["b"]),
+         n("Relu", ["b"], ["r"]), n("GlobalAveragePool", ["r"], ["p"]), n("Flatten", ["p"], ["f"]),
+         n("Gemm", ["f", "fc", "fb"], ["y"], transB=1)]
+inits = [c("w", 8, 3, 3, 3), c("bs", 8), c("bb", 8), c("bm", 8),
+         numpy_helper.from_array(rng.uniform(0.5, 1.5, 8).astype(np.float32), "bv"), c("fc", 10, 8), c("fb", 10)]
+g = helper.make_graph(nodes, "tail", [vi("x", T.FLOAT, [2, 3, 9, 9])], [vi("y", T.FLOAT, [2, 10])], inits)
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 15)]), "resnet_tail.onnx")
 EOF
 run int_add.onnx --input a=random --input b=random --backend cuda
 check "an int64 Add, which CUDA declines, runs on the CPU and is reported" \
@@ -554,6 +584,13 @@ run bad_gather.onnx --input x=random --backend cuda
 check "a Gather index out of range fails as on the CPU, with one line naming the node and the index (exit 1)" \
 	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(wc -l <err.txt) -eq 1 ] &&
 	       grep -q \"#0 'bad' Gather: indices\\[1\\] = 7 is out of range for a dim of 5\" err.txt"
+for m in transformer_block resnet_tail; do
+	in=$([ $m = resnet_tail ] && echo x || echo ids)
+	"$ONNXVIEW" run $m.onnx --input $in=random --save cpu_$m >/dev/null 2>&1
+	run $m.onnx --input $in=random --backend cuda --expect y=cpu_$m/y.npy --rtol 1e-4 --atol 1e-5
+	check "a $(echo $m | tr _ ' ') matches the CPU on CUDA with no node on the CPU" \
+		sh -c "[ \$(cat rc.txt) = 0 ] && ! grep -q 'on the CPU' out.txt"
+done
 run int_l2.onnx --input x=random --backend cuda
 check "an int64 ReduceL2, which CUDA declines (the CPU computes it in double), runs on the CPU and is reported" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '(1 on the CPU' out.txt && grep -q '^on the CPU: #0 ReduceL2$' out.txt"

@@ -6,8 +6,9 @@
 // move it whole (strings and sub-byte types stay on the CPU).  Shapes and the values of shape-like inputs (Reshape's
 // shape, Slice's starts, Gather's indices...) are read on the host through cu_host, checked as the CPU checks them,
 // and anything the CPU would refuse is declined, so the CPU names the problem in its own words.  Slice, Expand,
-// Tile, Pad and Transpose are one mapped copy each (ov-shape.h: a table of input offsets per output axis, built
-// on the host with the CPU's arithmetic, one thread per output element); the reshapes are device-to-device copies.
+// Tile, Pad and Transpose are one mapped copy each (ov-shape.h: input offsets per output axis, computed on the
+// host with the CPU's arithmetic, as a stride per axis where they are a line, else as a table copied to the
+// device; one thread per output element); the reshapes are device-to-device copies.
 #include "config.h"
 
 #include <stdlib.h>
@@ -277,7 +278,8 @@ static int map_launch(struct exec_kernel_ctx *k, const struct ov_map *m, const i
 	return CU_LAUNCH(k, map_kernel<T>, cu_grid(n), CU_BLOCK, *m, tab, (const T *)x, (T *)y, f, n);
 }
 
-// The offset table of a mapped copy into output 0, built on the host (axis a's entries at tab + m.at[a]).
+// The map of a mapped copy into output 0, built on the host: affine (m.base, m.stride), or a table (axis a's
+// entries at tab + m.at[a]).
 struct map_plan {
 	struct ov_map m;
 	int64_t *tab, len;
@@ -303,20 +305,25 @@ static int64_t *plan_axis(struct map_plan *p, int a)
 	return p->tab + p->m.at[a];
 }
 
-// Output 0 from input 0 through the plan (fill: the element for padding, es bytes); frees the table.
+// Output 0 from input 0 through the plan (fill: the element for padding, es bytes); frees the table.  An affine
+// plan sends nothing to the device but the kernel's arguments.
 static int plan_run(struct exec_kernel_ctx *k, struct map_plan *p, const char *fill)
 {
 	struct xtensor *y = k->out[0];
 	size_t es = move_size(y->dtype), tb = (size_t)p->len * sizeof *p->tab;
 	struct cu_bufs bufs = {};
+	int64_t *dtab = NULL;
+	void *dy = NULL;
 	int rc = -1;
 
 	const void *dx = cu_input(k, &bufs, 0);
-	int64_t *dtab = dx ? (int64_t *)cu_alloc(k, &bufs, tb) : NULL;
-	void *dy = dtab ? cu_alloc(k, &bufs, y->bytes) : NULL;
+	if (dx && !p->m.affine)
+		dtab = (int64_t *)cu_alloc(k, &bufs, tb);
+	if (dx && (p->m.affine || dtab))
+		dy = cu_alloc(k, &bufs, y->bytes);
 	if (!dy)
 		goto out;
-	if (tb && CU_OK(k, cudaMemcpyAsync(dtab, p->tab, tb, cudaMemcpyHostToDevice, cu_dev.stream)))
+	if (dtab && tb && CU_OK(k, cudaMemcpyAsync(dtab, p->tab, tb, cudaMemcpyHostToDevice, cu_dev.stream)))
 		goto out;
 	if (BY_SIZE(es, map_launch, k, &p->m, dtab, dx, dy, fill, y->numel) || cu_output(k, &bufs, 0, dy))
 		goto out;
@@ -328,7 +335,7 @@ out:
 	return rc;
 }
 
-// Output 0 (dims already allocated) as x through the table plan_fill builds; empty outputs need no device.
+// Output 0 (dims already allocated) as x through the map plan_fill builds; empty outputs need no device.
 static int map_copy(struct exec_kernel_ctx *k, void (*plan_fill)(struct map_plan *p, const void *ctx),
 		    const void *ctx, const char *fill)
 {
@@ -355,9 +362,9 @@ static void transpose_fill(struct map_plan *p, const void *ctx)
 	int64_t xs[MAXR];
 
 	strides_of(c->x->rank, c->x->dims, xs);
+	p->m.affine = 1;
 	for (int a = 0; a < p->m.rank; a++)
-		for (int64_t j = 0; j < p->m.dims[a]; j++)
-			plan_axis(p, a)[j] = j * xs[c->perm[a]];
+		p->m.stride[a] = xs[c->perm[a]];
 }
 
 static int k_transpose(struct exec_kernel_ctx *k)
@@ -393,15 +400,18 @@ struct slice_ctx {
 	const int64_t *first, *step;
 };
 
+// (first[a] + j * step[a]) * xs[a], cpu-shape.c's table entry, as a line
 static void slice_fill(struct map_plan *p, const void *ctx)
 {
 	const struct slice_ctx *c = (const struct slice_ctx *)ctx;
 	int64_t xs[MAXR];
 
 	strides_of(c->x->rank, c->x->dims, xs);
-	for (int a = 0; a < p->m.rank; a++)
-		for (int64_t j = 0; j < p->m.dims[a]; j++)
-			plan_axis(p, a)[j] = (c->first[a] + j * c->step[a]) * xs[a];
+	p->m.affine = 1;
+	for (int a = 0; a < p->m.rank; a++) {
+		p->m.base += c->first[a] * xs[a];
+		p->m.stride[a] = c->step[a] * xs[a];
+	}
 }
 
 // Slice-1 (starts, ends and axes as attributes) and Slice-10 on (inputs, with steps).
@@ -468,11 +478,15 @@ static void repeat_fill(struct map_plan *p, const void *ctx)
 	int r = p->m.rank;
 
 	strides_of(c->x->rank, c->x->dims, xs);
+	p->m.affine = !c->tile; // Expand's offsets are lines (of stride 0 where it broadcasts)
 	for (int a = 0; a < r; a++) {
 		int xa = a - (r - c->x->rank);
 		int bc = xa < 0 || c->x->dims[xa] == 1;
-		for (int64_t j = 0; j < p->m.dims[a]; j++)
-			plan_axis(p, a)[j] = c->tile ? (j % c->x->dims[xa]) * xs[xa] : bc ? 0 : j * xs[xa];
+		if (!c->tile)
+			p->m.stride[a] = bc ? 0 : xs[xa];
+		else
+			for (int64_t j = 0; j < p->m.dims[a]; j++)
+				plan_axis(p, a)[j] = (j % c->x->dims[xa]) * xs[xa];
 	}
 }
 

@@ -74,23 +74,33 @@ static inline OV_HD int64_t ov_split_part(int64_t len, int64_t n, int64_t i)
  * out[idx] = in[sum over axes a of tab[at[a] + idx_a]]: the offset table holds, for each output axis, one input
  * element offset per output position along it (sum of the output dims in all), -1 where the position is padding
  * (the output element is then the fill).  Slice, Expand, Tile, Pad and Transpose are all such a table; the CPU
- * (cpu-shape.c's map_copy) walks it row by row, a CUDA thread maps one output element with ov_map_source. */
+ * (cpu-shape.c's map_copy) walks it row by row, a CUDA thread maps one output element with ov_map_source.  Where
+ * every axis's offsets are a line (Transpose, Slice, Expand: base + idx_a * stride[a]) the map is affine and
+ * needs no table. */
 struct ov_map {
 	int rank;
+	int affine;           /* no table: base + the sum of idx_a * stride[a] */
+	int64_t base;
 	int64_t dims[16];     /* the output's (XT_MAX_RANK) */
 	int64_t at[16];       /* where each axis's entries start in the table */
+	int64_t stride[16];   /* affine: input elements per step along each output axis */
 };
 
 /* The input element output element i copies, or -1 for the fill. */
 static inline OV_HD int64_t ov_map_source(const struct ov_map *m, const int64_t *tab, int64_t i)
 {
-	int64_t src = 0;
+	int64_t src = m->affine ? m->base : 0;
 	int pad = 0;
 
 	for (int a = m->rank - 1; a >= 0; a--) {
-		int64_t q = i / m->dims[a], v = tab[m->at[a] + (i - q * m->dims[a])];
-		pad |= v < 0;
-		src += v;
+		int64_t q = i / m->dims[a], j = i - q * m->dims[a];
+		if (m->affine) {
+			src += j * m->stride[a];
+		} else {
+			int64_t v = tab[m->at[a] + j];
+			pad |= v < 0;
+			src += v;
+		}
 		i = q;
 	}
 	return pad ? -1 : src;
