@@ -68,7 +68,7 @@ def main():
             t_ort.append(time.perf_counter() - t0)
         out_dir = os.path.join(d, "gpu")
         base = [ov, "run", model, *args_in, "--json"]
-        t_ov, fallback, notes = [], [], []
+        t_ov, fallback, notes, copies = [], [], [], {}
         for i in range(runs + 1):
             cmd = base + ["--backend", "cuda"] + (["--tf32"] if tf32 else []) + (["--save", out_dir] if i == 0 else [])
             r = subprocess.run(cmd, capture_output=True, text=True)
@@ -78,6 +78,7 @@ def main():
             rep = json.loads(r.stdout)
             if i == 0:
                 fallback, notes = rep.get("fallback_nodes", []), rep.get("notes", [])
+                copies = rep.get("copies", {})
                 outs = [v.get("saved", v["name"]) for v in rep["values"] if v["output"]]
             else:
                 t_ov.append(rep["ms"] / 1e3)
@@ -93,7 +94,9 @@ def main():
             mo, mv = statistics.median(t_ort), statistics.median(t_ov)
             print(f"{os.path.basename(model)}: onnxruntime CUDA {mo * 1e3:.2f} ms, onnxview CUDA nodes "
                   f"{mv * 1e3:.2f} ms (ratio {mv / mo:.2f}x){' with --tf32' if tf32 else ''}; "
-                  f"{len(fallback)} nodes on the CPU; {len(notes)} notes; max abs diff vs onnxruntime "
+                  f"{len(fallback)} nodes on the CPU; copies per run: {copies.get('to_device', '?')} to the device "
+                  f"({copies.get('to_device_bytes', 0) / 1e6:.1f} MB, the constants included), "
+                  f"{copies.get('to_host', '?')} to the host; {len(notes)} notes; max abs diff vs onnxruntime "
                   f"{diff_ort:.3g}, vs onnxview's CPU {diff_cpu:.3g}")
     return 0
 

@@ -277,6 +277,10 @@ static void report_text(struct strbuf *b, struct run_state *s, const struct exec
 			strbuf_printf(b, " and %zu more", r->n_fallback - 8);
 		strbuf_putc(b, '\n');
 	}
+	if (r->to_device || r->to_host)
+		strbuf_printf(b, "copies: %" PRIu64 " to the device (%" PRIu64 " bytes), %" PRIu64
+			      " to the host (%" PRIu64 " bytes)\n", r->to_device, r->to_device_bytes, r->to_host,
+			      r->to_host_bytes);
 	for (size_t i = 0; i < r->n_notes; i++) {
 		char where[300];
 		node_label(s->g, r->notes[i].node, where, sizeof where);
@@ -411,6 +415,13 @@ static void report_json(struct strbuf *b, struct run_state *s, const struct exec
 	for (size_t i = 0; i < r->n_fallback; i++)
 		json_int(&j, r->fallback_nodes[i]);
 	json_end_arr(&j);
+	json_key(&j, "copies");
+	json_obj(&j);
+	json_kint(&j, "to_device", (int64_t)r->to_device);
+	json_kint(&j, "to_device_bytes", (int64_t)r->to_device_bytes);
+	json_kint(&j, "to_host", (int64_t)r->to_host);
+	json_kint(&j, "to_host_bytes", (int64_t)r->to_host_bytes);
+	json_end_obj(&j);
 	json_key(&j, "notes");
 	json_arr(&j);
 	for (size_t i = 0; i < r->n_notes; i++) {

@@ -64,6 +64,8 @@ check "its input and 4 weights go up once each (5 copies of 768 + 432 + 3 x 576 
 check "and only its output comes down (1 copy of 1 x 4 x 8 x 8 floats)" [ "$(stat_of D2H)" = "1 1024" ]
 diag "$(grep '^cudasim:' err.txt)"
 check "the device memory is all given back at exit" grep -q ", 0 bytes still allocated" err.txt
+check "the run's report counts the same copies as the simulator" \
+	grep -q '^copies: 5 to the device (2928 bytes), 1 to the host (1024 bytes)$' out.txt
 OV_CUDASIM_STATS=1 run chain.onnx --input random --backend cuda --all --save all_cuda
 check "--all brings every value down once (9 copies)" [ "$(rc) $(stat_of D2H | cut -d' ' -f1)" = "0 9" ]
 "$SIM" run mixed.onnx --input random --save cpu_mixed >/dev/null 2>&1
@@ -72,6 +74,11 @@ check "a chain with a node the CPU runs matches the CPU" [ "$(rc)" = 0 ]
 diag "$(grep '^on the CPU\|^cudasim:' out.txt err.txt)"
 check "the CPU's node takes its input down once and its output up once (D2H 2, H2D 3 + 1)" \
 	[ "$(stat_of D2H | cut -d' ' -f1) $(stat_of H2D | cut -d' ' -f1)" = "2 4" ]
+check "and the report counts them too" grep -q '^copies: 4 to the device (2800 bytes), 2 to the host (2048 bytes)$' out.txt
+OV_CUDASIM_STATS=1 run mixed.onnx --input random --backend cuda --json
+check "--json gives the copies" "$PYTHON" -c "
+import json; c = json.load(open('out.txt'))['copies']
+assert (c['to_device'], c['to_device_bytes'], c['to_host'], c['to_host_bytes']) == (4, 2800, 2, 2048), c"
 
 # ---- device errors ----
 OV_CUDASIM_FAULT=add_bias run "$SRCNN" --input random --backend cuda
@@ -99,6 +106,10 @@ check "TUI: the next CUDA run says the device failed earlier in this session" \
 	grep -q "^the CUDA device failed earlier in this session (an illegal memory access" again.txt
 tui cpu ':run --backend cuda<Enter>:run<Enter>'
 check "TUI: and :run on the CPU still works" grep -q "^ran 6 nodes on cpu" cpu.txt
+printf ':compare --vs cuda<Enter><Esc>jjjV' >cmp.keys
+LC_ALL=C.UTF-8 timeout 20 "$SIM" --keys cmp.keys --dump cmp.txt --size 100x30 srcnn.onnx >cmp.out 2>cmp.err
+check "TUI: :compare --vs cuda, then V: the CPU's and the GPU's values side by side where they differ most" \
+	sh -c 'grep -q "^A - B of the last :compare" cmp.txt && grep -q "^the [1-5] largest differences, A and B side by side:" cmp.txt'
 
 OV_CUDASIM_MEM=4096 run "$SRCNN" --input random --backend cuda
 check "device memory running out ends the run (exit 1) with one line naming what did not fit" \

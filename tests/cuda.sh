@@ -192,6 +192,29 @@ for name, xs, ws, a, bias in convs:
 model("Conv_f16", "Conv", [("x", H, [1, 2, 6, 6])], [1, 3, 6, 6], {"pads": [1, 1, 1, 1]},
       [("w", rnd(3, 2, 3, 3).astype(np.float16))], opset=13, tol="2e-3 2e-3")
 
+# ConvTranspose (cuDNN's backward-data pass, cropped): strides, pads (asymmetric), output_padding, output_shape,
+# auto_pad, dilations, groups, bias, 1-D
+convts = [
+    ("plain", [1, 3, 5, 5], [3, 2, 3, 3], {}, True),
+    ("strides", [2, 2, 4, 5], [2, 3, 3, 2], {"strides": [2, 3]}, True),
+    ("pads", [1, 2, 6, 6], [2, 4, 3, 3], {"strides": [2, 2], "pads": [1, 0, 2, 1]}, True),
+    ("output_padding", [1, 2, 4, 4], [2, 3, 3, 3], {"strides": [3, 2], "output_padding": [2, 1]}, False),
+    ("output_shape", [1, 2, 3, 3], [2, 2, 3, 3], {"strides": [3, 2], "output_shape": [10, 8]}, True),
+    ("same_upper", [1, 2, 4, 5], [2, 2, 3, 3], {"strides": [2, 2], "auto_pad": "SAME_UPPER"}, True),
+    ("same_lower", [1, 2, 4, 5], [2, 2, 4, 2], {"strides": [2, 3], "auto_pad": "SAME_LOWER"}, False),
+    ("dilations", [1, 2, 5, 4], [2, 3, 3, 2], {"dilations": [2, 3], "pads": [1, 1, 1, 1]}, True),
+    ("groups", [2, 4, 4, 4], [4, 3, 3, 3], {"group": 2, "strides": [2, 2], "pads": [1, 1, 1, 1]}, True),
+    ("depthwise", [1, 6, 5, 5], [6, 1, 2, 2], {"group": 6, "strides": [2, 2]}, True),
+    ("1d", [2, 3, 7], [3, 2, 4], {"strides": [2], "pads": [1, 2]}, True),
+    ("big", [1, 32, 14, 14], [32, 16, 4, 4], {"strides": [2, 2], "pads": [1, 1, 1, 1]}, True),
+]
+for name, xs, ws, a, bias in convts:
+    m = ws[1] * a.get("group", 1)
+    inits = [("w", rnd(*ws))] + ([("bias", rnd(m))] if bias else [])
+    model("ConvTranspose_" + name, "ConvTranspose", [("x", F, xs)], None, a, inits, opset=13, tol="1e-4 1e-4")
+model("ConvTranspose_f16", "ConvTranspose", [("x", H, [1, 2, 4, 4])], None, {"strides": [2, 2]},
+      [("w", rnd(2, 3, 3, 3).astype(np.float16))], opset=13, tol="2e-3 2e-3")
+
 # pooling
 pools = [
     ("MaxPool", "k3s2", [1, 3, 9, 9], {"kernel_shape": [3, 3], "strides": [2, 2]}),
@@ -509,6 +532,9 @@ check "all $n_models op models match the CPU on CUDA without falling back ($n_pa
 
 run Conv_pads.onnx --input random --backend cuda
 check "Conv reports its cuDNN algorithm as a note on the node" grep -q "^note: #0 'n0' Conv: cudnn algo [A-Z_]*, FMA math" out.txt
+run ConvTranspose_pads.onnx --input random --backend cuda
+check "ConvTranspose reports its cuDNN backward-data algorithm, deterministic and full float32" \
+	grep -q "^note: #0 'n0' ConvTranspose: cudnn backward-data algo [A-Z_0-9]*, FMA math" out.txt
 run Conv_pads.onnx --input random --backend cuda --json
 check "--json lists the note" "$PYTHON" -c "
 import json; r = json.load(open('out.txt'))

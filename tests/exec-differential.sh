@@ -12,6 +12,16 @@ if "$PYTHON" -c 'import torch' >/dev/null 2>&1 && "$PYTHON" "$SRCDIR/tests/expor
 else
 	skip "no python3-torch: only the bundled example is compared"
 fi
+# The CUDA backend too where it runs: onnxview itself on a GPU, else the host simulator (tests/cuda-sim.sh), which
+# runs the backend's own code with the device's arithmetic done on the host.
+cuda_ov=
+if "$ONNXVIEW" --version 2>/dev/null | grep -q '^CUDA backend: .*device 0:'; then
+	cuda_ov=$ONNXVIEW cuda_on="the GPU"
+elif [ -x "$BUILDDIR/tests/onnxview-cudasim" ]; then
+	cuda_ov=$BUILDDIR/tests/onnxview-cudasim cuda_on="the host simulator"
+else
+	skip "no CUDA device and no simulator: the CUDA backend is not compared"
+fi
 for m in $models; do
 	[ -f "$m" ] || continue
 	b=$(basename "$m" .onnx)
@@ -44,5 +54,11 @@ PY
 	rc=$?
 	check "$b: onnxview's CPU run matches onnxruntime within 1e-4" [ $rc -eq 0 ]
 	[ $rc -eq 0 ] || sed 's/^/# /' "$TMP/$b.out" | tail -8
+	[ -n "$cuda_ov" ] || continue
+	"$cuda_ov" run "$m" "$@" --backend cuda --rtol 0 --atol 1e-4 >"$TMP/$b.cuda" 2>&1
+	rc=$?
+	check "$b: onnxview's CUDA run (on $cuda_on) matches onnxruntime within 1e-4" [ $rc -eq 0 ]
+	[ $rc -eq 0 ] || sed 's/^/# /' "$TMP/$b.cuda" | tail -8
+	grep '^ran\|^copies' "$TMP/$b.cuda" | sed 's/^/# /'
 done
 done_testing

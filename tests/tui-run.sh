@@ -74,6 +74,9 @@ screen cmp_diffview 100x30 ':compare lin.onnx<Enter><Esc>V'
 check "V after :compare: the first divergence's output as A - B" has cmp_diffview "^upscaled  float64\[1,1,48,48\]  2304 values"
 check "V: says what it shows" has cmp_diffview "^A - B of the last :compare, as float64"
 check "V: the largest difference is the one the report names" has cmp_diffview "max 0.38927 at \[0, 0, 35, 47\]"
+check "V: the largest differences with both sides' values, side by side" sh -c \
+	'grep -q "^the 5 largest differences, A and B side by side:" cmp_diffview.txt &&
+	 grep -q "^  \[0, 0, 35, 47\]  A 1.13125563  B 0.74198544  A-B 0.38927$" cmp_diffview.txt'
 screen cmp_aview 100x30 ':compare lin.onnx<Enter><Esc>v'
 check "v after :compare: side A's value" has cmp_aview "^computed by the last :compare, side A"
 screen diff_none 100x30 'V'

@@ -35,6 +35,7 @@ struct tensor_state {
 	struct strbuf tmp;
 	struct xtensor own;         /* a computed value (view_tensor_result): the view's own copy */
 	int result;
+	struct strbuf extra;        /* lines drawn under the statistics (the A - B view: the largest differences) */
 };
 
 static int64_t tv_dim(const struct tensor_state *s, int k) /* k < 0 counts from the end */
@@ -307,6 +308,15 @@ static int draw_header(struct app *a, struct tensor_state *s, int top, int rows,
 		if (y + height + 4 < rows && draw_histogram(a, s, top + y, height, cols))
 			y += height;
 	}
+	/* the extra lines, while the grid keeps 6 rows */
+	for (const char *p = strbuf_str(&s->extra); *p && y + 7 < rows;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		strbuf_reset(&b);
+		strbuf_add(&b, p, n);
+		ui_text(top + y++, 0, 0, cols, strbuf_str(&b), p == strbuf_str(&s->extra) ? ui_attr(a, UI_DIM) : 0);
+		p += n + (nl != NULL);
+	}
 	strbuf_free(&b);
 	return y + (y + 4 < rows); /* a blank line before the grid when there is room */
 }
@@ -499,6 +509,7 @@ static void tv_free_state(struct tensor_state *s)
 	free(s->lookup);
 	free(s->lead);
 	strbuf_free(&s->tmp);
+	strbuf_free(&s->extra);
 	free(s);
 }
 
@@ -641,6 +652,43 @@ struct view *view_tensor_result(struct app *a, const char *value_name)
 	return computed_view(a, value_name, t, origin, "value");
 }
 
+/* Both sides' values where they differ most, side by side: the DIFF_SHOWN largest |A - B| (a NaN on one side
+ * only counts as the largest), for s->extra. */
+#define DIFF_SHOWN 5
+static void largest_differences(struct tensor_state *s, const struct xtensor *ta, const struct xtensor *tb,
+				const struct xtensor *d)
+{
+	int64_t at[DIFF_SHOWN];
+	double by[DIFF_SHOWN];
+	int n = 0;
+
+	for (int64_t i = 0; i < d->numel; i++) {
+		double x = ((const double *)d->data)[i], m = fabs(x);
+		if (isnan(x))
+			m = isnan(xt_get(ta, i)) && isnan(xt_get(tb, i)) ? 0 : INFINITY;
+		if (!(m > 0) || (n == DIFF_SHOWN && m <= by[n - 1]))
+			continue;
+		int j = n < DIFF_SHOWN ? n++ : n - 1;
+		for (; j > 0 && by[j - 1] < m; j--) {
+			by[j] = by[j - 1];
+			at[j] = at[j - 1];
+		}
+		by[j] = m;
+		at[j] = i;
+	}
+	if (!n) {
+		strbuf_puts(&s->extra, "A and B are equal everywhere");
+		return;
+	}
+	strbuf_printf(&s->extra, "the %d largest differences, A and B side by side:", n);
+	for (int k = 0; k < n; k++) {
+		strbuf_puts(&s->extra, "\n  ");
+		put_index(&s->extra, s, at[k]);
+		strbuf_printf(&s->extra, "  A %.9g  B %.9g  A-B %.6g", xt_get(ta, at[k]), xt_get(tb, at[k]),
+			      ((const double *)d->data)[at[k]]);
+	}
+}
+
 struct view *view_tensor_diff(struct app *a, const char *value_name)
 {
 	const struct xtensor *ta = a->have_run ? result_value(&a->run, value_name) : NULL;
@@ -673,6 +721,8 @@ struct view *view_tensor_diff(struct app *a, const char *value_name)
 		((double *)d.data)[i] = xt_get(ta, i) - xt_get(tb, i);
 	struct view *v = computed_view(a, value_name, &d, "A - B of the last :compare, as float64 (A: this model)",
 				       "A-B");
+	if (v)
+		largest_differences(v->data, ta, tb, &d);
 	xt_free(&d);
 	return v;
 }

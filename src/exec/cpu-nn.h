@@ -27,6 +27,16 @@ struct cpu_window {
 int cpu_window_read(struct exec_kernel_ctx *k, const struct xtensor *x, const int64_t *kshape, int ceil_mode,
 		    int transpose, struct cpu_window *w);
 
+/* Conv's checks of X, W and B (ranks, channels, group) and its window, shared by the CPU and CUDA kernels: the
+ * group, the window w and the output's dims out.  Returns 0, or -1 through xk_fail with the reason. */
+int cpu_conv_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *wt,
+		   const struct xtensor *b, int64_t *group, struct cpu_window *w, int64_t *out);
+/* ConvTranspose's checks and geometry (X, W, optional B; group, output_padding, output_shape, auto_pad), shared
+ * by the CPU and CUDA kernels: the window w (pads resolved, output sizes), the output's dims out (N, M, spatial...)
+ * and the group.  Returns 0, or -1 through xk_fail with the reason. */
+int cpu_convt_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *wt,
+		    const struct xtensor *b, struct cpu_window *w, int64_t *out, int64_t *group);
+
 /* 1 for float16 and bfloat16. */
 int cpu_is_half(int32_t dtype);
 

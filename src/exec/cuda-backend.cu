@@ -154,6 +154,10 @@ const void *cu_input(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i)
 		return NULL;
 	}
 	attach(t, d, 0);
+	if (k->res) {
+		k->res->to_device++;
+		k->res->to_device_bytes += t->bytes;
+	}
 	return d;
 }
 
@@ -293,6 +297,10 @@ static void cuda_run_end(void)
 		return;
 	cudaError_t e = cudaStreamSynchronize(cu_dev.stream);
 	cudaGetLastError();
+	// the pool keeps freed memory during a run (node after node); between runs (the TUI waits for the user) the
+	// device's memory goes back to the driver, for the other programs sharing the GPU
+	if (e == cudaSuccess && cu_dev.pools)
+		cudaMemPoolTrimTo(cu_dev.pool, 0);
 	if (e != cudaSuccess && (e = cudaStreamSynchronize(cu_dev.stream)) != cudaSuccess) {
 		snprintf(cu_failed, sizeof cu_failed,
 			 "the CUDA device failed earlier in this session (%s); restart onnxview to use it again",
@@ -387,10 +395,9 @@ static void init_device(void)
 	// Stream-ordered allocation from the device's pool, which keeps freed memory for the next node instead of
 	// handing it back to the driver at every synchronisation (the default threshold).
 	if (cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, 0) == cudaSuccess && pools) {
-		cudaMemPool_t pool;
 		uint64_t keep = UINT64_MAX;
-		if (cudaDeviceGetDefaultMemPool(&pool, 0) == cudaSuccess &&
-		    cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) == cudaSuccess)
+		if (cudaDeviceGetDefaultMemPool(&cu_dev.pool, 0) == cudaSuccess &&
+		    cudaMemPoolSetAttribute(cu_dev.pool, cudaMemPoolAttrReleaseThreshold, &keep) == cudaSuccess)
 			cu_dev.pools = 1;
 	}
 	cudaGetLastError();

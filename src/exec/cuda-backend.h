@@ -43,6 +43,7 @@ struct cu_state {
 	cublasHandle_t blas;
 	cudnnHandle_t dnn;
 	int pools;            /* stream-ordered allocation (cudaMallocAsync) is available */
+	cudaMemPool_t pool;   /* the device's default pool, which cudaMallocAsync takes from */
 	int tf32;             /* exec_cuda_set_tf32() */
 };
 extern struct cu_state cu_dev;

@@ -2,11 +2,10 @@
 // path), and the few functions the backend calls.  See cuda-blas.h for why it is not linked.
 #include "config.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "src/exec/cuda-blas.h"
+#include "src/exec/cuda-dl.h"
 
 #define OV_STR2(x) #x
 #define OV_STR(x) OV_STR2(x)
@@ -20,40 +19,19 @@ int cu_blas_load(char *why, size_t n)
 	static char failed[512];
 
 	if (state == 0) {
-		void *h = dlopen(OV_CUDA_LIBDIR "/" CUBLAS_SONAME, RTLD_NOW | RTLD_LOCAL);
-		if (!h)
-			h = dlopen(CUBLAS_SONAME, RTLD_NOW | RTLD_LOCAL);
-		if (!h) {
-			const char *e = dlerror();
-			snprintf(failed, sizeof failed, "%s", e ? e : CUBLAS_SONAME " cannot be loaded");
-			state = -1;
-		} else {
-			struct {
-				const char *name;
-				void **slot;
-			} fns[] = {
-				{"cublasCreate_v2", (void **)&cu_blas.create},
-				{"cublasDestroy_v2", (void **)&cu_blas.destroy},
-				{"cublasSetStream_v2", (void **)&cu_blas.set_stream},
-				{"cublasSetMathMode", (void **)&cu_blas.set_math_mode},
-				{"cublasSgemm_v2", (void **)&cu_blas.sgemm},
-				{"cublasSgemmStridedBatched", (void **)&cu_blas.sgemm_strided_batched},
-				{"cublasGetStatusString", (void **)&cu_blas.status_string},
-				{"cublasGetProperty", (void **)&cu_blas.get_property},
-			};
-			state = 1;
-			for (size_t i = 0; i < sizeof fns / sizeof fns[0] && state == 1; i++) {
-				*fns[i].slot = dlsym(h, fns[i].name);
-				if (!*fns[i].slot) {
-					snprintf(failed, sizeof failed, "%s has no %s", CUBLAS_SONAME, fns[i].name);
-					state = -1;
-				}
-			}
-			if (state < 0) {
-				memset(&cu_blas, 0, sizeof cu_blas);
-				dlclose(h);
-			}
-		}
+		static const struct cu_dl_sym fns[] = {
+			{"cublasCreate_v2", (void **)&cu_blas.create},
+			{"cublasDestroy_v2", (void **)&cu_blas.destroy},
+			{"cublasSetStream_v2", (void **)&cu_blas.set_stream},
+			{"cublasSetMathMode", (void **)&cu_blas.set_math_mode},
+			{"cublasSgemm_v2", (void **)&cu_blas.sgemm},
+			{"cublasSgemmStridedBatched", (void **)&cu_blas.sgemm_strided_batched},
+			{"cublasGetStatusString", (void **)&cu_blas.status_string},
+			{"cublasGetProperty", (void **)&cu_blas.get_property},
+		};
+		int r = cu_dl_load(CUBLAS_SONAME, fns, sizeof fns / sizeof fns[0], &cu_blas, sizeof cu_blas, failed,
+				   sizeof failed);
+		state = r ? -1 : 1;
 	}
 	if (state < 0) {
 		snprintf(why, n, "%s", failed);

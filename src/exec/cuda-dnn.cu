@@ -2,11 +2,10 @@
 // search path), and the few functions the backend calls.  See cuda-dnn.h for why it is not linked.
 #include "config.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
-#include <string.h>
 #include <type_traits>
 
+#include "src/exec/cuda-dl.h"
 #include "src/exec/cuda-dnn.h"
 
 #define OV_STR2(x) #x
@@ -37,6 +36,9 @@ CU_DNN_SAME(get_convolution2d_forward_output_dim, cudnnGetConvolution2dForwardOu
 CU_DNN_SAME(get_convolution_forward_algorithm_v7, cudnnGetConvolutionForwardAlgorithm_v7);
 CU_DNN_SAME(get_convolution_forward_workspace_size, cudnnGetConvolutionForwardWorkspaceSize);
 CU_DNN_SAME(convolution_forward, cudnnConvolutionForward);
+CU_DNN_SAME(get_convolution_backward_data_algorithm_v7, cudnnGetConvolutionBackwardDataAlgorithm_v7);
+CU_DNN_SAME(get_convolution_backward_data_workspace_size, cudnnGetConvolutionBackwardDataWorkspaceSize);
+CU_DNN_SAME(convolution_backward_data, cudnnConvolutionBackwardData);
 
 struct cu_dnn_api cu_dnn;
 
@@ -46,55 +48,39 @@ int cu_dnn_load(char *why, size_t n)
 	static char failed[512];
 
 	if (state == 0) {
-		void *h = dlopen(OV_CUDA_LIBDIR "/" CUDNN_SONAME, RTLD_NOW | RTLD_LOCAL);
-		if (!h)
-			h = dlopen(CUDNN_SONAME, RTLD_NOW | RTLD_LOCAL);
-		if (!h) {
-			const char *e = dlerror();
-			snprintf(failed, sizeof failed, "%s", e ? e : CUDNN_SONAME " cannot be loaded");
-			state = -1;
-		} else {
-			struct {
-				const char *name;
-				void **slot;
-			} fns[] = {
-				{"cudnnGetVersion", (void **)&cu_dnn.get_version},
-				{"cudnnGetErrorString", (void **)&cu_dnn.get_error_string},
-				{"cudnnCreate", (void **)&cu_dnn.create},
-				{"cudnnDestroy", (void **)&cu_dnn.destroy},
-				{"cudnnSetStream", (void **)&cu_dnn.set_stream},
-				{"cudnnCreateTensorDescriptor", (void **)&cu_dnn.create_tensor_descriptor},
-				{"cudnnDestroyTensorDescriptor", (void **)&cu_dnn.destroy_tensor_descriptor},
-				{"cudnnSetTensor4dDescriptor", (void **)&cu_dnn.set_tensor4d_descriptor},
-				{"cudnnCreateFilterDescriptor", (void **)&cu_dnn.create_filter_descriptor},
-				{"cudnnDestroyFilterDescriptor", (void **)&cu_dnn.destroy_filter_descriptor},
-				{"cudnnSetFilter4dDescriptor", (void **)&cu_dnn.set_filter4d_descriptor},
-				{"cudnnCreateConvolutionDescriptor", (void **)&cu_dnn.create_convolution_descriptor},
-				{"cudnnDestroyConvolutionDescriptor", (void **)&cu_dnn.destroy_convolution_descriptor},
-				{"cudnnSetConvolution2dDescriptor", (void **)&cu_dnn.set_convolution2d_descriptor},
-				{"cudnnSetConvolutionGroupCount", (void **)&cu_dnn.set_convolution_group_count},
-				{"cudnnSetConvolutionMathType", (void **)&cu_dnn.set_convolution_math_type},
-				{"cudnnGetConvolution2dForwardOutputDim",
-				 (void **)&cu_dnn.get_convolution2d_forward_output_dim},
-				{"cudnnGetConvolutionForwardAlgorithm_v7",
-				 (void **)&cu_dnn.get_convolution_forward_algorithm_v7},
-				{"cudnnGetConvolutionForwardWorkspaceSize",
-				 (void **)&cu_dnn.get_convolution_forward_workspace_size},
-				{"cudnnConvolutionForward", (void **)&cu_dnn.convolution_forward},
-			};
-			state = 1;
-			for (size_t i = 0; i < sizeof fns / sizeof fns[0] && state == 1; i++) {
-				*fns[i].slot = dlsym(h, fns[i].name);
-				if (!*fns[i].slot) {
-					snprintf(failed, sizeof failed, "%s has no %s", CUDNN_SONAME, fns[i].name);
-					state = -1;
-				}
-			}
-			if (state < 0) {
-				memset(&cu_dnn, 0, sizeof cu_dnn);
-				dlclose(h);
-			}
-		}
+		static const struct cu_dl_sym fns[] = {
+			{"cudnnGetVersion", (void **)&cu_dnn.get_version},
+			{"cudnnGetErrorString", (void **)&cu_dnn.get_error_string},
+			{"cudnnCreate", (void **)&cu_dnn.create},
+			{"cudnnDestroy", (void **)&cu_dnn.destroy},
+			{"cudnnSetStream", (void **)&cu_dnn.set_stream},
+			{"cudnnCreateTensorDescriptor", (void **)&cu_dnn.create_tensor_descriptor},
+			{"cudnnDestroyTensorDescriptor", (void **)&cu_dnn.destroy_tensor_descriptor},
+			{"cudnnSetTensor4dDescriptor", (void **)&cu_dnn.set_tensor4d_descriptor},
+			{"cudnnCreateFilterDescriptor", (void **)&cu_dnn.create_filter_descriptor},
+			{"cudnnDestroyFilterDescriptor", (void **)&cu_dnn.destroy_filter_descriptor},
+			{"cudnnSetFilter4dDescriptor", (void **)&cu_dnn.set_filter4d_descriptor},
+			{"cudnnCreateConvolutionDescriptor", (void **)&cu_dnn.create_convolution_descriptor},
+			{"cudnnDestroyConvolutionDescriptor", (void **)&cu_dnn.destroy_convolution_descriptor},
+			{"cudnnSetConvolution2dDescriptor", (void **)&cu_dnn.set_convolution2d_descriptor},
+			{"cudnnSetConvolutionGroupCount", (void **)&cu_dnn.set_convolution_group_count},
+			{"cudnnSetConvolutionMathType", (void **)&cu_dnn.set_convolution_math_type},
+			{"cudnnGetConvolution2dForwardOutputDim",
+			 (void **)&cu_dnn.get_convolution2d_forward_output_dim},
+			{"cudnnGetConvolutionForwardAlgorithm_v7",
+			 (void **)&cu_dnn.get_convolution_forward_algorithm_v7},
+			{"cudnnGetConvolutionForwardWorkspaceSize",
+			 (void **)&cu_dnn.get_convolution_forward_workspace_size},
+			{"cudnnConvolutionForward", (void **)&cu_dnn.convolution_forward},
+			{"cudnnGetConvolutionBackwardDataAlgorithm_v7",
+			 (void **)&cu_dnn.get_convolution_backward_data_algorithm_v7},
+			{"cudnnGetConvolutionBackwardDataWorkspaceSize",
+			 (void **)&cu_dnn.get_convolution_backward_data_workspace_size},
+			{"cudnnConvolutionBackwardData", (void **)&cu_dnn.convolution_backward_data},
+		};
+		int r = cu_dl_load(CUDNN_SONAME, fns, sizeof fns / sizeof fns[0], &cu_dnn, sizeof cu_dnn, failed,
+				   sizeof failed);
+		state = r ? -1 : 1;
 	}
 	if (state < 0) {
 		snprintf(why, n, "%s", failed);

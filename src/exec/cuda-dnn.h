@@ -44,6 +44,15 @@ struct cu_dnn_api {
 	cudnnStatus_t (*convolution_forward)(cudnnHandle_t, const void *, const cudnnTensorDescriptor_t, const void *,
 			const cudnnFilterDescriptor_t, const void *, const cudnnConvolutionDescriptor_t,
 			cudnnConvolutionFwdAlgo_t, void *, size_t, const void *, const cudnnTensorDescriptor_t, void *);
+	cudnnStatus_t (*get_convolution_backward_data_algorithm_v7)(cudnnHandle_t, const cudnnFilterDescriptor_t,
+			const cudnnTensorDescriptor_t, const cudnnConvolutionDescriptor_t,
+			const cudnnTensorDescriptor_t, const int, int *, cudnnConvolutionBwdDataAlgoPerf_t *);
+	cudnnStatus_t (*get_convolution_backward_data_workspace_size)(cudnnHandle_t, const cudnnFilterDescriptor_t,
+			const cudnnTensorDescriptor_t, const cudnnConvolutionDescriptor_t,
+			const cudnnTensorDescriptor_t, cudnnConvolutionBwdDataAlgo_t, size_t *);
+	cudnnStatus_t (*convolution_backward_data)(cudnnHandle_t, const void *, const cudnnFilterDescriptor_t,
+			const void *, const cudnnTensorDescriptor_t, const void *, const cudnnConvolutionDescriptor_t,
+			cudnnConvolutionBwdDataAlgo_t, void *, size_t, const void *, const cudnnTensorDescriptor_t, void *);
 };
 extern struct cu_dnn_api cu_dnn;
 

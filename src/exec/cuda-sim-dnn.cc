@@ -290,32 +290,164 @@ static cudnnStatus_t sim_forward(cudnnHandle_t h, const void *alpha_p, const cud
 	int tf32 = cd->math == CUDNN_TENSOR_OP_MATH || cd->math == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
 	int cg = wd->c, kg = wd->k / cd->groups, flip = cd->mode == CUDNN_CONVOLUTION;
 
+	// Each output sums its products in the order channel, filter row, filter column, as the definition reads;
+	// the loops run that order outermost over a plane of accumulators, so the sums are the same, only faster.
+	size_t plane = (size_t)yd->h * yd->w;
+	float *acc = (float *)malloc(plane * sizeof(float));
+	if (!acc)
+		return CUDNN_STATUS_ALLOC_FAILED;
 	for (int n = 0; n < yd->n; n++)
 		for (int k = 0; k < yd->c; k++) {
 			int g = k / kg;
-			for (int oh = 0; oh < yd->h; oh++)
-				for (int ow = 0; ow < yd->w; ow++) {
-					float acc = 0.0f;
-					for (int c = 0; c < cg; c++)
-						for (int r = 0; r < wd->h; r++)
-							for (int q = 0; q < wd->w; q++) {
-								int ih = oh * cd->u - cd->pad_h + r * cd->dil_h;
+			memset(acc, 0, plane * sizeof(float));
+			for (int c = 0; c < cg; c++)
+				for (int r = 0; r < wd->h; r++)
+					for (int q = 0; q < wd->w; q++) {
+						int fr = flip ? wd->h - 1 - r : r, fq = flip ? wd->w - 1 - q : q;
+						float b = w[(((size_t)k * cg + c) * wd->h + fr) * wd->w + fq];
+						if (tf32)
+							b = cusim_tf32(b);
+						const float *xp = x + ((size_t)n * xd->c + g * cg + c) * xd->h * xd->w;
+						for (int oh = 0; oh < yd->h; oh++) {
+							int ih = oh * cd->u - cd->pad_h + r * cd->dil_h;
+							if (ih < 0 || ih >= xd->h)
+								continue;
+							float *ap = acc + (size_t)oh * yd->w;
+							const float *xr = xp + (size_t)ih * xd->w;
+							for (int ow = 0; ow < yd->w; ow++) {
 								int iw = ow * cd->v - cd->pad_w + q * cd->dil_w;
-								if (ih < 0 || ih >= xd->h || iw < 0 || iw >= xd->w)
+								if (iw < 0 || iw >= xd->w)
 									continue;
-								int fr = flip ? wd->h - 1 - r : r, fq = flip ? wd->w - 1 - q : q;
-								float a = x[(((size_t)n * xd->c + g * cg + c) * xd->h + ih) * xd->w + iw];
-								float b = w[(((size_t)k * cg + c) * wd->h + fr) * wd->w + fq];
-								if (tf32) {
-									a = cusim_tf32(a);
-									b = cusim_tf32(b);
-								}
-								acc = fmaf(a, b, acc);
+								float a = tf32 ? cusim_tf32(xr[iw]) : xr[iw];
+								ap[ow] = fmaf(a, b, ap[ow]);
 							}
-					float *o = &y[(((size_t)n * yd->c + k) * yd->h + oh) * yd->w + ow];
-					*o = beta == 0.0f ? alpha * acc : fmaf(beta, *o, alpha * acc);
-				}
+						}
+					}
+			float *o = y + ((size_t)n * yd->c + k) * plane;
+			for (size_t i = 0; i < plane; i++)
+				o[i] = beta == 0.0f ? alpha * acc[i] : fmaf(beta, o[i], alpha * acc[i]);
 		}
+	free(acc);
+	return CUDNN_STATUS_SUCCESS;
+}
+
+// ---- backward data (ConvTranspose) ----
+
+// The algorithms offered: a non-deterministic one first (as cuDNN's ALGO_0 is), a TF32 one, then deterministic
+// full-float32 ones, the first of which needs a workspace.
+static cudnnStatus_t sim_bwd_find_v7(cudnnHandle_t h, const cudnnFilterDescriptor_t w, const cudnnTensorDescriptor_t dy,
+				     const cudnnConvolutionDescriptor_t cd, const cudnnTensorDescriptor_t dx,
+				     const int want, int *returned, cudnnConvolutionBwdDataAlgoPerf_t *perf)
+{
+	static const struct {
+		cudnnConvolutionBwdDataAlgo_t algo;
+		cudnnMathType_t math;
+		cudnnDeterminism_t det;
+		size_t ws;
+	} offer[] = {
+		{CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, CUDNN_FMA_MATH, CUDNN_NON_DETERMINISTIC, 0},
+		{CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, CUDNN_TENSOR_OP_MATH, CUDNN_DETERMINISTIC, 0},
+		{CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING, CUDNN_FMA_MATH, CUDNN_DETERMINISTIC, SIM_WORKSPACE},
+		{CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, CUDNN_FMA_MATH, CUDNN_DETERMINISTIC, 0},
+	};
+	if (!h)
+		return bad("cudnnGetConvolutionBackwardDataAlgorithm_v7: no handle");
+	cudnnStatus_t s = check_y(cd, dx, w, dy); // dy must be what a convolution of dx would give
+	if (s != CUDNN_STATUS_SUCCESS)
+		return s;
+	if (want < 1)
+		return bad("cudnnGetConvolutionBackwardDataAlgorithm_v7: asked for %d results", want);
+	int n = 0;
+	for (size_t i = 0; i < sizeof offer / sizeof offer[0] && n < want; i++, n++) {
+		memset(&perf[n], 0, sizeof perf[n]);
+		perf[n].algo = offer[i].algo;
+		perf[n].status = CUDNN_STATUS_SUCCESS;
+		perf[n].memory = offer[i].ws;
+		perf[n].mathType = offer[i].math;
+		perf[n].determinism = offer[i].det;
+	}
+	*returned = n;
+	return CUDNN_STATUS_SUCCESS;
+}
+
+static size_t bwd_workspace(cudnnConvolutionBwdDataAlgo_t algo)
+{
+	return algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING ? SIM_WORKSPACE : 0;
+}
+
+static cudnnStatus_t sim_bwd_workspace(cudnnHandle_t, const cudnnFilterDescriptor_t w, const cudnnTensorDescriptor_t dy,
+				       const cudnnConvolutionDescriptor_t cd, const cudnnTensorDescriptor_t dx,
+				       cudnnConvolutionBwdDataAlgo_t algo, size_t *ws)
+{
+	cudnnStatus_t s = check_y(cd, dx, w, dy);
+
+	if (s != CUDNN_STATUS_SUCCESS)
+		return s;
+	*ws = bwd_workspace(algo);
+	return CUDNN_STATUS_SUCCESS;
+}
+
+// dx = alpha * (the gradient of the convolution of dx by w, given dy) + beta * dx: every dy element, times every
+// filter tap, added to the dx element that tap read in the forward convolution.
+static cudnnStatus_t sim_bwd_data(cudnnHandle_t h, const void *alpha_p, const cudnnFilterDescriptor_t wd,
+				  const void *wp, const cudnnTensorDescriptor_t dyd, const void *dyp,
+				  const cudnnConvolutionDescriptor_t cd, cudnnConvolutionBwdDataAlgo_t algo, void *ws,
+				  size_t ws_size, const void *beta_p, const cudnnTensorDescriptor_t dxd, void *dxp)
+{
+	cudnnStatus_t s = check_y(cd, dxd, wd, dyd);
+
+	if (!h)
+		return bad("cudnnConvolutionBackwardData: no handle");
+	if (s != CUDNN_STATUS_SUCCESS)
+		return s;
+	size_t need = bwd_workspace(algo);
+	if (ws_size < need || (need && !cusim_is_device(ws, need)))
+		return bad("cudnnConvolutionBackwardData: the workspace (%zu bytes at %p) is smaller than %zu bytes of "
+			   "device memory", ws_size, ws, need);
+	size_t xn = (size_t)dxd->n * dxd->c * dxd->h * dxd->w, wn = (size_t)wd->k * wd->c * wd->h * wd->w;
+	size_t yn = (size_t)dyd->n * dyd->c * dyd->h * dyd->w;
+	if (!cusim_is_device(dxp, xn * 4) || !cusim_is_device(wp, wn * 4) || !cusim_is_device(dyp, yn * 4))
+		return bad("cudnnConvolutionBackwardData: dx, w or dy is not inside device memory (%p %p %p)", dxp, wp,
+			   dyp);
+	const float *w = (const float *)wp, *dy = (const float *)dyp;
+	float *dx = (float *)dxp, alpha = *(const float *)alpha_p, beta = *(const float *)beta_p;
+	int tf32 = cd->math == CUDNN_TENSOR_OP_MATH || cd->math == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+	int cg = wd->c, kg = wd->k / cd->groups, flip = cd->mode == CUDNN_CONVOLUTION;
+	float *acc = (float *)calloc(xn ? xn : 1, sizeof(float));
+	if (!acc)
+		return CUDNN_STATUS_ALLOC_FAILED;
+	for (int n = 0; n < dyd->n; n++)
+		for (int k = 0; k < dyd->c; k++) {
+			int g = k / kg;
+			for (int c = 0; c < cg; c++)
+				for (int r = 0; r < wd->h; r++)
+					for (int q = 0; q < wd->w; q++) {
+						int fr = flip ? wd->h - 1 - r : r, fq = flip ? wd->w - 1 - q : q;
+						float b = w[(((size_t)k * cg + c) * wd->h + fr) * wd->w + fq];
+						if (tf32)
+							b = cusim_tf32(b);
+						float *ap = acc + ((size_t)n * dxd->c + g * cg + c) * dxd->h * dxd->w;
+						const float *yp = dy + ((size_t)n * dyd->c + k) * dyd->h * dyd->w;
+						for (int oh = 0; oh < dyd->h; oh++) {
+							int ih = oh * cd->u - cd->pad_h + r * cd->dil_h;
+							if (ih < 0 || ih >= dxd->h)
+								continue;
+							for (int ow = 0; ow < dyd->w; ow++) {
+								int iw = ow * cd->v - cd->pad_w + q * cd->dil_w;
+								if (iw < 0 || iw >= dxd->w)
+									continue;
+								float a = yp[(size_t)oh * dyd->w + ow];
+								if (tf32)
+									a = cusim_tf32(a);
+								float *o = &ap[(size_t)ih * dxd->w + iw];
+								*o = fmaf(a, b, *o);
+							}
+						}
+					}
+		}
+	for (size_t i = 0; i < xn; i++)
+		dx[i] = beta == 0.0f ? alpha * acc[i] : fmaf(beta, dx[i], alpha * acc[i]);
+	free(acc);
 	return CUDNN_STATUS_SUCCESS;
 }
 
@@ -341,5 +473,8 @@ int cu_dnn_load(char *, size_t)
 	cu_dnn.get_convolution_forward_algorithm_v7 = sim_find_v7;
 	cu_dnn.get_convolution_forward_workspace_size = sim_workspace;
 	cu_dnn.convolution_forward = sim_forward;
+	cu_dnn.get_convolution_backward_data_algorithm_v7 = sim_bwd_find_v7;
+	cu_dnn.get_convolution_backward_data_workspace_size = sim_bwd_workspace;
+	cu_dnn.convolution_backward_data = sim_bwd_data;
 	return 0;
 }

@@ -2,7 +2,7 @@
 // order), launches, errors, and one simulated device.  Tests only: linked into tests/onnxview-cudasim.
 #include "config.h"
 
-#include <pthread.h>
+#include <ucontext.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +13,8 @@
 #include "src/exec/cuda-sim.h"
 #include "src/exec/cuda-simlib.h"
 
-thread_local uint3 threadIdx, blockIdx;
-thread_local dim3 blockDim, gridDim;
+uint3 threadIdx, blockIdx;
+dim3 blockDim, gridDim;
 
 // ---- state ----
 
@@ -192,6 +192,12 @@ extern "C" cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t, cudaMemPoolAttr, v
 	return cudaSuccess;
 }
 
+// Freed memory goes back at once here: there is no pool to trim.
+extern "C" cudaError_t cudaMemPoolTrimTo(cudaMemPool_t, size_t)
+{
+	return sim.sticky ? sim.sticky : cudaSuccess;
+}
+
 extern "C" cudaError_t cudaRuntimeGetVersion(int *v)
 {
 	*v = CUDART_VERSION;
@@ -337,7 +343,6 @@ extern "C" cudaError_t cudaMemsetAsync(void *dst, int v, size_t n, cudaStream_t)
 static const char *running;   // the kernel being run
 static int sync_launch;       // it was launched with CU_LAUNCH_SYNC
 static int bad_launch;        // it broke a rule (a host pointer, a barrier in a CU_LAUNCH kernel)
-static pthread_barrier_t barrier;
 
 void cusim_check_ptr(const char *name, int i, const void *p)
 {
@@ -345,6 +350,24 @@ void cusim_check_ptr(const char *name, int i, const void *p)
 		cusim_say("kernel %s: argument %d (%p) is not device memory", name, i, p);
 		bad_launch = 1;
 	}
+}
+
+// CU_LAUNCH_SYNC blocks: each thread of the block is a coroutine on this OS thread; __syncthreads() switches back
+// to the scheduler, which runs every thread of the block up to the barrier before any goes past it.
+struct fiber {
+	ucontext_t ctx;
+	uint3 tid;
+	int done;
+};
+static ucontext_t scheduler;
+static struct fiber *current;
+static void (*fiber_thunk)(void *);
+static void *fiber_ctx;
+
+static void fiber_main(void)
+{
+	fiber_thunk(fiber_ctx);
+	current->done = 1; // returning resumes the scheduler (uc_link)
 }
 
 void __syncthreads(void)
@@ -356,32 +379,42 @@ void __syncthreads(void)
 		bad_launch = 1;
 		return;
 	}
-	pthread_barrier_wait(&barrier);
+	swapcontext(&current->ctx, &scheduler);
 }
 
-struct coop {
-	dim3 grid, block;
-	uint3 tid;
-	void (*thunk)(void *);
-	void *ctx;
-};
+#define FIBER_STACK (128 * 1024)
 
-// One thread of a CU_LAUNCH_SYNC block: every block in turn, meeting the others at the end of each.
-static void *coop_thread(void *arg)
+// Run one block's threads side by side; -1 when a coroutine cannot be set up.
+static int run_block_sync(struct fiber *fs, char *stacks, uint64_t threads, dim3 block)
 {
-	struct coop *c = (struct coop *)arg;
+	uint64_t i = 0;
 
-	threadIdx = c->tid;
-	blockDim = c->block;
-	gridDim = c->grid;
-	for (unsigned z = 0; z < c->grid.z; z++)
-		for (unsigned y = 0; y < c->grid.y; y++)
-			for (unsigned x = 0; x < c->grid.x; x++) {
-				blockIdx = make_uint3(x, y, z);
-				c->thunk(c->ctx);
-				pthread_barrier_wait(&barrier);
+	for (unsigned tz = 0; tz < block.z; tz++)
+		for (unsigned ty = 0; ty < block.y; ty++)
+			for (unsigned tx = 0; tx < block.x; tx++, i++) {
+				struct fiber *f = &fs[i];
+				f->tid = make_uint3(tx, ty, tz);
+				f->done = 0;
+				if (getcontext(&f->ctx))
+					return -1;
+				f->ctx.uc_stack.ss_sp = stacks + i * FIBER_STACK;
+				f->ctx.uc_stack.ss_size = FIBER_STACK;
+				f->ctx.uc_link = &scheduler;
+				makecontext(&f->ctx, fiber_main, 0);
 			}
-	return NULL;
+	for (uint64_t live = threads; live;) {
+		live = 0;
+		for (i = 0; i < threads; i++) {
+			if (fs[i].done)
+				continue;
+			current = &fs[i];
+			threadIdx = fs[i].tid;
+			if (swapcontext(&scheduler, &fs[i].ctx))
+				return -1;
+			live += !fs[i].done;
+		}
+	}
+	return 0;
 }
 
 void cusim_run(const char *name, dim3 grid, dim3 block, int sync, void (*thunk)(void *), void *ctx)
@@ -423,31 +456,27 @@ void cusim_run(const char *name, dim3 grid, dim3 block, int sync, void (*thunk)(
 							}
 				}
 	} else {
-		struct coop *cs = (struct coop *)calloc(threads, sizeof *cs);
-		pthread_t *ts = (pthread_t *)calloc(threads, sizeof *ts);
-		if (!cs || !ts) {
-			free(cs);
-			free(ts);
+		struct fiber *fs = (struct fiber *)calloc(threads, sizeof *fs);
+		char *stacks = (char *)malloc(threads * FIBER_STACK);
+		blockDim = block;
+		gridDim = grid;
+		fiber_thunk = thunk;
+		fiber_ctx = ctx;
+		int failed = !fs || !stacks;
+		for (unsigned bz = 0; bz < grid.z && !failed; bz++)
+			for (unsigned by = 0; by < grid.y && !failed; by++)
+				for (unsigned bx = 0; bx < grid.x && !failed && !bad_launch; bx++) {
+					blockIdx = make_uint3(bx, by, bz);
+					failed = run_block_sync(fs, stacks, threads, block) != 0;
+				}
+		free(fs);
+		free(stacks);
+		if (failed) {
+			cusim_say("kernel %s: cannot run the block's threads side by side", name);
 			sim.last = cudaErrorMemoryAllocation;
+			running = NULL;
 			return;
 		}
-		pthread_barrier_init(&barrier, NULL, (unsigned)threads);
-		uint64_t i = 0;
-		for (unsigned tz = 0; tz < block.z; tz++)
-			for (unsigned ty = 0; ty < block.y; ty++)
-				for (unsigned tx = 0; tx < block.x; tx++, i++) {
-					cs[i] = (struct coop){grid, block, make_uint3(tx, ty, tz), thunk, ctx};
-					if (pthread_create(&ts[i], NULL, coop_thread, &cs[i])) {
-						cusim_say("kernel %s: cannot start thread %llu of the block", name,
-							  (unsigned long long)i);
-						abort(); // the others wait at the barrier for it: nothing to recover
-					}
-				}
-		for (i = 0; i < threads; i++)
-			pthread_join(ts[i], NULL);
-		pthread_barrier_destroy(&barrier);
-		free(cs);
-		free(ts);
 	}
 	running = NULL;
 	if (bad_launch) {

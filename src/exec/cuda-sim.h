@@ -11,7 +11,7 @@
  *   copy, memset and library call must stay inside allocations on the side its direction says;
  * - a kernel's pointer arguments must point into live device allocations (a host pointer faults, as on the GPU);
  * - launch geometry within the device's limits; a kernel that calls __syncthreads() must be launched with
- *   CU_LAUNCH_SYNC (its block's threads then run side by side, one OS thread each, meeting at each barrier);
+ *   CU_LAUNCH_SYNC (its block's threads then run side by side as coroutines, meeting at each barrier);
  * - faults are sticky, as a CUDA context's are: after one, every call fails.
  * Environment: OV_CUDASIM_DEVICES=0 (no device), OV_CUDASIM_MEM=BYTES (device memory; allocations past it fail),
  * OV_CUDASIM_FAULT=KERNEL (that kernel's launch faults with an illegal address), OV_CUDASIM_STATS=1 (copies,
@@ -25,8 +25,8 @@
 
 #include <stdint.h>
 
-extern thread_local uint3 threadIdx, blockIdx;
-extern thread_local dim3 blockDim, gridDim;
+extern uint3 threadIdx, blockIdx; /* the simulator runs every thread on one OS thread */
+extern dim3 blockDim, gridDim;
 
 void __syncthreads(void);
 

@@ -446,6 +446,18 @@ const struct exec_backend_ops *exec_backend_cpu(void)
 
 /* ---- runs ---- */
 
+/* t's host data made current, the copy from the device counted in res. */
+static int to_host(struct exec_result *res, struct xtensor *t, struct ov_error *err)
+{
+	if (!t->host_stale)
+		return 0;
+	if (xt_host(t, err))
+		return -1;
+	res->to_host++;
+	res->to_host_bytes += t->bytes;
+	return 0;
+}
+
 struct slot {
 	struct xtensor t;
 	uint32_t uses;  /* consumers still to run (a node whose subgraphs capture the value counts too) */
@@ -524,7 +536,7 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 	if (r == EXEC_DECLINE) {
 		/* a CPU kernel reads its inputs on the host: bring over those a device computed */
 		for (size_t i = 0; i < p->n_input; i++)
-			if (nd->in[i] >= 0 && xt_host(&slots[nd->in[i]].t, err)) {
+			if (nd->in[i] >= 0 && to_host(res, &slots[nd->in[i]].t, err)) {
 				ov_wrap(err, "%s: input %zu '%s': ", where, i, g->values[nd->in[i]].name);
 				goto out;
 			}
@@ -626,7 +638,7 @@ static int result_add(struct exec_result *r, size_t *cap, const char *name, stru
 		*cap = nc;
 	}
 	/* the caller gets host tensors: a value a device computed comes over, and its device copy goes */
-	if (t && t->data && xt_drop_device(t, err)) {
+	if (t && t->data && (to_host(r, t, err) || xt_drop_device(t, err))) {
 		ov_wrap(err, "value '%s': ", name);
 		return -1;
 	}

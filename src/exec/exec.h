@@ -157,6 +157,9 @@ struct exec_result {
 	size_t n_fallback;
 	struct exec_note *notes;      /* in the order the nodes ran */
 	size_t n_notes;
+	/* copies between the host and a device backend's memory (none on the CPU): values uploaded (inputs,
+	 * constants, what a CPU node computed) and values brought back (for a CPU node, or handed back) */
+	uint64_t to_device, to_device_bytes, to_host, to_host_bytes;
 	double ms;                    /* wall time of the nodes */
 };
 

@@ -95,3 +95,107 @@ int cpu_window_read(struct exec_kernel_ctx *k, const struct xtensor *x, const in
 	}
 	return 0;
 }
+
+int cpu_convt_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *wt,
+		    const struct xtensor *b, struct cpu_window *w_out, int64_t *out, int64_t *group_out)
+{
+	struct cpu_window w;
+	int64_t opad[XT_MAX_RANK], oshape[XT_MAX_RANK + 2];
+	char d1[64], d2[64];
+
+	if (!x || !wt)
+		return xk_fail(k, "X and W are required");
+	xt_describe(x, d1, sizeof d1);
+	xt_describe(wt, d2, sizeof d2);
+	if (x->rank < 3 || wt->rank != x->rank)
+		return xk_fail(k, "X %s and W %s must have the same rank, at least 3", d1, d2);
+	if (wt->dtype != x->dtype || (b && b->dtype != x->dtype))
+		return xk_fail(k, "X, W and B must have the same element type");
+	int64_t group = xk_attr_int(k, "group", 1);
+	if (group <= 0 || group > (1ll << 20))
+		return xk_fail(k, "group %lld is out of range", (long long)group);
+	int64_t c = x->dims[1], m = wt->dims[1] * group;
+	if (wt->dims[0] != c || c % group)
+		return xk_fail(k, "X %s has %lld channels; W %s with group %lld needs %lld, divisible by the group", d1,
+			       (long long)c, d2, (long long)group, (long long)wt->dims[0]);
+	if (b && (b->rank != 1 || b->dims[0] != m))
+		return xk_fail(k, "B has %lld values for %lld output channels", (long long)b->numel, (long long)m);
+	if (cpu_window_read(k, x, wt->dims + 2, 0, 1, &w))
+		return -1;
+	int n = w.n;
+	for (int i = 0; i < n; i++)
+		opad[i] = 0;
+	int64_t nop = xk_attr_ints(k, "output_padding", opad, XT_MAX_RANK);
+	if (nop >= 0 && nop != n)
+		return xk_fail(k, "output_padding has %lld values for %d spatial dims", (long long)nop, n);
+	int64_t nos = xk_attr_ints(k, "output_shape", oshape, XT_MAX_RANK + 2);
+	if (nos >= 0 && nos != n && nos != n + 2)
+		return xk_fail(k, "output_shape has %lld values for %d spatial dims", (long long)nos, n);
+	const int64_t *os = nos == n + 2 ? oshape + 2 : oshape;
+	w.out_size = 1;
+	for (int i = 0; i < n; i++) {
+		if (w.s[i] > 0 && w.in[i] > (1ll << 40) / w.s[i])
+			return xk_fail(k, "stride %lld on spatial dim %d is out of range", (long long)w.s[i], i);
+		if (opad[i] < 0 || opad[i] > (1ll << 31))
+			return xk_fail(k, "output_padding %lld is out of range", (long long)opad[i]);
+		if (nos >= 0) {
+			if (os[i] < 0 || os[i] > (1ll << 40))
+				return xk_fail(k, "output_shape %lld is out of range", (long long)os[i]);
+			w.out[i] = os[i];
+			ov_window_transpose_pads(w.auto_pad, w.in[i], w.k[i], w.s[i], w.d[i], opad[i], os[i], &w.pb[i],
+						 &w.pe[i]);
+		} else if (w.auto_pad == OV_PAD_SAME_UPPER || w.auto_pad == OV_PAD_SAME_LOWER) {
+			w.out[i] = w.in[i] * w.s[i];
+			ov_window_transpose_pads(w.auto_pad, w.in[i], w.k[i], w.s[i], w.d[i], opad[i], w.out[i],
+						 &w.pb[i], &w.pe[i]);
+		} else {
+			if (w.auto_pad == OV_PAD_VALID)
+				w.pb[i] = w.pe[i] = 0;
+			w.out[i] = ov_window_transpose_out(w.in[i], w.k[i], w.s[i], w.d[i], opad[i], w.pb[i], w.pe[i]);
+		}
+		if (w.out[i] < 0)
+			return xk_fail(k, "output size %lld on spatial dim %d is negative (pads too large)",
+				       (long long)w.out[i], i);
+		out[2 + i] = w.out[i];
+		if (w.out[i] && w.out_size > (1ll << 40) / w.out[i])
+			return xk_fail(k, "the output would have more than 2^40 elements");
+		w.out_size *= w.out[i];
+	}
+	out[0] = x->dims[0];
+	out[1] = m;
+	*w_out = w;
+	*group_out = group;
+	return 0;
+}
+
+int cpu_conv_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *wt,
+		   const struct xtensor *b, int64_t *group, struct cpu_window *w, int64_t *out)
+{
+	char d1[64], d2[64];
+
+	if (!x || !wt)
+		return xk_fail(k, "X and W are required");
+	xt_describe(x, d1, sizeof d1);
+	xt_describe(wt, d2, sizeof d2);
+	if (x->rank < 3 || wt->rank != x->rank)
+		return xk_fail(k, "X %s and W %s must have the same rank, at least 3", d1, d2);
+	*group = xk_attr_int(k, "group", 1);
+	if (*group <= 0 || *group > (1ll << 40))
+		return xk_fail(k, "group %lld is out of range", (long long)*group);
+	if (x->dims[1] % *group || x->dims[1] / *group != wt->dims[1])
+		return xk_fail(k, "X %s has %lld channels but W %s with group %lld expects %lld", d1,
+			       (long long)x->dims[1], d2, (long long)*group, (long long)(wt->dims[1] * *group));
+	if (wt->dims[0] % *group)
+		return xk_fail(k, "W %s: %lld output channels are not divisible by group %lld", d2,
+			       (long long)wt->dims[0], (long long)*group);
+	if (b && (b->rank != 1 || b->dims[0] != wt->dims[0]))
+		return xk_fail(k, "B has %lld values for %lld output channels", (long long)b->numel,
+			       (long long)wt->dims[0]);
+	if (cpu_window_read(k, x, wt->dims + 2, 0, 0, w))
+		return -1;
+	out[0] = x->dims[0];
+	out[1] = wt->dims[0];
+	for (int i = 0; i < w->n; i++)
+		out[2 + i] = w->out[i];
+	return 0;
+}
