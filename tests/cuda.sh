@@ -173,6 +173,8 @@ convs = [
     ("pointwise", [2, 16, 6, 6], [8, 16, 1, 1], {}, True),
     ("1d", [2, 3, 20], [4, 3, 5], {"pads": [2, 1], "strides": [2]}, True),
     ("big", [1, 32, 28, 28], [64, 32, 3, 3], {"pads": [1, 1, 1, 1]}, True),
+    ("3d", [1, 2, 5, 6, 7], [3, 2, 3, 2, 3], {"pads": [1, 0, 1, 1, 1, 1], "strides": [1, 2, 2]}, True),
+    ("3d_groups", [2, 4, 4, 5, 3], [4, 2, 2, 3, 1], {"group": 2, "dilations": [2, 1, 1]}, False),
 ]
 for name, xs, ws, a, bias in convs:
     inits = [("w", rnd(*ws))] + ([("bias", rnd(ws[0]))] if bias else [])
@@ -207,6 +209,7 @@ convts = [
     ("depthwise", [1, 6, 5, 5], [6, 1, 2, 2], {"group": 6, "strides": [2, 2]}, True),
     ("1d", [2, 3, 7], [3, 2, 4], {"strides": [2], "pads": [1, 2]}, True),
     ("big", [1, 32, 14, 14], [32, 16, 4, 4], {"strides": [2, 2], "pads": [1, 1, 1, 1]}, True),
+    ("3d", [1, 2, 3, 4, 3], [2, 3, 2, 3, 2], {"strides": [2, 1, 2], "pads": [0, 1, 1, 1, 0, 0]}, True),
 ]
 for name, xs, ws, a, bias in convts:
     m = ws[1] * a.get("group", 1)

@@ -1,12 +1,12 @@
-// Conv on the CUDA device through cuDNN (1-D as 2-D with H = 1, and 2-D; groups, strides, dilations, pads and
-// auto_pad, bias), float32 (float16 and bfloat16 through float32, as on the CPU).  The window is read by the
-// CPU's cpu_window_read and mapped onto cuDNN's descriptors by conv2d_geom_from_window (cuda-geom.c, unit-tested
-// without a GPU): asymmetric pads, which cuDNN's descriptors cannot hold, are applied by copying the input into a
-// zero-padded buffer first.
+// Conv and ConvTranspose on the CUDA device through cuDNN (1-D as 2-D with H = 1, 2-D and 3-D; groups, strides,
+// dilations, pads and auto_pad, bias), float32 (float16 and bfloat16 through float32, as on the CPU).  The checks
+// and the window are the CPU's (cpu_conv_setup, cpu_convt_setup), mapped onto cuDNN's N-d descriptors by
+// conv_geom_from_window (cuda-geom.c, unit-tested without a GPU): asymmetric pads, which cuDNN's descriptors
+// cannot hold, are applied by copying the input into a zero-padded buffer first.
 //
-// This uses cuDNN's legacy convolution API (cudnnConvolutionForward), still in cuDNN 9.  The algorithm comes from
-// cuDNN's heuristics (cudnnGetConvolutionForwardAlgorithm_v7), restricted to FMA (full float32) kernels unless
-// TF32 was asked for, and is filed as a note on the node, which `onnxview run` prints.
+// This uses cuDNN's legacy convolution API (cudnnConvolutionForward, cudnnConvolutionBackwardData), still in
+// cuDNN 9.  The algorithm comes from cuDNN's heuristics (the _v7 queries), restricted to FMA (full float32)
+// kernels unless TF32 was asked for, and is filed as a note on the node, which `onnxview run` prints.
 #include "config.h"
 
 #include <stdio.h>
@@ -15,14 +15,27 @@
 #include "src/exec/cuda-backend.h"
 #include "src/exec/cuda-geom.h"
 
-// Copy x (n*c planes of ih x iw) into y (planes of h x w, zeros around) at row pt, column pl.
-static __global__ void pad_planes(const float *x, float *y, int64_t planes, int64_t ih, int64_t iw, int64_t h,
-				  int64_t w, int64_t pt, int64_t pl)
+// Spatial sizes and offsets of a volume, depth first (a 2-D one has depth 1).
+struct vol3 {
+	int64_t d, h, w;
+};
+
+// y (planes of size out) from x (planes of size in) placed at offset at: x where it lands inside y, zeros around
+// (at >= 0: padding); or cut out of x from offset -at on (at <= 0: cropping), zeros past x's end.  Plus bias[plane
+// % m] when bias is given, one float add as the CPU adds it after the product.
+static __global__ void place_volumes(const float *x, float *y, const float *bias, int64_t planes, int64_t m,
+				     struct vol3 in, struct vol3 out, struct vol3 at)
 {
-	CU_FOR(t, planes * h * w)
+	CU_FOR(t, planes * out.d * out.h * out.w)
 	{
-		int64_t p = t / (h * w), r = t - p * h * w, i = r / w - pt, j = r % w - pl;
-		y[t] = i >= 0 && i < ih && j >= 0 && j < iw ? x[(p * ih + i) * iw + j] : 0.0f;
+		int64_t w = t % out.w, r = t / out.w, h = r % out.h;
+		r /= out.h;
+		int64_t d = r % out.d, p = r / out.d;
+		int64_t i = d - at.d, j = h - at.h, l = w - at.w;
+		float v = i >= 0 && i < in.d && j >= 0 && j < in.h && l >= 0 && l < in.w
+				  ? x[((p * in.d + i) * in.h + j) * in.w + l]
+				  : 0.0f;
+		y[t] = bias ? v + bias[p % m] : v;
 	}
 }
 
@@ -31,6 +44,52 @@ static __global__ void add_bias(float *y, const float *b, int64_t total, int64_t
 {
 	CU_FOR(t, total)
 	y[t] += b[(t / plane) % m];
+}
+
+// The spatial sizes of a conv_geom-style array as a depth-first volume (nd 2: depth 1).
+static struct vol3 vol(int nd, const int64_t *v)
+{
+	return nd == 3 ? (struct vol3){v[0], v[1], v[2]} : (struct vol3){1, v[0], v[1]};
+}
+
+// An offset into such a volume (nd 2: depth 0).
+static struct vol3 at(int nd, const int64_t *v)
+{
+	return nd == 3 ? (struct vol3){v[0], v[1], v[2]} : (struct vol3){0, v[0], v[1]};
+}
+
+static struct vol3 vol_i(int nd, const int *v)
+{
+	int64_t w[3] = {v[0], v[1], nd == 3 ? v[2] : 0};
+	return vol(nd, w);
+}
+
+// A packed N, C, spatial... float32 tensor descriptor.
+static int set_tensor(struct exec_kernel_ctx *k, cudnnTensorDescriptor_t t, int n, int c, int nd, const int *sp)
+{
+	int dims[2 + CONV_GEOM_MAX] = {n, c}, strides[2 + CONV_GEOM_MAX];
+
+	for (int j = 0; j < nd; j++)
+		dims[2 + j] = sp[j];
+	strides[nd + 1] = 1;
+	for (int j = nd; j >= 0; j--)
+		strides[j] = strides[j + 1] * dims[j + 1];
+	return CU_DNN_OK(k, cu_dnn.set_tensor_nd_descriptor(t, CUDNN_DATA_FLOAT, 2 + nd, dims, strides));
+}
+
+// The filter (k x c x kernel, ONNX's W as it is) and the convolution (cross-correlation, as ONNX's Conv).
+static int set_conv(struct exec_kernel_ctx *k, cudnnFilterDescriptor_t wd, cudnnConvolutionDescriptor_t cd,
+		    const struct conv_geom *g, int fk, int fc, cudnnMathType_t math)
+{
+	int fdims[2 + CONV_GEOM_MAX] = {fk, fc};
+
+	for (int j = 0; j < g->nd; j++)
+		fdims[2 + j] = g->ker[j];
+	return CU_DNN_OK(k, cu_dnn.set_filter_nd_descriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 2 + g->nd, fdims)) ||
+	       CU_DNN_OK(k, cu_dnn.set_convolution_nd_descriptor(cd, g->nd, g->pad, g->s, g->d, CUDNN_CROSS_CORRELATION,
+								 CUDNN_DATA_FLOAT)) ||
+	       CU_DNN_OK(k, cu_dnn.set_convolution_group_count(cd, g->group)) ||
+	       CU_DNN_OK(k, cu_dnn.set_convolution_math_type(cd, math));
 }
 
 static const char *algo_name(cudnnConvolutionFwdAlgo_t a)
@@ -64,7 +123,7 @@ static int k_conv(struct exec_kernel_ctx *k)
 	const struct xtensor *x = k->n_in > 0 ? k->in[0] : NULL, *wt = k->n_in > 1 ? k->in[1] : NULL;
 	const struct xtensor *b = k->n_in > 2 ? k->in[2] : NULL;
 	struct cpu_window win;
-	struct conv2d_geom g;
+	struct conv_geom g;
 	int64_t group, out[XT_MAX_RANK];
 	char why[160];
 	struct cu_bufs bufs = {};
@@ -74,11 +133,11 @@ static int k_conv(struct exec_kernel_ctx *k)
 	int rc = -1;
 
 	if (!x || !wt || !cu_float_type(x->dtype) || wt->dtype != x->dtype || (b && b->dtype != x->dtype) ||
-	    (x->rank != 3 && x->rank != 4))
+	    x->rank < 3 || x->rank > 5)
 		return EXEC_DECLINE;
 	// the CPU's checks and window; what they refuse is declined, so that the CPU says what is wrong
 	if (cpu_conv_setup(k, x, wt, b, &group, &win, out) ||
-	    conv2d_geom_from_window(&win, x->dims, wt->dims, group, &g, why, sizeof why))
+	    conv_geom_from_window(&win, x->dims, wt->dims, group, &g, why, sizeof why))
 		return EXEC_DECLINE;
 	if (xk_output_raw(k, 0, x->dtype, x->rank, out))
 		return -1;
@@ -94,17 +153,22 @@ static int k_conv(struct exec_kernel_ctx *k)
 	cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
 	cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
 	cudnnMathType_t math = tf32 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH;
-	int on, oc, oh, ow;
+	int lib_out[2 + CONV_GEOM_MAX];
+	int64_t plane = 1;
+	for (int j = 0; j < g.nd; j++)
+		plane *= g.out[j];
 	if (!dx || !(dw = cu_input_f32(k, &bufs, 1)) || (b && !(db = cu_input_f32(k, &bufs, 2))))
 		goto out;
 	if (!(dy = (float *)cu_alloc(k, &bufs, (size_t)y->numel * sizeof(float))))
 		goto out;
 	if (g.explicit_pad) {
-		int64_t planes = (int64_t)g.n * g.c, total = planes * g.h * g.w;
+		int64_t planes = (int64_t)g.n * g.c, total = planes;
+		for (int j = 0; j < g.nd; j++)
+			total *= g.in[j];
 		if (!(xp = (float *)cu_alloc(k, &bufs, (size_t)total * sizeof(float))))
 			goto out;
-		if (CU_LAUNCH(k, pad_planes, cu_grid(total), CU_BLOCK, dx, xp, planes, g.in_h, g.in_w, g.h, g.w, g.pre_b[0],
-			      g.pre_b[1]))
+		if (CU_LAUNCH(k, place_volumes, cu_grid(total), CU_BLOCK, dx, xp, (const float *)NULL, planes, (int64_t)1,
+			      vol(g.nd, g.raw_in), vol_i(g.nd, g.in), at(g.nd, g.pre_b)))
 			goto out;
 		dx = xp;
 	}
@@ -112,29 +176,23 @@ static int k_conv(struct exec_kernel_ctx *k)
 	    CU_DNN_OK(k, cu_dnn.create_filter_descriptor(&wd)) ||
 	    CU_DNN_OK(k, cu_dnn.create_convolution_descriptor(&cd)))
 		goto out;
-	if (CU_DNN_OK(k, cu_dnn.set_tensor4d_descriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, g.n, g.c, g.h, g.w)) ||
-	    CU_DNN_OK(k, cu_dnn.set_filter4d_descriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, g.k, g.c / g.group,
-							g.kh, g.kw)) ||
-	    CU_DNN_OK(k, cu_dnn.set_convolution2d_descriptor(cd, g.pad_h, g.pad_w, g.sh, g.sw, g.dh, g.dw,
-							     CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT)) ||
-	    CU_DNN_OK(k, cu_dnn.set_convolution_group_count(cd, g.group)) ||
-	    CU_DNN_OK(k, cu_dnn.set_convolution_math_type(cd, math)))
+	if (set_tensor(k, xd, g.n, g.c, g.nd, g.in) || set_conv(k, wd, cd, &g, g.k, g.c / g.group, math))
 		goto out;
 	// cuDNN must agree with ONNX on the output's shape, or the copy back would be garbage
-	if (CU_DNN_OK(k, cu_dnn.get_convolution2d_forward_output_dim(cd, xd, wd, &on, &oc, &oh, &ow)))
+	if (CU_DNN_OK(k, cu_dnn.get_convolution_nd_forward_output_dim(cd, xd, wd, 2 + g.nd, lib_out)))
 		goto out;
-	if (on != g.n || oc != g.k || oh != g.oh || ow != g.ow) {
-		xk_fail(k, "cuDNN computes an output of [%d,%d,%d,%d] where ONNX gives [%d,%d,%d,%d]", on, oc, oh, ow, g.n,
-			g.k, g.oh, g.ow);
-		goto out;
-	}
-	if (CU_DNN_OK(k, cu_dnn.set_tensor4d_descriptor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, g.n, g.k, g.oh, g.ow)))
+	for (int j = 0; j < 2 + g.nd; j++)
+		if (lib_out[j] != (j == 0 ? g.n : j == 1 ? g.k : g.out[j - 2])) {
+			xk_fail(k, "cuDNN computes an output size of %d on dim %d where ONNX gives %d", lib_out[j], j,
+				j == 0 ? g.n : j == 1 ? g.k : g.out[j - 2]);
+			goto out;
+		}
+	if (set_tensor(k, yd, g.n, g.k, g.nd, g.out))
 		goto out;
 	// the heuristics' first algorithm that works, with full float32 arithmetic unless TF32 was asked for;
 	// implicit GEMM (which takes every geometry) when none qualifies
 	if (CU_DNN_OK(k, cu_dnn.get_convolution_forward_algorithm_v7(cu_dev.dnn, xd, wd, cd, yd,
-								     CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned,
-								     perf)))
+								     CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf)))
 		goto out;
 	math = CUDNN_FMA_MATH;
 	for (int i = 0; i < returned; i++)
@@ -154,11 +212,8 @@ static int k_conv(struct exec_kernel_ctx *k)
 							    &zero, yd, dy)))
 			goto out;
 	}
-	if (db) {
-		int64_t plane = (int64_t)g.oh * g.ow;
-		if (CU_LAUNCH(k, add_bias, cu_grid(y->numel), CU_BLOCK, dy, db, y->numel, g.k, plane))
-			goto out;
-	}
+	if (db && CU_LAUNCH(k, add_bias, cu_grid(y->numel), CU_BLOCK, dy, db, y->numel, (int64_t)g.k, plane))
+		goto out;
 	if (cu_output_f32(k, &bufs, 0, dy))
 		goto out;
 	xk_note(k, "cudnn algo %s, %s, workspace %zu bytes%s", algo_name(algo), math_name(math), ws_size,
@@ -198,29 +253,13 @@ static const char *bwd_algo_name(cudnnConvolutionBwdDataAlgo_t a)
 	}
 }
 
-// y (planes of oh x ow) from the full output f (planes of fh x fw) at row pt, column pl, plus bias[plane % m].
-static __global__ void crop_planes(const float *f, float *y, const float *bias, int64_t planes, int64_t m, int64_t fh,
-				   int64_t fw, int64_t oh, int64_t ow, int64_t pt, int64_t pl)
-{
-	CU_FOR(t, planes * oh * ow)
-	{
-		int64_t p = t / (oh * ow), r = t - p * oh * ow, i = r / ow + pt, j = r % ow + pl;
-		float v = i < fh && j < fw ? f[(p * fh + i) * fw + j] : 0.0f;
-		y[t] = bias ? v + bias[p % m] : v;
-	}
-}
-
-static int fits(int64_t v)
-{
-	return v > 0 && v <= 0x7fffffff;
-}
-
 static int k_conv_transpose(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = k->n_in > 0 ? k->in[0] : NULL, *wt = k->n_in > 1 ? k->in[1] : NULL;
 	const struct xtensor *b = k->n_in > 2 ? k->in[2] : NULL;
 	struct cpu_window win;
-	int64_t group, out[XT_MAX_RANK];
+	struct conv_geom g = {};
+	int64_t group, out[XT_MAX_RANK], pb[CONV_GEOM_MAX], o[CONV_GEOM_MAX], full[CONV_GEOM_MAX];
 	struct cu_bufs bufs = {};
 	cudnnTensorDescriptor_t dyd = NULL, dxd = NULL;
 	cudnnFilterDescriptor_t wd = NULL;
@@ -228,28 +267,37 @@ static int k_conv_transpose(struct exec_kernel_ctx *k)
 	int rc = -1;
 
 	if (!x || !wt || !cu_float_type(x->dtype) || wt->dtype != x->dtype || (b && b->dtype != x->dtype) ||
-	    (x->rank != 3 && x->rank != 4))
+	    x->rank < 3 || x->rank > 5)
 		return EXEC_DECLINE;
 	if (cpu_convt_setup(k, x, wt, b, &win, out, &group))
 		return EXEC_DECLINE; // the CPU says what is wrong
-	// 1-D as 2-D with H = 1: [in, kernel, stride, dilation, begin pad] per dim, H first
-	int sp = win.n;
-	int64_t in[2], ker[2], st[2], dil[2], pb[2], full[2], o[2];
-	for (int i = 0; i < 2; i++) {
-		int d = i - (2 - sp); // the window's dim, or -1 for the H of a 1-D one
-		in[i] = d < 0 ? 1 : win.in[d];
-		ker[i] = d < 0 ? 1 : win.k[d];
-		st[i] = d < 0 ? 1 : win.s[d];
-		dil[i] = d < 0 ? 1 : win.d[d];
-		pb[i] = d < 0 ? 0 : win.pb[d];
-		o[i] = d < 0 ? 1 : win.out[d];
-		full[i] = (in[i] - 1) * st[i] + (ker[i] - 1) * dil[i] + 1;
-		if (pb[i] < 0 || !fits(in[i]) || !fits(ker[i]) || !fits(st[i]) || !fits(dil[i]) || !fits(full[i]))
-			return EXEC_DECLINE;
+	// the convolution whose backward-data pass this is: input the full output, no pads, output X
+	g.nd = win.n == 1 ? 2 : win.n;
+	int off = g.nd - win.n,fits_all = 1;
+	int64_t full_numel = x->dims[0] * wt->dims[1] * group;
+	for (int j = 0; j < g.nd; j++) {
+		int i = j - off; // the window's dim, or -1 for the H of a 1-D one
+		int64_t in = i < 0 ? 1 : win.in[i], ker = i < 0 ? 1 : win.k[i], st = i < 0 ? 1 : win.s[i];
+		int64_t dil = i < 0 ? 1 : win.d[i];
+		pb[j] = i < 0 ? 0 : win.pb[i];
+		o[j] = i < 0 ? 1 : win.out[i];
+		full[j] = (in - 1) * st + (ker - 1) * dil + 1;
+		fits_all &= pb[j] >= 0 && in > 0 && in <= 0x7fffffff && ker <= 0x7fffffff && st <= 0x7fffffff &&
+			dil <= 0x7fffffff && full[j] <= 0x7fffffff;
+		g.in[j] = (int)full[j];
+		g.out[j] = (int)in;
+		g.ker[j] = (int)ker;
+		g.s[j] = (int)st;
+		g.d[j] = (int)dil;
+		full_numel *= full[j];
 	}
 	int64_t n = x->dims[0], c = x->dims[1], mg = wt->dims[1], m = mg * group;
-	if (!fits(n) || !fits(c) || !fits(m) || !fits(group))
+	if (!fits_all || n > 0x7fffffff || c > 0x7fffffff || m > 0x7fffffff || full_numel > 0x7fffffff)
 		return EXEC_DECLINE;
+	g.n = (int)n;
+	g.c = (int)m;
+	g.k = (int)c;
+	g.group = (int)group;
 	if (xk_output_raw(k, 0, x->dtype, x->rank, out))
 		return -1;
 	struct xtensor *y = k->out[0];
@@ -264,7 +312,6 @@ static int k_conv_transpose(struct exec_kernel_ctx *k)
 	cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
 	cudnnConvolutionBwdDataAlgo_t algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
 	cudnnMathType_t math = CUDNN_FMA_MATH;
-	int64_t full_numel = n * m * full[0] * full[1];
 	if (!dx || !(dw = cu_input_f32(k, &bufs, 1)) || (b && !(db = cu_input_f32(k, &bufs, 2))))
 		goto out;
 	if (!(df = (float *)cu_alloc(k, &bufs, (size_t)full_numel * sizeof(float))) ||
@@ -274,16 +321,8 @@ static int k_conv_transpose(struct exec_kernel_ctx *k)
 	    CU_DNN_OK(k, cu_dnn.create_filter_descriptor(&wd)) ||
 	    CU_DNN_OK(k, cu_dnn.create_convolution_descriptor(&cd)))
 		goto out;
-	if (CU_DNN_OK(k, cu_dnn.set_tensor4d_descriptor(dyd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, (int)n, (int)c,
-							(int)in[0], (int)in[1])) ||
-	    CU_DNN_OK(k, cu_dnn.set_tensor4d_descriptor(dxd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, (int)n, (int)m,
-							(int)full[0], (int)full[1])) ||
-	    CU_DNN_OK(k, cu_dnn.set_filter4d_descriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, (int)c, (int)mg,
-							(int)ker[0], (int)ker[1])) ||
-	    CU_DNN_OK(k, cu_dnn.set_convolution2d_descriptor(cd, 0, 0, (int)st[0], (int)st[1], (int)dil[0], (int)dil[1],
-							     CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT)) ||
-	    CU_DNN_OK(k, cu_dnn.set_convolution_group_count(cd, (int)group)) ||
-	    CU_DNN_OK(k, cu_dnn.set_convolution_math_type(cd, tf32 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH)))
+	if (set_tensor(k, dyd, g.n, g.k, g.nd, g.out) || set_tensor(k, dxd, g.n, g.c, g.nd, g.in) ||
+	    set_conv(k, wd, cd, &g, g.k, (int)mg, tf32 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH))
 		goto out;
 	// the heuristics' first deterministic algorithm with full float32 arithmetic (unless TF32 was asked for),
 	// else their first that qualifies otherwise; ALGO_1 when none does
@@ -312,10 +351,15 @@ static int k_conv_transpose(struct exec_kernel_ctx *k)
 								  &zero, dxd, df)))
 			goto out;
 	}
-	if (CU_LAUNCH(k, crop_planes, cu_grid(y->numel), CU_BLOCK, df, dy, db, n * m, m, full[0], full[1], o[0], o[1],
-		      pb[0], pb[1]) ||
-	    cu_output_f32(k, &bufs, 0, dy))
-		goto out;
+	{
+		int64_t neg[CONV_GEOM_MAX];
+		for (int j = 0; j < g.nd; j++)
+			neg[j] = -pb[j];
+		if (CU_LAUNCH(k, place_volumes, cu_grid(y->numel), CU_BLOCK, df, dy, db, n * m, m, vol(g.nd, full),
+			      vol(g.nd, o), at(g.nd, neg)) ||
+		    cu_output_f32(k, &bufs, 0, dy))
+			goto out;
+	}
 	xk_note(k, "cudnn backward-data algo %s, %s, workspace %zu bytes", bwd_algo_name(algo), math_name(math),
 		ws_size);
 	rc = 0;

@@ -23,16 +23,16 @@ CU_DNN_SAME(destroy, cudnnDestroy);
 CU_DNN_SAME(set_stream, cudnnSetStream);
 CU_DNN_SAME(create_tensor_descriptor, cudnnCreateTensorDescriptor);
 CU_DNN_SAME(destroy_tensor_descriptor, cudnnDestroyTensorDescriptor);
-CU_DNN_SAME(set_tensor4d_descriptor, cudnnSetTensor4dDescriptor);
+CU_DNN_SAME(set_tensor_nd_descriptor, cudnnSetTensorNdDescriptor);
 CU_DNN_SAME(create_filter_descriptor, cudnnCreateFilterDescriptor);
 CU_DNN_SAME(destroy_filter_descriptor, cudnnDestroyFilterDescriptor);
-CU_DNN_SAME(set_filter4d_descriptor, cudnnSetFilter4dDescriptor);
+CU_DNN_SAME(set_filter_nd_descriptor, cudnnSetFilterNdDescriptor);
 CU_DNN_SAME(create_convolution_descriptor, cudnnCreateConvolutionDescriptor);
 CU_DNN_SAME(destroy_convolution_descriptor, cudnnDestroyConvolutionDescriptor);
-CU_DNN_SAME(set_convolution2d_descriptor, cudnnSetConvolution2dDescriptor);
+CU_DNN_SAME(set_convolution_nd_descriptor, cudnnSetConvolutionNdDescriptor);
 CU_DNN_SAME(set_convolution_group_count, cudnnSetConvolutionGroupCount);
 CU_DNN_SAME(set_convolution_math_type, cudnnSetConvolutionMathType);
-CU_DNN_SAME(get_convolution2d_forward_output_dim, cudnnGetConvolution2dForwardOutputDim);
+CU_DNN_SAME(get_convolution_nd_forward_output_dim, cudnnGetConvolutionNdForwardOutputDim);
 CU_DNN_SAME(get_convolution_forward_algorithm_v7, cudnnGetConvolutionForwardAlgorithm_v7);
 CU_DNN_SAME(get_convolution_forward_workspace_size, cudnnGetConvolutionForwardWorkspaceSize);
 CU_DNN_SAME(convolution_forward, cudnnConvolutionForward);
@@ -56,17 +56,17 @@ int cu_dnn_load(char *why, size_t n)
 			{"cudnnSetStream", (void **)&cu_dnn.set_stream},
 			{"cudnnCreateTensorDescriptor", (void **)&cu_dnn.create_tensor_descriptor},
 			{"cudnnDestroyTensorDescriptor", (void **)&cu_dnn.destroy_tensor_descriptor},
-			{"cudnnSetTensor4dDescriptor", (void **)&cu_dnn.set_tensor4d_descriptor},
+			{"cudnnSetTensorNdDescriptor", (void **)&cu_dnn.set_tensor_nd_descriptor},
 			{"cudnnCreateFilterDescriptor", (void **)&cu_dnn.create_filter_descriptor},
 			{"cudnnDestroyFilterDescriptor", (void **)&cu_dnn.destroy_filter_descriptor},
-			{"cudnnSetFilter4dDescriptor", (void **)&cu_dnn.set_filter4d_descriptor},
+			{"cudnnSetFilterNdDescriptor", (void **)&cu_dnn.set_filter_nd_descriptor},
 			{"cudnnCreateConvolutionDescriptor", (void **)&cu_dnn.create_convolution_descriptor},
 			{"cudnnDestroyConvolutionDescriptor", (void **)&cu_dnn.destroy_convolution_descriptor},
-			{"cudnnSetConvolution2dDescriptor", (void **)&cu_dnn.set_convolution2d_descriptor},
+			{"cudnnSetConvolutionNdDescriptor", (void **)&cu_dnn.set_convolution_nd_descriptor},
 			{"cudnnSetConvolutionGroupCount", (void **)&cu_dnn.set_convolution_group_count},
 			{"cudnnSetConvolutionMathType", (void **)&cu_dnn.set_convolution_math_type},
-			{"cudnnGetConvolution2dForwardOutputDim",
-			 (void **)&cu_dnn.get_convolution2d_forward_output_dim},
+			{"cudnnGetConvolutionNdForwardOutputDim",
+			 (void **)&cu_dnn.get_convolution_nd_forward_output_dim},
 			{"cudnnGetConvolutionForwardAlgorithm_v7",
 			 (void **)&cu_dnn.get_convolution_forward_algorithm_v7},
 			{"cudnnGetConvolutionForwardWorkspaceSize",

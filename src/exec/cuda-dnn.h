@@ -21,20 +21,20 @@ struct cu_dnn_api {
 	cudnnStatus_t (*set_stream)(cudnnHandle_t, cudaStream_t);
 	cudnnStatus_t (*create_tensor_descriptor)(cudnnTensorDescriptor_t *);
 	cudnnStatus_t (*destroy_tensor_descriptor)(cudnnTensorDescriptor_t);
-	cudnnStatus_t (*set_tensor4d_descriptor)(cudnnTensorDescriptor_t, cudnnTensorFormat_t, cudnnDataType_t, int,
-			int, int, int);
+	cudnnStatus_t (*set_tensor_nd_descriptor)(cudnnTensorDescriptor_t, cudnnDataType_t, int, const int[],
+			const int[]);
 	cudnnStatus_t (*create_filter_descriptor)(cudnnFilterDescriptor_t *);
 	cudnnStatus_t (*destroy_filter_descriptor)(cudnnFilterDescriptor_t);
-	cudnnStatus_t (*set_filter4d_descriptor)(cudnnFilterDescriptor_t, cudnnDataType_t, cudnnTensorFormat_t, int,
-			int, int, int);
+	cudnnStatus_t (*set_filter_nd_descriptor)(cudnnFilterDescriptor_t, cudnnDataType_t, cudnnTensorFormat_t, int,
+			const int[]);
 	cudnnStatus_t (*create_convolution_descriptor)(cudnnConvolutionDescriptor_t *);
 	cudnnStatus_t (*destroy_convolution_descriptor)(cudnnConvolutionDescriptor_t);
-	cudnnStatus_t (*set_convolution2d_descriptor)(cudnnConvolutionDescriptor_t, int, int, int, int, int, int,
-			cudnnConvolutionMode_t, cudnnDataType_t);
+	cudnnStatus_t (*set_convolution_nd_descriptor)(cudnnConvolutionDescriptor_t, int, const int[], const int[],
+			const int[], cudnnConvolutionMode_t, cudnnDataType_t);
 	cudnnStatus_t (*set_convolution_group_count)(cudnnConvolutionDescriptor_t, int);
 	cudnnStatus_t (*set_convolution_math_type)(cudnnConvolutionDescriptor_t, cudnnMathType_t);
-	cudnnStatus_t (*get_convolution2d_forward_output_dim)(const cudnnConvolutionDescriptor_t,
-			const cudnnTensorDescriptor_t, const cudnnFilterDescriptor_t, int *, int *, int *, int *);
+	cudnnStatus_t (*get_convolution_nd_forward_output_dim)(const cudnnConvolutionDescriptor_t,
+			const cudnnTensorDescriptor_t, const cudnnFilterDescriptor_t, int, int[]);
 	cudnnStatus_t (*get_convolution_forward_algorithm_v7)(cudnnHandle_t, const cudnnTensorDescriptor_t,
 			const cudnnFilterDescriptor_t, const cudnnConvolutionDescriptor_t,
 			const cudnnTensorDescriptor_t, const int, int *, cudnnConvolutionFwdAlgoPerf_t *);

@@ -1,4 +1,4 @@
-/* A convolution window as cuDNN's 2-D descriptors take it (symmetric pads, int sizes); see cuda-geom.h. */
+/* A convolution window as cuDNN's descriptors take it (symmetric pads, int sizes); see cuda-geom.h. */
 #include "config.h"
 
 #include <limits.h>
@@ -13,29 +13,31 @@ static int fits(int64_t v)
 	return v >= 0 && v <= INT_MAX;
 }
 
-int conv2d_geom_from_window(const struct cpu_window *win, const int64_t *x, const int64_t *wt, int64_t group,
-			    struct conv2d_geom *g, char *why, size_t why_len)
+int conv_geom_from_window(const struct cpu_window *win, const int64_t *x, const int64_t *wt, int64_t group,
+			  struct conv_geom *g, char *why, size_t why_len)
 {
-	int64_t in[2] = {1, 1}, k[2] = {1, 1}, s[2] = {1, 1}, d[2] = {1, 1}, pb[2] = {0, 0}, pe[2] = {0, 0};
-	int64_t out[2] = {1, 1}, pad[2], full[2];
+	int64_t in[CONV_GEOM_MAX], k[CONV_GEOM_MAX], s[CONV_GEOM_MAX], d[CONV_GEOM_MAX], pb[CONV_GEOM_MAX];
+	int64_t pe[CONV_GEOM_MAX], out[CONV_GEOM_MAX], pad[CONV_GEOM_MAX], full[CONV_GEOM_MAX];
 
 	memset(g, 0, sizeof *g);
-	if (win->n < 1 || win->n > 2) {
-		snprintf(why, why_len, "%d spatial dims (the CUDA convolution takes 1 or 2)", win->n);
+	if (win->n < 1 || win->n > CONV_GEOM_MAX) {
+		snprintf(why, why_len, "%d spatial dims (the CUDA convolution takes 1 to 3)", win->n);
 		return -1;
 	}
 	/* 1-D: the one spatial dim is W, and H is 1 */
-	for (int i = 0; i < win->n; i++) {
-		int j = win->n == 1 ? 1 : i;
-		in[j] = win->in[i];
-		k[j] = win->k[i];
-		s[j] = win->s[i];
-		d[j] = win->d[i];
-		pb[j] = win->pb[i];
-		pe[j] = win->pe[i];
-		out[j] = win->out[i];
+	int nd = win->n == 1 ? 2 : win->n, off = nd - win->n;
+	for (int j = 0; j < nd; j++) {
+		int i = j - off; /* the window's dim, or -1 for the H of a 1-D convolution */
+		in[j] = i < 0 ? 1 : win->in[i];
+		k[j] = i < 0 ? 1 : win->k[i];
+		s[j] = i < 0 ? 1 : win->s[i];
+		d[j] = i < 0 ? 1 : win->d[i];
+		pb[j] = i < 0 ? 0 : win->pb[i];
+		pe[j] = i < 0 ? 0 : win->pe[i];
+		out[j] = i < 0 ? 1 : win->out[i];
 	}
-	for (int j = 0; j < 2; j++) {
+	int64_t in_vol = 1, out_vol = 1;
+	for (int j = 0; j < nd; j++) {
 		if (pb[j] == pe[j]) {
 			pad[j] = pb[j];
 			g->pre_b[j] = g->pre_e[j] = 0;
@@ -54,38 +56,39 @@ int conv2d_geom_from_window(const struct cpu_window *win, const int64_t *x, cons
 				 (long long)o, j, (long long)out[j]);
 			return -1;
 		}
-	}
-	int64_t vals[] = {x[0], x[1], full[0], full[1], wt[0], k[0], k[1], group, pad[0], pad[1],
-			  s[0], s[1], d[0], d[1], out[0], out[1]};
-	for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
-		if (!fits(vals[i])) {
+		if (!fits(full[j]) || !fits(k[j]) || !fits(pad[j]) || !fits(s[j]) || !fits(d[j]) || !fits(out[j])) {
 			snprintf(why, why_len, "a size or attribute is beyond the range of int");
 			return -1;
 		}
-	/* cuDNN's legacy tensors hold at most 2^31 - 1 elements */
-	int64_t in_plane = full[0] * full[1], out_plane = out[0] * out[1];
-	if (x[0] * x[1] > INT_MAX / (in_plane > 0 ? in_plane : 1) ||
-	    x[0] * wt[0] > INT_MAX / (out_plane > 0 ? out_plane : 1)) {
+		/* cuDNN's legacy tensors hold at most 2^31 - 1 elements */
+		if ((full[j] && in_vol > INT_MAX / full[j]) || (out[j] && out_vol > INT_MAX / out[j])) {
+			snprintf(why, why_len, "the input or output has 2^31 elements or more");
+			return -1;
+		}
+		in_vol *= full[j];
+		out_vol *= out[j];
+	}
+	if (!fits(x[0]) || !fits(x[1]) || !fits(wt[0]) || !fits(group)) {
+		snprintf(why, why_len, "a size or attribute is beyond the range of int");
+		return -1;
+	}
+	if (x[0] * x[1] > INT_MAX / (in_vol > 0 ? in_vol : 1) || x[0] * wt[0] > INT_MAX / (out_vol > 0 ? out_vol : 1)) {
 		snprintf(why, why_len, "the input or output has 2^31 elements or more");
 		return -1;
 	}
+	g->nd = nd;
 	g->n = (int)x[0];
 	g->c = (int)x[1];
-	g->h = (int)full[0];
-	g->w = (int)full[1];
 	g->k = (int)wt[0];
-	g->kh = (int)k[0];
-	g->kw = (int)k[1];
 	g->group = (int)group;
-	g->pad_h = (int)pad[0];
-	g->pad_w = (int)pad[1];
-	g->sh = (int)s[0];
-	g->sw = (int)s[1];
-	g->dh = (int)d[0];
-	g->dw = (int)d[1];
-	g->oh = (int)out[0];
-	g->ow = (int)out[1];
-	g->in_h = in[0];
-	g->in_w = in[1];
+	for (int j = 0; j < nd; j++) {
+		g->in[j] = (int)full[j];
+		g->ker[j] = (int)k[j];
+		g->pad[j] = (int)pad[j];
+		g->s[j] = (int)s[j];
+		g->d[j] = (int)d[j];
+		g->out[j] = (int)out[j];
+		g->raw_in[j] = in[j];
+	}
 	return 0;
 }

@@ -22,17 +22,24 @@ struct cu_dnn_api cu_dnn;
 struct cudnnContext {
 	int live;
 };
+// Tensors and filters hold N (or K), C and up to 3 spatial sizes, depth first; a 2-D one has depth 1.  The
+// convolution holds the same per spatial dim, depth first (a 2-D one: no pad, stride 1 and dilation 1 in depth).
 struct cudnnTensorStruct {
-	int set, n, c, h, w;
+	int set, nb, n, c, sp[3];
 };
 struct cudnnFilterStruct {
-	int set, k, c, h, w;
+	int set, nb, k, c, sp[3];
 };
 struct cudnnConvolutionStruct {
-	int set, pad_h, pad_w, u, v, dil_h, dil_w, groups;
+	int set, nd, pad[3], stride[3], dil[3], groups;
 	cudnnConvolutionMode_t mode;
 	cudnnMathType_t math;
 };
+
+static size_t spatial(const int *sp)
+{
+	return (size_t)sp[0] * sp[1] * sp[2];
+}
 
 #define SIM_WORKSPACE 4096 // what the GEMM algorithm asks for
 
@@ -125,45 +132,70 @@ static cudnnStatus_t sim_destroy_conv(cudnnConvolutionDescriptor_t d)
 	return CUDNN_STATUS_SUCCESS;
 }
 
-static cudnnStatus_t sim_set_tensor4d(cudnnTensorDescriptor_t d, cudnnTensorFormat_t f, cudnnDataType_t t, int n,
-				      int c, int h, int w)
+// N-d dims (4: N, C, H, W; 5: N, C, D, H, W) into n, c and sp (depth first, 1 when absent); -1 when not 4 or 5.
+static int dims_of(int nb, const int *dims, int *n, int *c, int *sp)
 {
-	if (f != CUDNN_TENSOR_NCHW || t != CUDNN_DATA_FLOAT)
-		return CUDNN_STATUS_NOT_SUPPORTED;
-	if (n <= 0 || c <= 0 || h <= 0 || w <= 0)
-		return bad("cudnnSetTensor4dDescriptor: dims %d,%d,%d,%d", n, c, h, w);
-	*d = (struct cudnnTensorStruct){1, n, c, h, w};
-	return CUDNN_STATUS_SUCCESS;
+	if (nb != 4 && nb != 5)
+		return -1;
+	*n = dims[0];
+	*c = dims[1];
+	sp[0] = nb == 5 ? dims[2] : 1;
+	sp[1] = dims[nb - 2];
+	sp[2] = dims[nb - 1];
+	for (int i = 0; i < nb; i++)
+		if (dims[i] <= 0)
+			return -1;
+	return 0;
 }
 
-static cudnnStatus_t sim_set_filter4d(cudnnFilterDescriptor_t d, cudnnDataType_t t, cudnnTensorFormat_t f, int k,
-				      int c, int h, int w)
-{
-	if (f != CUDNN_TENSOR_NCHW || t != CUDNN_DATA_FLOAT)
-		return CUDNN_STATUS_NOT_SUPPORTED;
-	if (k <= 0 || c <= 0 || h <= 0 || w <= 0)
-		return bad("cudnnSetFilter4dDescriptor: dims %d,%d,%d,%d", k, c, h, w);
-	*d = (struct cudnnFilterStruct){1, k, c, h, w};
-	return CUDNN_STATUS_SUCCESS;
-}
-
-static cudnnStatus_t sim_set_conv2d(cudnnConvolutionDescriptor_t d, int ph, int pw, int u, int v, int dh, int dw,
-				    cudnnConvolutionMode_t mode, cudnnDataType_t t)
+static cudnnStatus_t sim_set_tensor_nd(cudnnTensorDescriptor_t d, cudnnDataType_t t, int nb, const int dims[],
+				       const int strides[])
 {
 	if (t != CUDNN_DATA_FLOAT)
 		return CUDNN_STATUS_NOT_SUPPORTED;
-	if (ph < 0 || pw < 0 || u <= 0 || v <= 0 || dh <= 0 || dw <= 0 ||
-	    (mode != CUDNN_CONVOLUTION && mode != CUDNN_CROSS_CORRELATION))
-		return bad("cudnnSetConvolution2dDescriptor: pads %d,%d strides %d,%d dilations %d,%d mode %d", ph, pw,
-			   u, v, dh, dw, (int)mode);
+	if (dims_of(nb, dims, &d->n, &d->c, d->sp))
+		return bad("cudnnSetTensorNdDescriptor: %d dims (4 or 5, all positive)", nb);
+	// packed, C order: what the backend's tensors are
+	for (int i = nb - 1, want = 1; i >= 0; want *= dims[i--])
+		if (strides[i] != want)
+			return bad("cudnnSetTensorNdDescriptor: stride %d of dim %d is not the packed layout's %d", strides[i],
+				   i, want);
+	d->nb = nb;
 	d->set = 1;
-	d->pad_h = ph;
-	d->pad_w = pw;
-	d->u = u;
-	d->v = v;
-	d->dil_h = dh;
-	d->dil_w = dw;
+	return CUDNN_STATUS_SUCCESS;
+}
+
+static cudnnStatus_t sim_set_filter_nd(cudnnFilterDescriptor_t d, cudnnDataType_t t, cudnnTensorFormat_t f, int nb,
+				       const int dims[])
+{
+	if (f != CUDNN_TENSOR_NCHW || t != CUDNN_DATA_FLOAT)
+		return CUDNN_STATUS_NOT_SUPPORTED;
+	if (dims_of(nb, dims, &d->k, &d->c, d->sp))
+		return bad("cudnnSetFilterNdDescriptor: %d dims (4 or 5, all positive)", nb);
+	d->nb = nb;
+	d->set = 1;
+	return CUDNN_STATUS_SUCCESS;
+}
+
+static cudnnStatus_t sim_set_conv_nd(cudnnConvolutionDescriptor_t d, int nd, const int pad[], const int stride[],
+				     const int dil[], cudnnConvolutionMode_t mode, cudnnDataType_t t)
+{
+	if (t != CUDNN_DATA_FLOAT)
+		return CUDNN_STATUS_NOT_SUPPORTED;
+	if ((nd != 2 && nd != 3) || (mode != CUDNN_CONVOLUTION && mode != CUDNN_CROSS_CORRELATION))
+		return bad("cudnnSetConvolutionNdDescriptor: %d spatial dims (2 or 3), mode %d", nd, (int)mode);
+	for (int j = 0; j < 3; j++) {
+		int i = j - (3 - nd); // depth of a 2-D convolution: i < 0
+		d->pad[j] = i < 0 ? 0 : pad[i];
+		d->stride[j] = i < 0 ? 1 : stride[i];
+		d->dil[j] = i < 0 ? 1 : dil[i];
+		if (d->pad[j] < 0 || d->stride[j] <= 0 || d->dil[j] <= 0)
+			return bad("cudnnSetConvolutionNdDescriptor: pad %d, stride %d, dilation %d on dim %d", d->pad[j],
+				   d->stride[j], d->dil[j], i);
+	}
+	d->nd = nd;
 	d->mode = mode;
+	d->set = 1;
 	return CUDNN_STATUS_SUCCESS;
 }
 
@@ -182,43 +214,112 @@ static cudnnStatus_t sim_set_math(cudnnConvolutionDescriptor_t d, cudnnMathType_
 }
 
 static cudnnStatus_t out_dims(const cudnnConvolutionDescriptor_t cd, const cudnnTensorDescriptor_t x,
-			      const cudnnFilterDescriptor_t w, int *n, int *c, int *h, int *wo)
+			      const cudnnFilterDescriptor_t w, int *n, int *c, int *sp)
 {
 	if (!cd->set || !x->set || !w->set)
 		return bad("a descriptor was used before it was set");
+	if (x->nb != w->nb || x->nb != 2 + cd->nd)
+		return bad("a %d-d tensor, a %d-d filter and a convolution of %d spatial dims", x->nb, w->nb, cd->nd);
 	if (x->c != w->c * cd->groups || w->k % cd->groups)
 		return bad("input channels %d, filter channels %d x %d groups, %d filters", x->c, w->c, cd->groups,
 			   w->k);
-	int64_t eh = (int64_t)(w->h - 1) * cd->dil_h + 1, ew = (int64_t)(w->w - 1) * cd->dil_w + 1;
-	int64_t oh = ((int64_t)x->h + 2 * cd->pad_h - eh) / cd->u + 1, ow = ((int64_t)x->w + 2 * cd->pad_w - ew) / cd->v + 1;
-	if (x->h + 2 * (int64_t)cd->pad_h < eh || x->w + 2 * (int64_t)cd->pad_w < ew || oh <= 0 || ow <= 0)
-		return bad("the filter (%lld x %lld with dilation) is larger than the padded input %d x %d", (long long)eh,
-			   (long long)ew, x->h, x->w);
+	for (int j = 0; j < 3; j++) {
+		int64_t e = (int64_t)(w->sp[j] - 1) * cd->dil[j] + 1, padded = x->sp[j] + 2 * (int64_t)cd->pad[j];
+		if (padded < e)
+			return bad("the filter (%lld with dilation) is larger than the padded input %lld on spatial dim %d",
+				   (long long)e, (long long)padded, j);
+		sp[j] = (int)((padded - e) / cd->stride[j] + 1);
+	}
 	*n = x->n;
 	*c = w->k;
-	*h = (int)oh;
-	*wo = (int)ow;
 	return CUDNN_STATUS_SUCCESS;
 }
 
-static cudnnStatus_t sim_output_dim(const cudnnConvolutionDescriptor_t cd, const cudnnTensorDescriptor_t x,
-				    const cudnnFilterDescriptor_t w, int *n, int *c, int *h, int *wo)
+static cudnnStatus_t sim_output_dim_nd(const cudnnConvolutionDescriptor_t cd, const cudnnTensorDescriptor_t x,
+				       const cudnnFilterDescriptor_t w, int nb, int dims[])
 {
-	return out_dims(cd, x, w, n, c, h, wo);
+	int n, c, sp[3];
+	cudnnStatus_t s = out_dims(cd, x, w, &n, &c, sp);
+
+	if (s != CUDNN_STATUS_SUCCESS)
+		return s;
+	if (nb != x->nb)
+		return bad("cudnnGetConvolutionNdForwardOutputDim: asked for %d dims of a %d-d tensor", nb, x->nb);
+	dims[0] = n;
+	dims[1] = c;
+	for (int i = 2; i < nb; i++)
+		dims[i] = sp[3 - (nb - i)];
+	return CUDNN_STATUS_SUCCESS;
 }
 
 static cudnnStatus_t check_y(const cudnnConvolutionDescriptor_t cd, const cudnnTensorDescriptor_t x,
 			     const cudnnFilterDescriptor_t w, const cudnnTensorDescriptor_t y)
 {
-	int n, c, h, wo;
-	cudnnStatus_t s = out_dims(cd, x, w, &n, &c, &h, &wo);
+	int n, c, sp[3];
+	cudnnStatus_t s = out_dims(cd, x, w, &n, &c, sp);
 
 	if (s != CUDNN_STATUS_SUCCESS)
 		return s;
-	if (!y->set || y->n != n || y->c != c || y->h != h || y->w != wo)
-		return bad("the output descriptor [%d,%d,%d,%d] is not the convolution's output [%d,%d,%d,%d]", y->n,
-			   y->c, y->h, y->w, n, c, h, wo);
+	if (!y->set || y->nb != x->nb || y->n != n || y->c != c || memcmp(y->sp, sp, sizeof sp))
+		return bad("the output descriptor [%d,%d,%d,%d,%d] is not the convolution's output [%d,%d,%d,%d,%d]",
+			   y->n, y->c, y->sp[0], y->sp[1], y->sp[2], n, c, sp[0], sp[1], sp[2]);
 	return CUDNN_STATUS_SUCCESS;
+}
+
+// Every product of the convolution of x (xd) by the filter (wd) into y (yd): fn(x index, y index, filter value),
+// for each output plane (n, k) in the order channel, then depth, row and column of the filter tap, then the
+// output positions; so the products summed into one output come in the definition's order.
+template <typename F>
+static void each_tap(const cudnnConvolutionDescriptor_t cd, const cudnnTensorDescriptor_t xd,
+		     const cudnnFilterDescriptor_t wd, const cudnnTensorDescriptor_t yd, const float *w, int tf32, F fn)
+{
+	int cg = wd->c, kg = wd->k / cd->groups, flip = cd->mode == CUDNN_CONVOLUTION;
+	const int *ks = wd->sp, *xs = xd->sp, *ys = yd->sp;
+	size_t xplane = spatial(xs), yplane = spatial(ys), kvol = spatial(ks);
+
+	for (int n = 0; n < yd->n; n++)
+		for (int k = 0; k < yd->c; k++) {
+			int g = k / kg;
+			size_t yb = ((size_t)n * yd->c + k) * yplane;
+			for (int c = 0; c < cg; c++) {
+				size_t xb = ((size_t)n * xd->c + g * cg + c) * xplane;
+				for (size_t tap = 0; tap < kvol; tap++) {
+					int t[3] = {(int)(tap / ((size_t)ks[1] * ks[2])), (int)(tap / ks[2] % ks[1]),
+						    (int)(tap % ks[2])};
+					size_t ft = flip ? kvol - 1 - tap : tap; // the flipped filter of CUDNN_CONVOLUTION
+					float b = w[((size_t)k * cg + c) * kvol + ft];
+					if (tf32)
+						b = cusim_tf32(b);
+					for (int o0 = 0; o0 < ys[0]; o0++) {
+						int i0 = o0 * cd->stride[0] - cd->pad[0] + t[0] * cd->dil[0];
+						if (i0 < 0 || i0 >= xs[0])
+							continue;
+						for (int o1 = 0; o1 < ys[1]; o1++) {
+							int i1 = o1 * cd->stride[1] - cd->pad[1] + t[1] * cd->dil[1];
+							if (i1 < 0 || i1 >= xs[1])
+								continue;
+							for (int o2 = 0; o2 < ys[2]; o2++) {
+								int i2 = o2 * cd->stride[2] - cd->pad[2] + t[2] * cd->dil[2];
+								if (i2 < 0 || i2 >= xs[2])
+									continue;
+								fn(xb + ((size_t)i0 * xs[1] + i1) * xs[2] + i2,
+								   yb + ((size_t)o0 * ys[1] + o1) * ys[2] + o2, b);
+							}
+						}
+					}
+				}
+			}
+		}
+}
+
+static size_t elements(const cudnnTensorDescriptor_t t)
+{
+	return (size_t)t->n * t->c * spatial(t->sp);
+}
+
+static size_t filter_elements(const cudnnFilterDescriptor_t f)
+{
+	return (size_t)f->k * f->c * spatial(f->sp);
 }
 
 static cudnnStatus_t sim_find_v7(cudnnHandle_t h, const cudnnTensorDescriptor_t x, const cudnnFilterDescriptor_t w,
@@ -281,52 +382,20 @@ static cudnnStatus_t sim_forward(cudnnHandle_t h, const void *alpha_p, const cud
 	if (ws_size < need || (need && !cusim_is_device(ws, need)))
 		return bad("cudnnConvolutionForward: the workspace (%zu bytes at %p) is smaller than %zu bytes of device "
 			   "memory", ws_size, ws, need);
-	size_t xn = (size_t)xd->n * xd->c * xd->h * xd->w, wn = (size_t)wd->k * wd->c * wd->h * wd->w;
-	size_t yn = (size_t)yd->n * yd->c * yd->h * yd->w;
+	size_t xn = elements(xd), wn = filter_elements(wd), yn = elements(yd);
 	if (!cusim_is_device(xp, xn * 4) || !cusim_is_device(wp, wn * 4) || !cusim_is_device(yp, yn * 4))
 		return bad("cudnnConvolutionForward: x, w or y is not inside device memory (%p %p %p)", xp, wp, yp);
-	const float *x = (const float *)xp, *w = (const float *)wp;
+	const float *x = (const float *)xp;
 	float *y = (float *)yp, alpha = *(const float *)alpha_p, beta = *(const float *)beta_p;
 	int tf32 = cd->math == CUDNN_TENSOR_OP_MATH || cd->math == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
-	int cg = wd->c, kg = wd->k / cd->groups, flip = cd->mode == CUDNN_CONVOLUTION;
-
-	// Each output sums its products in the order channel, filter row, filter column, as the definition reads;
-	// the loops run that order outermost over a plane of accumulators, so the sums are the same, only faster.
-	size_t plane = (size_t)yd->h * yd->w;
-	float *acc = (float *)malloc(plane * sizeof(float));
+	float *acc = (float *)calloc(yn ? yn : 1, sizeof(float));
 	if (!acc)
 		return CUDNN_STATUS_ALLOC_FAILED;
-	for (int n = 0; n < yd->n; n++)
-		for (int k = 0; k < yd->c; k++) {
-			int g = k / kg;
-			memset(acc, 0, plane * sizeof(float));
-			for (int c = 0; c < cg; c++)
-				for (int r = 0; r < wd->h; r++)
-					for (int q = 0; q < wd->w; q++) {
-						int fr = flip ? wd->h - 1 - r : r, fq = flip ? wd->w - 1 - q : q;
-						float b = w[(((size_t)k * cg + c) * wd->h + fr) * wd->w + fq];
-						if (tf32)
-							b = cusim_tf32(b);
-						const float *xp = x + ((size_t)n * xd->c + g * cg + c) * xd->h * xd->w;
-						for (int oh = 0; oh < yd->h; oh++) {
-							int ih = oh * cd->u - cd->pad_h + r * cd->dil_h;
-							if (ih < 0 || ih >= xd->h)
-								continue;
-							float *ap = acc + (size_t)oh * yd->w;
-							const float *xr = xp + (size_t)ih * xd->w;
-							for (int ow = 0; ow < yd->w; ow++) {
-								int iw = ow * cd->v - cd->pad_w + q * cd->dil_w;
-								if (iw < 0 || iw >= xd->w)
-									continue;
-								float a = tf32 ? cusim_tf32(xr[iw]) : xr[iw];
-								ap[ow] = fmaf(a, b, ap[ow]);
-							}
-						}
-					}
-			float *o = y + ((size_t)n * yd->c + k) * plane;
-			for (size_t i = 0; i < plane; i++)
-				o[i] = beta == 0.0f ? alpha * acc[i] : fmaf(beta, o[i], alpha * acc[i]);
-		}
+	each_tap(cd, xd, wd, yd, (const float *)wp, tf32, [&](size_t xi, size_t yi, float b) {
+		acc[yi] = fmaf(tf32 ? cusim_tf32(x[xi]) : x[xi], b, acc[yi]);
+	});
+	for (size_t i = 0; i < yn; i++)
+		y[i] = beta == 0.0f ? alpha * acc[i] : fmaf(beta, y[i], alpha * acc[i]);
 	free(acc);
 	return CUDNN_STATUS_SUCCESS;
 }
@@ -404,47 +473,19 @@ static cudnnStatus_t sim_bwd_data(cudnnHandle_t h, const void *alpha_p, const cu
 	if (ws_size < need || (need && !cusim_is_device(ws, need)))
 		return bad("cudnnConvolutionBackwardData: the workspace (%zu bytes at %p) is smaller than %zu bytes of "
 			   "device memory", ws_size, ws, need);
-	size_t xn = (size_t)dxd->n * dxd->c * dxd->h * dxd->w, wn = (size_t)wd->k * wd->c * wd->h * wd->w;
-	size_t yn = (size_t)dyd->n * dyd->c * dyd->h * dyd->w;
+	size_t xn = elements(dxd), wn = filter_elements(wd), yn = elements(dyd);
 	if (!cusim_is_device(dxp, xn * 4) || !cusim_is_device(wp, wn * 4) || !cusim_is_device(dyp, yn * 4))
 		return bad("cudnnConvolutionBackwardData: dx, w or dy is not inside device memory (%p %p %p)", dxp, wp,
 			   dyp);
-	const float *w = (const float *)wp, *dy = (const float *)dyp;
+	const float *dy = (const float *)dyp;
 	float *dx = (float *)dxp, alpha = *(const float *)alpha_p, beta = *(const float *)beta_p;
 	int tf32 = cd->math == CUDNN_TENSOR_OP_MATH || cd->math == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
-	int cg = wd->c, kg = wd->k / cd->groups, flip = cd->mode == CUDNN_CONVOLUTION;
 	float *acc = (float *)calloc(xn ? xn : 1, sizeof(float));
 	if (!acc)
 		return CUDNN_STATUS_ALLOC_FAILED;
-	for (int n = 0; n < dyd->n; n++)
-		for (int k = 0; k < dyd->c; k++) {
-			int g = k / kg;
-			for (int c = 0; c < cg; c++)
-				for (int r = 0; r < wd->h; r++)
-					for (int q = 0; q < wd->w; q++) {
-						int fr = flip ? wd->h - 1 - r : r, fq = flip ? wd->w - 1 - q : q;
-						float b = w[(((size_t)k * cg + c) * wd->h + fr) * wd->w + fq];
-						if (tf32)
-							b = cusim_tf32(b);
-						float *ap = acc + ((size_t)n * dxd->c + g * cg + c) * dxd->h * dxd->w;
-						const float *yp = dy + ((size_t)n * dyd->c + k) * dyd->h * dyd->w;
-						for (int oh = 0; oh < dyd->h; oh++) {
-							int ih = oh * cd->u - cd->pad_h + r * cd->dil_h;
-							if (ih < 0 || ih >= dxd->h)
-								continue;
-							for (int ow = 0; ow < dyd->w; ow++) {
-								int iw = ow * cd->v - cd->pad_w + q * cd->dil_w;
-								if (iw < 0 || iw >= dxd->w)
-									continue;
-								float a = yp[(size_t)oh * dyd->w + ow];
-								if (tf32)
-									a = cusim_tf32(a);
-								float *o = &ap[(size_t)ih * dxd->w + iw];
-								*o = fmaf(a, b, *o);
-							}
-						}
-					}
-		}
+	each_tap(cd, dxd, wd, dyd, (const float *)wp, tf32, [&](size_t xi, size_t yi, float b) {
+		acc[xi] = fmaf(tf32 ? cusim_tf32(dy[yi]) : dy[yi], b, acc[xi]);
+	});
 	for (size_t i = 0; i < xn; i++)
 		dx[i] = beta == 0.0f ? alpha * acc[i] : fmaf(beta, dx[i], alpha * acc[i]);
 	free(acc);
@@ -460,16 +501,16 @@ int cu_dnn_load(char *, size_t)
 	cu_dnn.set_stream = sim_set_stream;
 	cu_dnn.create_tensor_descriptor = sim_create_tensor;
 	cu_dnn.destroy_tensor_descriptor = sim_destroy_tensor;
-	cu_dnn.set_tensor4d_descriptor = sim_set_tensor4d;
+	cu_dnn.set_tensor_nd_descriptor = sim_set_tensor_nd;
 	cu_dnn.create_filter_descriptor = sim_create_filter;
 	cu_dnn.destroy_filter_descriptor = sim_destroy_filter;
-	cu_dnn.set_filter4d_descriptor = sim_set_filter4d;
+	cu_dnn.set_filter_nd_descriptor = sim_set_filter_nd;
 	cu_dnn.create_convolution_descriptor = sim_create_conv;
 	cu_dnn.destroy_convolution_descriptor = sim_destroy_conv;
-	cu_dnn.set_convolution2d_descriptor = sim_set_conv2d;
+	cu_dnn.set_convolution_nd_descriptor = sim_set_conv_nd;
 	cu_dnn.set_convolution_group_count = sim_set_groups;
 	cu_dnn.set_convolution_math_type = sim_set_math;
-	cu_dnn.get_convolution2d_forward_output_dim = sim_output_dim;
+	cu_dnn.get_convolution_nd_forward_output_dim = sim_output_dim_nd;
 	cu_dnn.get_convolution_forward_algorithm_v7 = sim_find_v7;
 	cu_dnn.get_convolution_forward_workspace_size = sim_workspace;
 	cu_dnn.convolution_forward = sim_forward;

@@ -3,7 +3,7 @@
  *   element-wise op the backend takes (bit for bit: the same functions in the same order, on the same machine),
  *   MaxPool and AveragePool on random windows, Softmax and LogSoftmax on random shapes and axes, Cast between
  *   every pair of its types, ReduceX, ArgMax/ArgMin and the normalisations on random shapes and axes;
- * - conv2d_geom_from_window (src/exec/cuda-geom.c), which maps the window the CPU reads onto cuDNN's 2-D
+ * - conv_geom_from_window (src/exec/cuda-geom.c), which maps the window the CPU reads onto cuDNN's
  *   descriptors: on fixed cases and on random geometries, every tap must land on the same input element as ONNX
  *   says (begin pad = descriptor pad + explicit padding, at both ends), with ONNX's output size;
  * - the runner's hooks a device backend relies on (src/exec/exec.c): a backend that declines a node gets it run
@@ -26,17 +26,17 @@
 
 #include "tests/unit/knode.h"
 
-/* ---- conv2d_geom_from_window ---- */
+/* ---- conv_geom_from_window ---- */
 
 /* Read the window of a Conv node with these attributes for x and wt, then map it. */
 static int geom(struct tnode *t, const struct xtensor *x, const struct xtensor *wt, int64_t group,
-		struct cpu_window *w, struct conv2d_geom *g, char *why)
+		struct cpu_window *w, struct conv_geom *g, char *why)
 {
-	struct exec_kernel_ctx k = {NULL, &t->g, 0, 13, NULL, 0, NULL, 0, &t->err, NULL};
+	struct exec_kernel_ctx k = {.g = &t->g, .opset = 13, .err = &t->err};
 
 	if (cpu_window_read(&k, x, wt->dims + 2, 0, 0, w))
 		return -2;
-	return conv2d_geom_from_window(w, x->dims, wt->dims, group, g, why, 160);
+	return conv_geom_from_window(w, x->dims, wt->dims, group, g, why, 160);
 }
 
 static void dims_only(struct xtensor *t, int rank, const int64_t *d)
@@ -45,12 +45,12 @@ static void dims_only(struct xtensor *t, int rank, const int64_t *d)
 }
 
 /* Every tap of every output position reads the same input coordinate in ONNX's terms and the library's. */
-static int taps_agree(const struct cpu_window *w, const struct conv2d_geom *g)
+static int taps_agree(const struct cpu_window *w, const struct conv_geom *g)
 {
+	int off = g->nd - w->n; /* 1 for a 1-D convolution, whose H is 1 */
 	for (int i = 0; i < w->n; i++) {
-		int j = w->n == 1 ? 1 : i;
-		int64_t pad = j ? g->pad_w : g->pad_h, s = j ? g->sw : g->sh, d = j ? g->dw : g->dh;
-		int64_t kk = j ? g->kw : g->kh, o_n = j ? g->ow : g->oh, lib_in = j ? g->w : g->h;
+		int j = i + off;
+		int64_t pad = g->pad[j], s = g->s[j], d = g->d[j], kk = g->ker[j], o_n = g->out[j], lib_in = g->in[j];
 		if (o_n != w->out[i] || kk != w->k[i] || s != w->s[i] || d != w->d[i])
 			return 0;
 		if (lib_in != w->in[i] + g->pre_b[j] + g->pre_e[j])
@@ -77,7 +77,7 @@ static void test_fixed(void)
 	struct tnode t;
 	struct xtensor x, wt;
 	struct cpu_window w;
-	struct conv2d_geom g;
+	struct conv_geom g;
 	char why[160];
 	int64_t xd[4] = {2, 4, 7, 9}, wd[4] = {6, 2, 3, 3};
 
@@ -86,14 +86,14 @@ static void test_fixed(void)
 	node(&t, "Conv");
 	set_ints(&t, "pads", (int64_t[]){1, 1, 1, 1}, 4);
 	set_ints(&t, "strides", (int64_t[]){2, 2}, 2);
-	OK(geom(&t, &x, &wt, 2, &w, &g, why) == 0 && !g.explicit_pad && g.pad_h == 1 && g.pad_w == 1 && g.h == 7 &&
-	   g.w == 9 && g.oh == 4 && g.ow == 5 && g.group == 2 && g.k == 6 && g.c == 4 && taps_agree(&w, &g),
+	OK(geom(&t, &x, &wt, 2, &w, &g, why) == 0 && !g.explicit_pad && g.pad[0] == 1 && g.pad[1] == 1 && g.in[0] == 7 &&
+	   g.in[1] == 9 && g.out[0] == 4 && g.out[1] == 5 && g.group == 2 && g.k == 6 && g.c == 4 && taps_agree(&w, &g),
 	   "symmetric pads go into the descriptor (7x9, k3, s2, p1: 4x5 out)");
 
 	node(&t, "Conv");
 	set_ints(&t, "pads", (int64_t[]){0, 1, 2, 1}, 4);
-	OK(geom(&t, &x, &wt, 2, &w, &g, why) == 0 && g.explicit_pad && g.pad_h == 0 && g.pre_b[0] == 0 &&
-	   g.pre_e[0] == 2 && g.pad_w == 1 && g.pre_b[1] == 0 && g.pre_e[1] == 0 && g.h == 9 && g.w == 9 &&
+	OK(geom(&t, &x, &wt, 2, &w, &g, why) == 0 && g.explicit_pad && g.pad[0] == 0 && g.pre_b[0] == 0 &&
+	   g.pre_e[0] == 2 && g.pad[1] == 1 && g.pre_b[1] == 0 && g.pre_e[1] == 0 && g.in[0] == 9 && g.in[1] == 9 &&
 	   taps_agree(&w, &g), "asymmetric H pads are applied explicitly, symmetric W pads stay in the descriptor");
 
 	int64_t wd2[4] = {6, 2, 2, 2};
@@ -102,7 +102,7 @@ static void test_fixed(void)
 	node(&t, "Conv");
 	set_str(&t, "auto_pad", "SAME_UPPER");
 	OK(geom(&t, &x, &wt2, 2, &w, &g, why) == 0 && g.explicit_pad && g.pre_b[0] == 0 && g.pre_e[0] == 1 &&
-	   g.oh == 7 && g.ow == 9 && taps_agree(&w, &g), "SAME_UPPER with an even kernel: the odd pad at the end");
+	   g.out[0] == 7 && g.out[1] == 9 && taps_agree(&w, &g), "SAME_UPPER with an even kernel: the odd pad at the end");
 	node(&t, "Conv");
 	set_str(&t, "auto_pad", "SAME_LOWER");
 	OK(geom(&t, &x, &wt2, 2, &w, &g, why) == 0 && g.explicit_pad && g.pre_b[0] == 1 && g.pre_e[0] == 0 &&
@@ -115,8 +115,8 @@ static void test_fixed(void)
 	node(&t, "Conv");
 	set_ints(&t, "pads", (int64_t[]){2, 1}, 2);
 	set_ints(&t, "dilations", (int64_t[]){2}, 1);
-	OK(geom(&t, &x1t, &w1t, 1, &w, &g, why) == 0 && g.h == 1 && g.kh == 1 && g.oh == 1 && g.sh == 1 &&
-	   g.pad_h == 0 && g.kw == 4 && g.pre_b[1] == 2 && g.pre_e[1] == 1 && g.w == 13 && g.ow == 7 &&
+	OK(geom(&t, &x1t, &w1t, 1, &w, &g, why) == 0 && g.in[0] == 1 && g.ker[0] == 1 && g.out[0] == 1 && g.s[0] == 1 &&
+	   g.pad[0] == 0 && g.ker[1] == 4 && g.pre_b[1] == 2 && g.pre_e[1] == 1 && g.in[1] == 13 && g.out[1] == 7 &&
 	   taps_agree(&w, &g), "1-D runs as H = 1 (10 + pads 2,1, k4 d2: 7 out)");
 
 	int64_t x3[5] = {1, 2, 4, 4, 4}, w3[5] = {2, 2, 1, 1, 1};
@@ -124,7 +124,16 @@ static void test_fixed(void)
 	dims_only(&x3t, 5, x3);
 	dims_only(&w3t, 5, w3);
 	node(&t, "Conv");
-	OK(geom(&t, &x3t, &w3t, 1, &w, &g, why) == -1 && strstr(why, "3 spatial dims"), "3-D is refused: %s", why);
+	set_ints(&t, "pads", (int64_t[]){0, 1, 1, 1, 1, 1}, 6);
+	OK(geom(&t, &x3t, &w3t, 1, &w, &g, why) == 0 && g.nd == 3 && g.explicit_pad && g.pre_e[0] == 1 &&
+	   g.pad[1] == 1 && g.pad[2] == 1 && g.in[0] == 5 && g.out[0] == 5 && g.out[2] == 6 && taps_agree(&w, &g),
+	   "3-D runs with 3-D descriptors (asymmetric D pads applied explicitly)");
+	int64_t x4[6] = {1, 1, 2, 2, 2, 2}, w4[6] = {1, 1, 1, 1, 1, 1};
+	struct xtensor x4t, w4t;
+	dims_only(&x4t, 6, x4);
+	dims_only(&w4t, 6, w4);
+	node(&t, "Conv");
+	OK(geom(&t, &x4t, &w4t, 1, &w, &g, why) == -1 && strstr(why, "4 spatial dims"), "4-D is refused: %s", why);
 
 	int64_t xb[4] = {1, 1, 1, 3000000000ll}, wb[4] = {1, 1, 1, 1};
 	struct xtensor xbt, wbt;
@@ -159,11 +168,11 @@ static void test_random(void)
 		struct tnode t;
 		struct xtensor x, wt;
 		struct cpu_window w;
-		struct conv2d_geom g;
+		struct conv_geom g;
 		char why[160];
-		int n = (int)irand(1, 2);
-		int64_t xd[4] = {irand(1, 3), irand(1, 4)}, wd[4] = {irand(1, 5), xd[1]};
-		int64_t pads[4], strides[2], dil[2];
+		int n = (int)irand(1, 3);
+		int64_t xd[5] = {irand(1, 3), irand(1, 4)}, wd[5] = {irand(1, 5), xd[1]};
+		int64_t pads[6], strides[3], dil[3];
 		for (int i = 0; i < n; i++) {
 			xd[2 + i] = irand(1, 20);
 			wd[2 + i] = irand(1, 5);
@@ -191,7 +200,7 @@ static void test_random(void)
 			asym += g.explicit_pad;
 		}
 	}
-	OK(tried > 1000 && mapped == tried, "random 1-D and 2-D geometries all map (%d of %d)", mapped, tried);
+	OK(tried > 1000 && mapped == tried, "random 1-D, 2-D and 3-D geometries all map (%d of %d)", mapped, tried);
 	OK(agree == mapped, "every tap reads the same input element and the output sizes agree (%d of %d)", agree,
 	   mapped);
 	OK(asym > 100, "asymmetric pads were among them (%d)", asym);
@@ -317,7 +326,7 @@ static void test_runner_hooks(void)
 static void test_note_without_result(void)
 {
 	struct tnode t;
-	struct exec_kernel_ctx k = {NULL, &t.g, 0, 13, NULL, 0, NULL, 0, &t.err, NULL};
+	struct exec_kernel_ctx k = {.g = &t.g, .opset = 13, .err = &t.err};
 
 	node(&t, "Relu");
 	xk_note(&k, "dropped %d", 1);
@@ -485,7 +494,7 @@ static void test_pool_points(void)
 			set_int(&t, "count_include_pad", cip);
 		fill(&x, 2 + n, xd, irand(0, 3) == 0);
 		const struct xtensor *in[1] = {&x};
-		struct exec_kernel_ctx kc = {NULL, &t.g, 0, 19, in, 1, NULL, 0, &t.err, NULL};
+		struct exec_kernel_ctx kc = {.g = &t.g, .opset = 19, .in = in, .n_in = 1, .err = &t.err};
 		if (cpu_window_read(&kc, &x, NULL, ceil_mode, 0, &w) || run(&t, 19, in, 1, &y, 1)) {
 			xt_free(&x);
 			continue;
