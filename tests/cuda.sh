@@ -76,22 +76,26 @@ manifest = open("manifest.txt", "w")
 F, H, B = T.FLOAT, T.FLOAT16, T.BFLOAT16
 
 def model(name, op, ins, out_shape, attrs=None, inits=(), opset=18, tol="1e-5 1e-6", out_type=None,
-          node_inputs=None):
-    """ins: [(name, type, shape)], fed with random values; inits: [(name, array)] constants."""
+          node_inputs=None, more_outs=()):
+    """ins: [(name, type, shape)], fed with random values (floats in [-1, 1), signed integers in [-5, 5], bools);
+    inits: [(name, array)] constants; node_inputs: the node's inputs when not ins then inits ("" leaves one out);
+    more_outs: [(name, type, shape)], outputs after y, all compared."""
     vi = helper.make_tensor_value_info
     names = node_inputs if node_inputs is not None else [n for n, _, _ in ins] + [n for n, _ in inits]
-    node = helper.make_node(op, names, ["y"], name="n0", **(attrs or {}))
+    node = helper.make_node(op, names, ["y"] + [n for n, _, _ in more_outs], name="n0", **(attrs or {}))
     ot = out_type if out_type is not None else (ins[0][1] if ins else F)
-    nodes, outs, expect, fallbacks = [node], [vi("y", ot, out_shape)], "y", 0
-    if ot == B:  # .npy cannot hold bfloat16: compare it cast to float32 (the Cast runs on the CPU)
+    outs = [vi("y", ot, out_shape)] + [vi(n, t, sh) for n, t, sh in more_outs]
+    nodes, expect, fallbacks = [node], ",".join(["y"] + [n for n, _, _ in more_outs]), 0
+    if ot == B:  # .npy cannot hold bfloat16: compare it cast to float32 (on CUDA too)
         nodes.append(helper.make_node("Cast", ["y"], ["yf"], name="to_f32", to=F))
-        outs, expect, fallbacks = [vi("yf", F, out_shape)], "yf", 1
+        outs, expect = [vi("yf", F, out_shape)], "yf"
     g = helper.make_graph(nodes, name, [vi(n, t, s) for n, t, s in ins], outs,
                           [numpy_helper.from_array(a, n) for n, a in inits])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
     m.ir_version = 8
     onnx.save(m, name + ".onnx")
-    manifest.write("%s %s %s %d %s\n" % (name, tol, expect, fallbacks, ",".join(n for n, _, _ in ins)))
+    # "-" for no inputs: xargs -L would join a line ending in a blank with the next
+    manifest.write("%s %s %s %d %s\n" % (name, tol, expect, fallbacks, ",".join(n for n, _, _ in ins) or "-"))
 
 rng = np.random.default_rng(7)
 def rnd(*shape):
@@ -260,6 +264,226 @@ for op in ("Softmax", "LogSoftmax"):
                                       ([4, 1000], {}, 13))):
         model("%s_%d" % (op, i), op, [("x", F, xs)], xs, a, opset=ops, tol="1e-5 1e-6")
     model("%s_f16" % op, op, [("x", H, [3, 9])], [3, 9], opset=13, tol="1e-3 1e-3")
+
+# ---- data movement (cuda-shape.cu): any element type, moved whole ----
+I64, I32, I8, U8, BOOL, D = T.INT64, T.INT32, T.INT8, T.UINT8, T.BOOL, T.DOUBLE
+tn = {F: "f32", H: "f16", B: "bf16", D: "f64", I64: "i64", I32: "i32", I8: "i8", U8: "u8", BOOL: "bool"}
+def i64(*v):
+    return np.array(v, dtype=np.int64)
+
+for t in (F, H, I64, BOOL, D):
+    model("Identity_" + tn[t], "Identity", [("x", t, [2, 3, 4])], [2, 3, 4], opset=16)
+model("Identity_empty", "Identity", [("x", F, [2, 0, 3])], [2, 0, 3], opset=16)
+
+# Reshape: -1 inferred, 0 copied, to a scalar, allowzero, and Reshape-1's attribute
+reshapes = [("infer", [2, 3, 4], i64(4, -1), [4, 6], {}), ("zero", [2, 3, 4], i64(0, -1, 2), [2, 6, 2], {}),
+            ("scalar", [1, 1], i64(), [], {}), ("to5d", [6, 4], i64(1, 2, 3, 2, 2), [1, 2, 3, 2, 2], {}),
+            ("allowzero", [0, 3], i64(3, 0), [3, 0], {"allowzero": 1})]
+for name, xs, shape, out, a in reshapes:
+    for t in (F, I64):
+        model("Reshape_%s_%s" % (name, tn[t]), "Reshape", [("x", t, xs)], out, a, [("shape", shape)], opset=14)
+model("Reshape_1", "Reshape", [("x", F, [2, 3, 4])], [6, 4], {"shape": [6, 4]}, opset=1)
+
+# Flatten at the first, a middle and the last axis (negative too)
+for i, (xs, axis, out) in enumerate((([2, 3, 4, 5], 2, [6, 20]), ([2, 3, 4, 5], 0, [1, 120]),
+                                     ([2, 3, 4, 5], -1, [24, 5]), ([3], 1, [3, 1]))):
+    model("Flatten_%d" % i, "Flatten", [("x", F, xs)], out, {"axis": axis}, opset=13)
+model("Flatten_f16", "Flatten", [("x", H, [2, 3, 4])], [2, 12], opset=13)
+
+# Squeeze, Unsqueeze: axes as an attribute (before 13) and as an input, negative axes, no axes
+model("Squeeze_all", "Squeeze", [("x", F, [1, 3, 1, 4])], [3, 4], opset=13)
+model("Squeeze_axes", "Squeeze", [("x", I64, [1, 3, 1, 4])], [1, 3, 4], inits=[("axes", i64(-2))], opset=13)
+model("Squeeze_11", "Squeeze", [("x", F, [1, 3, 1, 4])], [3, 1, 4], {"axes": [0]}, opset=11)
+model("Unsqueeze_neg", "Unsqueeze", [("x", F, [3, 4])], [3, 1, 4, 1], inits=[("axes", i64(-1, 1))], opset=13)
+model("Unsqueeze_scalar", "Unsqueeze", [("x", I64, [])], [1], inits=[("axes", i64(0))], opset=13)
+model("Unsqueeze_11", "Unsqueeze", [("x", H, [3, 4])], [1, 3, 4], {"axes": [0]}, opset=11)
+
+# Transpose: the default (reversed) perm, ranks 1 to 6, every element size
+transposes = [([5], None), ([3, 7], None), ([2, 3, 4], [1, 0, 2]), ([2, 3, 4, 5], [0, 2, 3, 1]),
+              ([2, 1, 3, 2, 4], [4, 2, 0, 3, 1]), ([2, 2, 1, 3, 2, 2], [5, 4, 3, 2, 1, 0]), ([33, 65], [1, 0])]
+for i, (xs, perm) in enumerate(transposes):
+    out = [xs[p] for p in perm] if perm else xs[::-1]
+    model("Transpose_%d" % i, "Transpose", [("x", F, xs)], out, {"perm": perm} if perm else {}, opset=13)
+for t in (H, I64, BOOL, I8, D):
+    model("Transpose_" + tn[t], "Transpose", [("x", t, [2, 3, 4])], [4, 2, 3], {"perm": [2, 0, 1]}, opset=13)
+
+# Concat: first, middle and last axes (negative too), an empty input, three inputs, a constant one
+concats = [([2, 3], [4, 3], 0), ([2, 3, 4], [2, 5, 4], 1), ([2, 3, 4], [2, 3, 1], -1), ([2, 0, 4], [2, 3, 4], 1)]
+for i, (sa, sb, axis) in enumerate(concats):
+    out = list(sa)
+    out[axis] += sb[axis]
+    model("Concat_%d" % i, "Concat", [("a", F, sa), ("b", F, sb)], out, {"axis": axis}, opset=13)
+model("Concat_3in", "Concat", [("a", I64, [2, 1]), ("b", I64, [2, 2]), ("c", I64, [2, 3])], [2, 6], {"axis": 1},
+      opset=13)
+model("Concat_f16_const", "Concat", [("a", H, [3, 2])], [5, 2], {"axis": 0},
+      [("b", rnd(2, 2).astype(np.float16))], opset=13)
+
+# Slice: every opset-10 input, negative steps, clamped and negative starts and ends, an empty result; Slice-1
+big = np.iinfo(np.int64).max
+slices = [("basic", [5, 6], i64(1, 0), i64(4, 6), None, None, [3, 6]),
+          ("axes", [5, 6, 7], i64(2, -5), i64(big, -1), i64(-1, 1), None, [5, 5, 5]),
+          ("steps", [10, 8], i64(1, 7), i64(9, 0), None, i64(3, -2), [3, 4]),
+          ("reverse", [6], i64(-1), i64(-big), None, i64(-1), [6]),
+          ("negstep3", [4, 9], i64(8), i64(-100), i64(1), i64(-3), [4, 3]),
+          ("empty", [5, 4], i64(3), i64(1), i64(0), None, [0, 4]),
+          ("clamp", [3, 4], i64(-100, 2), i64(100, 100), i64(0, 1), i64(1, 5), [3, 1])]
+for name, xs, st, en, ax, sp, out in slices:
+    inits = [("starts", st), ("ends", en)] + [(n, v) for n, v in (("axes", ax), ("steps", sp)) if v is not None]
+    names = ["x", "starts", "ends", "axes" if ax is not None else ""] + (["steps"] if sp is not None else [])
+    model("Slice_" + name, "Slice", [("x", F, xs)], out, inits=inits, node_inputs=names, opset=13)
+model("Slice_i64", "Slice", [("x", I64, [4, 5])], [2, 5], inits=[("s", i64(1)), ("e", i64(3))], opset=13)
+model("Slice_1", "Slice", [("x", H, [4, 5])], [4, 2], {"starts": [1], "ends": [3], "axes": [1]}, opset=1)
+
+# Split: sizes as an input (13) or an attribute (11), equal parts, a smaller last part (num_outputs, 18), a
+# part of 0
+splits = [("input", F, [6, 4], 0, [1, 2, 3], 13), ("attr", F, [2, 7], 1, [3, 4], 11),
+          ("equal", F, [2, 3, 6], -1, None, 13), ("uneven", F, [7, 2], 0, None, 18), ("i64", I64, [3, 4], 1, [1, 0, 3], 13)]
+for name, t, xs, axis, sizes, ops in splits:
+    parts = sizes or ([3, 3, 1] if name == "uneven" else [2, 2, 2])
+    shapes = [[p if i == axis % len(xs) else d for i, d in enumerate(xs)] for p in parts]
+    a, inits = {"axis": axis}, []
+    if sizes and ops >= 13:
+        inits = [("split", i64(*sizes))]
+    elif sizes:
+        a["split"] = sizes
+    if ops >= 18:
+        a["num_outputs"] = len(parts)
+    model("Split_" + name, "Split", [("x", t, xs)], shapes[0], a, inits, opset=ops,
+          more_outs=[("y%d" % i, t, s) for i, s in enumerate(shapes[1:], 1)])
+
+# Gather: any axis, random indices in [-5, 5] (the negative ones count from the end), int32 and scalar indices
+gathers = [([7, 3], 0, [4]), ([2, 8, 3], 1, [2, 3]), ([3, 6], -1, [5]), ([6, 2, 2], 0, [])]
+for i, (xs, axis, ids) in enumerate(gathers):
+    a = axis % len(xs)
+    model("Gather_%d" % i, "Gather", [("x", F, xs), ("i", I64, ids)], xs[:a] + ids + xs[a + 1:], {"axis": axis},
+          opset=13)
+model("Gather_i32", "Gather", [("x", I64, [5, 4])], [2, 2, 4],
+      inits=[("i", np.array([[0, -1], [4, -5]], dtype=np.int32))], opset=13)
+model("Gather_f16", "Gather", [("x", H, [3, 10])], [3, 3], {"axis": 1}, [("i", i64(9, -10, 0))], opset=13)
+
+# Expand, Tile, Where
+model("Expand_0", "Expand", [("x", F, [3, 1])], [2, 3, 4], inits=[("shape", i64(2, 1, 4))], opset=13)
+model("Expand_1", "Expand", [("x", I64, [1, 4])], [3, 4], inits=[("shape", i64(3, 1))], opset=13)
+model("Expand_2", "Expand", [("x", H, [2, 1, 1])], [2, 2, 3], inits=[("shape", i64(2, 3))], opset=13)
+model("Tile_0", "Tile", [("x", F, [2, 3])], [4, 9], inits=[("r", i64(2, 3))], opset=13)
+model("Tile_1", "Tile", [("x", I64, [2, 1, 3])], [2, 4, 3], inits=[("r", i64(1, 4, 1))], opset=13)
+model("Tile_empty", "Tile", [("x", F, [2, 3])], [0, 3], inits=[("r", i64(0, 1))], opset=13)
+for i, (sc, sx, sy) in enumerate((([2, 3], [2, 3], [2, 3]), ([3, 1], [1, 4], [4]), ([4], [2, 1, 4], []))):
+    out = list(np.broadcast_shapes(tuple(sc), tuple(sx), tuple(sy)))
+    model("Where_%d" % i, "Where", [("c", BOOL, sc), ("a", F, sx), ("b", F, sy)], out, opset=16)
+model("Where_i64", "Where", [("c", BOOL, [3, 4]), ("a", I64, [3, 4]), ("b", I64, [1])], [3, 4], opset=16)
+
+# Pad: constant (with a value; negative pads crop), reflect (a single element too), edge, wrap; opset 2's
+# attributes; axes (18); float16; an empty input padded with the constant
+pads = [("constant", [3, 4], i64(1, 2, 0, 1), [4, 7], "constant"),
+        ("crop", [5, 6], i64(-1, 2, 1, -3), [5, 5], "constant"),
+        ("reflect", [3, 4], i64(2, 3, 1, 3), [6, 10], "reflect"),
+        ("reflect1", [1, 5], i64(0, 1, 2, 1), [3, 7], "reflect"),
+        ("edge", [2, 3, 4], i64(0, 1, 2, 1, 0, 3), [3, 4, 9], "edge"),
+        ("wrap", [3, 4], i64(2, 5, 1, 0), [6, 9], "wrap")]
+for name, xs, p, out, mode in pads:
+    inits = [("pads", p)] + ([("value", np.float32(0.75))] if mode == "constant" else [])
+    model("Pad_" + name, "Pad", [("x", F, xs)], out, {"mode": mode}, inits, opset=19)
+model("Pad_2", "Pad", [("x", F, [2, 3])], [3, 6], {"pads": [1, 1, 0, 2], "value": -2.0}, opset=2)
+model("Pad_axes", "Pad", [("x", I64, [2, 3, 4])], [2, 5, 4], inits=[("pads", i64(1, 1)), ("axes", i64(-2))],
+      node_inputs=["x", "pads", "", "axes"], opset=18)
+model("Pad_f16", "Pad", [("x", H, [2, 3])], [2, 5], inits=[("pads", i64(0, 1, 0, 1)), ("v", np.float16(1.5))],
+      opset=13)
+model("Pad_empty_in", "Pad", [("x", F, [0, 3])], [2, 3], inits=[("pads", i64(1, 0, 1, 0))], opset=13)
+
+# Cast: random values, then the values where the rules show (NaN, infinities, out of range, halves, -0, big
+# integers that float rounds)
+casts = [(F, I32), (F, I64), (F, I8), (F, U8), (F, BOOL), (F, H), (F, B), (F, D), (H, F), (H, I64), (I64, F),
+         (I64, I32), (I64, H), (I32, I8), (BOOL, F), (BOOL, I64), (U8, F), (I8, I64), (D, F)]
+for a, b in casts:
+    model("Cast_%s_%s" % (tn[a], tn[b]), "Cast", [("x", a, [3, 5])], [3, 5], {"to": b}, opset=19, out_type=b)
+special = np.array([np.nan, np.inf, -np.inf, 1e10, -1e10, 3.7, -3.7, 2.5, -2.5, -0.0, 300.0, -129.0, 255.5,
+                    65504.0, 65520.0, 7e4, 1e-8, 3e38, 2147483648.0, -9.3e18], dtype=np.float32)
+for b in (I64, I32, I8, U8, BOOL, H, B, D):
+    model("Cast_special_" + tn[b], "Cast", [], [special.size], {"to": b}, [("x", special)], opset=19, out_type=b)
+big_ints = np.array([0, 1, -1, 2**24 + 1, -(2**31), 2**31 - 1, 2**53 + 1, 2**62 + 2**40 + 1, -(2**63), 300, -129],
+                    dtype=np.int64)
+for b in (F, H, B, I32, I8, U8, BOOL, D):
+    model("Cast_ints_" + tn[b], "Cast", [], [big_ints.size], {"to": b}, [("x", big_ints)], opset=19, out_type=b)
+
+# Shape (start and end from 15) and Size: the dims alone
+model("Shape_0", "Shape", [("x", F, [2, 3, 4])], [3], opset=13, out_type=I64)
+model("Shape_1", "Shape", [("x", H, [2, 3, 4, 5])], [2], {"start": 1, "end": -1}, opset=15, out_type=I64)
+model("Shape_2", "Shape", [("x", I64, [2, 3])], [0], {"start": 5}, opset=15, out_type=I64)
+model("Size_0", "Size", [("x", F, [2, 3, 4])], [], opset=13, out_type=I64)
+model("Size_1", "Size", [("x", BOOL, [2, 0])], [], opset=13, out_type=I64)
+
+# ---- reductions (cuda-reduce.cu) ----
+# axes as an attribute (before 13 for ReduceSum, before 18 for the others) and as an input, keepdims, every
+# axis, float16, an empty axis (each op's empty result), noop_with_empty_axes; integer forms
+def reduced(xs, axes, keep):
+    axes = [a % len(xs) for a in axes] if axes else list(range(len(xs)))
+    return [1 if i in axes else d for i, d in enumerate(xs) if keep or i not in axes]
+
+rcases = [([3, 4, 5], [1], 1), ([3, 4, 5], [-1, 0], 0), ([2, 3, 4, 5], [1, 3], 1), ([6, 7], None, 0), ([9], [0], 1)]
+for op in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+           "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"):
+    for i, (xs, axes, keep) in enumerate(rcases):
+        out = reduced(xs, axes, keep)
+        a = {"keepdims": keep, "axes": axes} if axes else {"keepdims": keep}
+        model("%s_attr_%d" % (op, i), op, [("x", F, xs)], out, a, opset=12)
+        model("%s_input_%d" % (op, i), op, [("x", F, xs)], out, {"keepdims": keep},
+              [("axes", i64(*axes))] if axes else [], opset=18)
+    model(op + "_f16", op, [("x", H, [4, 6])], [4, 1], {}, [("axes", i64(1))], opset=18, tol="1e-3 1e-3")
+    model(op + "_empty_axis", op, [("x", F, [2, 0, 3])], [2, 1, 3], {}, [("axes", i64(1))], opset=18)
+    model(op + "_noop", op, [("x", F, [3, 4])], [3, 4], {"noop_with_empty_axes": 1}, [("axes", i64())], opset=18)
+model("ReduceSum_scalar", "ReduceSum", [("x", F, [])], [], {}, opset=13)
+for op in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceSumSquare"):
+    for t in (I64, I32):
+        model("%s_%s" % (op, tn[t]), op, [("x", t, [3, 4, 5])], [3, 5], {"keepdims": 0}, [("axes", i64(1))],
+              opset=18)
+model("ReduceMax_i64_empty", "ReduceMax", [("x", I64, [3, 0])], [3], {"keepdims": 0}, [("axes", i64(1))], opset=18)
+
+# ArgMax, ArgMin: axes, keepdims, select_last_index (integers in [-5, 5] tie often)
+args = [(F, [3, 4, 5], 1, 1, 0), (F, [3, 4, 5], -1, 0, 1), (I64, [6, 7], 0, 1, 0), (I64, [6, 7], 1, 0, 1),
+        (H, [5, 9], 1, 1, 0), (I32, [2, 3, 8], 2, 1, 1), (D, [4, 3], 0, 0, 0)]
+for op in ("ArgMax", "ArgMin"):
+    for i, (t, xs, axis, keep, last) in enumerate(args):
+        out = [1 if j == axis % len(xs) else d for j, d in enumerate(xs) if keep or j != axis % len(xs)]
+        model("%s_%d" % (op, i), op, [("x", t, xs)], out,
+              {"axis": axis, "keepdims": keep, "select_last_index": last}, opset=13, out_type=I64)
+
+# ---- normalisations (cuda-norm.cu) ----
+# LayerNormalization: the last axis, several axes, Scale broadcast, with and without B, Mean and InvStdDev (in
+# float32 and float64), float16 and float64 inputs
+lns = [("last", [2, 3, 8], -1, [8], True, 1), ("axis1", [2, 3, 4], 1, [3, 4], True, 1),
+       ("nob", [4, 6], -1, [6], False, 1), ("stash64", [3, 5], 1, [5], True, 11),
+       ("bcast", [2, 3, 4], 1, [1, 4], True, 1)]
+for name, xs, axis, ss, bias, stash in lns:
+    inits = [("scale", rnd(*ss))] + ([("bias", rnd(*ss))] if bias else [])
+    st = [d if i < axis % len(xs) else 1 for i, d in enumerate(xs)]
+    sdt = D if stash == 11 else F
+    model("LayerNorm_" + name, "LayerNormalization", [("x", F, xs)], xs, {"axis": axis, "stash_type": stash},
+          inits, opset=17, more_outs=[("mean", sdt, st), ("inv", sdt, st)])
+model("LayerNorm_y_only", "LayerNormalization", [("x", F, [2, 768])], [2, 768], {},
+      [("scale", rnd(768)), ("bias", rnd(768))], opset=17)
+model("LayerNorm_f16", "LayerNormalization", [("x", H, [3, 16])], [3, 16], {},
+      [("scale", rnd(16).astype(np.float16)), ("bias", rnd(16).astype(np.float16))], opset=17, tol="1e-3 1e-3")
+model("LayerNorm_f64", "LayerNormalization", [("x", D, [3, 7])], [3, 7], {"epsilon": 1e-3},
+      [("scale", rnd(7).astype(np.float64))], opset=17)
+
+# BatchNormalization (inference): ranks 2 to 5, opsets 9, 14 and 15, float16; positive variances
+def bn_params(c, dt=np.float32):
+    return [("scale", rnd(c).astype(dt)), ("bias", rnd(c).astype(dt)), ("mean", rnd(c).astype(dt)),
+            ("var", rng.uniform(0.1, 2, c).astype(dt))]
+
+for i, (xs, ops) in enumerate((([2, 3, 5, 4], 15), ([4, 6], 9), ([2, 3, 7], 14), ([1, 2, 3, 4, 5], 15), ([2, 3], 15))):
+    model("BatchNorm_%d" % i, "BatchNormalization", [("x", F, xs)], xs, {"epsilon": 1e-3}, bn_params(xs[1]),
+          opset=ops)
+model("BatchNorm_f16", "BatchNormalization", [("x", H, [2, 3, 4, 4])], [2, 3, 4, 4], {}, bn_params(3, np.float16),
+      opset=15, tol="1e-3 1e-3")
+
+# InstanceNormalization: 2-D and 1-D spatial dims, a big plane, float16
+for i, xs in enumerate(([2, 3, 5, 5], [2, 4, 7], [1, 2, 40, 30])):
+    model("InstanceNorm_%d" % i, "InstanceNormalization", [("x", F, xs)], xs, {"epsilon": 1e-4},
+          [("scale", rnd(xs[1])), ("bias", rnd(xs[1]))], opset=6, tol="1e-4 1e-5")
+model("InstanceNorm_f16", "InstanceNormalization", [("x", H, [2, 3, 6])], [2, 3, 6], {},
+      [("scale", rnd(3).astype(np.float16)), ("bias", rnd(3).astype(np.float16))], opset=6, tol="2e-3 2e-3")
 EOF
 
 # Each model: the CPU's output saved, then the CUDA backend's checked against it, with no node left to the CPU
@@ -267,17 +491,22 @@ EOF
 # NAME.result ("ok", or why not).
 cat >one-model.sh <<'EOF'
 name=$1 rtol=$2 atol=$3 expect=$4 fallbacks=$5 inputs=$6
+[ "$inputs" = - ] && inputs=
 set --
 for i in $(echo "$inputs" | tr ',' ' '); do
 	set -- "$@" --input "$i=random"
+done
+expects=
+for e in $(echo "$expect" | tr ',' ' '); do
+	expects="$expects --expect $e=cpu_$name/$e.npy"
 done
 rm -rf "cpu_$name"
 if ! "$ONNXVIEW" run "$name.onnx" "$@" --save "cpu_$name" >"$name.cpu.txt" 2>&1; then
 	{ echo "the CPU run failed"; cat "$name.cpu.txt"; } >"$name.result"
 	exit 0
 fi
-"$ONNXVIEW" run "$name.onnx" "$@" --backend cuda --expect "$expect=cpu_$name/$expect.npy" --rtol "$rtol" \
-	--atol "$atol" >"$name.cuda.txt" 2>&1
+# $expects is unquoted: one word per --expect and per name (no spaces in them)
+"$ONNXVIEW" run "$name.onnx" "$@" --backend cuda $expects --rtol "$rtol" --atol "$atol" >"$name.cuda.txt" 2>&1
 st=$?
 if [ "$st" -ne 0 ]; then
 	{ echo "CUDA differs from the CPU (rtol $rtol, atol $atol) or failed (exit $st)"; cat "$name.cuda.txt"; } \
@@ -328,7 +557,7 @@ check "its Resize, which CUDA does not run, is reported on the CPU" \
 	sh -c "grep -q '(1 on the CPU' out.txt && grep -q '^on the CPU: #[0-9]* .*Resize$' out.txt"
 "$PYTHON" - <<'EOF'
 import numpy as np, onnx
-from onnx import helper, TensorProto as T
+from onnx import helper, numpy_helper, TensorProto as T
 vi = helper.make_tensor_value_info
 g = helper.make_graph([helper.make_node("Add", ["a", "b"], ["y"])], "ints", [vi("a", T.INT64, [3]), vi("b", T.INT64, [3])],
                       [vi("y", T.INT64, [3])])
@@ -336,6 +565,43 @@ onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "in
 g = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], name="bad")], "bad",
                       [vi("x", T.FLOAT, [1, 3, 5, 5]), vi("w", T.FLOAT, [2, 4, 3, 3])], [vi("y", T.FLOAT, None)])
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "bad_conv.onnx")
+idx = numpy_helper.from_array(np.array([1, 7], dtype=np.int64), "i")
+g = helper.make_graph([helper.make_node("Gather", ["x", "i"], ["y"], name="bad")], "bad_gather",
+                      [vi("x", T.FLOAT, [5, 2])], [vi("y", T.FLOAT, None)], [idx])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "bad_gather.onnx")
+g = helper.make_graph([helper.make_node("ReduceL2", ["x"], ["y"], keepdims=0)], "int_l2", [vi("x", T.INT64, [3, 4])],
+                      [vi("y", T.INT64, [])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "int_l2.onnx")
+
+# A transformer block (token embedding, LayerNormalization, attention with its reshapes and transposes, a GELU
+# MLP) and a ResNet tail (Conv, BatchNormalization, Relu, GlobalAveragePool, Flatten, Gemm): no node of either
+# may fall back
+rng = np.random.default_rng(11)
+c = lambda name, *s: numpy_helper.from_array(rng.uniform(-0.3, 0.3, s).astype(np.float32), name)
+i64 = lambda name, *v: numpy_helper.from_array(np.array(v, dtype=np.int64), name)
+n = helper.make_node
+nodes = [n("Gather", ["emb", "ids"], ["e"]), n("LayerNormalization", ["e", "g1", "b1"], ["h"], axis=-1),
+         n("MatMul", ["h", "wqkv"], ["qkv"]), n("Reshape", ["qkv", "s5"], ["qkv5"]),
+         n("Transpose", ["qkv5"], ["qkvt"], perm=[2, 0, 3, 1, 4]), n("Split", ["qkvt"], ["q", "k", "v"], axis=0),
+         n("Squeeze", ["q", "a0"], ["q4"]), n("Squeeze", ["k", "a0"], ["k4"]), n("Squeeze", ["v", "a0"], ["v4"]),
+         n("Transpose", ["k4"], ["kt"], perm=[0, 1, 3, 2]), n("MatMul", ["q4", "kt"], ["sc"]),
+         n("Mul", ["sc", "scale"], ["scs"]), n("Softmax", ["scs"], ["p"], axis=-1), n("MatMul", ["p", "v4"], ["o"]),
+         n("Transpose", ["o"], ["ot"], perm=[0, 2, 1, 3]), n("Reshape", ["ot", "s3"], ["o3"]),
+         n("MatMul", ["o3", "wo"], ["a"]), n("Add", ["e", "a"], ["r1"]),
+         n("LayerNormalization", ["r1", "g2", "b2"], ["h2"], axis=-1), n("MatMul", ["h2", "w1"], ["f1"]),
+         n("Gelu", ["f1"], ["f2"]), n("MatMul", ["f2", "w2"], ["f3"]), n("Add", ["r1", "f3"], ["y"])]
+inits = [c("emb", 50, 32), c("g1", 32), c("b1", 32), c("wqkv", 32, 96), i64("s5", 1, 8, 3, 4, 8), i64("a0", 0),
+         numpy_helper.from_array(np.float32(8 ** -0.5), "scale"), i64("s3", 1, 8, 32), c("wo", 32, 32), c("g2", 32),
+         c("b2", 32), c("w1", 32, 64), c("w2", 64, 32)]
+g = helper.make_graph(nodes, "block", [vi("ids", T.INT64, [1, 8])], [vi("y", T.FLOAT, [1, 8, 32])], inits)
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)]), "transformer_block.onnx")
+nodes = [n("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]), n("BatchNormalization", ["c", "bs", "bb", "bm", "bv"], ["b"]),
+         n("Relu", ["b"], ["r"]), n("GlobalAveragePool", ["r"], ["p"]), n("Flatten", ["p"], ["f"]),
+         n("Gemm", ["f", "fc", "fb"], ["y"], transB=1)]
+inits = [c("w", 8, 3, 3, 3), c("bs", 8), c("bb", 8), c("bm", 8),
+         numpy_helper.from_array(rng.uniform(0.5, 1.5, 8).astype(np.float32), "bv"), c("fc", 10, 8), c("fb", 10)]
+g = helper.make_graph(nodes, "tail", [vi("x", T.FLOAT, [2, 3, 9, 9])], [vi("y", T.FLOAT, [2, 10])], inits)
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 15)]), "resnet_tail.onnx")
 EOF
 run int_add.onnx --input a=random --input b=random --backend cuda
 check "an int64 Add, which CUDA declines, runs on the CPU and is reported" \
@@ -343,6 +609,20 @@ check "an int64 Add, which CUDA declines, runs on the CPU and is reported" \
 run bad_conv.onnx --input x=random --input w=random --backend cuda
 check "a Conv the CPU would refuse fails with one line naming the node (exit 1)" \
 	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q \"#0 'bad' Conv: X .* has 3 channels\" err.txt"
+run bad_gather.onnx --input x=random --backend cuda
+check "a Gather index out of range fails as on the CPU, with one line naming the node and the index (exit 1)" \
+	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(wc -l <err.txt) -eq 1 ] &&
+	       grep -q \"#0 'bad' Gather: indices\\[1\\] = 7 is out of range for a dim of 5\" err.txt"
+for m in transformer_block resnet_tail; do
+	in=$([ $m = resnet_tail ] && echo x || echo ids)
+	"$ONNXVIEW" run $m.onnx --input $in=random --save cpu_$m >/dev/null 2>&1
+	run $m.onnx --input $in=random --backend cuda --expect y=cpu_$m/y.npy --rtol 1e-4 --atol 1e-5
+	check "a $(echo $m | tr _ ' ') matches the CPU on CUDA with no node on the CPU" \
+		sh -c "[ \$(cat rc.txt) = 0 ] && ! grep -q 'on the CPU' out.txt"
+done
+run int_l2.onnx --input x=random --backend cuda
+check "an int64 ReduceL2, which CUDA declines (the CPU computes it in double), runs on the CPU and is reported" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '(1 on the CPU' out.txt && grep -q '^on the CPU: #0 ReduceL2$' out.txt"
 
 # the ONNX conformance tests on CUDA
 if [ "${CUDA_CONFORMANCE:-1}" = 0 ]; then

@@ -14,6 +14,7 @@
 
 #include "src/dtype.h"
 #include "src/exec/exec.h"
+#include "src/exec/ov-math.h"
 
 #define MAXR XT_MAX_RANK
 
@@ -78,7 +79,12 @@ static void store_i(struct xtensor *t, int64_t i, int64_t v)
 
 /* ---- Reduce* ----------------------------------------------------------------------------------------------- */
 
-enum rop { R_SUM, R_MEAN, R_MAX, R_MIN, R_PROD, R_L1, R_L2, R_LOGSUM, R_LOGSUMEXP, R_SUMSQ };
+/* the steps themselves are ov-math.h's, which the CUDA reductions take too */
+enum rop {
+	R_SUM = OV_RED_SUM, R_MEAN = OV_RED_MEAN, R_MAX = OV_RED_MAX, R_MIN = OV_RED_MIN, R_PROD = OV_RED_PROD,
+	R_L1 = OV_RED_L1, R_L2 = OV_RED_L2, R_LOGSUM = OV_RED_LOGSUM, R_LOGSUMEXP = OV_RED_LOGSUMEXP,
+	R_SUMSQ = OV_RED_SUMSQ
+};
 
 static const char *const rop_names[] = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
 					"ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"};
@@ -128,6 +134,11 @@ struct facc {
 	double *acc, *shift, *buf;
 };
 
+/* One loop per op, each folding with ov_red_step_d for a constant op (so the compiler drops the switch). */
+#define ROW_STEP_F(OP, SHIFT)                                                                   \
+	for (int64_t j = 0; j < n; j++)                                                         \
+		acc[o + j * step] = ov_red_step_d(OP, acc[o + j * step], b[j], SHIFT)
+
 static void row_f(void *ctx, int64_t in_at, int64_t n, int64_t o, int64_t step)
 {
 	struct facc *f = ctx;
@@ -135,44 +146,13 @@ static void row_f(void *ctx, int64_t in_at, int64_t n, int64_t o, int64_t step)
 
 	load_f(f->x, in_at, n, b);
 	switch (f->op) {
-	case R_SUM: case R_MEAN:
-		for (int64_t j = 0; j < n; j++)
-			acc[o + j * step] += b[j];
-		break;
-	case R_LOGSUM:
-		for (int64_t j = 0; j < n; j++)
-			acc[o + j * step] += b[j];
-		break;
-	case R_L1:
-		for (int64_t j = 0; j < n; j++)
-			acc[o + j * step] += fabs(b[j]);
-		break;
-	case R_L2: case R_SUMSQ:
-		for (int64_t j = 0; j < n; j++)
-			acc[o + j * step] += b[j] * b[j];
-		break;
-	case R_PROD:
-		for (int64_t j = 0; j < n; j++)
-			acc[o + j * step] *= b[j];
-		break;
-	case R_MAX:
-		for (int64_t j = 0; j < n; j++) {
-			double *a = &acc[o + j * step];
-			if (b[j] > *a || b[j] != b[j]) /* NaN propagates (and then stays: nothing compares above it) */
-				*a = b[j];
-		}
-		break;
-	case R_MIN:
-		for (int64_t j = 0; j < n; j++) {
-			double *a = &acc[o + j * step];
-			if (b[j] < *a || b[j] != b[j])
-				*a = b[j];
-		}
-		break;
-	case R_LOGSUMEXP:
-		for (int64_t j = 0; j < n; j++)
-			acc[o + j * step] += exp(b[j] - f->shift[o + j * step]);
-		break;
+	case R_SUM: case R_MEAN: case R_LOGSUM: ROW_STEP_F(OV_RED_SUM, 0); break;
+	case R_L1: ROW_STEP_F(OV_RED_L1, 0); break;
+	case R_L2: case R_SUMSQ: ROW_STEP_F(OV_RED_SUMSQ, 0); break;
+	case R_PROD: ROW_STEP_F(OV_RED_PROD, 0); break;
+	case R_MAX: ROW_STEP_F(OV_RED_MAX, 0); break;
+	case R_MIN: ROW_STEP_F(OV_RED_MIN, 0); break;
+	case R_LOGSUMEXP: ROW_STEP_F(OV_RED_LOGSUMEXP, f->shift[o + j * step]); break;
 	}
 }
 
@@ -183,6 +163,10 @@ struct iacc {
 	int64_t *acc, *buf;
 };
 
+#define ROW_STEP_I(OP)                                                                          \
+	for (int64_t j = 0; j < n; j++)                                                         \
+		acc[o + j * step] = ov_red_step_i(OP, acc[o + j * step], b[j], f->is_unsigned)
+
 static void row_i(void *ctx, int64_t in_at, int64_t n, int64_t o, int64_t step)
 {
 	struct iacc *f = ctx;
@@ -190,38 +174,13 @@ static void row_i(void *ctx, int64_t in_at, int64_t n, int64_t o, int64_t step)
 
 	load_i(f->x, in_at, n, b);
 	switch (f->op) {
-	case R_SUM: case R_MEAN:
-		for (int64_t j = 0; j < n; j++)
-			acc[o + j * step] = (int64_t)((uint64_t)acc[o + j * step] + (uint64_t)b[j]);
-		break;
-	case R_L1:
-		for (int64_t j = 0; j < n; j++)
-			acc[o + j * step] = (int64_t)((uint64_t)acc[o + j * step] + (uint64_t)(b[j] < 0 ? -(uint64_t)b[j] : (uint64_t)b[j]));
-		break;
-	case R_SUMSQ:
-		for (int64_t j = 0; j < n; j++)
-			acc[o + j * step] = (int64_t)((uint64_t)acc[o + j * step] + (uint64_t)b[j] * (uint64_t)b[j]);
-		break;
-	case R_PROD:
-		for (int64_t j = 0; j < n; j++)
-			acc[o + j * step] = (int64_t)((uint64_t)acc[o + j * step] * (uint64_t)b[j]);
-		break;
-	case R_MAX:
-		for (int64_t j = 0; j < n; j++) {
-			int64_t *a = &acc[o + j * step];
-			if (f->is_unsigned ? (uint64_t)b[j] > (uint64_t)*a : b[j] > *a)
-				*a = b[j];
-		}
-		break;
-	case R_MIN:
-		for (int64_t j = 0; j < n; j++) {
-			int64_t *a = &acc[o + j * step];
-			if (f->is_unsigned ? (uint64_t)b[j] < (uint64_t)*a : b[j] < *a)
-				*a = b[j];
-		}
-		break;
-	default:
-		break;
+	case R_SUM: case R_MEAN: ROW_STEP_I(OV_RED_SUM); break;
+	case R_L1: ROW_STEP_I(OV_RED_L1); break;
+	case R_SUMSQ: ROW_STEP_I(OV_RED_SUMSQ); break;
+	case R_PROD: ROW_STEP_I(OV_RED_PROD); break;
+	case R_MAX: ROW_STEP_I(OV_RED_MAX); break;
+	case R_MIN: ROW_STEP_I(OV_RED_MIN); break;
+	default: break;
 	}
 }
 
@@ -301,8 +260,7 @@ static int reduce_run(struct exec_kernel_ctx *k, enum rop op, int from_input)
 			free(f.buf);
 			return xk_fail(k, "out of memory");
 		}
-		int64_t init = op == R_PROD ? 1 : op == R_MAX ? (f.is_unsigned ? 0 : INT64_MIN) :
-			       op == R_MIN ? (f.is_unsigned ? -1 : INT64_MAX) : 0;
+		int64_t init = ov_red_init_i(op, f.is_unsigned);
 		for (int64_t i = 0; i < on; i++)
 			f.acc[i] = init;
 		for_rows(&r, row_i, &f);
@@ -337,19 +295,12 @@ static int reduce_run(struct exec_kernel_ctx *k, enum rop op, int from_input)
 			if (!isfinite(f.shift[i]))
 				f.shift[i] = 0;
 	}
-	double init = op == R_PROD ? 1 : op == R_MAX ? -INFINITY : op == R_MIN ? INFINITY : 0;
+	double init = ov_red_init_d(op);
 	for (int64_t i = 0; i < on; i++)
 		f.acc[i] = init;
 	for_rows(&r, row_f, &f);
 	for (int64_t i = 0; i < y->numel; i++) {
-		double v = f.acc[i];
-		switch (op) {
-		case R_MEAN: v = v / (double)r.count; break;
-		case R_L2: v = sqrt(v); break;
-		case R_LOGSUM: v = log(v); break;
-		case R_LOGSUMEXP: v = log(v) + f.shift[i]; break;
-		default: break;
-		}
+		double v = ov_red_final_d(op, f.acc[i], r.count, op == R_LOGSUMEXP ? f.shift[i] : 0);
 		if (y->dtype == OV_DT_FLOAT)
 			((float *)y->data)[i] = (float)v;
 		else if (y->dtype == OV_DT_DOUBLE)
@@ -413,30 +364,12 @@ static int arg_run(struct exec_kernel_ctx *k, int want_max)
 			int64_t best = 0, base = o * len * inner + in;
 			if (ints) {
 				int64_t bv = xt_get_int(x, base);
-				for (int64_t j = 1; j < len; j++) {
-					int64_t v = xt_get_int(x, base + j * inner);
-					int better = uns ? (want_max ? (uint64_t)v > (uint64_t)bv : (uint64_t)v < (uint64_t)bv)
-							 : (want_max ? v > bv : v < bv);
-					if (better || (last_index && v == bv)) {
-						bv = v;
-						best = j;
-					}
-				}
+				for (int64_t j = 1; j < len; j++)
+					ov_arg_step_i(xt_get_int(x, base + j * inner), j, want_max, last_index, uns, &bv, &best);
 			} else {
 				double bv = xt_get(x, base);
-				for (int64_t j = 1; j < len; j++) {
-					double v = xt_get(x, base + j * inner);
-					if (bv != bv) { /* NaN wins, as in numpy; the last one with select_last_index */
-						if (last_index && v != v)
-							best = j;
-						continue;
-					}
-					int better = v != v || (want_max ? v > bv : v < bv);
-					if (better || (last_index && v == bv)) {
-						bv = v;
-						best = j;
-					}
-				}
+				for (int64_t j = 1; j < len; j++)
+					ov_arg_step_d(xt_get(x, base + j * inner), j, want_max, last_index, &bv, &best);
 			}
 			y[o * inner + in] = best;
 		}

@@ -14,6 +14,7 @@
 
 #include "src/dtype.h"
 #include "src/exec/exec.h"
+#include "src/exec/ov-shape.h"
 
 #define MAXR XT_MAX_RANK
 
@@ -611,12 +612,8 @@ static int k_split_run(struct exec_kernel_ctx *k, int v)
 			xk_fail(k, "num_outputs is %" PRId64 " but the node has %zu outputs", parts, n);
 			goto out;
 		}
-		/* equal parts; a last smaller one when the dim does not divide (opset 18's rule) */
-		int64_t each = n ? (len + (int64_t)n - 1) / (int64_t)n : 0;
-		for (size_t i = 0; i < n; i++) {
-			int64_t start = each * (int64_t)i;
-			split[i] = start >= len ? 0 : start + each > len ? len - start : each;
-		}
+		for (size_t i = 0; i < n; i++)
+			split[i] = ov_split_part(len, (int64_t)n, (int64_t)i);
 	}
 	int64_t sum = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -714,27 +711,11 @@ static int k_slice_run(struct exec_kernel_ctx *k, int v)
 			return -1;
 		if (seen[a]++)
 			return xk_fail(k, "axis %d is sliced twice", a);
-		int64_t dim = x->dims[a], s = starts[i], e = ends[i], step = steps[i];
+		int64_t step = steps[i];
 		if (step == 0)
 			return xk_fail(k, "step 0 on axis %d", a);
-		if (s < 0)
-			s += dim;
-		if (e < 0)
-			e += dim;
-		int64_t n;
-		if (step > 0) {
-			s = s < 0 ? 0 : s > dim ? dim : s;
-			e = e < 0 ? 0 : e > dim ? dim : e;
-			n = e > s ? 1 + (e - s - 1) / step : 0;
-		} else {
-			s = s < 0 ? 0 : s > dim - 1 ? dim - 1 : s;
-			e = e < -1 ? -1 : e > dim - 1 ? dim - 1 : e;
-			int64_t mag = step == INT64_MIN ? INT64_MAX : -step;
-			n = s > e ? 1 + (s - e - 1) / mag : 0;
-		}
-		s0[a] = s;
+		d[a] = ov_slice_axis(x->dims[a], starts[i], ends[i], step, &s0[a]);
 		st[a] = step;
-		d[a] = n;
 	}
 	if (xk_output(k, 0, x->dtype, x->rank, d))
 		return -1;
@@ -844,14 +825,12 @@ static int k_tile(struct exec_kernel_ctx *k)
 
 /* ---- Pad --------------------------------------------------------------------------------------------------------- */
 
-enum pad_mode { PAD_CONSTANT, PAD_REFLECT, PAD_EDGE, PAD_WRAP };
-
 static int k_pad_run(struct exec_kernel_ctx *k, int v)
 {
 	const struct xtensor *x;
 	int64_t pads[2 * MAXR], axes[MAXR], pb[MAXR] = {0}, pe[MAXR] = {0}, d[MAXR], xs[MAXR];
 	char mbuf[32];
-	enum pad_mode mode;
+	enum ov_pad_mode mode;
 	int64_t np, na = -2;
 	double cval = 0;
 	const struct xtensor *cv = NULL;
@@ -860,13 +839,13 @@ static int k_pad_run(struct exec_kernel_ctx *k, int v)
 		return -1;
 	xk_attr_str(k, "mode", "constant", mbuf, sizeof mbuf);
 	if (!strcmp(mbuf, "constant"))
-		mode = PAD_CONSTANT;
+		mode = OV_PAD_CONSTANT;
 	else if (!strcmp(mbuf, "reflect"))
-		mode = PAD_REFLECT;
+		mode = OV_PAD_REFLECT;
 	else if (!strcmp(mbuf, "edge"))
-		mode = PAD_EDGE;
+		mode = OV_PAD_EDGE;
 	else if (!strcmp(mbuf, "wrap"))
-		mode = PAD_WRAP;
+		mode = OV_PAD_WRAP;
 	else
 		return xk_fail(k, "unknown mode '%s'", mbuf);
 	if (v < 11) {
@@ -922,7 +901,7 @@ static int k_pad_run(struct exec_kernel_ctx *k, int v)
 		return 0;
 	for (int a = 0; a < x->rank; a++) {
 		int64_t cb = pb[a] < 0 ? -pb[a] : 0, ce = pe[a] < 0 ? -pe[a] : 0, dc = x->dims[a] - cb - ce;
-		if (mode != PAD_CONSTANT && dc <= 0 && d[a] > 0)
+		if (mode != OV_PAD_CONSTANT && dc <= 0 && d[a] > 0)
 			return xk_fail(k, "%s padding of axis %d, which has no elements left", mbuf, a);
 	}
 	struct offsets o;
@@ -933,24 +912,7 @@ static int k_pad_run(struct exec_kernel_ctx *k, int v)
 		int64_t cb = pb[a] < 0 ? -pb[a] : 0, ce = pe[a] < 0 ? -pe[a] : 0, dc = x->dims[a] - cb - ce;
 		int64_t lead = pb[a] > 0 ? pb[a] : 0;
 		for (int64_t j = 0; j < d[a]; j++) {
-			int64_t i = j - lead;
-			if (i < 0 || i >= dc) {
-				switch (mode) {
-				case PAD_CONSTANT: i = -1; break;
-				case PAD_EDGE: i = i < 0 ? 0 : dc - 1; break;
-				case PAD_WRAP: i = ((i % dc) + dc) % dc; break;
-				case PAD_REFLECT:
-					if (dc == 1)
-						i = 0;
-					else {
-						int64_t p = 2 * (dc - 1);
-						i = ((i % p) + p) % p;
-						if (i >= dc)
-							i = p - i;
-					}
-					break;
-				}
-			}
+			int64_t i = ov_pad_source(j - lead, dc, mode);
 			o.off[a][j] = i < 0 ? -1 : (i + cb) * xs[a];
 		}
 	}

@@ -149,5 +149,9 @@ extern const struct exec_kernel cuda_pool_kernels[];
 extern const size_t cuda_pool_count;
 extern const struct exec_kernel cuda_norm_kernels[];
 extern const size_t cuda_norm_count;
+extern const struct exec_kernel cuda_shape_kernels[];
+extern const size_t cuda_shape_count;
+extern const struct exec_kernel cuda_reduce_kernels[];
+extern const size_t cuda_reduce_count;
 
 #endif

@@ -1,9 +1,10 @@
 /* What one CUDA thread computes: an element-wise op on one value or pair, one pooled output element, one softmax
- * row.  The CUDA kernels (cuda-elementwise.cu, cuda-pool.cu, cuda-norm.cu) call these per element or row; written
+ * row, one element cast, one reduced output element, the statistics of one normalised row or group.  The CUDA
+ * kernels (cuda-elementwise.cu, cuda-pool.cu, cuda-norm.cu, cuda-shape.cu, cuda-reduce.cu) call these; written
  * as static inline OV_HD functions in plain C (like ov-math.h), they also compile for the host, where
  * tests/unit/test-cuda-geom.c checks them against the CPU kernels, so the index arithmetic and the op-to-function
  * mapping are tested on machines without a GPU.  Each mirrors its CPU kernel's arithmetic and order of
- * accumulation (src/exec/cpu-elementwise.c, cpu-pool.c, cpu-norm.c). */
+ * accumulation (src/exec/cpu-elementwise.c, cpu-pool.c, cpu-norm.c, cpu-reduce.c). */
 #ifndef OV_EXEC_CUDA_POINTS_H
 #define OV_EXEC_CUDA_POINTS_H
 
@@ -16,6 +17,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#include "src/dtype.h"
 #include "src/exec/cpu-nn.h"
 #ifdef __cplusplus
 }
@@ -191,6 +193,261 @@ static inline OV_HD void cu_softmax_row(const float *x, float *y, int64_t base, 
 		double v = (double)x[base + j * inner] - mx;
 		y[base + j * inner] = (float)(logsm ? v - log(sum) : exp(v) / sum);
 	}
+}
+
+/* ---- element access in double, for the kernels that compute in double as the CPU does ---- */
+
+/* Element i of a float32, float64, float16 or bfloat16 buffer, as xt_get reads it. */
+static inline OV_HD double cu_load_d(const void *p, int dt, int64_t i)
+{
+	switch (dt) {
+	case OV_DT_FLOAT: return (double)((const float *)p)[i];
+	case OV_DT_DOUBLE: return ((const double *)p)[i];
+	case OV_DT_FLOAT16: return (double)ov_f16_to_f32(((const uint16_t *)p)[i]);
+	default: return (double)ov_bf16_to_f32(((const uint16_t *)p)[i]);
+	}
+}
+
+/* Store v as xt_set does for the float types: through float for the 16-bit ones. */
+static inline OV_HD void cu_store_d(void *p, int dt, int64_t i, double v)
+{
+	switch (dt) {
+	case OV_DT_FLOAT: ((float *)p)[i] = (float)v; break;
+	case OV_DT_DOUBLE: ((double *)p)[i] = v; break;
+	case OV_DT_FLOAT16: ((uint16_t *)p)[i] = ov_f32_to_f16((float)v); break;
+	default: ((uint16_t *)p)[i] = ov_f32_to_bf16((float)v); break;
+	}
+}
+
+/* ---- Cast: element i of x (type sdt) into element i of y (type ddt), as cpu-elementwise.c's conv_array ----
+ * Through one of three domains as the CPU's loops go: a float type as double (to an integer: truncated toward
+ * zero, saturating into int64, NaN to 0, then wrapped into the narrower type; to bool: != 0, so NaN is true; to
+ * float16/bfloat16: rounded once, from the double), a signed integer as int64, an unsigned integer or bool as
+ * uint64 (integers wrap).  Types: cu_cast_type. */
+static inline OV_HD int cu_cast_type(int32_t dt)
+{
+	switch (dt) {
+	case OV_DT_FLOAT: case OV_DT_DOUBLE: case OV_DT_FLOAT16: case OV_DT_BFLOAT16:
+	case OV_DT_INT8: case OV_DT_INT16: case OV_DT_INT32: case OV_DT_INT64:
+	case OV_DT_UINT8: case OV_DT_UINT16: case OV_DT_UINT32: case OV_DT_UINT64: case OV_DT_BOOL:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* one conversion per domain (never through a ?: of mixed types, which would convert int64 to float via double) */
+#define CU_CAST_STORE(T, FROM_D, FROM_I, FROM_U)          \
+	do {                                              \
+		if (dom == 0)                             \
+			((T *)y)[i] = (T)(FROM_D);        \
+		else if (dom == 1)                        \
+			((T *)y)[i] = (T)(FROM_I);        \
+		else                                      \
+			((T *)y)[i] = (T)(FROM_U);        \
+	} while (0)
+
+static inline OV_HD void cu_cast_point(const void *x, int sdt, void *y, int ddt, int64_t i)
+{
+	double d = 0;
+	int64_t s = 0;
+	uint64_t u = 0;
+	int dom = 0; /* 0: d, 1: s, 2: u */
+
+	switch (sdt) {
+	case OV_DT_FLOAT: d = (double)((const float *)x)[i]; break;
+	case OV_DT_DOUBLE: d = ((const double *)x)[i]; break;
+	case OV_DT_FLOAT16: d = (double)ov_f16_to_f32(((const uint16_t *)x)[i]); break;
+	case OV_DT_BFLOAT16: d = (double)ov_bf16_to_f32(((const uint16_t *)x)[i]); break;
+	case OV_DT_INT8: s = ((const int8_t *)x)[i], dom = 1; break;
+	case OV_DT_INT16: s = ((const int16_t *)x)[i], dom = 1; break;
+	case OV_DT_INT32: s = ((const int32_t *)x)[i], dom = 1; break;
+	case OV_DT_INT64: s = ((const int64_t *)x)[i], dom = 1; break;
+	case OV_DT_UINT8: u = ((const uint8_t *)x)[i], dom = 2; break;
+	case OV_DT_UINT16: u = ((const uint16_t *)x)[i], dom = 2; break;
+	case OV_DT_UINT32: u = ((const uint32_t *)x)[i], dom = 2; break;
+	case OV_DT_UINT64: u = ((const uint64_t *)x)[i], dom = 2; break;
+	default: u = ((const uint8_t *)x)[i] != 0, dom = 2; break; /* bool */
+	}
+	switch (ddt) {
+	case OV_DT_FLOAT: CU_CAST_STORE(float, d, s, u); break;
+	case OV_DT_DOUBLE: CU_CAST_STORE(double, d, s, u); break;
+	case OV_DT_FLOAT16:
+		CU_CAST_STORE(uint16_t, ov_f64_to_f16(d), ov_f64_to_f16((double)s), ov_f64_to_f16((double)u));
+		break;
+	case OV_DT_BFLOAT16:
+		CU_CAST_STORE(uint16_t, ov_f64_to_bf16(d), ov_f64_to_bf16((double)s), ov_f64_to_bf16((double)u));
+		break;
+	case OV_DT_INT8: CU_CAST_STORE(int8_t, ov_f64_to_i64(d), s, u); break;
+	case OV_DT_INT16: CU_CAST_STORE(int16_t, ov_f64_to_i64(d), s, u); break;
+	case OV_DT_INT32: CU_CAST_STORE(int32_t, ov_f64_to_i64(d), s, u); break;
+	case OV_DT_INT64: CU_CAST_STORE(int64_t, ov_f64_to_i64(d), s, u); break;
+	case OV_DT_UINT8: CU_CAST_STORE(uint8_t, ov_f64_to_i64(d), s, u); break;
+	case OV_DT_UINT16: CU_CAST_STORE(uint16_t, ov_f64_to_i64(d), s, u); break;
+	case OV_DT_UINT32: CU_CAST_STORE(uint32_t, ov_f64_to_i64(d), s, u); break;
+	case OV_DT_UINT64: CU_CAST_STORE(uint64_t, ov_f64_to_u64(d), s, u); break;
+	default: CU_CAST_STORE(uint8_t, d != 0, s != 0, u != 0); break; /* bool */
+	}
+}
+
+/* ---- reductions: one output element ----
+ * The output's elements are the kept axes' positions in C order; each walks the reduced axes in C order (so its
+ * input elements in the order the CPU meets them) from the input offset of its kept positions. */
+struct cu_reduce {
+	int n_kept, n_red;
+	int64_t kept_dims[XT_MAX_RANK], kept_str[XT_MAX_RANK]; /* input strides */
+	int64_t red_dims[XT_MAX_RANK], red_str[XT_MAX_RANK];
+	int64_t count;                                         /* elements per output element */
+};
+
+static inline OV_HD int64_t cu_reduce_base(const struct cu_reduce *r, int64_t o)
+{
+	int64_t off = 0;
+
+	for (int a = r->n_kept - 1; a >= 0; a--) {
+		int64_t q = o / r->kept_dims[a];
+		off += (o - q * r->kept_dims[a]) * r->kept_str[a];
+		o = q;
+	}
+	return off;
+}
+
+/* Advance *off and idx to the next reduced element. */
+static inline OV_HD void cu_reduce_next(const struct cu_reduce *r, int64_t *idx, int64_t *off)
+{
+	for (int a = r->n_red - 1; a >= 0; a--) {
+		*off += r->red_str[a];
+		if (++idx[a] < r->red_dims[a])
+			return;
+		*off -= r->red_str[a] * r->red_dims[a];
+		idx[a] = 0;
+	}
+}
+
+/* Output element o of reduction op (ov-math.h's enum ov_red_op) over x, a float type (cu_load_d), in double. */
+static inline OV_HD double cu_reduce_point_d(const struct cu_reduce *r, int op, const void *x, int dt, int64_t o)
+{
+	int64_t base = cu_reduce_base(r, o), idx[XT_MAX_RANK], off;
+	double shift = 0, acc = ov_red_init_d(op);
+
+	if (op == OV_RED_LOGSUMEXP) {
+		double m = -INFINITY;
+		off = base;
+		for (int a = 0; a < r->n_red; a++)
+			idx[a] = 0;
+		for (int64_t t = 0; t < r->count; t++) {
+			m = ov_red_step_d(OV_RED_MAX, m, cu_load_d(x, dt, off), 0);
+			cu_reduce_next(r, idx, &off);
+		}
+		shift = isfinite(m) ? m : 0;
+	}
+	off = base;
+	for (int a = 0; a < r->n_red; a++)
+		idx[a] = 0;
+	for (int64_t t = 0; t < r->count; t++) {
+		acc = ov_red_step_d(op, acc, cu_load_d(x, dt, off), shift);
+		cu_reduce_next(r, idx, &off);
+	}
+	return ov_red_final_d(op, acc, r->count, shift);
+}
+
+/* The same over int32 or int64 x in wrapping int64 (Mean truncates: the integer division of the sum). */
+static inline OV_HD int64_t cu_reduce_point_i(const struct cu_reduce *r, int op, const void *x, int dt, int64_t o)
+{
+	int64_t off = cu_reduce_base(r, o), idx[XT_MAX_RANK], acc = ov_red_init_i(op, 0);
+
+	for (int a = 0; a < r->n_red; a++)
+		idx[a] = 0;
+	for (int64_t t = 0; t < r->count; t++) {
+		int64_t v = dt == OV_DT_INT64 ? ((const int64_t *)x)[off] : (int64_t)((const int32_t *)x)[off];
+		acc = ov_red_step_i(op, acc, v, 0);
+		cu_reduce_next(r, idx, &off);
+	}
+	if (op == OV_RED_MEAN)
+		acc = r->count ? acc / r->count : 0;
+	return acc;
+}
+
+/* Store an int64 result as cpu-reduce.c's store_i does: int64 as is, int32 saturated (through xt_set's double). */
+static inline OV_HD void cu_store_i(void *y, int dt, int64_t i, int64_t v)
+{
+	if (dt == OV_DT_INT64) {
+		((int64_t *)y)[i] = v;
+		return;
+	}
+	double d = (double)v;
+	((int32_t *)y)[i] = (int32_t)(d < -2147483648.0 ? -2147483648.0 : d > 2147483647.0 ? 2147483647.0 : d);
+}
+
+/* ArgMax (want_max) or ArgMin over the len values at base, inner apart: the position, as cpu-reduce.c's arg_run
+ * (float types compared as doubles, int32/int64 as int64). */
+static inline OV_HD int64_t cu_arg_point(const void *x, int dt, int64_t base, int64_t len, int64_t inner,
+					 int want_max, int last)
+{
+	int64_t best = 0;
+
+	if (dt == OV_DT_INT64 || dt == OV_DT_INT32) {
+		int64_t bv = dt == OV_DT_INT64 ? ((const int64_t *)x)[base] : ((const int32_t *)x)[base];
+		for (int64_t j = 1; j < len; j++) {
+			int64_t at = base + j * inner;
+			int64_t v = dt == OV_DT_INT64 ? ((const int64_t *)x)[at] : ((const int32_t *)x)[at];
+			ov_arg_step_i(v, j, want_max, last, 0, &bv, &best);
+		}
+		return best;
+	}
+	double bv = cu_load_d(x, dt, base);
+	for (int64_t j = 1; j < len; j++)
+		ov_arg_step_d(cu_load_d(x, dt, base + j * inner), j, want_max, last, &bv, &best);
+	return best;
+}
+
+/* ---- normalisation statistics, as cpu-norm.c computes them (x float32 or float64) ----
+ * The mean and 1/sqrt(variance + eps) of the n values at base, summed in double in order, the variance from the
+ * squared differences to the mean (two passes). */
+static inline OV_HD void cu_norm_stats(const void *x, int dt, int64_t base, int64_t n, double eps, double *mean,
+				       double *inv)
+{
+	double sum = 0, sq = 0;
+
+	for (int64_t j = 0; j < n; j++)
+		sum += cu_load_d(x, dt, base + j);
+	double m = n ? sum / (double)n : 0;
+	for (int64_t j = 0; j < n; j++) {
+		double d = cu_load_d(x, dt, base + j) - m;
+		sq += d * d;
+	}
+	*mean = m;
+	*inv = 1 / sqrt((n ? sq / (double)n : 0) + eps);
+}
+
+/* y from x of a row or group with mean m and inv = 1/sqrt(variance + eps), as cpu-norm.c writes it:
+ * - LayerNormalization: (x - m) * inv * scale + bias in double (bias 0 when there is none: still added, so -0
+ *   becomes +0 as on the CPU);
+ * - InstanceNormalization on float32: a float multiply-add with the channel's factor and offset rounded to float;
+ *   on float64: in double;
+ * - BatchNormalization (a, b: scale / sqrt(var + eps) and bias - mean * a, computed on the host): on float32 with
+ *   one scale per channel over more than one element (per_channel), a float multiply-add; else in double. */
+static inline OV_HD double cu_layernorm_value(double x, double m, double inv, double scale, double bias)
+{
+	return (x - m) * inv * scale + bias;
+}
+
+static inline OV_HD float cu_group_norm_f(float x, double m, double inv, double scale, double bias)
+{
+	float a = (float)(inv * scale), b = (float)(bias - m * inv * scale);
+	return x * a + b;
+}
+
+static inline OV_HD double cu_group_norm_d(double x, double m, double inv, double scale, double bias)
+{
+	return (x - m) * inv * scale + bias;
+}
+
+static inline OV_HD float cu_batchnorm_f(float x, double a, double b, int per_channel)
+{
+	if (per_channel)
+		return x * (float)a + (float)b;
+	return (float)(x * a + b);
 }
 
 #endif

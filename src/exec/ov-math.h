@@ -389,6 +389,98 @@ static inline OV_HD int ov_isinf_d(double x, int detect_positive, int detect_neg
 	return (detect_positive && x == INFINITY) || (detect_negative && x == -INFINITY);
 }
 
+/* ---- reductions: the running step, start and end of ReduceX, and ArgMax/ArgMin's step ----
+ * The CPU (cpu-reduce.c) and CUDA (cuda-reduce.cu, through cuda-points.h) visit a reduction's elements in the
+ * input's C order and fold each in with these, so both add the same doubles in the same order. */
+
+enum ov_red_op {
+	OV_RED_SUM, OV_RED_MEAN, OV_RED_MAX, OV_RED_MIN, OV_RED_PROD, OV_RED_L1, OV_RED_L2, OV_RED_LOGSUM,
+	OV_RED_LOGSUMEXP, OV_RED_SUMSQ
+};
+
+static inline OV_HD double ov_red_init_d(int op)
+{
+	return op == OV_RED_PROD ? 1.0 : op == OV_RED_MAX ? -INFINITY : op == OV_RED_MIN ? INFINITY : 0.0;
+}
+
+/* acc with v folded in; shift: LogSumExp's (the maximum, when finite), which keeps exp from overflowing.  For Max
+ * and Min a NaN propagates (and then stays: nothing compares above or below it). */
+static inline OV_HD double ov_red_step_d(int op, double acc, double v, double shift)
+{
+	switch (op) {
+	case OV_RED_SUM: case OV_RED_MEAN: case OV_RED_LOGSUM: return acc + v;
+	case OV_RED_L1: return acc + fabs(v);
+	case OV_RED_L2: case OV_RED_SUMSQ: return acc + v * v;
+	case OV_RED_PROD: return acc * v;
+	case OV_RED_MAX: return v > acc || v != v ? v : acc;
+	case OV_RED_MIN: return v < acc || v != v ? v : acc;
+	case OV_RED_LOGSUMEXP: return acc + exp(v - shift);
+	default: return acc;
+	}
+}
+
+/* The result from the accumulated value, over count elements (an empty Mean is 0/0: NaN). */
+static inline OV_HD double ov_red_final_d(int op, double v, int64_t count, double shift)
+{
+	switch (op) {
+	case OV_RED_MEAN: return v / (double)count;
+	case OV_RED_L2: return sqrt(v);
+	case OV_RED_LOGSUM: return log(v);
+	case OV_RED_LOGSUMEXP: return log(v) + shift;
+	default: return v;
+	}
+}
+
+/* Integer reductions wrap like the reference's int64 arithmetic; uns: the values are unsigned (Max, Min). */
+static inline OV_HD int64_t ov_red_init_i(int op, int uns)
+{
+	if (op == OV_RED_MAX)
+		return uns ? 0 : INT64_MIN;
+	if (op == OV_RED_MIN)
+		return uns ? -1 : INT64_MAX;
+	return op == OV_RED_PROD ? 1 : 0;
+}
+
+static inline OV_HD int64_t ov_red_step_i(int op, int64_t acc, int64_t v, int uns)
+{
+	switch (op) {
+	case OV_RED_SUM: case OV_RED_MEAN: return ov_add_i64(acc, v);
+	case OV_RED_L1: return ov_add_i64(acc, ov_abs_i64(v));
+	case OV_RED_SUMSQ: return ov_add_i64(acc, ov_mul_i64(v, v));
+	case OV_RED_PROD: return ov_mul_i64(acc, v);
+	case OV_RED_MAX: return (uns ? (uint64_t)v > (uint64_t)acc : v > acc) ? v : acc;
+	case OV_RED_MIN: return (uns ? (uint64_t)v < (uint64_t)acc : v < acc) ? v : acc;
+	default: return acc;
+	}
+}
+
+/* ArgMax (want_max) or ArgMin: fold in value v at position j, *bv and *best being the best value and position so
+ * far (from position 0).  A NaN wins, as in numpy: the first one, or the last with select_last_index (last); ties
+ * go to the first position, or the last with select_last_index. */
+static inline OV_HD void ov_arg_step_d(double v, int64_t j, int want_max, int last, double *bv, int64_t *best)
+{
+	if (*bv != *bv) {
+		if (last && v != v)
+			*best = j;
+		return;
+	}
+	if (v != v || (want_max ? v > *bv : v < *bv) || (last && v == *bv)) {
+		*bv = v;
+		*best = j;
+	}
+}
+
+static inline OV_HD void ov_arg_step_i(int64_t v, int64_t j, int want_max, int last, int uns, int64_t *bv,
+				       int64_t *best)
+{
+	int better = uns ? (want_max ? (uint64_t)v > (uint64_t)*bv : (uint64_t)v < (uint64_t)*bv)
+			 : (want_max ? v > *bv : v < *bv);
+	if (better || (last && v == *bv)) {
+		*bv = v;
+		*best = j;
+	}
+}
+
 /* ---- numpy broadcasting ----
  *
  * Shapes are right-aligned; each dim must match or be 1 (a 0 meets a 0 or a 1).  A plan holds the output dims

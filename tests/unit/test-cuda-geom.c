@@ -1,7 +1,8 @@
 /* Host-side parts of the CUDA backend, tested on any machine (no GPU, no CUDA needed):
  * - what one CUDA thread computes (src/exec/cuda-points.h), run here on the host against the CPU kernels: every
  *   element-wise op the backend takes (bit for bit: the same functions in the same order, on the same machine),
- *   MaxPool and AveragePool on random windows, Softmax and LogSoftmax on random shapes and axes;
+ *   MaxPool and AveragePool on random windows, Softmax and LogSoftmax on random shapes and axes, Cast between
+ *   every pair of its types, ReduceX, ArgMax/ArgMin and the normalisations on random shapes and axes;
  * - conv_geom_from_window (src/exec/cuda-geom.c), which maps the window the CPU reads onto cuDNN's
  *   descriptors: on fixed cases and on random geometries, every tap must land on the same input element as ONNX
  *   says (begin pad = descriptor pad + explicit padding, at both ends), with ONNX's output size;
@@ -563,11 +564,329 @@ static void test_softmax_points(void)
 	   "axes (%d of %d)", agree, tried);
 }
 
+/* ---- Cast, reductions, ArgMax/ArgMin and the normalisations' statistics against the CPU kernels ---- */
+
+static void alloc_or_die(struct xtensor *t, int32_t dt, int rank, const int64_t *dims)
+{
+	struct ov_error e;
+	if (xt_alloc(t, dt, rank, dims, &e))
+		abort();
+}
+
+/* Every pair of cu_cast_type's types, on values where the rules show: NaN, infinities, -0, halves, values out
+ * of each integer type's range, integers float rounds. */
+static void test_cast_points(void)
+{
+	static const int32_t types[] = {OV_DT_FLOAT, OV_DT_DOUBLE, OV_DT_FLOAT16, OV_DT_BFLOAT16, OV_DT_INT8,
+					OV_DT_INT16, OV_DT_INT32, OV_DT_INT64, OV_DT_UINT8, OV_DT_UINT16,
+					OV_DT_UINT32, OV_DT_UINT64, OV_DT_BOOL};
+	static const double vals[] = {0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 3.7, -3.7, 127.5, 128.0, 255.5, 256.0, -129.0,
+				      300.0, 65504.0, 65520.0, 7e4, 16777217.0, 1e10, -1e10, 2147483648.0,
+				      -2147483649.0, 9.3e18, -9.3e18, 1.9e19, 3e38, 1e-8, 6e-8, NAN, INFINITY,
+				      -INFINITY};
+	static const int64_t ints[] = {INT64_MAX, INT64_MIN, (1ll << 53) + 1, (1ll << 62) + (1ll << 40) + 1,
+				       (1ll << 24) + 1, -(1ll << 31) - 1, 65535, 65536, -32769};
+	const int nv = (int)(sizeof vals / sizeof vals[0]), ni = (int)(sizeof ints / sizeof ints[0]);
+	const int nt = (int)(sizeof types / sizeof types[0]);
+	int64_t n = nv + ni;
+	int pairs = 0, agree = 0;
+
+	for (int a = 0; a < nt; a++) {
+		struct xtensor x;
+		alloc_or_die(&x, types[a], 1, &n);
+		for (int i = 0; i < nv; i++)
+			xt_set(&x, i, vals[i]);
+		for (int i = 0; i < ni; i++) { /* the integers exactly where the type holds them */
+			if (types[a] == OV_DT_INT64 || types[a] == OV_DT_UINT64)
+				((int64_t *)x.data)[nv + i] = ints[i];
+			else
+				xt_set(&x, nv + i, (double)ints[i]);
+		}
+		for (int b = 0; b < nt; b++) {
+			struct tnode t;
+			struct xtensor y;
+			const struct xtensor *in[1] = {&x};
+			node(&t, "Cast");
+			set_int(&t, "to", types[b]);
+			if (run(&t, 19, in, 1, &y, 1)) {
+				OK(0, "Cast %s to %s runs on the CPU: %s", dtype_short_name(types[a]),
+				   dtype_short_name(types[b]), t.err.msg);
+				continue;
+			}
+			pairs++;
+			size_t es = xt_elem_size(types[b]);
+			char z[16];
+			int ok = 1;
+			for (int64_t i = 0; ok && i < n; i++) {
+				cu_cast_point((const char *)x.data + (size_t)i * xt_elem_size(types[a]), types[a], z,
+					      types[b], 0);
+				ok = !memcmp(z, (const char *)y.data + (size_t)i * es, es);
+				/* a NaN is a NaN whatever its payload (xt_set and ov_f32_to_f16 keep different ones) */
+				if (!ok && (types[b] == OV_DT_FLOAT16 || types[b] == OV_DT_BFLOAT16 ||
+					    types[b] == OV_DT_FLOAT || types[b] == OV_DT_DOUBLE)) {
+					ok = xt_get(&y, i) != xt_get(&y, i);
+					struct xtensor zt;
+					xt_wrap(&zt, types[b], 0, NULL, z);
+					ok = ok && xt_get(&zt, 0) != xt_get(&zt, 0);
+				}
+				if (!ok)
+					printf("#   Cast %s to %s, element %lld (%g): CPU and cu_cast_point differ\n",
+					       dtype_short_name(types[a]), dtype_short_name(types[b]), (long long)i,
+					       xt_get(&x, i));
+			}
+			agree += ok;
+			xt_free(&y);
+		}
+		xt_free(&x);
+	}
+	OK(pairs == nt * nt && agree == pairs, "cu_cast_point gives the CPU's Cast bit for bit for every pair of its %d "
+	   "types (%d of %d pairs)", nt, agree, pairs);
+}
+
+/* cuda-reduce.cu's plan of a reduction: the kept axes (the output's order) and the reduced ones, with their
+ * input strides. */
+static void reduce_plan(const struct xtensor *x, const int *red, struct cu_reduce *r)
+{
+	int64_t s = 1, str[XT_MAX_RANK];
+
+	memset(r, 0, sizeof *r);
+	for (int a = x->rank - 1; a >= 0; a--) {
+		str[a] = s;
+		s *= x->dims[a];
+	}
+	r->count = 1;
+	for (int a = 0; a < x->rank; a++) {
+		if (red[a]) {
+			r->count *= x->dims[a];
+			r->red_dims[r->n_red] = x->dims[a];
+			r->red_str[r->n_red++] = str[a];
+		} else {
+			r->kept_dims[r->n_kept] = x->dims[a];
+			r->kept_str[r->n_kept++] = str[a];
+		}
+	}
+}
+
+/* Random shapes and axes (an empty one now and then), every ReduceX on float32, the integer ones on int64 and
+ * int32, with NaN and infinities among the floats now and then. */
+static void test_reduce_points(void)
+{
+	static const char *const ops[] = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
+					  "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"};
+	static const double special[] = {NAN, INFINITY, -INFINITY};
+	int tried = 0, agree = 0;
+
+	for (int it = 0; it < 600; it++) {
+		int op = (int)irand(0, 9), rank = (int)irand(0, 4), red[XT_MAX_RANK] = {0};
+		int32_t dt = irand(0, 2) ? OV_DT_FLOAT : irand(0, 1) ? OV_DT_INT64 : OV_DT_INT32;
+		int64_t xd[4], axes[4], na = 0;
+		if (dt != OV_DT_FLOAT && (op == OV_RED_L2 || op == OV_RED_LOGSUM || op == OV_RED_LOGSUMEXP))
+			dt = OV_DT_FLOAT; /* computed in double on the CPU: cuda-reduce.cu declines them */
+		for (int i = 0; i < rank; i++) {
+			xd[i] = irand(0, 12) ? irand(1, 5) : 0;
+			if (irand(0, 1)) {
+				axes[na++] = irand(0, 1) ? i : i - rank;
+				red[i] = 1;
+			}
+		}
+		if (!na)
+			for (int i = 0; i < rank; i++)
+				red[i] = 1;
+		struct tnode t;
+		struct xtensor x, y, at;
+		struct ov_error e;
+		alloc_or_die(&x, dt, rank, xd);
+		for (int64_t i = 0; i < x.numel; i++)
+			xt_set(&x, i, dt != OV_DT_FLOAT ? (double)irand(-50, 50)
+				      : irand(0, 40) ? (double)irand(-(1 << 20), 1 << 20) / (1 << 19)
+				      : special[irand(0, 2)]);
+		if (xt_alloc(&at, OV_DT_INT64, 1, &na, &e))
+			abort();
+		memcpy(at.data, axes, (size_t)na * sizeof *axes);
+		node(&t, ops[op]);
+		set_int(&t, "keepdims", irand(0, 1));
+		const struct xtensor *in[2] = {&x, &at};
+		if (run(&t, 18, in, na ? 2 : 1, &y, 1)) {
+			OK(0, "%s runs on the CPU: %s", ops[op], t.err.msg);
+			xt_free(&x);
+			xt_free(&at);
+			continue;
+		}
+		tried++;
+		struct cu_reduce r;
+		reduce_plan(&x, red, &r);
+		struct xtensor z;
+		alloc_or_die(&z, dt, y.rank, y.dims);
+		for (int64_t o = 0; o < z.numel; o++) {
+			if (dt == OV_DT_FLOAT)
+				cu_store_d(z.data, dt, o, cu_reduce_point_d(&r, op, x.data, dt, o));
+			else
+				cu_store_i(z.data, dt, o, cu_reduce_point_i(&r, op, x.data, dt, o));
+		}
+		int ok = z.numel == y.numel;
+		for (int64_t i = 0; ok && i < y.numel; i++)
+			ok = dt == OV_DT_FLOAT ? same_f(((float *)y.data)[i], ((float *)z.data)[i])
+					       : xt_get_int(&y, i) == xt_get_int(&z, i);
+		if (!ok)
+			printf("#   %s on %s, rank %d: CPU and cu_reduce_point differ\n", ops[op], dtype_short_name(dt),
+			       rank);
+		agree += ok;
+		xt_free(&x);
+		xt_free(&at);
+		xt_free(&y);
+		xt_free(&z);
+	}
+	OK(tried == 600 && agree == tried, "cu_reduce_point_d/_i give the CPU's ReduceX bit for bit on random shapes, "
+	   "axes and types (%d of %d)", agree, tried);
+}
+
+/* ArgMax and ArgMin with ties (small integers) and NaN, select_last_index or not. */
+static void test_arg_points(void)
+{
+	int tried = 0, agree = 0;
+
+	for (int it = 0; it < 300; it++) {
+		int rank = (int)irand(1, 3), want_max = (int)irand(0, 1), last = (int)irand(0, 1);
+		int32_t dt = irand(0, 1) ? OV_DT_FLOAT : irand(0, 1) ? OV_DT_INT64 : OV_DT_INT32;
+		int64_t xd[3];
+		for (int i = 0; i < rank; i++)
+			xd[i] = irand(1, 6);
+		int axis = (int)irand(0, rank - 1);
+		struct tnode t;
+		struct xtensor x, y;
+		alloc_or_die(&x, dt, rank, xd);
+		for (int64_t i = 0; i < x.numel; i++)
+			xt_set(&x, i, dt == OV_DT_FLOAT && !irand(0, 8) ? NAN : (double)irand(-3, 3));
+		node(&t, want_max ? "ArgMax" : "ArgMin");
+		set_int(&t, "axis", irand(0, 1) ? axis : axis - rank);
+		set_int(&t, "select_last_index", last);
+		const struct xtensor *in[1] = {&x};
+		if (run(&t, 13, in, 1, &y, 1)) {
+			OK(0, "ArgMax runs on the CPU: %s", t.err.msg);
+			xt_free(&x);
+			continue;
+		}
+		tried++;
+		int64_t len = xd[axis], outer = xk_numel(axis, xd), inner = xk_numel(rank - axis - 1, xd + axis + 1);
+		int ok = 1;
+		for (int64_t q = 0; ok && q < outer * inner; q++) {
+			int64_t o = q / inner, in_ = q % inner;
+			ok = ((int64_t *)y.data)[q] ==
+			     cu_arg_point(x.data, dt, o * len * inner + in_, len, inner, want_max, last);
+		}
+		agree += ok;
+		xt_free(&x);
+		xt_free(&y);
+	}
+	OK(tried == 300 && agree == tried, "cu_arg_point gives the CPU's ArgMax and ArgMin with ties and NaN (%d of %d)",
+	   agree, tried);
+}
+
+/* LayerNormalization over the last axes, InstanceNormalization and BatchNormalization on float32 and float64, as
+ * cuda-norm.cu puts cu_norm_stats and the element functions together. */
+static void test_norm_points(void)
+{
+	int tried = 0, agree = 0;
+
+	for (int it = 0; it < 240; it++) {
+		int kind = it % 3, rank = (int)irand(kind ? 3 : 1, 4);
+		int32_t dt = irand(0, 3) ? OV_DT_FLOAT : OV_DT_DOUBLE;
+		int64_t xd[4], c;
+		for (int i = 0; i < rank; i++)
+			xd[i] = irand(1, 6);
+		c = kind ? xd[1] : 0;
+		struct tnode t;
+		struct xtensor x, y, z, p[4];
+		alloc_or_die(&x, dt, rank, xd);
+		for (int64_t i = 0; i < x.numel; i++)
+			xt_set(&x, i, (double)irand(-(1 << 20), 1 << 20) / (1 << 18));
+		int axis = (int)irand(0, rank - 1);
+		int64_t pd[4], npd = 0, len = 1, outer = 1;
+		if (kind == 0) { /* Scale and B of the normalised dims */
+			for (int i = axis; i < rank; i++)
+				pd[npd++] = xd[i];
+		} else {
+			pd[npd++] = c;
+		}
+		for (int j = 0; j < (kind == 2 ? 4 : 2); j++) {
+			alloc_or_die(&p[j], dt, (int)npd, pd);
+			for (int64_t i = 0; i < p[j].numel; i++)
+				xt_set(&p[j], i, j == 3 ? 0.1 + (double)irand(0, 100) / 50 : (double)irand(-100, 100) / 64);
+		}
+		double eps = 1e-5f;
+		const struct xtensor *in[5] = {&x, &p[0], &p[1], &p[2], &p[3]};
+		node(&t, kind == 0 ? "LayerNormalization" : kind == 1 ? "InstanceNormalization" : "BatchNormalization");
+		if (kind == 0)
+			set_int(&t, "axis", axis);
+		if (run(&t, kind == 0 ? 17 : 15, in, kind == 2 ? 5 : 3, &y, 1)) {
+			OK(0, "%s runs on the CPU: %s", t.proto.op_type, t.err.msg);
+			xt_free(&x);
+			for (int j = 0; j < (kind == 2 ? 4 : 2); j++)
+				xt_free(&p[j]);
+			continue;
+		}
+		tried++;
+		alloc_or_die(&z, dt, rank, xd);
+		if (kind == 0) {
+			for (int i = 0; i < rank; i++)
+				*(i < axis ? &outer : &len) *= xd[i];
+			for (int64_t r = 0; r < outer; r++) {
+				double m, inv;
+				cu_norm_stats(x.data, dt, r * len, len, eps, &m, &inv);
+				m = (float)m, inv = (float)inv; /* stash_type float */
+				for (int64_t j = 0; j < len; j++)
+					cu_store_d(z.data, dt, r * len + j,
+						   cu_layernorm_value(cu_load_d(x.data, dt, r * len + j), m, inv,
+								      cu_load_d(p[0].data, dt, j),
+								      cu_load_d(p[1].data, dt, j)));
+			}
+		} else if (kind == 1) {
+			len = xk_numel(rank - 2, xd + 2);
+			for (int64_t g = 0; g < xd[0] * c; g++) {
+				double m, inv, sc = xt_get(&p[0], g % c), bi = xt_get(&p[1], g % c);
+				cu_norm_stats(x.data, dt, g * len, len, eps, &m, &inv);
+				for (int64_t j = g * len; j < (g + 1) * len; j++)
+					if (dt == OV_DT_FLOAT)
+						((float *)z.data)[j] = cu_group_norm_f(((float *)x.data)[j], m, inv, sc, bi);
+					else
+						((double *)z.data)[j] = cu_group_norm_d(((double *)x.data)[j], m, inv, sc, bi);
+			}
+		} else {
+			len = xk_numel(rank - 2, xd + 2);
+			for (int64_t j = 0; j < x.numel; j++) {
+				int64_t ch = j / len % c;
+				double a = xt_get(&p[0], ch) / sqrt(xt_get(&p[3], ch) + eps);
+				double b = xt_get(&p[1], ch) - xt_get(&p[2], ch) * a;
+				if (dt == OV_DT_FLOAT)
+					((float *)z.data)[j] = cu_batchnorm_f(((float *)x.data)[j], a, b, len > 1);
+				else
+					((double *)z.data)[j] = ((double *)x.data)[j] * a + b;
+			}
+		}
+		int ok = !memcmp(y.data, z.data, y.bytes);
+		if (!ok)
+			printf("#   %s on %s, rank %d: CPU and cuda-points differ\n", t.proto.op_type, dtype_short_name(dt),
+			       rank);
+		agree += ok;
+		xt_free(&x);
+		xt_free(&y);
+		xt_free(&z);
+		for (int j = 0; j < (kind == 2 ? 4 : 2); j++)
+			xt_free(&p[j]);
+	}
+	OK(tried == 240 && agree == tried, "cu_norm_stats and the element functions give the CPU's LayerNormalization, "
+	   "InstanceNormalization and BatchNormalization bit for bit (%d of %d)", agree, tried);
+}
+
 int main(void)
 {
 	test_elementwise_points();
 	test_pool_points();
 	test_softmax_points();
+	test_cast_points();
+	test_reduce_points();
+	test_arg_points();
+	test_norm_points();
 	test_fixed();
 	test_random();
 	test_runner_hooks();
