@@ -254,6 +254,7 @@ static const struct {
 	{cuda_conv_kernels, &cuda_conv_count},
 	{cuda_pool_kernels, &cuda_pool_count},
 	{cuda_norm_kernels, &cuda_norm_count},
+	{cuda_resize_kernels, &cuda_resize_count},
 };
 
 // The row with the greatest since <= opset, as for the CPU kernels (ai.onnx ops only).

@@ -148,5 +148,7 @@ extern const struct exec_kernel cuda_pool_kernels[];
 extern const size_t cuda_pool_count;
 extern const struct exec_kernel cuda_norm_kernels[];
 extern const size_t cuda_norm_count;
+extern const struct exec_kernel cuda_resize_kernels[];
+extern const size_t cuda_resize_count;
 
 #endif
