@@ -257,6 +257,136 @@ for op in ("GlobalAveragePool", "GlobalMaxPool"):
     for i, xs in enumerate(([2, 3, 5, 5], [1, 4, 300, 7], [2, 2, 9], [1, 3, 1, 1])):
         model("%s_%d" % (op, i), op, [("x", F, xs)], xs[:2] + [1] * (len(xs) - 2), opset=13)
 
+# Resize and Upsample: every mode, coordinate transformation and nearest mode, roi with extrapolation, scales and
+# sizes, axes and keep_aspect_ratio_policy, antialias, ranks 1 to 5, float16 and bfloat16, the older forms (Resize
+# 10, 11, 13; Upsample 7, 9), and scales computed on the device.  Both backends plan on the host with the same code
+# and compute each element with the same functions, so they must agree exactly (tolerance 0).
+def resize_shape(xs, scales=None, sizes=None, axes=None, policy="stretch"):
+    axes = [a % len(xs) for a in (axes if axes is not None else range(len(xs)))]
+    out = list(xs)
+    if sizes is not None and policy != "stretch":
+        ratios = [sizes[i] / xs[a] for i, a in enumerate(axes)]
+        s = min(ratios) if policy == "not_larger" else max(ratios)
+        for a in axes:
+            out[a] = int(round(s * xs[a]))
+    elif sizes is not None:
+        for i, a in enumerate(axes):
+            out[a] = sizes[i]
+    else:
+        for i, a in enumerate(axes):
+            out[a] = xs[a] if scales[i] == 1 else int(math.floor(xs[a] * float(np.float32(scales[i])) + 1e-9))
+    return out
+def resize(name, xs, a=None, roi=None, scales=None, sizes=None, opset=19, t=F, op="Resize"):
+    a = dict(a or {})
+    out = resize_shape(xs, scales, sizes, a.get("axes"), a.get("keep_aspect_ratio_policy", "stretch"))
+    f32 = lambda v: np.array(v, np.float32)
+    inits, names = [], ["x"]
+    if op == "Upsample" and opset < 9:
+        a["scales"] = scales
+    elif op == "Upsample" or opset < 11:
+        inits, names = [("scales", f32(scales))], ["x", "scales"]
+    else:
+        # Resize-11 needs roi and scales, empty when unused; later ones take "" for what is left out
+        for n, v in (("roi", roi), ("scales", scales), ("sizes", sizes)):
+            if v is not None:
+                inits.append((n, np.array(v, np.int64) if n == "sizes" else f32(v)))
+                names.append(n)
+            elif opset == 11 and n != "sizes":
+                inits.append((n, f32([])))
+                names.append(n)
+            else:
+                names.append("")
+        while names[-1] == "":
+            names.pop()
+    model("%s_%s" % (op, name), op, [("x", t, xs)], out, a, inits, opset=opset, tol="0 0", node_inputs=names)
+up, down = [1, 1, 2, 3], [1, 1, 0.6, 0.5]
+coords = ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric",
+          "tf_half_pixel_for_nn")
+for nm in ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil"):
+    for c in coords:
+        for d, sc in (("up", up), ("down", down)):
+            resize("nearest_%s_%s_%s" % (nm, c, d), [1, 2, 4, 5], {"mode": "nearest", "nearest_mode": nm,
+                   "coordinate_transformation_mode": c}, scales=sc)
+for mode in ("linear", "cubic"):
+    for c in coords:
+        for d, sc in (("up", up), ("down", down)):
+            resize("%s_%s_%s" % (mode, c, d), [2, 3, 5, 7], {"mode": mode, "coordinate_transformation_mode": c},
+                   scales=sc)
+        resize("%s_%s_sizes" % (mode, c), [1, 2, 5, 6], {"mode": mode, "coordinate_transformation_mode": c},
+               sizes=[1, 2, 8, 4])
+    for d, sc in (("up", up), ("down", [1, 1, 0.5, 0.3])):
+        resize("%s_antialias_%s" % (mode, d), [1, 2, 9, 10], {"mode": mode, "antialias": 1}, scales=sc)
+    resize("%s_antialias_sizes" % mode, [1, 2, 16, 12], {"mode": mode, "antialias": 1}, sizes=[1, 2, 5, 7])
+    # tf_crop_and_resize: a crop inside, then one reaching outside the input (extrapolation_value)
+    crop = {"mode": mode, "coordinate_transformation_mode": "tf_crop_and_resize"}
+    resize("%s_crop" % mode, [1, 2, 6, 7], crop, roi=[0, 0, 0.2, 0.3, 1, 1, 0.8, 0.9], sizes=[1, 2, 5, 4])
+    resize("%s_crop_extrapolate" % mode, [1, 2, 6, 7], dict(crop, extrapolation_value=7.5),
+           roi=[0, 0, -0.3, 0.1, 1, 1, 0.7, 1.4], sizes=[1, 2, 6, 8])
+    resize("%s_crop_axes" % mode, [2, 5, 6], dict(crop, axes=[2, 1], extrapolation_value=-2.0),
+           roi=[0.1, -0.2, 1.3, 0.9], sizes=[9, 3])
+    resize("%s_3d" % mode, [2, 3, 7], {"mode": mode}, scales=[1, 1, 2.5])
+    resize("%s_5d" % mode, [1, 2, 3, 4, 5], {"mode": mode}, scales=[1, 1, 2, 0.5, 1.5])
+    resize("%s_1d" % mode, [9], {"mode": mode}, sizes=[14])
+    resize("%s_2d_both" % mode, [5, 6], {"mode": mode, "coordinate_transformation_mode": "align_corners"},
+           scales=[1.6, 0.5])
+    resize("%s_unit_inner" % mode, [2, 3, 5, 1], {"mode": mode}, scales=[1, 1, 1.6, 1])  # stride 1 off the last axis
+    resize("%s_identity" % mode, [1, 2, 3, 4], {"mode": mode}, scales=[1, 1, 1, 1])
+    resize("%s_f16" % mode, [1, 2, 5, 6], {"mode": mode}, scales=up, t=H)
+    resize("%s_bf16" % mode, [1, 2, 5, 6], {"mode": mode}, scales=down, t=B)
+    resize("%s_big" % mode, [1, 3, 32, 32], {"mode": mode}, scales=[1, 1, 2, 2])
+for A, ex in ((-0.5, 1), (-0.5, 0), (-0.75, 1)):
+    for d, sc in (("up", up), ("down", down)):
+        resize("cubic_A%g_ex%d_%s" % (-A, ex, d), [1, 2, 6, 7], {"mode": "cubic", "cubic_coeff_a": A,
+               "exclude_outside": ex}, scales=sc)
+resize("nearest_crop_extrapolate", [1, 2, 6, 7], {"coordinate_transformation_mode": "tf_crop_and_resize",
+       "extrapolation_value": 3.25}, roi=[0, 0, -0.3, 0.1, 1, 1, 0.7, 1.4], sizes=[1, 2, 6, 8])
+resize("nearest_5d", [1, 2, 3, 4, 5], {"mode": "nearest"}, scales=[1, 2, 2, 0.5, 1.5])
+resize("nearest_3d", [2, 3, 7], {"mode": "nearest", "nearest_mode": "ceil"}, sizes=[2, 5, 11])
+resize("nearest_f16", [1, 2, 5, 6], {}, scales=up, t=H)
+resize("nearest_bf16", [1, 2, 5, 6], {}, scales=down, t=B)
+# axes and keep_aspect_ratio_policy (18+)
+for pol in ("stretch", "not_larger", "not_smaller"):
+    resize("sizes_%s" % pol, [1, 2, 6, 9], {"mode": "linear", "keep_aspect_ratio_policy": pol}, sizes=[1, 2, 8, 8])
+    resize("axes_%s" % pol, [1, 2, 6, 9], {"mode": "nearest", "axes": [3, 2], "keep_aspect_ratio_policy": pol},
+           sizes=[4, 10])
+resize("axes_scales", [1, 3, 4, 5], {"mode": "cubic", "axes": [-1, 1]}, scales=[1.5, 0.7])
+resize("axes_18", [1, 3, 4, 5], {"mode": "linear", "axes": [2]}, scales=[2.5], opset=18)
+# the older forms
+resize("10_nearest_up", [1, 2, 3, 4], {"mode": "nearest"}, scales=up, opset=10)
+resize("10_nearest_down", [1, 2, 5, 7], {"mode": "nearest"}, scales=down, opset=10)
+resize("10_linear", [1, 2, 3, 4], {"mode": "linear"}, scales=[1, 1, 2.5, 0.75], opset=10)
+resize("11_linear", [1, 2, 3, 4], {"mode": "linear"}, scales=up, opset=11)
+resize("11_cubic_sizes", [1, 2, 3, 4], {"mode": "cubic"}, sizes=[1, 2, 7, 5], opset=11)
+resize("11_crop", [1, 2, 6, 7], {"mode": "linear", "coordinate_transformation_mode": "tf_crop_and_resize"},
+       roi=[0, 0, 0.2, 0.3, 1, 1, 0.8, 0.9], sizes=[1, 2, 4, 4], opset=11)
+resize("13_nearest_sizes", [1, 2, 3, 4], {"mode": "nearest", "nearest_mode": "floor"}, sizes=[1, 2, 7, 9],
+       opset=13)
+resize("13_linear", [1, 2, 3, 4], {"mode": "linear"}, scales=down, opset=13)
+resize("7_nearest", [1, 2, 3, 4], {"mode": "nearest"}, scales=[1.0, 1.0, 2.0, 3.0], opset=7, op="Upsample")
+resize("7_linear", [1, 2, 3, 4], {"mode": "linear"}, scales=[1.0, 1.0, 2.0, 1.5], opset=7, op="Upsample")
+resize("9_nearest", [1, 2, 3, 4], {"mode": "nearest"}, scales=[1, 1, 2, 3], opset=9, op="Upsample")
+resize("9_bilinear", [1, 2, 3, 4], {"mode": "linear"}, scales=[1, 1, 2, 2.5], opset=9, op="Upsample")
+# scales computed by a node the device runs: Resize reads them on the host (cu_host)
+vi = helper.make_tensor_value_info
+g = helper.make_graph([helper.make_node("Add", ["s0", "s1"], ["sc"], name="n0"),
+                       helper.make_node("Resize", ["x", "", "sc"], ["y"], name="n1", mode="linear")],
+                      "dev_scales", [vi("x", F, [1, 2, 4, 5])], [vi("y", F, [1, 2, 8, 7])],
+                      [numpy_helper.from_array(np.array(v, np.float32), n)
+                       for n, v in (("s0", [0.5, 0.5, 1, 1]), ("s1", [0.5, 0.5, 1, 0.5]))])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 19)])
+m.ir_version = 8
+onnx.save(m, "Resize_device_scales.onnx")
+manifest.write("Resize_device_scales 0 0 y 0 x\n")
+# integer images, which the CUDA kernels decline: the CPU runs them (one fallback each)
+for t, tn, mode in ((T.UINT8, "u8", "nearest"), (T.INT32, "i32", "linear")):
+    g = helper.make_graph([helper.make_node("Resize", ["x", "", "scales"], ["y"], name="n0", mode=mode)],
+                          "int_resize", [vi("x", t, [1, 2, 3, 4])], [vi("y", t, [1, 2, 6, 8])],
+                          [numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 19)])
+    m.ir_version = 8
+    onnx.save(m, "Resize_%s_declined.onnx" % tn)
+    manifest.write("Resize_%s_declined 0 0 y 1 x\n" % tn)
+
 # Softmax and LogSoftmax: one axis (13) and the 2-D coercion before it
 for op in ("Softmax", "LogSoftmax"):
     for i, (xs, a, ops) in enumerate((([3, 7], {}, 13), ([2, 3, 4], {"axis": 1}, 13), ([2, 3, 4], {"axis": 0}, 13),
@@ -549,12 +679,12 @@ run MatMul_8.onnx --input a=random --input b=random --backend cuda --tf32 --expe
 	--rtol 1e-2 --atol 1e-2
 check "--tf32 runs a matrix product, close to the CPU" [ "$(rc)" = 0 ]
 
-# the whole example model (Resize falls back), and declined nodes
+# the whole example model (its cubic Resize included), and declined nodes
 "$ONNXVIEW" run "$SRCNN" --input random --save cpu_srcnn >/dev/null 2>&1
 run "$SRCNN" --input random --backend cuda --expect output=cpu_srcnn/output.npy --rtol 1e-4 --atol 1e-5
 check "the example model matches the CPU on CUDA" [ "$(rc)" = 0 ]
-check "its Resize, which CUDA does not run, is reported on the CPU" \
-	sh -c "grep -q '(1 on the CPU' out.txt && grep -q '^on the CPU: #[0-9]* .*Resize$' out.txt"
+check "all its nodes, the cubic Resize too, run on CUDA (none on the CPU)" \
+	sh -c "grep -q '^ran 6 nodes on cuda' out.txt && ! grep -q 'on the CPU' out.txt"
 "$PYTHON" - <<'EOF'
 import numpy as np, onnx
 from onnx import helper, numpy_helper, TensorProto as T

@@ -1,6 +1,7 @@
 /* CPU resampling and rearrangement: Resize (nearest/linear/cubic, every coordinate transformation and nearest mode,
  * roi and extrapolation, antialias, axes and keep_aspect_ratio_policy), Upsample, DepthToSpace, SpaceToDepth and
- * GridSample.  The arithmetic is src/exec/ov-resize.h's; linear and cubic run separably, one axis at a time. */
+ * GridSample.  Resize is planned by src/exec/resize-plan.h and computed with src/exec/ov-resize.h, as the CUDA
+ * backend's (cuda-resize.cu) is; linear and cubic run separably, one axis at a time. */
 #include "config.h"
 
 #include <math.h>
@@ -11,170 +12,13 @@
 #include "src/exec/cpu-nn.h"
 #include "src/exec/exec.h"
 #include "src/exec/ov-resize.h"
+#include "src/exec/resize-plan.h"
 
 /* ---- Resize ----------------------------------------------------------------------------------------------------- */
 
-struct resize_params {
-	enum ov_resize_mode mode;
-	enum ov_resize_coord coord;
-	enum ov_resize_nearest nearest;
-	double cubic_a, extrapolation;
-	int exclude_outside, antialias;
-	int rank;
-	int64_t in[XT_MAX_RANK], out[XT_MAX_RANK];
-	double scale[XT_MAX_RANK], roi_start[XT_MAX_RANK], roi_end[XT_MAX_RANK];
-};
-
-/* One axis's filter: for output o, input indices [lo[o], lo[o] + n[o]) with weights w[woff[o] ...]; outside[o]
- * when tf_crop_and_resize extrapolates there. */
-struct resize_axis {
-	int identity;
-	int64_t *lo, *n, *woff;
-	double *w;
-	unsigned char *outside;
-	int any_outside;
-};
-
-static void axis_free(struct resize_axis *a)
-{
-	free(a->lo);
-	free(a->n);
-	free(a->woff);
-	free(a->w);
-	free(a->outside);
-	memset(a, 0, sizeof *a);
-}
-
-static int parse_coord(const char *s, enum ov_resize_coord *c)
-{
-	static const struct {
-		const char *name;
-		enum ov_resize_coord v;
-	} t[] = {
-		{"half_pixel", OV_RC_HALF_PIXEL},
-		{"half_pixel_symmetric", OV_RC_HALF_PIXEL_SYMMETRIC},
-		{"pytorch_half_pixel", OV_RC_PYTORCH_HALF_PIXEL},
-		{"align_corners", OV_RC_ALIGN_CORNERS},
-		{"asymmetric", OV_RC_ASYMMETRIC},
-		{"tf_half_pixel_for_nn", OV_RC_TF_HALF_PIXEL_FOR_NN},
-		{"tf_crop_and_resize", OV_RC_TF_CROP_AND_RESIZE},
-	};
-	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-		if (!strcmp(s, t[i].name)) {
-			*c = t[i].v;
-			return 0;
-		}
-	return -1;
-}
-
-static int parse_nearest(const char *s, enum ov_resize_nearest *m)
-{
-	if (!strcmp(s, "round_prefer_floor"))
-		*m = OV_RN_ROUND_PREFER_FLOOR;
-	else if (!strcmp(s, "round_prefer_ceil"))
-		*m = OV_RN_ROUND_PREFER_CEIL;
-	else if (!strcmp(s, "floor"))
-		*m = OV_RN_FLOOR;
-	else if (!strcmp(s, "ceil"))
-		*m = OV_RN_CEIL;
-	else
-		return -1;
-	return 0;
-}
-
-/* Build the filter of axis a. */
-static int axis_build(struct exec_kernel_ctx *k, const struct resize_params *p, int a, struct resize_axis *ax)
-{
-	int64_t in = p->in[a], out = p->out[a];
-	double scale = p->scale[a];
-	int crop = p->coord == OV_RC_TF_CROP_AND_RESIZE;
-
-	memset(ax, 0, sizeof *ax);
-	if (out == 0)
-		return 0;
-	if (in == 0)
-		return xk_fail(k, "cannot resize an empty axis %d to %lld", a, (long long)out);
-	/* identity: same length and every coordinate lands on its own index */
-	ax->identity = in == out;
-	for (int64_t o = 0; ax->identity && o < out; o++)
-		if (ov_resize_coord(p->coord, (double)o, scale, in, out, p->roi_start[a], p->roi_end[a]) != (double)o)
-			ax->identity = 0;
-	if (ax->identity)
-		return 0;
-	double fs = p->antialias && p->mode != OV_RM_NEAREST && scale < 1 ? scale : 1;
-	int64_t first = 0, count = 1;
-	if (p->mode != OV_RM_NEAREST) {
-		if (!(fs > 1e-7))
-			return xk_fail(k, "scale %g on axis %d is too small to filter", scale, a);
-		ov_resize_taps(p->mode, fs, &first, &count);
-	}
-	int64_t maxw = count < in ? count : in;
-	if (out > (1ll << 40) / maxw)
-		return xk_fail(k, "a resize filter of %lld x %lld taps is too large", (long long)out, (long long)maxw);
-	ax->lo = malloc((size_t)out * sizeof *ax->lo);
-	ax->n = malloc((size_t)out * sizeof *ax->n);
-	ax->woff = malloc((size_t)out * sizeof *ax->woff);
-	ax->outside = calloc((size_t)out, 1);
-	ax->w = malloc((size_t)(out * maxw) * sizeof *ax->w);
-	double *tmp = malloc((size_t)in * sizeof *tmp);
-	if (!ax->lo || !ax->n || !ax->woff || !ax->outside || !ax->w || !tmp) {
-		free(tmp);
-		axis_free(ax);
-		return xk_fail(k, "out of memory for a resize filter of %lld x %lld", (long long)out, (long long)maxw);
-	}
-	int64_t wpos = 0;
-	for (int64_t o = 0; o < out; o++) {
-		double x = ov_resize_coord(p->coord, (double)o, scale, in, out, p->roi_start[a], p->roi_end[a]);
-		if (crop && (x < 0 || x > (double)(in - 1))) {
-			ax->outside[o] = 1;
-			ax->any_outside = 1;
-		}
-		ax->woff[o] = wpos;
-		if (p->mode == OV_RM_NEAREST) {
-			int64_t i = ov_resize_nearest(p->nearest, x, scale < 1);
-			ax->lo[o] = i < 0 ? 0 : i >= in ? in - 1 : i;
-			ax->n[o] = 1;
-			ax->w[wpos++] = 1;
-			continue;
-		}
-		/* taps floor(x) + first ... ; out-of-range taps take the edge value (or weight 0 with
-		 * exclude_outside); gather the weights per input index */
-		double fx = floor(x), t = x - fx;
-		if (!(fabs(fx) < 4e18)) /* NaN or absurd coordinates: clamp to the start */
-			fx = 0, t = 0;
-		int64_t base = (int64_t)fx + first, last = base + count - 1;
-		/* the taps are consecutive, so their clamped (or kept) indices form the range [lo, hi] */
-		int64_t lo = base < 0 ? 0 : base >= in ? in - 1 : base;
-		int64_t hi = last < 0 ? 0 : last >= in ? in - 1 : last;
-		if (p->exclude_outside && (last < 0 || base >= in))
-			hi = lo - 1;
-		for (int64_t j = lo; j <= hi; j++)
-			tmp[j] = 0;
-		double sum = 0;
-		for (int64_t i = 0; i < count && hi >= lo; i++) {
-			int64_t idx = base + i;
-			if (p->exclude_outside && (idx < 0 || idx >= in))
-				continue;
-			double wv = ov_resize_weight(p->mode, fs, p->cubic_a, first + i, t);
-			tmp[idx < lo ? lo : idx > hi ? hi : idx] += wv;
-			sum += wv;
-		}
-		if (hi < lo) { /* every tap excluded */
-			lo = hi = 0;
-			tmp[0] = 0;
-		}
-		int normalize = (p->antialias && fs < 1) || p->exclude_outside;
-		ax->lo[o] = lo;
-		ax->n[o] = hi - lo + 1;
-		for (int64_t j = lo; j <= hi; j++)
-			ax->w[wpos++] = normalize && sum != 0 ? tmp[j] / sum : tmp[j];
-	}
-	free(tmp);
-	return 0;
-}
-
-/* One separable pass along axis a: x (outer, in, inner) -> y (outer, out, inner). */
-#define DEFINE_PASS(T, NAME)                                                                                     \
+/* One separable pass along axis a: x (outer, in, inner) -> y (outer, out, inner), each output the tap sum of
+ * ov-resize.h (which the CUDA passes compute too). */
+#define DEFINE_PASS(T, NAME, SUM)                                                                                \
 	static void NAME(const T *x, T *y, int64_t outer, int64_t in, int64_t out, int64_t inner,                \
 			 const struct resize_axis *ax)                                                           \
 	{                                                                                                        \
@@ -183,28 +27,13 @@ static int axis_build(struct exec_kernel_ctx *k, const struct resize_params *p, 
 				T *yr = y + (ou * out + o) * inner;                                              \
 				const double *w = ax->w + ax->woff[o];                                           \
 				const T *xr = x + (ou * in + ax->lo[o]) * inner;                                 \
-				if (inner == 1) {                                                                \
-					double acc = 0;                                                          \
-					for (int64_t t = 0; t < ax->n[o]; t++)                                   \
-						acc += w[t] * xr[t];                                             \
-					yr[0] = (T)acc;                                                          \
-					continue;                                                                \
-				}                                                                                \
 				for (int64_t i = 0; i < inner; i++)                                              \
-					yr[i] = 0;                                                               \
-				for (int64_t t = 0; t < ax->n[o]; t++) {                                         \
-					T wt = (T)w[t];                                                          \
-					const T *xs = xr + t * inner;                                            \
-					if (wt == 0)                                                             \
-						continue;                                                        \
-					for (int64_t i = 0; i < inner; i++)                                      \
-						yr[i] += wt * xs[i];                                             \
-				}                                                                                \
+					yr[i] = SUM(xr + i, inner, w, ax->n[o]);                                 \
 			}                                                                                        \
 	}
 
-DEFINE_PASS(float, pass_f)
-DEFINE_PASS(double, pass_d)
+DEFINE_PASS(float, pass_f, ov_resize_tap_sum_f)
+DEFINE_PASS(double, pass_d, ov_resize_tap_sum_d)
 
 /* Linear and cubic: one pass per axis that changes, in float (float tensors) or double (the rest). */
 static int resize_filter(struct exec_kernel_ctx *k, const struct resize_params *p, struct resize_axis *axes,
@@ -322,143 +151,10 @@ static void resize_extrapolate(const struct resize_params *p, struct resize_axis
 	}
 }
 
-/* Read Resize's / Upsample's attributes and inputs into p. */
-static int resize_read(struct exec_kernel_ctx *k, int upsample, struct resize_params *p)
+/* The CPU's inputs are on the host already. */
+static const struct xtensor *cpu_host_input(struct exec_kernel_ctx *k, size_t i)
 {
-	const struct xtensor *x = k->in[0];
-	char buf[64];
-	float fsc[XT_MAX_RANK];
-	double scales[XT_MAX_RANK], sizes_d[XT_MAX_RANK], roi[2 * XT_MAX_RANK];
-	int64_t axes[XT_MAX_RANK];
-	int r = x->rank;
-
-	memset(p, 0, sizeof *p);
-	p->rank = r;
-	xk_attr_str(k, "mode", "nearest", buf, sizeof buf);
-	if (!strcmp(buf, "nearest"))
-		p->mode = OV_RM_NEAREST;
-	else if (!strcmp(buf, "linear") || !strcmp(buf, "bilinear") || !strcmp(buf, "trilinear"))
-		p->mode = OV_RM_LINEAR;
-	else if (!strcmp(buf, "cubic") && !upsample && k->opset >= 11)
-		p->mode = OV_RM_CUBIC;
-	else
-		return xk_fail(k, "unknown mode '%s'", buf);
-	int v11 = !upsample && k->opset >= 11;
-	if (v11) {
-		if (parse_coord(xk_attr_str(k, "coordinate_transformation_mode", "half_pixel", buf, sizeof buf),
-				&p->coord))
-			return xk_fail(k, "unknown coordinate_transformation_mode '%s'", buf);
-		if (parse_nearest(xk_attr_str(k, "nearest_mode", "round_prefer_floor", buf, sizeof buf), &p->nearest))
-			return xk_fail(k, "unknown nearest_mode '%s'", buf);
-	} else {
-		p->coord = OV_RC_ASYMMETRIC;
-		p->nearest = OV_RN_SIMPLE;
-	}
-	p->cubic_a = xk_attr_float(k, "cubic_coeff_a", -0.75f);
-	p->exclude_outside = xk_attr_int(k, "exclude_outside", 0) != 0;
-	p->extrapolation = xk_attr_float(k, "extrapolation_value", 0.0f);
-	p->antialias = k->opset >= 18 && !upsample && xk_attr_int(k, "antialias", 0) != 0;
-	int64_t na = k->opset >= 18 && !upsample ? xk_attr_ints(k, "axes", axes, XT_MAX_RANK) : -1;
-	if (na > r)
-		return xk_fail(k, "axes has %lld values for rank %d", (long long)na, r);
-	if (na < 0) {
-		na = r;
-		for (int i = 0; i < r; i++)
-			axes[i] = i;
-	}
-	for (int64_t i = 0; i < na; i++) {
-		if (axes[i] < -r || axes[i] >= r)
-			return xk_fail(k, "axis %lld is out of range for rank %d", (long long)axes[i], r);
-		if (axes[i] < 0)
-			axes[i] += r;
-		for (int64_t j = 0; j < i; j++)
-			if (axes[j] == axes[i])
-				return xk_fail(k, "axis %lld is repeated", (long long)axes[i]);
-	}
-	for (int i = 0; i < r; i++) {
-		p->in[i] = p->out[i] = x->dims[i];
-		p->scale[i] = 1;
-		p->roi_start[i] = 0;
-		p->roi_end[i] = 1;
-	}
-	/* scales / sizes / roi */
-	const struct xtensor *troi = NULL, *tsc = NULL, *tsz = NULL;
-	int64_t nsc = -1;
-	if (upsample && k->opset < 9) {
-		nsc = xk_attr_floats(k, "scales", fsc, XT_MAX_RANK);
-		for (int64_t i = 0; i < nsc && i < XT_MAX_RANK; i++)
-			scales[i] = fsc[i];
-	} else if (!v11) {
-		tsc = k->n_in > 1 ? k->in[1] : NULL;
-	} else {
-		troi = k->n_in > 1 ? k->in[1] : NULL;
-		tsc = k->n_in > 2 ? k->in[2] : NULL;
-		tsz = k->n_in > 3 ? k->in[3] : NULL;
-	}
-	if (tsc && tsc->numel) {
-		nsc = tsc->numel; /* compared with the axes below; only that many are read */
-		cpu_read_doubles(tsc, scales, XT_MAX_RANK);
-	}
-	if (tsz && tsz->numel) {
-		if (tsz->numel != na)
-			return xk_fail(k, "sizes has %lld values for %lld axes", (long long)tsz->numel, (long long)na);
-		if (nsc > 0)
-			return xk_fail(k, "only one of scales and sizes may be given");
-		cpu_read_doubles(tsz, sizes_d, XT_MAX_RANK);
-		char pol[32];
-		xk_attr_str(k, "keep_aspect_ratio_policy", "stretch", pol, sizeof pol);
-		int keep = k->opset >= 18 && strcmp(pol, "stretch");
-		if (keep && strcmp(pol, "not_larger") && strcmp(pol, "not_smaller"))
-			return xk_fail(k, "unknown keep_aspect_ratio_policy '%s'", pol);
-		double s = strcmp(pol, "not_larger") ? 0 : INFINITY;
-		for (int64_t i = 0; i < na; i++) {
-			int64_t in = x->dims[axes[i]];
-			if (!(sizes_d[i] >= 0 && sizes_d[i] <= (double)(1ll << 40))) /* NaN too */
-				return xk_fail(k, "size %g is out of range", sizes_d[i]);
-			if (in == 0 && sizes_d[i] > 0)
-				return xk_fail(k, "cannot resize an empty axis to %g", sizes_d[i]);
-			double ratio = in ? sizes_d[i] / (double)in : 1;
-			s = strcmp(pol, "not_larger") ? (ratio > s ? ratio : s) : (ratio < s ? ratio : s);
-		}
-		for (int64_t i = 0; i < na; i++) {
-			int a = (int)axes[i];
-			if (keep) {
-				double o = nearbyint(s * (double)p->in[a]);
-				if (!(o >= 0 && o <= (double)(1ll << 40)))
-					return xk_fail(k, "keeping the aspect ratio makes axis %d %g long, out of range", a, o);
-				p->scale[a] = s;
-				p->out[a] = (int64_t)o;
-			} else {
-				p->out[a] = (int64_t)sizes_d[i];
-				p->scale[a] = p->in[a] ? (double)p->out[a] / (double)p->in[a] : 1;
-			}
-		}
-	} else if (nsc > 0) {
-		if (nsc != na)
-			return xk_fail(k, "scales has %lld values for %lld axes", (long long)nsc, (long long)na);
-		for (int64_t i = 0; i < na; i++) {
-			int a = (int)axes[i];
-			if (!(scales[i] > 0) || scales[i] > 1e9)
-				return xk_fail(k, "scale %g on axis %d must be positive", scales[i], a);
-			p->scale[a] = scales[i];
-			double o = scales[i] == 1 ? (double)p->in[a] : floor((double)p->in[a] * scales[i] + 1e-9);
-			if (o > (double)(1ll << 40))
-				return xk_fail(k, "scale %g makes axis %d too large", scales[i], a);
-			p->out[a] = (int64_t)o;
-		}
-	} else {
-		return xk_fail(k, "neither scales nor sizes is given");
-	}
-	if (troi && troi->numel && p->coord == OV_RC_TF_CROP_AND_RESIZE) {
-		if (troi->numel != 2 * na)
-			return xk_fail(k, "roi has %lld values for %lld axes", (long long)troi->numel, (long long)na);
-		cpu_read_doubles(troi, roi, 2 * XT_MAX_RANK);
-		for (int64_t i = 0; i < na; i++) {
-			p->roi_start[axes[i]] = roi[i];
-			p->roi_end[axes[i]] = roi[na + i];
-		}
-	}
-	return 0;
+	return k->in[i];
 }
 
 static int resize_run(struct exec_kernel_ctx *k, int upsample)
@@ -472,7 +168,7 @@ static int resize_run(struct exec_kernel_ctx *k, int upsample)
 		return xk_fail(k, "X is required");
 	if (!xt_elem_size(x->dtype) || x->dtype == OV_DT_STRING)
 		return xk_fail(k, "resizing %s is not supported", dtype_short_name(x->dtype));
-	if (resize_read(k, upsample, &p))
+	if (resize_plan_read(k, upsample, cpu_host_input, &p))
 		return -1;
 	if (p.mode != OV_RM_NEAREST && x->dtype == OV_DT_BOOL)
 		return xk_fail(k, "linear/cubic resizing of bool is not supported");
@@ -481,7 +177,7 @@ static int resize_run(struct exec_kernel_ctx *k, int upsample)
 		return -1;
 	if (k->out[0]->numel) {
 		for (int a = 0; a < p.rank; a++)
-			if (axis_build(k, &p, a, &axes[a]))
+			if (resize_plan_axis(k, &p, a, &axes[a]))
 				goto out;
 		if (p.mode == OV_RM_NEAREST)
 			resize_nearest(&p, axes, x, k->out[0]);
@@ -493,7 +189,7 @@ static int resize_run(struct exec_kernel_ctx *k, int upsample)
 	rc = 0;
 out:
 	for (int a = 0; a < p.rank; a++)
-		axis_free(&axes[a]);
+		resize_axis_free(&axes[a]);
 	return rc;
 }
 

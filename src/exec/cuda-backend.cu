@@ -169,9 +169,14 @@ const struct xtensor *cu_host(struct exec_kernel_ctx *k, size_t i)
 		xk_fail(k, "input %zu is missing", i);
 		return NULL;
 	}
+	int copied = t->host_stale;
 	if (xt_host((struct xtensor *)t, k->err)) {
 		ov_wrap(k->err, "input %zu: ", i);
 		return NULL;
+	}
+	if (copied && k->res) {
+		k->res->to_host++;
+		k->res->to_host_bytes += t->bytes;
 	}
 	return t;
 }
@@ -256,6 +261,7 @@ static const struct {
 	{cuda_norm_kernels, &cuda_norm_count},
 	{cuda_shape_kernels, &cuda_shape_count},
 	{cuda_reduce_kernels, &cuda_reduce_count},
+	{cuda_resize_kernels, &cuda_resize_count},
 };
 
 // The row with the greatest since <= opset, as for the CPU kernels (ai.onnx ops only).

@@ -153,5 +153,7 @@ extern const struct exec_kernel cuda_shape_kernels[];
 extern const size_t cuda_shape_count;
 extern const struct exec_kernel cuda_reduce_kernels[];
 extern const size_t cuda_reduce_count;
+extern const struct exec_kernel cuda_resize_kernels[];
+extern const size_t cuda_resize_count;
 
 #endif

@@ -1,6 +1,8 @@
-/* Resize's arithmetic, shared by the CPU kernels and (later) CUDA kernels: coordinate transformations from an
- * output index back into the input, the nearest-pixel rounding modes, and the linear/cubic filter taps
- * (with antialias, exclude_outside and cubic_coeff_a).  GridSample's coordinate helpers are here too.
+/* Resize's arithmetic, shared by the CPU kernels (cpu-resize.c) and the CUDA kernels (cuda-resize.cu): coordinate
+ * transformations from an output index back into the input, the nearest-pixel rounding modes, the linear/cubic
+ * filter taps (with antialias, exclude_outside and cubic_coeff_a) and the weighted sum one output of a separable
+ * pass computes.  GridSample's coordinate helpers are here too.  The per-axis tables built from these on the host
+ * are src/exec/resize-plan.h's.
  *
  * Everything is a static inline OV_HD function of scalars, in double, following ONNX's reference
  * implementation (onnx/reference/ops/op_resize.py): a separable filter, taps clamped to the edge. */
@@ -131,6 +133,32 @@ static inline OV_HD double ov_resize_weight(enum ov_resize_mode mode, double fs,
 	arg = 1 - fabs(arg);
 	return arg > 0 ? arg : 0;
 }
+
+/* One output of a separable pass along an axis: the sum of the n inputs x[0], x[stride], ... weighted by w (the
+ * axis's table for that output, resize-plan.h).  Where the stride is 1 (the innermost axis, or one followed only by
+ * axes of length 1) the sum is in double; elsewhere it is in the tensor's type T with the weights rounded to T, and
+ * zero weights are skipped (so an infinite input under a zero weight is left out there, but gives NaN at stride 1).
+ * That split is the CPU's original loop structure, kept so that both backends give the same bits. */
+#define OV_RESIZE_DEFINE_TAP_SUM(T, NAME)                                                                        \
+	static inline OV_HD T NAME(const T *x, int64_t stride, const double *w, int64_t n)                      \
+	{                                                                                                        \
+		if (stride == 1) {                                                                               \
+			double acc = 0;                                                                          \
+			for (int64_t t = 0; t < n; t++)                                                          \
+				acc += w[t] * x[t];                                                              \
+			return (T)acc;                                                                           \
+		}                                                                                                \
+		T acc = 0;                                                                                       \
+		for (int64_t t = 0; t < n; t++) {                                                                \
+			T wt = (T)w[t];                                                                          \
+			if (wt == 0)                                                                             \
+				continue;                                                                        \
+			acc += wt * x[t * stride];                                                               \
+		}                                                                                                \
+		return acc;                                                                                      \
+	}
+OV_RESIZE_DEFINE_TAP_SUM(float, ov_resize_tap_sum_f)
+OV_RESIZE_DEFINE_TAP_SUM(double, ov_resize_tap_sum_d)
 
 /* GridSample: a normalised grid coordinate in [-1, 1] to a pixel coordinate along an axis of len. */
 static inline OV_HD double ov_grid_denormalize(double g, int64_t len, int align_corners)
