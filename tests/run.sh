@@ -172,6 +172,25 @@ check "NaN counts are reported" grep -q "NaN got 1 want 0" out.txt
 check "Inf counts count -Inf too" grep -q "Inf got 2 want 2" out.txt
 check "statistics count NaN and Inf" grep -q "NaN 1 +Inf 1 -Inf 1" out.txt
 
+# the first opsets' defaults: Concat-1's axis is 1; Split-1 takes its parts from its optional second input
+"$PYTHON" - <<'EOF2'
+import numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto as T
+vi = helper.make_tensor_value_info
+g = helper.make_graph([helper.make_node("Concat", ["a", "b"], ["y"])], "c1",
+                      [vi("a", T.FLOAT, [2, 3]), vi("b", T.FLOAT, [2, 1])], [vi("y", T.FLOAT, None)])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 1)]), "concat1.onnx")
+g = helper.make_graph([helper.make_node("Split", ["x", "parts"], ["p", "q"], axis=0)], "s1",
+                      [vi("x", T.FLOAT, [5, 2])], [vi("p", T.FLOAT, None), vi("q", T.FLOAT, None)],
+                      [numpy_helper.from_array(np.array([1, 4], np.int64), "parts")])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 1)]), "split1.onnx")
+EOF2
+run concat1.onnx --input a=random --input b=random
+check "Concat-1 without an axis concatenates on axis 1" grep -q "^output 'y' float32\[2,4\]" out.txt
+run split1.onnx --input x=random
+check "Split-1 takes its parts from its optional input" \
+	sh -c "grep -q \"^output 'p' float32\\[1,2\\]\" out.txt && grep -q \"^output 'q' float32\\[4,2\\]\" out.txt"
+
 run m.onnx --bogus
 check "an unknown option exits 2" [ "$(rc)" = 2 ]
 run m.onnx --rtol abc

@@ -535,7 +535,8 @@ static int k_concat(struct exec_kernel_ctx *k)
 
 	if (need_x(k, &x))
 		return -1;
-	if (norm_axis(k, xk_attr_int(k, "axis", 0), x->rank, "axis", &axis))
+	/* Concat-1's axis is optional with 1 as its default; Concat-4 on require it */
+	if (norm_axis(k, xk_attr_int(k, "axis", k->opset < 4 ? 1 : 0), x->rank, "axis", &axis))
 		return -1;
 	memcpy(d, x->dims, sizeof d);
 	d[axis] = 0;
@@ -590,7 +591,8 @@ static int k_split_run(struct exec_kernel_ctx *k, int v)
 	if (!(split = calloc(n ? n : 1, sizeof *split)))
 		return xk_fail(k, "out of memory");
 	int64_t ns = -2;
-	if (v >= 13 && st) {
+	/* the parts come from input 1 (Split-1, where it is optional, and Split-13 on) or the attribute */
+	if ((v >= 13 || k->opset < 2) && st) {
 		if (st->rank > 1 || st->numel != (int64_t)n) {
 			xk_fail(k, "split has %" PRId64 " values for %zu outputs", st->numel, n);
 			goto out;

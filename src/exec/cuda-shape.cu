@@ -728,7 +728,7 @@ static int k_split(struct exec_kernel_ctx *k)
 	struct cu_bufs bufs = {};
 	int v = (int)k->opset, rc = EXEC_DECLINE;
 
-	// Split-1's optional split input is left to the CPU (which reads the attribute only, before opset 13)
+	// Split-1's optional split input is left to the CPU
 	if (!x || x->rank == 0 || (v < 13 && input(k, 1)))
 		return EXEC_DECLINE;
 	int axis = axis_of(xk_attr_int(k, "axis", 0), x->rank);
