@@ -80,6 +80,13 @@ check "--json gives the copies" "$PYTHON" -c "
 import json; c = json.load(open('out.txt'))['copies']
 assert (c['to_device'], c['to_device_bytes'], c['to_host'], c['to_host_bytes']) == (4, 2800, 2, 2048), c"
 
+# the report's count of copies agrees with the simulator's on the example (Resize's tables go up too)
+OV_CUDASIM_STATS=1 run "$SRCNN" --input random --backend cuda
+sim_counts=$(sed -n 's/^cudasim: H2D \([0-9]*\) copies \([0-9]*\) bytes, D2H \([0-9]*\) copies \([0-9]*\) bytes.*/\1 \2 \3 \4/p' err.txt)
+report_counts=$(sed -n 's/^copies: \([0-9]*\) to the device (\([0-9]*\) bytes), \([0-9]*\) to the host (\([0-9]*\) bytes)$/\1 \2 \3 \4/p' out.txt)
+check "the example runs every node on CUDA and its report counts the copies the simulator saw ($sim_counts)" \
+	sh -c "[ -n '$sim_counts' ] && [ '$sim_counts' = '$report_counts' ] && ! grep -q 'on the CPU' out.txt"
+
 # ---- device errors ----
 OV_CUDASIM_FAULT=add_bias run "$SRCNN" --input random --backend cuda
 check "a kernel that faults ends the run (exit 1)" [ "$(rc)" = 1 ]

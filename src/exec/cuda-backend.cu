@@ -149,16 +149,26 @@ const void *cu_input(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i)
 			cudaGetErrorString(e));
 		return NULL;
 	}
-	if (t->bytes && CU_OK(k, cudaMemcpyAsync(d, t->data, t->bytes, cudaMemcpyHostToDevice, cu_dev.stream))) {
+	if (cu_upload(k, d, t->data, t->bytes)) {
 		raw_free(d);
 		return NULL;
 	}
 	attach(t, d, 0);
+	return d;
+}
+
+// From pageable memory, cudaMemcpyAsync has taken the data when it returns: the caller may free host at once.
+int cu_upload(struct exec_kernel_ctx *k, void *dev, const void *host, size_t bytes)
+{
+	if (!bytes)
+		return 0;
+	if (CU_OK(k, cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, cu_dev.stream)))
+		return -1;
 	if (k->res) {
 		k->res->to_device++;
-		k->res->to_device_bytes += t->bytes;
+		k->res->to_device_bytes += bytes;
 	}
-	return d;
+	return 0;
 }
 
 const struct xtensor *cu_host(struct exec_kernel_ctx *k, size_t i)

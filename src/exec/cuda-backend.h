@@ -88,6 +88,9 @@ void cu_bufs_free(struct cu_bufs *b);
 /* Input i on the device, in its own element type (its device copy, made now if it has none; the tensor keeps
  * it); NULL with the node's error set. */
 const void *cu_input(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i);
+/* Copy bytes of host memory (a kernel's own table: indices, weights...) to dev, counted with the run's copies
+ * to the device: 0, or -1 with the node's error set.  The host memory may be freed when it returns. */
+int cu_upload(struct exec_kernel_ctx *k, void *dev, const void *host, size_t bytes);
 /* Input i readable on the host (k->in[i] itself, its host copy brought up to date first when the value lives on
  * the device): for the few inputs a kernel reads on the host, such as Clip's bounds, Reshape's shape or Slice's
  * starts.  Reading k->in[i]->data without it is a bug: a value computed on the device has no host copy yet.

@@ -130,7 +130,7 @@ static const double *upload_doubles(struct exec_kernel_ctx *k, struct cu_bufs *b
 {
 	size_t bytes = (size_t)n * sizeof *v;
 	void *d = cu_alloc(k, b, bytes);
-	if (!d || (bytes && CU_OK(k, cudaMemcpyAsync(d, v, bytes, cudaMemcpyHostToDevice, cu_dev.stream))))
+	if (!d || cu_upload(k, d, v, bytes))
 		return NULL;
 	return (const double *)d;
 }

@@ -130,15 +130,10 @@ static int tables_upload(struct exec_kernel_ctx *k, struct cu_bufs *bufs, const 
 		if (g->outside[a] >= 0)
 			memcpy(ho + g->outside[a], ax->outside, out);
 	}
-	// from pageable memory the copy has taken the data when it returns, so h can go now
-	int rc = CU_OK(k, cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, cu_dev.stream));
+	int rc = cu_upload(k, d, h, bytes);
 	free(h);
 	if (rc)
 		return -1;
-	if (k->res) {
-		k->res->to_device++;
-		k->res->to_device_bytes += bytes;
-	}
 	tb->ti = (const int64_t *)d;
 	tb->tw = (const double *)(d + (size_t)ni * 8);
 	tb->to = (const unsigned char *)(d + (size_t)(ni + nw) * 8);

@@ -323,7 +323,7 @@ static int plan_run(struct exec_kernel_ctx *k, struct map_plan *p, const char *f
 		dy = cu_alloc(k, &bufs, y->bytes);
 	if (!dy)
 		goto out;
-	if (dtab && tb && CU_OK(k, cudaMemcpyAsync(dtab, p->tab, tb, cudaMemcpyHostToDevice, cu_dev.stream)))
+	if (dtab && cu_upload(k, dtab, p->tab, tb))
 		goto out;
 	if (BY_SIZE(es, map_launch, k, &p->m, dtab, dx, dy, fill, y->numel) || cu_output(k, &bufs, 0, dy))
 		goto out;
@@ -874,7 +874,7 @@ static int k_gather(struct exec_kernel_ctx *k)
 			const void *dx = cu_input(k, &bufs, 0);
 			int64_t *dix = dx ? (int64_t *)cu_alloc(k, &bufs, ib) : NULL;
 			void *dy = dix ? cu_alloc(k, &bufs, y->bytes) : NULL;
-			if (!dy || CU_OK(k, cudaMemcpyAsync(dix, ix, ib, cudaMemcpyHostToDevice, cu_dev.stream)) ||
+			if (!dy || cu_upload(k, dix, ix, ib) ||
 			    BY_SIZE(move_size(x->dtype), gather_launch, k, dx, dix, dy, ni, len, inner, y->numel) ||
 			    cu_output(k, &bufs, 0, dy))
 				goto out;
