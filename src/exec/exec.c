@@ -534,26 +534,24 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 	int declined = be != cpu && be->supports_op && !be->supports_op(domain, p->op_type ? p->op_type : "", k.opset);
 	int r = declined || be == cpu ? EXEC_DECLINE : be->run_node(&k);
 	if (r == EXEC_DECLINE) {
+		if (be != cpu) {
+			/* the backend leaves this node (this op, or these inputs) to the CPU */
+			uint32_t *f = realloc(res->fallback_nodes, (res->n_fallback + 1) * sizeof *f);
+			if (!f) {
+				ov_fail(err, OV_NOMEM, "out of memory");
+				goto out;
+			}
+			res->fallback_nodes = f;
+			f[res->n_fallback++] = n;
+			err->msg[0] = '\0';
+			err->code = OV_OK;
+		}
 		/* a CPU kernel reads its inputs on the host: bring over those a device computed */
 		for (size_t i = 0; i < p->n_input; i++)
 			if (nd->in[i] >= 0 && to_host(res, &slots[nd->in[i]].t, err)) {
 				ov_wrap(err, "%s: input %zu '%s': ", where, i, g->values[nd->in[i]].name);
 				goto out;
 			}
-	}
-	if (r == EXEC_DECLINE && be != cpu) {
-		/* the backend leaves this node (this op, or these inputs) to the CPU */
-		uint32_t *f = realloc(res->fallback_nodes, (res->n_fallback + 1) * sizeof *f);
-		if (!f) {
-			ov_fail(err, OV_NOMEM, "out of memory");
-			goto out;
-		}
-		res->fallback_nodes = f;
-		f[res->n_fallback++] = n;
-		err->msg[0] = '\0';
-		err->code = OV_OK;
-		r = cpu->run_node(&k);
-	} else if (r == EXEC_DECLINE) {
 		r = cpu->run_node(&k);
 	}
 	if (r) {
@@ -898,7 +896,9 @@ static const struct xtensor *env_value(const struct exec_env *env, const struct 
  * running graph's own tensor, whose device copy caches the same value), without the device copy. */
 static int host_view(struct exec_kernel_ctx *k, const struct xtensor *t, struct xtensor *view)
 {
-	if (xt_host((struct xtensor *)t, k->err))
+	struct exec_result none = {0};
+
+	if (to_host(k->res ? k->res : &none, (struct xtensor *)t, k->err))
 		return -1;
 	*view = *t;
 	view->owns = 0;
