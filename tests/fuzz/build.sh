@@ -29,16 +29,18 @@ BUILD=$(cd "$BUILD" && pwd)
 # The generated schema code, as Makefile.am makes it.
 protoc-c --proto_path="$(dirname "$ONNX_PROTO")" --c_out="$BUILD/gen" "$ONNX_PROTO"
 
-# A minimal config.h: the sources only need PACKAGE_VERSION (src/version.c); _GNU_SOURCE, which the real
+# A minimal config.h, found before a configured tree's own: the sources only need PACKAGE_VERSION (src/version.c)
+# and OV_NO_CUDA_REASON (src/exec/cuda-stub.c); _GNU_SOURCE, which the real
 # build gets from AC_USE_SYSTEM_EXTENSIONS, and OV_DATADIR (Makefile.am's AM_CPPFLAGS; here the source tree's
 # share/onnxview) are passed on the command line below.
 cat >"$BUILD/config.h" <<'CONFIG'
 /* config.h for the fuzz build (tests/fuzz/build.sh) */
 #define PACKAGE_VERSION "fuzz"
+#define OV_NO_CUDA_REASON "the fuzz build compiles the CUDA stub"
 CONFIG
 
 CFLAGS="-std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-CPPFLAGS="-D_GNU_SOURCE -DOV_DATADIR=\"$ROOT/share/onnxview\" -I$ROOT -I$BUILD -I$BUILD/gen $(pkg-config --cflags libprotobuf-c libgvc libcgraph)"
+CPPFLAGS="-D_GNU_SOURCE -DOV_DATADIR=\"$ROOT/share/onnxview\" -I$BUILD -I$ROOT -I$BUILD/gen $(pkg-config --cflags libprotobuf-c libgvc libcgraph)"
 LIBS="$(pkg-config --libs libprotobuf-c libgvc libcgraph) -lopenblas -lm"
 WARN="-Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla" # as configure.ac
 
