@@ -36,7 +36,8 @@ struct exec_kernel_ctx {
 	const struct graph *g;
 	uint32_t node;
 	int64_t opset;                 /* of the node's domain */
-	const struct xtensor **in;     /* NULL for inputs left out ("") */
+	const struct xtensor **in;     /* NULL for inputs left out (""); a sequence or optional (in[i]->kind) only
+	                                  where cpu_takes_containers() lets one in */
 	size_t n_in;
 	struct xtensor **out;          /* slots to fill: every output has one (scratch for outputs the model leaves
 	                                  out, discarded after the node); optional outputs past n_out are not asked */
