@@ -710,8 +710,9 @@ static int compare_value(struct out_report *o, struct run_state *s)
 	if (o->parts.main) {
 		struct xtensor *wm = (struct xtensor *)o->wparts.main;
 		/* bfloat16 and float16 travel as uint16 bit patterns in files */
-		if (wm->dtype == OV_DT_UINT16 && (o->parts.main->dtype == OV_DT_BFLOAT16 || o->parts.main->dtype == OV_DT_FLOAT16))
-			wm->dtype = o->parts.main->dtype;
+		int32_t got = o->parts.main->dtype;
+		if (wm->dtype == OV_DT_UINT16 && (got == OV_DT_BFLOAT16 || got == OV_DT_FLOAT16))
+			wm->dtype = got;
 		exec_compare(o->parts.main, wm, s->a.rtol, s->a.atol, &o->c);
 		return 0;
 	}

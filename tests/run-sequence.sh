@@ -6,7 +6,8 @@
 # refused with one line.  The models and files are protobuf encoded by hand (Python's standard library only).
 . "$(dirname "$0")/lib.sh"
 
-[ "$PYTHON" != none ] && "$PYTHON" -c 'import struct' >/dev/null 2>&1 || skip_all "python3 is needed to make the test models"
+[ "$PYTHON" != none ] && "$PYTHON" -c 'import struct' >/dev/null 2>&1 ||
+	skip_all "python3 is needed to make the test models"
 scratch
 cd "$TMP" || exit 1
 
@@ -132,48 +133,63 @@ one_line() { [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "$1" err.txt; }
 r seqops.onnx --input x=x.pb --expect pieces=pieces.pb --expect back=x.pb --expect stacked=x.pb --save saved
 check "SplitToSequence, ConcatFromSequence and friends run and match" rc_is 0
 check "a sequence prints its length" grep -q "^output 'pieces' seq(float32)\[3\]$" out.txt
-check "each tensor of a sequence on its own line with its stats" grep -q "^  \[2\] float32\[1,2\]  min 8 max 9 mean 8.5 std 0.5  saved pieces.2.npy$" out.txt
-check "SplitToSequence with a scalar split: the last chunk is smaller, compared item by item" grep -q "PASS against pieces.pb: 3 tensors match" out.txt
+check "each tensor of a sequence on its own line with its stats" \
+	grep -q "^  \[2\] float32\[1,2\]  min 8 max 9 mean 8.5 std 0.5  saved pieces.2.npy$" out.txt
+check "SplitToSequence with a scalar split: the last chunk is smaller, compared item by item" \
+	grep -q "PASS against pieces.pb: 3 tensors match" out.txt
 check "SplitToSequence keepdims 0 drops the axis" grep -q "^  \[1\] float32\[5\]  min 1 max 9" out.txt
 check "ConcatFromSequence (axis 0, and new_axis 1 with axis -1) gives x back" grep -q "PASS: 3 of 3" out.txt
 check "SequenceLength" grep -q "^output 'n' int64\[\]  min 3 max 3" out.txt
 check "SequenceEmpty keeps its dtype" grep -q "^output 'empty' seq(int64)\[0\]$" out.txt
-check "--save writes a sequence's tensors as NAME.0.npy, NAME.1.npy..." eval '[ -f saved/pieces.0.npy ] && [ -f saved/pieces.2.npy ] && [ ! -f saved/pieces.3.npy ] && [ -f saved/back.npy ]'
+check "--save writes a sequence's tensors as NAME.0.npy, NAME.1.npy..." \
+	eval '[ -f saved/pieces.0.npy ] && [ -f saved/pieces.2.npy ] && [ ! -f saved/pieces.3.npy ] &&
+	      [ -f saved/back.npy ]'
 check "--save: a saved item is a .npy file" eval 'head -c 6 saved/pair.1.npy | grep -q NUMPY'
 r seqops.onnx --input x=x.pb --to pieces,n --json
-check "--json: a sequence has kind and items" eval 'grep -q "\"kind\": \"sequence\"" out.txt && grep -q "\"items\": \[" out.txt'
+check "--json: a sequence has kind and items" \
+	eval 'grep -q "\"kind\": \"sequence\"" out.txt && grep -q "\"items\": \[" out.txt'
 r seqops.onnx --input x=x.pb --to pieces --expect pieces=pieces_bad.pb
 check "--expect: a sequence that differs fails (exit 1)" rc_is 1
-check "--expect: the tensor that differs is named with its worst element" grep -q "FAIL against pieces_bad.pb: \[1\]: 1 of 4 differ, max abs 0.5 at \[1,0\] (got 6, want 6.5)" out.txt
+check "--expect: the tensor that differs is named with its worst element" \
+	grep -q "FAIL against pieces_bad.pb: \[1\]: 1 of 4 differ, max abs 0.5 at \[1,0\] (got 6, want 6.5)" out.txt
 check "--expect: only the tensors that differ are listed" eval '[ $(grep -c FAIL out.txt) -eq 2 ]'
 r seqops.onnx --input x=x.pb --to pieces --expect pieces=pieces_short.pb
-check "--expect: sequences of different lengths" grep -q "FAIL against pieces_short.pb: expected seq(float32)\[2\], got seq(float32)\[3\]" out.txt
+check "--expect: sequences of different lengths" \
+	grep -q "FAIL against pieces_short.pb: expected seq(float32)\[2\], got seq(float32)\[3\]" out.txt
 r seqops.onnx --input x=x.pb --to pieces,n --expect pieces=pieces.pb --json
 check "--json: a compared sequence says pass" grep -q '"pass": true' out.txt
 
 # positions
-r pos.onnx --input s=s3.pb --input p=pm1.pb --input t=t.pb --expect ins=ins_m1.pb --expect er=er_m1.pb --expect er_last=er_m1.pb --to at,ins,er,er_last,ins_end
+r pos.onnx --input s=s3.pb --input p=pm1.pb --input t=t.pb \
+	--expect ins=ins_m1.pb --expect er=er_m1.pb --expect er_last=er_m1.pb --to at,ins,er,er_last,ins_end
 check "negative positions count from the back (SequenceInsert, SequenceErase); Erase defaults to the last" rc_is 0
 check "SequenceAt -1 is the last tensor" grep -q "^output 'at' float32\[2\]  min 5 max 6" out.txt
 check "SequenceInsert without a position appends" grep -q "^  \[3\] float32\[2\]  min 9 max 9" out.txt
 r pos.onnx --input s=s3.pb --input p=p3.pb --input t=t.pb --to at
-check "SequenceAt past the end: exit 1, one line naming the node and the range" eval 'rc_is 1 && one_line "#0 SequenceAt: position 3 is out of range for a sequence of 3 (accepted: -3 to 2)"'
+check "SequenceAt past the end: exit 1, one line naming the node and the range" \
+	eval 'rc_is 1 && one_line "#0 SequenceAt: position 3 is out of range for a sequence of 3 (accepted: -3 to 2)"'
 r pos.onnx --input s=s3.pb --input p=pm4.pb --input t=t.pb --to at
 check "SequenceAt before the start" eval 'rc_is 1 && one_line "position -4 is out of range"'
 r pos.onnx --input s=s3.pb --input p=p3.pb --input t=t.pb --to ins
 check "SequenceInsert at n (the end) is accepted" eval 'rc_is 0 && grep -q "^output .ins. seq(float32)\[4\]" out.txt'
 r pos.onnx --input s=empty_seq.pb --input p=p0.pb --input t=t.pb --to er
-check "SequenceErase on an empty sequence: one line" eval 'rc_is 1 && one_line "#3 SequenceErase: position 0 is out of range: the sequence is empty"'
+check "SequenceErase on an empty sequence: one line" \
+	eval 'rc_is 1 && one_line "#3 SequenceErase: position 0 is out of range: the sequence is empty"'
 
 # optionals
 r opt.onnx --input o=opt_empty.pb --to h,none,same
-check "an empty optional: OptionalHasElement false, Optional without input, Identity" eval 'rc_is 0 && grep -q "^output .h. bool\[\]  min 0 max 0" out.txt && grep -q "^output .same. optional(empty)$" out.txt && grep -q "^output .none. optional(empty)$" out.txt'
+check "an empty optional: OptionalHasElement false, Optional without input, Identity" \
+	eval 'rc_is 0 && grep -q "^output .h. bool\[\]  min 0 max 0" out.txt &&
+	      grep -q "^output .same. optional(empty)$" out.txt && grep -q "^output .none. optional(empty)$" out.txt'
 r opt.onnx --input o=opt_full.pb --expect same=opt_full.pb --to h,g,same
-check "a full optional prints its tensor and compares as one" eval 'rc_is 0 && grep -q "^output .same. optional(float32\[2\])  min 1 max 2" out.txt'
+check "a full optional prints its tensor and compares as one" \
+	eval 'rc_is 0 && grep -q "^output .same. optional(float32\[2\])  min 1 max 2" out.txt'
 r opt.onnx --input o=opt_empty.pb --to g
-check "OptionalGetElement of an empty optional: one line" eval 'rc_is 1 && one_line "#1 OptionalGetElement: the optional is empty"'
+check "OptionalGetElement of an empty optional: one line" \
+	eval 'rc_is 1 && one_line "#1 OptionalGetElement: the optional is empty"'
 r opt.onnx --input o=opt_full.pb --expect same=opt_empty.pb --to same
-check "--expect: an empty optional against a full one" grep -q "FAIL against opt_empty.pb: expected optional(empty), got optional(float32\[2\])" out.txt
+check "--expect: an empty optional against a full one" \
+	grep -q "FAIL against opt_empty.pb: expected optional(empty), got optional(float32\[2\])" out.txt
 r opt.onnx --input o=s3_opt.pb --to same
 check "an optional holding a sequence" grep -q "^output 'same' optional(seq(float32)\[3\])$" out.txt
 
@@ -181,7 +197,8 @@ check "an optional holding a sequence" grep -q "^output 'same' optional(seq(floa
 r map.onnx --input s=s3.pb --input t=t.pb --expect m=m_want.pb
 check "SequenceMap runs its body per tensor, a tensor input passed whole" rc_is 0
 r relu.onnx --input s=s3.pb
-check "a tensor op given a sequence: one line" eval 'rc_is 1 && one_line "#0 Relu: input 0 .s. is a sequence: Relu takes tensors there"'
+check "a tensor op given a sequence: one line" \
+	eval 'rc_is 1 && one_line "#0 Relu: input 0 .s. is a sequence: Relu takes tensors there"'
 r pos.onnx --input s=random --input p=p0.pb --input t=t.pb --to at
 check "random cannot make a sequence: exit 2, one line" eval 'rc_is 2 && one_line "makes tensors only"'
 r pos.onnx --input s=x.npy --input p=p0.pb --input t=t.pb --to at

@@ -7,7 +7,8 @@
 #include "src/exec/exec.h"
 
 /* Weak, so a family whose file is not built yet is simply absent (its table address is NULL). */
-#define CPU_FAMILIES(X) X(elementwise) X(conv) X(gemm) X(pool) X(norm) X(resize) X(shape) X(gather) X(reduce) X(misc) X(control) X(sequence)
+#define CPU_FAMILIES(X) \
+	X(elementwise) X(conv) X(gemm) X(pool) X(norm) X(resize) X(shape) X(gather) X(reduce) X(misc) X(control) X(sequence)
 
 #define DECLARE(f)                                                                  \
 	extern const struct exec_kernel cpu_##f##_kernels[] __attribute__((weak)); \

@@ -515,7 +515,8 @@ static int node_has_containers(const struct graph *g, uint32_t n, const struct s
 	const struct graph_node *nd = &g->nodes[n];
 	const Onnx__NodeProto *p = nd->proto;
 
-	if ((!p->domain || !*p->domain || !strcmp(p->domain, "ai.onnx")) && cpu_makes_containers(p->op_type ? p->op_type : ""))
+	int onnx = !p->domain || !*p->domain || !strcmp(p->domain, "ai.onnx");
+	if (onnx && cpu_makes_containers(p->op_type ? p->op_type : ""))
 		return 1;
 	for (size_t i = 0; i < p->n_input; i++)
 		if (nd->in[i] >= 0 && slots[nd->in[i]].t.kind != XT_TENSOR)

@@ -1,6 +1,7 @@
 /* libFuzzer target for tensor files (src/tensorfile.c) and sequence files (src/exec/seqfile.c): the same bytes are
- * read as a .npy file, as a .pb TensorProto, and as a SequenceProto and an OptionalProto.  Whatever reads must be a consistent tensor (raw_data exactly as long as its dtype and dims say),
- * and a .npy tensor must survive the writer: encode it, read that back, and get the same dtype, dims and bytes.
+ * read as a .npy file, as a .pb TensorProto, and as a SequenceProto and an OptionalProto.  Whatever reads must be a
+ * consistent tensor (raw_data exactly as long as its dtype and dims say), and a .npy tensor must survive the
+ * writer: encode it, read that back, and get the same dtype, dims and bytes.
  *
  * Build with tests/fuzz/build.sh (BUILD_DIR/fuzz-npy); run with BUILD_DIR/fuzz-npy CORPUS_DIR, seeding the corpus
  * with files numpy.save writes (any dtype, order, version), ONNX test data (input_0.pb, also of the sequence and
