@@ -153,7 +153,14 @@ static int load_data_set(struct run_state *s, const char *dir, int take_inputs, 
 				break;
 			struct xtensor t;
 			char *pbname = NULL;
-			if (feed_read(&s->f, path, &t, &pbname))
+			/* a sequence or optional file is read as such when the value it stands for (by position) is declared
+			 * one; the name it carries may then move it to another value */
+			int32_t guess = -1;
+			if (pass == 0 && i < s->g->proto->n_input)
+				guess = graph_value_id(s->g, s->g->proto->input[i]->name ? s->g->proto->input[i]->name : "");
+			else if (pass == 1 && i < n_to)
+				guess = graph_value_id(s->g, to[i]);
+			if (feed_read_value(&s->f, guess, path, &t, &pbname))
 				return -1;
 			const char *name = NULL;
 			if (pass == 0) {
@@ -220,6 +227,8 @@ static int save_value(const char *dir, const char *name, const struct xtensor *t
 		snprintf(file, sizeof file, "%s_%d", base, k);
 	}
 	*out_file = strdup(file);
+	if (!t)
+		return *out_file ? 0 : ov_fail(e, OV_NOMEM, "out of memory");
 	char path[4400];
 	snprintf(path, sizeof path, "%s/%s.npy", dir, file);
 	if (!tensorfile_npy_descr(t->dtype))
@@ -231,13 +240,47 @@ static int save_value(const char *dir, const char *name, const struct xtensor *t
 
 /* ---- report ---- */
 
+/* What a value shows: a tensor inline (the value, or what an optional holds), or a sequence's tensors one per line
+ * (the value's, or an optional's); an empty optional has neither. */
+struct parts {
+	const struct xtensor *main;
+	const struct xtensor *items;
+	int64_t n_items;
+	int seq;
+};
+
+static struct parts value_parts(const struct xtensor *t)
+{
+	struct parts p = {0};
+
+	if (t->kind == XT_OPTIONAL) {
+		if (!t->numel)
+			return p;
+		t = &xt_items(t)[0];
+	}
+	if (t->kind == XT_SEQUENCE) {
+		p.seq = 1;
+		p.items = xt_items(t);
+		p.n_items = t->numel;
+	} else {
+		p.main = t;
+	}
+	return p;
+}
+
 struct out_report {
 	const struct exec_value *v;
-	struct tensor_stats st;
+	struct parts parts;
+	struct tensor_stats st;       /* of parts.main */
 	int have_stats;
+	struct tensor_stats *ist;     /* of each of parts.items */
+	int *ihave;
 	struct named *want;
-	struct compare_stats c;
-	char *saved;
+	struct parts wparts;
+	int kind_mismatch;            /* kinds, lengths or emptiness differ: nothing else compared */
+	struct compare_stats c;       /* parts.main against wparts.main; for a sequence, pass says whether all pass */
+	struct compare_stats *ic;     /* item against item */
+	char *saved;                  /* a sequence's items are saved as saved.I.npy */
 };
 
 /* "#12 'conv1' Conv", as the executor names nodes in its messages */
@@ -254,6 +297,98 @@ static void node_label(const struct graph *g, uint32_t n, char *buf, size_t len)
 static void text_number(struct strbuf *b, double x)
 {
 	strbuf_printf(b, "%.6g", x);
+}
+
+/* "  min 0 max 1 mean 0.5 std 0.2 NaN 1" */
+static void text_stats(struct strbuf *b, const struct tensor_stats *st)
+{
+	if (st->finite) {
+		strbuf_puts(b, "  min ");
+		text_number(b, st->min);
+		strbuf_puts(b, " max ");
+		text_number(b, st->max);
+		strbuf_puts(b, " mean ");
+		text_number(b, st->mean);
+		strbuf_puts(b, " std ");
+		text_number(b, st->std);
+	}
+	if (st->nans)
+		strbuf_printf(b, " NaN %" PRId64, st->nans);
+	if (st->pos_inf)
+		strbuf_printf(b, " +Inf %" PRId64, st->pos_inf);
+	if (st->neg_inf)
+		strbuf_printf(b, " -Inf %" PRId64, st->neg_inf);
+}
+
+/* got against want (tensors) as the report's lines: "  PASS against SOURCE: 0 of 6 differ, ..." (label: an item) */
+static void text_compare(struct strbuf *b, const char *source, const char *label, const struct xtensor *got,
+			 const struct xtensor *want, const struct compare_stats *c)
+{
+	strbuf_puts(b, c->pass ? "  PASS" : "  FAIL");
+	strbuf_puts(b, " against ");
+	strbuf_put_safe(b, source, strlen(source), 0);
+	if (label)
+		strbuf_printf(b, ": %s", label);
+	if (c->dtype_mismatch || c->shape_mismatch) {
+		strbuf_puts(b, ": expected ");
+		put_xtype(b, want);
+		strbuf_puts(b, ", got ");
+		put_xtype(b, got);
+		strbuf_putc(b, '\n');
+		return;
+	}
+	strbuf_printf(b, ": %" PRId64 " of %" PRId64 " differ", c->mismatches, c->n);
+	if (got->dtype == OV_DT_STRING) {
+		if (c->max_abs_at >= 0) {
+			const char *g = ((char *const *)got->data)[c->max_abs_at];
+			const char *w = ((char *const *)want->data)[c->max_abs_at];
+			strbuf_puts(b, ", the first at ");
+			put_index(b, got, c->max_abs_at);
+			strbuf_puts(b, " (got \"");
+			strbuf_put_safe(b, g ? g : "", g ? strlen(g) : 0, 60);
+			strbuf_puts(b, "\", want \"");
+			strbuf_put_safe(b, w ? w : "", w ? strlen(w) : 0, 60);
+			strbuf_puts(b, "\")");
+		}
+		strbuf_putc(b, '\n');
+		return;
+	}
+	if (c->max_abs_at >= 0) {
+		strbuf_puts(b, ", max abs ");
+		text_number(b, c->max_abs);
+		strbuf_puts(b, " at ");
+		put_index(b, got, c->max_abs_at);
+		if (got->dtype != OV_DT_STRING) {
+			strbuf_puts(b, " (got ");
+			text_number(b, xt_get(got, c->max_abs_at));
+			strbuf_puts(b, ", want ");
+			text_number(b, xt_get(want, c->max_abs_at));
+			strbuf_putc(b, ')');
+		}
+	}
+	if (c->max_rel_at >= 0) {
+		strbuf_puts(b, ", max rel ");
+		text_number(b, c->max_rel);
+		strbuf_puts(b, " at ");
+		put_index(b, got, c->max_rel_at);
+	}
+	if (c->nan_a || c->nan_b)
+		strbuf_printf(b, ", NaN got %" PRId64 " want %" PRId64, c->nan_a, c->nan_b);
+	if (c->inf_a || c->inf_b)
+		strbuf_printf(b, ", Inf got %" PRId64 " want %" PRId64, c->inf_a, c->inf_b);
+	if (!c->pass) {
+		if (isinf(c->min_atol) && isinf(c->min_rtol))
+			strbuf_puts(b, "; no tolerance passes (NaN/Inf or strings differ)");
+		else {
+			strbuf_puts(b, "; would pass with --atol ");
+			text_number(b, c->min_atol);
+			if (!isinf(c->min_rtol)) {
+				strbuf_puts(b, " or --rtol ");
+				text_number(b, c->min_rtol);
+			}
+		}
+	}
+	strbuf_putc(b, '\n');
 }
 
 static void report_text(struct strbuf *b, struct run_state *s, const struct exec_result *r, struct out_report *rep,
@@ -301,99 +436,84 @@ static void report_text(struct strbuf *b, struct run_state *s, const struct exec
 			continue;
 		}
 		put_xtype(b, &o->v->t);
-		if (o->have_stats) {
-			const struct tensor_stats *st = &o->st;
-			if (st->finite) {
-				strbuf_puts(b, "  min ");
-				text_number(b, st->min);
-				strbuf_puts(b, " max ");
-				text_number(b, st->max);
-				strbuf_puts(b, " mean ");
-				text_number(b, st->mean);
-				strbuf_puts(b, " std ");
-				text_number(b, st->std);
-			}
-			if (st->nans)
-				strbuf_printf(b, " NaN %" PRId64, st->nans);
-			if (st->pos_inf)
-				strbuf_printf(b, " +Inf %" PRId64, st->pos_inf);
-			if (st->neg_inf)
-				strbuf_printf(b, " -Inf %" PRId64, st->neg_inf);
-		}
-		if (o->saved)
+		if (o->have_stats)
+			text_stats(b, &o->st);
+		if (o->saved && !o->parts.seq)
 			strbuf_printf(b, "  saved %s.npy", o->saved);
 		strbuf_putc(b, '\n');
+		/* a sequence: one line per tensor */
+		for (int64_t k = 0; k < o->parts.n_items; k++) {
+			strbuf_printf(b, "  [%" PRId64 "] ", k);
+			put_xtype(b, &o->parts.items[k]);
+			if (o->ihave && o->ihave[k])
+				text_stats(b, &o->ist[k]);
+			if (o->saved)
+				strbuf_printf(b, "  saved %s.%" PRId64 ".npy", o->saved, k);
+			strbuf_putc(b, '\n');
+		}
 		if (!o->want)
 			continue;
-		const struct compare_stats *c = &o->c;
-		strbuf_puts(b, c->pass ? "  PASS" : "  FAIL");
-		strbuf_puts(b, " against ");
-		strbuf_put_safe(b, o->want->source, strlen(o->want->source), 0);
-		if (c->dtype_mismatch || c->shape_mismatch) {
+		if (o->kind_mismatch) {
+			strbuf_puts(b, "  FAIL against ");
+			strbuf_put_safe(b, o->want->source, strlen(o->want->source), 0);
 			strbuf_puts(b, ": expected ");
 			put_xtype(b, &o->want->t);
 			strbuf_puts(b, ", got ");
 			put_xtype(b, &o->v->t);
 			strbuf_putc(b, '\n');
-			continue;
-		}
-		strbuf_printf(b, ": %" PRId64 " of %" PRId64 " differ", c->mismatches, c->n);
-		if (o->v->t.dtype == OV_DT_STRING) {
-			if (c->max_abs_at >= 0) {
-				const char *g = ((char *const *)o->v->t.data)[c->max_abs_at];
-				const char *w = ((char *const *)o->want->t.data)[c->max_abs_at];
-				strbuf_puts(b, ", the first at ");
-				put_index(b, &o->v->t, c->max_abs_at);
-				strbuf_puts(b, " (got \"");
-				strbuf_put_safe(b, g ? g : "", g ? strlen(g) : 0, 60);
-				strbuf_puts(b, "\", want \"");
-				strbuf_put_safe(b, w ? w : "", w ? strlen(w) : 0, 60);
-				strbuf_puts(b, "\")");
-			}
-			strbuf_putc(b, '\n');
-			continue;
-		}
-		if (c->max_abs_at >= 0) {
-			strbuf_puts(b, ", max abs ");
-			text_number(b, c->max_abs);
-			strbuf_puts(b, " at ");
-			put_index(b, &o->v->t, c->max_abs_at);
-			if (o->v->t.dtype != OV_DT_STRING) {
-				strbuf_puts(b, " (got ");
-				text_number(b, xt_get(&o->v->t, c->max_abs_at));
-				strbuf_puts(b, ", want ");
-				text_number(b, xt_get(&o->want->t, c->max_abs_at));
-				strbuf_putc(b, ')');
+		} else if (o->parts.main) {
+			text_compare(b, o->want->source, NULL, o->parts.main, o->wparts.main, &o->c);
+		} else if (o->c.pass) {
+			strbuf_puts(b, "  PASS against ");
+			strbuf_put_safe(b, o->want->source, strlen(o->want->source), 0);
+			if (o->parts.seq)
+				strbuf_printf(b, ": %" PRId64 " tensor%s match\n", o->parts.n_items, o->parts.n_items == 1 ? "" : "s");
+			else
+				strbuf_puts(b, ": both empty\n");
+		} else {
+			/* the tensors that differ, each on its line */
+			for (int64_t k = 0; k < o->parts.n_items; k++) {
+				char label[40];
+				if (o->ic[k].pass)
+					continue;
+				snprintf(label, sizeof label, "[%" PRId64 "]", k);
+				text_compare(b, o->want->source, label, &o->parts.items[k], &o->wparts.items[k], &o->ic[k]);
 			}
 		}
-		if (c->max_rel_at >= 0) {
-			strbuf_puts(b, ", max rel ");
-			text_number(b, c->max_rel);
-			strbuf_puts(b, " at ");
-			put_index(b, &o->v->t, c->max_rel_at);
-		}
-		if (c->nan_a || c->nan_b)
-			strbuf_printf(b, ", NaN got %" PRId64 " want %" PRId64, c->nan_a, c->nan_b);
-		if (c->inf_a || c->inf_b)
-			strbuf_printf(b, ", Inf got %" PRId64 " want %" PRId64, c->inf_a, c->inf_b);
-		if (!c->pass) {
-			if (isinf(c->min_atol) && isinf(c->min_rtol))
-				strbuf_puts(b, "; no tolerance passes (NaN/Inf or strings differ)");
-			else {
-				strbuf_puts(b, "; would pass with --atol ");
-				text_number(b, c->min_atol);
-				if (!isinf(c->min_rtol)) {
-					strbuf_puts(b, " or --rtol ");
-					text_number(b, c->min_rtol);
-				}
-			}
-		}
-		strbuf_putc(b, '\n');
 	}
 	if (n_cmp)
 		strbuf_printf(b, "%s: %d of %d compared value%s %s (rtol %g, atol %g)\n", n_fail ? "FAIL" : "PASS",
 			      n_fail ? n_fail : n_cmp, n_cmp, n_cmp == 1 ? "" : "s", n_fail ? "differ" : "match",
 			      s->a.rtol, s->a.atol);
+}
+
+/* "dtype", "shape" and "stats" of a tensor, as keys of the object being written */
+static void json_tensor_info(struct json *j, const struct xtensor *t, const struct tensor_stats *st)
+{
+	json_kstr(j, "dtype", dtype_short_name(t->dtype));
+	json_key(j, "shape");
+	json_arr(j);
+	for (int d = 0; d < t->rank; d++)
+		json_int(j, t->dims[d]);
+	json_end_arr(j);
+	if (!st)
+		return;
+	json_key(j, "stats");
+	json_obj(j);
+	json_kint(j, "count", st->count);
+	json_kint(j, "finite", st->finite);
+	json_key(j, "min");
+	json_double(j, st->min);
+	json_key(j, "max");
+	json_double(j, st->max);
+	json_key(j, "mean");
+	json_double(j, st->mean);
+	json_key(j, "std");
+	json_double(j, st->std);
+	json_kint(j, "nan", st->nans);
+	json_kint(j, "pos_inf", st->pos_inf);
+	json_kint(j, "neg_inf", st->neg_inf);
+	json_end_obj(j);
 }
 
 static void report_json(struct strbuf *b, struct run_state *s, const struct exec_result *r, struct out_report *rep,
@@ -448,48 +568,94 @@ static void report_json(struct strbuf *b, struct run_state *s, const struct exec
 		json_bool(&j, i < r->n_to);
 		json_key(&j, "present");
 		json_bool(&j, o->v->present);
-		if (o->v->present) {
-			json_kstr(&j, "dtype", dtype_short_name(o->v->t.dtype));
-			json_key(&j, "shape");
+		if (o->v->present && o->v->t.kind != XT_TENSOR) {
+			/* a sequence or optional: its kind, then what it holds (an optional's tensor as a tensor's keys) */
+			json_kstr(&j, "kind", xt_kind_name(o->v->t.kind));
+			if (o->v->t.kind == XT_OPTIONAL) {
+				json_key(&j, "empty");
+				json_bool(&j, !o->parts.main && !o->parts.seq);
+			}
+		}
+		if (o->v->present && o->parts.main)
+			json_tensor_info(&j, o->parts.main, o->have_stats ? &o->st : NULL);
+		if (o->parts.seq) {
+			json_key(&j, "items");
 			json_arr(&j);
-			for (int d = 0; d < o->v->t.rank; d++)
-				json_int(&j, o->v->t.dims[d]);
+			for (int64_t k = 0; k < o->parts.n_items; k++) {
+				json_obj(&j);
+				json_tensor_info(&j, &o->parts.items[k], o->ihave && o->ihave[k] ? &o->ist[k] : NULL);
+				if (o->saved) {
+					char f[300];
+					snprintf(f, sizeof f, "%s.%" PRId64, o->saved, k);
+					json_key(&j, "saved");
+					json_str(&j, f);
+				}
+				json_end_obj(&j);
+			}
 			json_end_arr(&j);
 		}
-		if (o->have_stats) {
-			json_key(&j, "stats");
-			json_obj(&j);
-			json_kint(&j, "count", o->st.count);
-			json_kint(&j, "finite", o->st.finite);
-			json_key(&j, "min");
-			json_double(&j, o->st.min);
-			json_key(&j, "max");
-			json_double(&j, o->st.max);
-			json_key(&j, "mean");
-			json_double(&j, o->st.mean);
-			json_key(&j, "std");
-			json_double(&j, o->st.std);
-			json_kint(&j, "nan", o->st.nans);
-			json_kint(&j, "pos_inf", o->st.pos_inf);
-			json_kint(&j, "neg_inf", o->st.neg_inf);
-			json_end_obj(&j);
-		}
-		if (o->saved) {
+		if (o->saved && !o->parts.seq) {
 			json_key(&j, "saved");
 			json_str(&j, o->saved);
 		}
-		if (o->want) {
+		if (o->want && !o->parts.main) {
+			/* a sequence (or empty optional): pass, and item by item */
+			json_key(&j, "expect");
+			json_obj(&j);
+			json_kstr(&j, "source", o->want->source);
+			json_key(&j, "pass");
+			json_bool(&j, o->c.pass && !o->kind_mismatch);
+			json_key(&j, "kind_mismatch");
+			json_bool(&j, o->kind_mismatch);
+			char want[256];
+			xt_describe(&o->want->t, want, sizeof want);
+			json_kstr(&j, "want", want);
+			json_key(&j, "items");
+			json_arr(&j);
+			for (int64_t k = 0; !o->kind_mismatch && k < o->parts.n_items; k++) {
+				const struct compare_stats *c = &o->ic[k];
+				json_obj(&j);
+				json_key(&j, "pass");
+				json_bool(&j, c->pass);
+				json_key(&j, "dtype_mismatch");
+				json_bool(&j, c->dtype_mismatch);
+				json_key(&j, "shape_mismatch");
+				json_bool(&j, c->shape_mismatch);
+				json_kint(&j, "n", c->n);
+				json_kint(&j, "mismatches", c->mismatches);
+				json_key(&j, "max_abs");
+				json_double(&j, c->max_abs);
+				json_key(&j, "max_rel");
+				json_double(&j, c->max_rel);
+				json_end_obj(&j);
+			}
+			json_end_arr(&j);
+			json_end_obj(&j);
+		} else if (o->want && o->kind_mismatch) {
+			json_key(&j, "expect");
+			json_obj(&j);
+			json_kstr(&j, "source", o->want->source);
+			json_key(&j, "pass");
+			json_bool(&j, 0);
+			json_key(&j, "kind_mismatch");
+			json_bool(&j, 1);
+			char want[256];
+			xt_describe(&o->want->t, want, sizeof want);
+			json_kstr(&j, "want", want);
+			json_end_obj(&j);
+		} else if (o->want) {
 			const struct compare_stats *c = &o->c;
+			const struct xtensor *got_t = o->parts.main, *want_t = o->wparts.main;
 			json_key(&j, "expect");
 			json_obj(&j);
 			json_kstr(&j, "source", o->want->source);
 			json_key(&j, "pass");
 			json_bool(&j, c->pass);
-			json_kstr(&j, "want_dtype", dtype_short_name(o->want->t.dtype));
+			json_kstr(&j, "want_dtype", dtype_short_name(want_t->dtype));
 			json_key(&j, "want_shape");
 			json_arr(&j);
-			for (int d = 0; d < o->want->t.rank; d++)
-				json_int(&j, o->want->t.dims[d]);
+			for (int d = 0; d < want_t->rank; d++)
+				json_int(&j, want_t->dims[d]);
 			json_end_arr(&j);
 			json_key(&j, "dtype_mismatch");
 			json_bool(&j, c->dtype_mismatch);
@@ -500,11 +666,11 @@ static void report_json(struct strbuf *b, struct run_state *s, const struct exec
 			json_key(&j, "max_abs");
 			json_double(&j, c->max_abs);
 			json_key(&j, "max_abs_at");
-			json_index(&j, &o->v->t, c->dtype_mismatch || c->shape_mismatch ? -1 : c->max_abs_at);
+			json_index(&j, got_t, c->dtype_mismatch || c->shape_mismatch ? -1 : c->max_abs_at);
 			json_key(&j, "max_rel");
 			json_double(&j, c->max_rel);
 			json_key(&j, "max_rel_at");
-			json_index(&j, &o->v->t, c->dtype_mismatch || c->shape_mismatch ? -1 : c->max_rel_at);
+			json_index(&j, got_t, c->dtype_mismatch || c->shape_mismatch ? -1 : c->max_rel_at);
 			json_key(&j, "mean_abs");
 			json_double(&j, c->mean_abs);
 			json_kint(&j, "nan_got", c->nan_a);
@@ -526,6 +692,80 @@ static void report_json(struct strbuf *b, struct run_state *s, const struct exec
 	json_bool(&j, n_fail == 0);
 	json_end_obj(&j);
 	strbuf_putc(b, '\n');
+}
+
+/* o's value against what o->want expects: kinds and lengths first, then tensor against tensor.  -1: out of
+ * memory. */
+static int compare_value(struct out_report *o, struct run_state *s)
+{
+	struct xtensor *w = &o->want->t;
+
+	o->wparts = value_parts(w);
+	if (w->kind != o->v->t.kind || !o->wparts.main != !o->parts.main || o->wparts.seq != o->parts.seq ||
+	    o->wparts.n_items != o->parts.n_items) {
+		o->kind_mismatch = 1;
+		o->c.pass = 0;
+		return 0;
+	}
+	if (o->parts.main) {
+		struct xtensor *wm = (struct xtensor *)o->wparts.main;
+		/* bfloat16 and float16 travel as uint16 bit patterns in files */
+		int32_t got = o->parts.main->dtype;
+		if (wm->dtype == OV_DT_UINT16 && (got == OV_DT_BFLOAT16 || got == OV_DT_FLOAT16))
+			wm->dtype = got;
+		exec_compare(o->parts.main, wm, s->a.rtol, s->a.atol, &o->c);
+		return 0;
+	}
+	o->c.pass = 1;
+	if (!o->parts.n_items)
+		return 0;
+	o->ic = calloc((size_t)o->parts.n_items, sizeof *o->ic);
+	if (!o->ic)
+		return -1;
+	for (int64_t k = 0; k < o->parts.n_items; k++) {
+		exec_compare(&o->parts.items[k], &o->wparts.items[k], s->a.rtol, s->a.atol, &o->ic[k]);
+		o->c.pass &= o->ic[k].pass;
+	}
+	return 0;
+}
+
+/* --save: a tensor (or an optional's) as NAME.npy, a sequence's tensors as NAME.0.npy, NAME.1.npy...; a dtype .npy
+ * cannot hold gets a note and is skipped.  0, or -1 with se set. */
+static int save_parts(const char *dir, struct out_report *o, char **used, size_t n_used, FILE *errf,
+		      struct ov_error *se)
+{
+	const struct parts *p = &o->parts;
+	const char *name = o->v->name;
+
+	if (!p->main && !p->seq) {
+		struct ov_error note = {.code = OV_OK};
+		snprintf(note.msg, sizeof note.msg, "note: --save: '%s' is an empty optional; not saved", name);
+		cmd_report(errf, NULL, &note);
+		return 0;
+	}
+	for (int64_t k = 0; k < (p->seq ? p->n_items : 1); k++) {
+		const struct xtensor *t = p->seq ? &p->items[k] : p->main;
+		if (!tensorfile_npy_descr(t->dtype)) {
+			struct ov_error note = {.code = OV_OK};
+			snprintf(note.msg, sizeof note.msg, "note: --save: '%s' is %s, which .npy cannot hold; not saved", name,
+				 dtype_short_name(t->dtype));
+			cmd_report(errf, NULL, &note);
+			return 0;
+		}
+	}
+	if (!p->seq)
+		return save_value(dir, name, p->main, used, n_used, &o->saved, se);
+	/* the items after one unique base name */
+	if (save_value(dir, name, NULL, used, n_used, &o->saved, se))
+		return -1;
+	for (int64_t k = 0; k < p->n_items; k++) {
+		char path[4400];
+		const struct xtensor *t = &p->items[k];
+		snprintf(path, sizeof path, "%s/%s.%" PRId64 ".npy", dir, o->saved, k);
+		if (tensorfile_write_npy(path, t->dtype, t->dims, (size_t)t->rank, t->data, se))
+			return -1;
+	}
+	return 0;
 }
 
 /* ---- the command ---- */
@@ -555,16 +795,14 @@ static const char *non_tensor_kind(const Onnx__ValueInfoProto *d)
 	if (!d || !d->type)
 		return NULL;
 	switch (d->type->value_case) {
-	case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE: return "a sequence";
 	case ONNX__TYPE_PROTO__VALUE_MAP_TYPE: return "a map";
-	case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE: return "an optional";
 	case ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE: return "a sparse tensor";
 	default: return NULL;
 	}
 }
 
-/* The executor holds dense tensors only: sequences, maps and optionals among the inputs or outputs of the cut are
- * refused by name before any file is read. */
+/* The executor holds dense tensors, sequences of tensors and optionals: maps and sparse tensors among the inputs
+ * or outputs of the cut are refused by name before any file is read. */
 static int check_tensor_types(struct run_state *s, const struct exec_options *opt)
 {
 	long n = exec_needed_inputs(s->g, opt, NULL, 0, &s->e);
@@ -581,7 +819,8 @@ static int check_tensor_types(struct run_state *s, const struct exec_options *op
 		int32_t id = graph_value_id(s->g, name);
 		const char *kind = id >= 0 ? non_tensor_kind(s->g->values[id].declared) : NULL;
 		if (kind) {
-			ov_fail(&s->e, OV_INVALID, "%s '%s' is %s: the executor runs tensors only", i < n ? "input" : "output",
+			ov_fail(&s->e, OV_INVALID, "%s '%s' is %s: the executor runs tensors, sequences and optionals only",
+				i < n ? "input" : "output",
 				name, kind);
 			free(need);
 			return -1;
@@ -617,7 +856,7 @@ static int gather_inputs(struct run_state *s, const struct exec_options *opt)
 		if (feed_split_named(&s->f, arg, to, (long)opt->n_to, "--expect", &name, &spec))
 			goto out;
 		struct xtensor t;
-		if (feed_read(&s->f, spec, &t, NULL))
+		if (feed_read_value(&s->f, graph_value_id(s->g, name), spec, &t, NULL))
 			goto out;
 		if (add_named(&s->want, &s->n_want, name, spec, &t, &s->e)) {
 			xt_free(&t);
@@ -762,32 +1001,40 @@ int cmd_run(int argc, char **argv, FILE *out, FILE *err)
 		o->v = &r.values[i];
 		if (!o->v->present)
 			continue;
-		o->have_stats = !xt_stats(&o->v->t, &o->st);
+		o->parts = value_parts(&o->v->t);
+		if (o->parts.main)
+			o->have_stats = !xt_stats(o->parts.main, &o->st);
+		if (o->parts.n_items) {
+			o->ist = calloc((size_t)o->parts.n_items, sizeof *o->ist);
+			o->ihave = calloc((size_t)o->parts.n_items, sizeof *o->ihave);
+			if (!o->ist || !o->ihave) {
+				ov_fail(&s.e, OV_NOMEM, "out of memory");
+				goto fail;
+			}
+			for (int64_t k = 0; k < o->parts.n_items; k++)
+				o->ihave[k] = !xt_stats(&o->parts.items[k], &o->ist[k]);
+		}
 		for (size_t k = 0; k < s.n_want; k++)
 			if (!strcmp(s.want[k].name, o->v->name))
 				o->want = &s.want[k];
+		if (o->want && compare_value(o, &s)) {
+			ov_fail(&s.e, OV_NOMEM, "out of memory");
+			goto fail;
+		}
 		if (o->want) {
-			struct xtensor *w = &o->want->t;
-			if (w->dtype == OV_DT_UINT16 &&
-			    (o->v->t.dtype == OV_DT_BFLOAT16 || o->v->t.dtype == OV_DT_FLOAT16))
-				w->dtype = o->v->t.dtype;
-			exec_compare(&o->v->t, &o->want->t, s.a.rtol, s.a.atol, &o->c);
 			n_cmp++;
 			n_fail += !o->c.pass;
 		}
-		if (s.a.save && !tensorfile_npy_descr(o->v->t.dtype)) {
-			struct ov_error note = {.code = OV_OK};
-			snprintf(note.msg, sizeof note.msg, "note: --save: '%s' is %s, which .npy cannot hold; not saved",
-				 o->v->name, dtype_short_name(o->v->t.dtype));
-			cmd_report(err, NULL, &note);
-		} else if (s.a.save) {
+		if (s.a.save) {
 			struct ov_error se = {0};
-			if (save_value(s.a.save, o->v->name, &o->v->t, saved_names, n_saved, &o->saved, &se)) {
+			int sr = save_parts(s.a.save, o, saved_names, n_saved, err, &se);
+			if (sr < 0) {
 				s.e = se;
 				ov_wrap(&s.e, "--save: ");
 				goto fail;
 			}
-			saved_names[n_saved++] = o->saved;
+			if (o->saved)
+				saved_names[n_saved++] = o->saved;
 		}
 	}
 	/* an expected value the run left out counts as a failure */
@@ -814,8 +1061,12 @@ fail:
 		rc = 1;
 done:
 	if (rep)
-		for (size_t i = 0; i < r.n_values; i++)
+		for (size_t i = 0; i < r.n_values; i++) {
 			free(rep[i].saved);
+			free(rep[i].ist);
+			free(rep[i].ihave);
+			free(rep[i].ic);
+		}
 	free(rep);
 	free(saved_names);
 	exec_result_free(&r);

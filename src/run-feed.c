@@ -8,10 +8,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "src/cmd.h"
 #include "src/dtype.h"
+#include "src/exec/seqfile.h"
 #include "src/json.h"
 #include "src/run-feed.h"
 #include "src/strbuf.h"
@@ -27,6 +29,12 @@ static void put_dims(struct strbuf *b, const int64_t *dims, int rank)
 
 void put_xtype(struct strbuf *b, const struct xtensor *t)
 {
+	if (t->kind != XT_TENSOR) {
+		char buf[256];
+		xt_describe(t, buf, sizeof buf);
+		strbuf_puts(b, buf);
+		return;
+	}
 	strbuf_puts(b, dtype_short_name(t->dtype));
 	put_dims(b, t->dims, t->rank);
 }
@@ -83,9 +91,9 @@ int xt_stats(const struct xtensor *t, struct tensor_stats *st)
 {
 	struct tensor_view v = {.dtype = t->dtype, .numel = t->numel, .raw = t->data};
 
-	if (t->dtype == OV_DT_STRING || !t->data) {
+	if (t->dtype == OV_DT_STRING || !t->data || t->kind != XT_TENSOR) {
 		memset(st, 0, sizeof *st);
-		st->count = t->numel;
+		st->count = t->kind != XT_TENSOR ? 0 : t->numel;
 		return -1;
 	}
 	return tensor_stats_compute(&v, st);
@@ -136,6 +144,9 @@ int feed_generate(struct feed *s, int32_t id, const char *spec, struct xtensor *
 	} else {
 		return -2; /* not a generator: a file */
 	}
+	if (feed_value_kind(s->g, id) != XT_TENSOR)
+		return ov_fail(s->e, OV_USAGE, "input '%s' is a %s: '%s' makes tensors only; give a .pb file (--input %s=FILE)",
+			       name, xt_kind_name(feed_value_kind(s->g, id)), spec, name);
 	if (!v || !v->dtype || v->rank < 0)
 		return ov_fail(s->e, OV_USAGE,
 			       "input '%s': its type is not known, so '%s' cannot make it; give a file (--input %s=FILE)",
@@ -195,10 +206,45 @@ int feed_read(struct feed *s, const char *path, struct xtensor *t, char **pb_nam
 	return rc;
 }
 
+int feed_value_kind(const struct graph *g, int32_t id)
+{
+	const Onnx__ValueInfoProto *d = id >= 0 ? g->values[id].declared : NULL;
+
+	if (!d || !d->type)
+		return XT_TENSOR;
+	if (d->type->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE)
+		return XT_SEQUENCE;
+	if (d->type->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE)
+		return XT_OPTIONAL;
+	return XT_TENSOR;
+}
+
+int feed_read_value(struct feed *s, int32_t id, const char *path, struct xtensor *t, char **pb_name)
+{
+	int kind = feed_value_kind(s->g, id);
+	size_t n = strlen(path);
+
+	if (kind == XT_TENSOR)
+		return feed_read(s, path, t, pb_name);
+	memset(t, 0, sizeof *t);
+	if (n < 3 || strcasecmp(path + n - 3, ".pb"))
+		return ov_fail(s->e, OV_USAGE, "%s: '%s' is a %s: give it as a .pb file (an ONNX %s)", path,
+			       s->g->values[id].name, xt_kind_name(kind), kind == XT_SEQUENCE ? "SequenceProto" : "OptionalProto");
+	return seqfile_read(path, kind, t, pb_name, s->e);
+}
+
 /* A fed tensor must be what the model declares: same dtype, same rank, same dims where the model has numbers. */
 int feed_check(struct feed *s, int32_t id, struct xtensor *t, const char *source,
 			 enum ov_status code)
 {
+	int kind = feed_value_kind(s->g, id);
+	if (t->kind != XT_TENSOR || kind != XT_TENSOR) {
+		/* a sequence or optional: its kind must be the declared one (its tensors' shapes are the ops' business) */
+		if (t->kind == kind)
+			return 0;
+		return ov_fail(s->e, code, "input '%s': %s is a %s, the model declares a %s", s->g->values[id].name, source,
+			       xt_kind_name(t->kind), xt_kind_name(kind));
+	}
 	const struct vshape *v = feed_value_shape(s, id);
 	int bad = 0;
 
@@ -323,7 +369,7 @@ int feed_input(struct feed *s, int32_t id, const char *spec, struct xtensor *t)
 
 	if (g != -2)
 		return g;
-	if (feed_read(s, spec, t, NULL))
+	if (feed_read_value(s, id, spec, t, NULL))
 		return -1;
 	if (feed_check(s, id, t, spec, OV_USAGE)) {
 		xt_free(t);

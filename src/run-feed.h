@@ -37,6 +37,11 @@ int feed_generate(struct feed *s, int32_t id, const char *spec, struct xtensor *
 int feed_input(struct feed *s, int32_t id, const char *spec, struct xtensor *t);
 /* A .npy or .pb file as a tensor; *pb_name (when asked) gets the TensorProto's name (malloc'd) or NULL. */
 int feed_read(struct feed *s, const char *path, struct xtensor *t, char **pb_name);
+/* What the model declares value id to be: XT_SEQUENCE, XT_OPTIONAL, or XT_TENSOR (also when it does not say). */
+int feed_value_kind(const struct graph *g, int32_t id);
+/* A file for value id (-1: unknown, a tensor): a SequenceProto or OptionalProto .pb file when the model declares a
+ * sequence or optional, else as feed_read. */
+int feed_read_value(struct feed *s, int32_t id, const char *path, struct xtensor *t, char **pb_name);
 /* The tensor must be what the model declares for value id: same dtype, rank and numeric dims (code on failure). */
 int feed_check(struct feed *s, int32_t id, struct xtensor *t, const char *source, enum ov_status code);
 /* NAME=SPEC (NAME a value of the graph), or SPEC alone when names has exactly one entry. */
@@ -52,7 +57,7 @@ int feed_parse_tol(const char *s, double *out);
 int feed_is_dir(const char *p);
 int feed_file_exists(const char *p);
 
-/* float[1,3,224,224] */
+/* float[1,3,224,224]; a sequence or optional as xt_describe writes it */
 void put_xtype(struct strbuf *b, const struct xtensor *t);
 void put_vshape(struct strbuf *b, const struct vshape *v);
 /* The flat index i of t as a multi-index: [0,3,17] */

@@ -643,6 +643,10 @@ struct view *view_tensor_result(struct app *a, const char *value_name)
 			    "selected node, :run the whole model", value_name);
 		return NULL;
 	}
+	if (t->kind != XT_TENSOR) {
+		app_message(a, 1, "'%s' is a %s: the run report lists it", value_name, xt_kind_name(t->kind));
+		return NULL;
+	}
 	if (t->dtype == OV_DT_STRING || !xt_elem_size(t->dtype)) {
 		app_message(a, 1, "'%s' holds %s: the run report lists it", value_name, dtype_short_name(t->dtype));
 		return NULL;
@@ -704,8 +708,8 @@ struct view *view_tensor_diff(struct app *a, const char *value_name)
 		app_message(a, 1, "'%s' was not computed on both sides of the last :compare", value_name);
 		return NULL;
 	}
-	if (!xt_elem_size(ta->dtype) || !xt_elem_size(tb->dtype) || ta->dtype == OV_DT_STRING ||
-	    tb->dtype == OV_DT_STRING) {
+	if (ta->kind != XT_TENSOR || tb->kind != XT_TENSOR || !xt_elem_size(ta->dtype) || !xt_elem_size(tb->dtype) ||
+	    ta->dtype == OV_DT_STRING || tb->dtype == OV_DT_STRING) {
 		app_message(a, 1, "'%s' is not numeric: the :compare report says whether it matches", value_name);
 		return NULL;
 	}

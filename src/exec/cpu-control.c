@@ -9,7 +9,8 @@
  *   state variables carried from one iteration to the next, scan outputs stacked along scan_output_axes (in
  *   reverse with scan_output_directions).  Opset 8's batched Scan runs each batch item on its own (full-length
  *   sequences only).
- * Strings are not stacked or sliced (one clear message). */
+ * Strings are not stacked or sliced (one clear message).  Sequences and optionals pass through If's branches and
+ * Loop's carried values (the runner lets them in, src/exec/cpu-registry.c); a scan output must be a tensor. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -158,6 +159,10 @@ struct scans {
 
 static int scans_add(struct exec_kernel_ctx *k, struct scans *s, struct xtensor *res)
 {
+	/* bodies may carry sequences and optionals, but only tensors are stacked */
+	for (size_t j = 0; j < s->n_k; j++)
+		if (res[j].kind != XT_TENSOR)
+			return xk_fail(k, "scan output %zu is a %s; scan outputs are tensors", j, xt_kind_name(res[j].kind));
 	if (s->n == s->cap) {
 		size_t nc = s->cap ? s->cap * 2 : 16;
 		for (size_t j = 0; j < s->n_k; j++) {
@@ -258,7 +263,7 @@ static int kernel_loop(struct exec_kernel_ctx *k)
 			args[2 + j] = &carried[j];
 		if (xk_run_subgraph(k, body, args, n_carried + 2, res))
 			goto out;
-		if (res[0].numel != 1) {
+		if (res[0].numel != 1 || res[0].kind != XT_TENSOR) {
 			free_all(res, n_body_out);
 			xk_fail(k, "the body's condition output has %lld elements", (long long)res[0].numel);
 			goto out;

@@ -22,7 +22,8 @@ int diverge_compare_any(const struct xtensor *a, const struct xtensor *b, double
 			struct compare_stats *c, int *converted, struct ov_error *err)
 {
 	*converted = 0;
-	if (a->dtype == b->dtype || a->dtype == OV_DT_STRING || b->dtype == OV_DT_STRING) {
+	if (a->dtype == b->dtype || a->dtype == OV_DT_STRING || b->dtype == OV_DT_STRING || a->kind != XT_TENSOR ||
+	    b->kind != XT_TENSOR) {
 		exec_compare(a, b, rtol, atol, c);
 		return 0;
 	}

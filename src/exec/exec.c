@@ -415,6 +415,17 @@ static int cpu_run_node(struct exec_kernel_ctx *k)
 	const char *op = n->op_type ? n->op_type : "";
 	exec_kernel_fn fn = cpu_find_kernel(n->domain ? n->domain : "", op, k->opset);
 
+	/* a sequence or optional goes only where the op takes one; Identity has a kernel of its own for them */
+	for (size_t i = 0; fn && i < k->n_in; i++) {
+		exec_kernel_fn cf;
+		if (!k->in[i] || k->in[i]->kind == XT_TENSOR)
+			continue;
+		if (!cpu_takes_containers(op, i, &cf))
+			return ov_fail(k->err, OV_INVALID, "input %zu '%s' is a %s: %s takes tensors there", i,
+				       k->g->values[k->g->nodes[k->node].in[i]].name, xt_kind_name(k->in[i]->kind), op);
+		if (cf)
+			fn = cf;
+	}
 	if (!fn) {
 		if (k->g->nodes[k->node].n_sub)
 			return ov_fail(k->err, OV_INVALID,
@@ -489,6 +500,33 @@ static void node_prefix(const struct graph *g, uint32_t n, char *buf, size_t len
 		snprintf(buf, len, "#%" PRIu32 " %s", n, p->op_type ? p->op_type : "?");
 }
 
+/* The value's declared type is a sequence or an optional. */
+static int declared_container(const struct graph_value *gv)
+{
+	const Onnx__TypeProto *tp = gv->declared ? gv->declared->type : NULL;
+
+	return tp && (tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE ||
+		      tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE);
+}
+
+/* Node n takes a sequence or optional, may make one from tensors, or is declared to give one. */
+static int node_has_containers(const struct graph *g, uint32_t n, const struct slot *slots)
+{
+	const struct graph_node *nd = &g->nodes[n];
+	const Onnx__NodeProto *p = nd->proto;
+
+	int onnx = !p->domain || !*p->domain || !strcmp(p->domain, "ai.onnx");
+	if (onnx && cpu_makes_containers(p->op_type ? p->op_type : ""))
+		return 1;
+	for (size_t i = 0; i < p->n_input; i++)
+		if (nd->in[i] >= 0 && slots[nd->in[i]].t.kind != XT_TENSOR)
+			return 1;
+	for (size_t i = 0; i < p->n_output; i++)
+		if (nd->out[i] >= 0 && declared_container(&g->values[nd->out[i]]))
+			return 1;
+	return 0;
+}
+
 static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struct slot *slots,
 		    const uint8_t *is_from, const struct exec_backend_ops *be, const struct exec_env *env,
 		    const struct exec_act *act, int *act_done,
@@ -531,6 +569,10 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 	err->msg[0] = '\0';
 	err->code = OV_OK;
 	const struct exec_backend_ops *cpu = exec_backend_cpu();
+	/* sequences and optionals live on the host: a node that takes or gives one runs on the CPU, whatever the
+	 * backend, and is no fallback (no device backend has such ops) */
+	if (be != cpu && node_has_containers(g, n, slots))
+		be = cpu;
 	int declined = be != cpu && be->supports_op && !be->supports_op(domain, p->op_type ? p->op_type : "", k.opset);
 	int r = declined || be == cpu ? EXEC_DECLINE : be->run_node(&k);
 	if (r == EXEC_DECLINE) {

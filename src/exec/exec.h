@@ -36,7 +36,8 @@ struct exec_kernel_ctx {
 	const struct graph *g;
 	uint32_t node;
 	int64_t opset;                 /* of the node's domain */
-	const struct xtensor **in;     /* NULL for inputs left out ("") */
+	const struct xtensor **in;     /* NULL for inputs left out (""); a sequence or optional (in[i]->kind) only
+	                                  where cpu_takes_containers() lets one in */
 	size_t n_in;
 	struct xtensor **out;          /* slots to fill: every output has one (scratch for outputs the model leaves
 	                                  out, discarded after the node); optional outputs past n_out are not asked */
@@ -98,6 +99,13 @@ struct exec_kernel {
 
 /* The CPU backend's kernels, one table per op family (src/exec/cpu-*.c), gathered by src/exec/cpu-registry.c. */
 exec_kernel_fn cpu_find_kernel(const char *domain, const char *op, int64_t opset);
+/* Sequences and optionals (src/exec/cpu-sequence.c).  1 when op's kernel may be handed one as its input number
+ * input (the Sequence* and Optional* ops, SequenceMap, Identity, If, Loop's carried values), with *fn the kernel
+ * to use for them instead of the op's own (Identity), else NULL.  The runner refuses a sequence or optional
+ * anywhere else with one line, so tensor kernels never see one. */
+int cpu_takes_containers(const char *op, size_t input, exec_kernel_fn *fn);
+/* 1 when op may give a sequence or optional from tensors (SequenceEmpty, If, Loop...): such nodes run on the CPU. */
+int cpu_makes_containers(const char *op);
 
 /* ---- backends ---- */
 
@@ -138,7 +146,7 @@ struct exec_options {
 
 struct exec_value {
 	const char *name;
-	struct xtensor t;
+	struct xtensor t;             /* a tensor, or a sequence or optional (t.kind, src/exec/xtensor.h) */
 	int present;
 };
 
@@ -165,7 +173,7 @@ struct exec_result {
 
 struct exec_input {
 	const char *name;
-	struct xtensor t;             /* borrowed */
+	struct xtensor t;             /* borrowed; a tensor, a sequence or an optional */
 };
 
 /* Run the cut: inputs must cover every 'from' value the cut needs (missing ones are named in err).
@@ -177,9 +185,11 @@ struct exec_input {
  *   are no value of the graph are refused (OV_USAGE).
  * - Nodes run in g->order; every output gets a slot (a scratch one for outputs the model leaves out, or that the
  *   cut is fed with); an intermediate is freed after its last use inside the cut unless it is a 'to' value or
- *   opt->keep_all.  A node with subgraphs and no kernel (SequenceMap) is refused with a clear message; If, Loop
- *   and Scan kernels run their bodies through xk_run_subgraph, and the values their bodies capture live until
- *   the node has run.
+ *   opt->keep_all.  If, Loop, Scan and SequenceMap kernels run their bodies through xk_run_subgraph, and the
+ *   values their bodies capture live until the node has run.
+ * - Sequences and optionals are values like tensors; a node that takes or gives one runs on the CPU whatever the
+ *   backend (it is not counted as a fallback), and one handed to an op that takes tensors only is refused
+ *   ("input 0 'seq' is a sequence: Add takes tensors").
  * - A Relu or Clip whose input nothing else reads or watches may be applied by the kernel of the node before it
  *   (exec_kernel_ctx.act), to the same bits.
  * - Errors name the node: "#12 'conv1' Conv: ..." (the kernel's message, or "no CPU kernel for Conv (opset 6)").
@@ -221,7 +231,10 @@ struct compare_stats {
  *   the finite pairs.
  * - min_atol = max_abs: with rtol 0, the smallest atol that passes; min_rtol = max_rel: with atol 0, the smallest
  *   rtol that passes, INFINITY when some b == 0 has a != 0 (no rtol helps there).  Both are INFINITY when a NaN or
- *   infinity is unmatched (or strings, dtypes or shapes differ): no tolerance passes. */
+ *   infinity is unmatched (or strings, dtypes or shapes differ): no tolerance passes.
+ * - Sequences and optionals: a different kind or length (an empty optional against a full one) is a shape
+ *   mismatch; otherwise item against item, the counts summed and the worst max_abs/max_rel/min_* kept, with no
+ *   index (max_abs_at and max_rel_at are -1). */
 void exec_compare(const struct xtensor *got, const struct xtensor *want, double rtol, double atol,
 		  struct compare_stats *s);
 

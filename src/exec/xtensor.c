@@ -231,8 +231,38 @@ int xt_drop_device(struct xtensor *t, struct ov_error *err)
 	return 0;
 }
 
+int xt_alloc_items(struct xtensor *t, enum xt_kind kind, int32_t elem_dtype, int64_t n, struct ov_error *err)
+{
+	memset(t, 0, sizeof *t);
+	if (n < 0 || n > XT_MAX_ITEMS || (kind == XT_OPTIONAL && n > 1))
+		return ov_fail(err, OV_LIMIT, "a %s of %" PRId64 " items (the most is %d)", xt_kind_name(kind), n,
+			       kind == XT_OPTIONAL ? 1 : XT_MAX_ITEMS);
+	t->data = calloc((size_t)(n ? n : 1), sizeof(struct xtensor));
+	if (!t->data)
+		return ov_fail(err, OV_NOMEM, "out of memory for a %s of %" PRId64 " items", xt_kind_name(kind), n);
+	t->kind = kind;
+	t->dtype = elem_dtype;
+	t->numel = n;
+	t->owns = 1;
+	return 0;
+}
+
+const char *xt_kind_name(int kind)
+{
+	return kind == XT_SEQUENCE ? "sequence" : kind == XT_OPTIONAL ? "optional" : "tensor";
+}
+
 void xt_free(struct xtensor *t)
 {
+	if (t->kind != XT_TENSOR) {
+		if (t->owns && t->data) {
+			for (int64_t i = 0; i < t->numel; i++)
+				xt_free(&xt_items(t)[i]);
+			free(t->data);
+		}
+		memset(t, 0, sizeof *t);
+		return;
+	}
 	if (t->dev && t->devops)
 		t->devops->release(t->dev);
 	if (t->owns) {
@@ -247,6 +277,17 @@ void xt_free(struct xtensor *t)
 
 int xt_copy(struct xtensor *dst, const struct xtensor *src, struct ov_error *err)
 {
+	if (src->kind != XT_TENSOR) {
+		/* deep: the copy owns its items */
+		if (xt_alloc_items(dst, (enum xt_kind)src->kind, src->dtype, src->numel, err))
+			return -1;
+		for (int64_t i = 0; i < src->numel; i++)
+			if (xt_copy(&xt_items(dst)[i], &xt_items(src)[i], err)) {
+				xt_free(dst);
+				return -1;
+			}
+		return 0;
+	}
 	if (src->host_stale)
 		return ov_fail(err, OV_INVALID, "the value is on the device (no host copy yet)");
 	if (xt_alloc(dst, src->dtype, src->rank, src->dims, err))
@@ -373,6 +414,17 @@ void xt_set(struct xtensor *t, int64_t i, double v)
 
 void xt_describe(const struct xtensor *t, char *buf, size_t n)
 {
+	if (t->kind == XT_SEQUENCE) {
+		snprintf(buf, n, "seq(%s)[%" PRId64 "]", t->dtype ? dtype_short_name(t->dtype) : "?", t->numel);
+		return;
+	}
+	if (t->kind == XT_OPTIONAL) {
+		char in[200] = "empty";
+		if (t->numel)
+			xt_describe(&xt_items(t)[0], in, sizeof in);
+		snprintf(buf, n, "optional(%s)", in);
+		return;
+	}
 	size_t used = (size_t)snprintf(buf, n, "%s[", dtype_short_name(t->dtype));
 	for (int i = 0; i < t->rank && used < n; i++)
 		used += (size_t)snprintf(buf + used, n - used, "%s%" PRId64, i ? "," : "", t->dims[i]);

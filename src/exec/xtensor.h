@@ -1,5 +1,9 @@
 /* Runtime tensors of the executor: dtype, dims, and a contiguous C-order buffer (host memory for the CPU backend).
- * Unlike TensorProto (the model's storage), an xtensor is what kernels read and write. */
+ * Unlike TensorProto (the model's storage), an xtensor is what kernels read and write.
+ *
+ * An xtensor can also be a sequence or an optional (kind, below): a value that holds other values.  Putting them
+ * in the same struct lets the runner's slots, exec_value, exec_input and subgraph runs carry them unchanged; the
+ * runner hands one only to kernels that take them (src/exec/cpu-sequence.c), so tensor kernels never see one. */
 #ifndef OV_EXEC_XTENSOR_H
 #define OV_EXEC_XTENSOR_H
 
@@ -9,6 +13,15 @@
 #include "src/error.h"
 
 #define XT_MAX_RANK 16
+
+/* What an xtensor holds. */
+enum xt_kind {
+	XT_TENSOR = 0,  /* a dense tensor: everything below */
+	XT_SEQUENCE,    /* items[0..numel): tensors of one element type (dtype; 0 when an empty one does not say) */
+	XT_OPTIONAL,    /* numel 0: empty; numel 1: items[0] holds a tensor or a sequence (dtype: its element type) */
+};
+/* The most items a sequence may hold (a file or a loop could ask for more). */
+#define XT_MAX_ITEMS (1 << 20)
 
 struct xtensor {
 	int32_t dtype;                /* ONNX element type (src/dtype.h); float16/bfloat16 stored as such */
@@ -24,6 +37,9 @@ struct xtensor {
 	void *dev;
 	const struct xt_devops *devops;
 	int host_stale;
+	/* XT_SEQUENCE, XT_OPTIONAL: data points at numel struct xtensor (an array of at least one, so a present value
+	 * always has data), rank 0, bytes 0; owns as for a tensor (the items are freed with it).  Never on a device. */
+	int kind;
 };
 
 /* What a device backend does for the tensors holding its copies. */
@@ -69,7 +85,18 @@ static inline int xt_index_next(int64_t *idx, const int64_t *dims, int n)
 	return 0;
 }
 
-/* "float32[1,3,224,224]" */
+/* A sequence or optional of n empty items (filled by the caller, each owned by it): 0, or -1 with err. */
+int xt_alloc_items(struct xtensor *t, enum xt_kind kind, int32_t elem_dtype, int64_t n, struct ov_error *err);
+/* The items of a sequence or optional (NULL for a tensor). */
+static inline struct xtensor *xt_items(const struct xtensor *t)
+{
+	return t->kind != XT_TENSOR ? (struct xtensor *)t->data : NULL;
+}
+/* "sequence", "optional" or "tensor" */
+const char *xt_kind_name(int kind);
+
+/* "float32[1,3,224,224]"; a sequence: "seq(float32)[3]"; an optional: "optional(float32[2])" or
+ * "optional(empty)" */
 void xt_describe(const struct xtensor *t, char *buf, size_t n);
 
 #endif

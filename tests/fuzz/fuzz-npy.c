@@ -1,9 +1,13 @@
-/* libFuzzer target for tensor files (src/tensorfile.c): the same bytes are read as a .npy file and as a .pb
- * TensorProto.  Whatever reads must be a consistent tensor (raw_data exactly as long as its dtype and dims say),
- * and a .npy tensor must survive the writer: encode it, read that back, and get the same dtype, dims and bytes.
+/* libFuzzer target for tensor files (src/tensorfile.c) and sequence files (src/exec/seqfile.c): the same bytes are
+ * read as a .npy file, as a .pb TensorProto, and as a SequenceProto and an OptionalProto.  Whatever reads must be a
+ * consistent tensor (raw_data exactly as long as its dtype and dims say), and a .npy tensor must survive the
+ * writer: encode it, read that back, and get the same dtype, dims and bytes.
  *
  * Build with tests/fuzz/build.sh (BUILD_DIR/fuzz-npy); run with BUILD_DIR/fuzz-npy CORPUS_DIR, seeding the corpus
- * with files numpy.save writes (any dtype, order, version) and ONNX test data (input_0.pb). */
+ * with files numpy.save writes (any dtype, order, version), ONNX test data (input_0.pb, also of the sequence and
+ * optional tests: test_sequence_*, test_optional_*) and tests/fuzz/seqfile/*.pb.  A sequence or optional read must
+ * hold tensors whose sizes agree with their dims (an optional at most one value), and a refusal must leave nothing
+ * behind and name the file. */
 #include "config.h"
 
 #include <stdio.h>
@@ -11,6 +15,7 @@
 #include <string.h>
 
 #include "src/dtype.h"
+#include "src/exec/seqfile.h"
 #include "src/model.h"
 #include "src/tensorfile.h"
 
@@ -44,6 +49,48 @@ static int64_t check_tensor(const Onnx__TensorProto *t)
 	return numel;
 }
 
+/* A value read from a sequence or optional file: the kind asked for, tensors consistent with their dims. */
+static void check_value(const struct xtensor *v, int kind, int depth)
+{
+	if (v->kind != kind || !v->data || v->numel < 0 || v->numel > XT_MAX_ITEMS || (kind == XT_OPTIONAL && v->numel > 1))
+		fail("a sequence/optional read is not what was asked for", NULL);
+	for (int64_t i = 0; i < v->numel; i++) {
+		const struct xtensor *t = &xt_items(v)[i];
+		if (t->kind == XT_SEQUENCE && kind == XT_OPTIONAL && depth == 0) {
+			check_value(t, XT_SEQUENCE, 1);
+			continue;
+		}
+		if (t->kind != XT_TENSOR || !t->data)
+			fail("an item is not a tensor", NULL);
+		int64_t n = 1;
+		for (int d = 0; d < t->rank; d++)
+			n *= t->dims[d];
+		if (n != t->numel || (t->dtype != OV_DT_STRING && t->bytes != (size_t)dtype_raw_bytes(t->dtype, n)))
+			fail("an item's size does not agree with its dims", NULL);
+		if (kind == XT_SEQUENCE && t->dtype != xt_items(v)[0].dtype)
+			fail("a sequence holds two element types", NULL);
+	}
+}
+
+static void fuzz_seqfile(const uint8_t *data, size_t size)
+{
+	for (int kind = XT_SEQUENCE; kind <= XT_OPTIONAL; kind++) {
+		struct xtensor v;
+		struct ov_error err;
+		char *name = NULL;
+		if (seqfile_read_buffer(data, size, kind, "fuzz.pb", &v, &name, &err) == 0) {
+			check_value(&v, kind, 0);
+			xt_free(&v);
+			free(name);
+			continue;
+		}
+		if (v.data || name)
+			fail("a failed sequence/optional read left something behind", err.msg);
+		if (!strstr(err.msg, "fuzz.pb: "))
+			fail("a sequence/optional refusal does not name the file", err.msg);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -53,6 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t *buf = NULL;
 	size_t len = 0;
 
+	fuzz_seqfile(data, size);
 	if (tensorfile_read_buffer(data, size, TENSORFILE_PB, "fuzz.pb", NULL, &t, &err) == 0) {
 		check_tensor(t);
 		tensorfile_free(t, NULL);

@@ -11,7 +11,10 @@
 # is BUILD/fuzz.log.  Exits non-zero if the fuzzer found something.
 #
 # The other targets tests/fuzz/build.sh makes run by hand, for example:
-#   BUILD/fuzz-npy CORPUS            tensor files (.npy and .pb), seeded with numpy.save output and input_0.pb files
+#   BUILD/fuzz-npy CORPUS tests/fuzz/seqfile
+#                                    tensor files (.npy and .pb) and sequence/optional files (SequenceProto,
+#                                    OptionalProto), seeded with numpy.save output, input_0.pb files and
+#                                    tests/fuzz/seqfile/*.pb
 #   BUILD/fuzz-command CORPUS        the command language, seeded with tests/fuzz/commands/*
 #   BUILD/fuzz-exec CORPUS -rss_limit_mb=2048
 #                                    the executor, seeded with the node tests' model.onnx files
