@@ -22,7 +22,7 @@
 #include "src/strbuf.h"
 
 static const char compare_usage[] =
-	"usage: onnxview compare MODEL [OTHER] [--backend cpu|cuda] [--vs cpu|cuda] [--against DIR]\n"
+	"usage: onnxview compare MODEL [OTHER] [--backend cpu|cuda] [--vs cpu|cuda] [--tf32] [--against DIR]\n"
 	"                        [--input NAME=FILE|random[:SEED]|zeros|ones]... [--from T,..] [--to T,..]\n"
 	"                        [--rtol R] [--atol A] [--list] [--json]";
 
@@ -35,7 +35,7 @@ struct compare_args {
 	size_t n_inputs;
 	char *from[MAX_LIST], *to[MAX_LIST];
 	size_t n_from, n_to;
-	int have_from, have_to, json, list;
+	int have_from, have_to, json, list, tf32;
 	double rtol, atol;
 };
 
@@ -83,6 +83,8 @@ static int parse_args(int argc, char **argv, struct compare_args *a, FILE *out, 
 			a->json = 1;
 		} else if (!strcmp(o, "--list")) {
 			a->list = 1;
+		} else if (!strcmp(o, "--tf32")) {
+			a->tf32 = 1;
 		} else if (!strcmp(o, "--input") || !strcmp(o, "--from") || !strcmp(o, "--to") || !strcmp(o, "--backend") ||
 			   !strcmp(o, "--vs") || !strcmp(o, "--against") || !strcmp(o, "--rtol") || !strcmp(o, "--atol")) {
 			if (i + 1 >= argc)
@@ -130,6 +132,9 @@ static int parse_args(int argc, char **argv, struct compare_args *a, FILE *out, 
 	if (!a->other && a->vs && !strcmp(a->vs, a->backend ? a->backend : "cpu"))
 		return cmd_usage_error(err, compare_usage, "compare: --vs %s is the backend the model runs on already",
 				       a->vs);
+	if (a->tf32 && !(a->backend && !strcmp(a->backend, "cuda")) && !(a->vs && !strcmp(a->vs, "cuda")))
+		return cmd_usage_error(err, compare_usage,
+				       "compare: --tf32 is for a CUDA side (--backend cuda or --vs cuda)");
 	if ((a->have_from && !a->n_from) || (a->have_to && !a->n_to))
 		return cmd_usage_error(err, compare_usage, "compare: --%s names no value",
 				       a->have_from && !a->n_from ? "from" : "to");
@@ -286,6 +291,7 @@ static int run_side(struct compare_state *s, struct side *sd, int is_b)
 		if (graph_value_id(sd->g, s->in[i].name) >= 0)
 			in[n++] = (struct exec_input){.name = s->in[i].name, .t = s->in[i].t};
 	s->what = sd->label;
+	exec_cuda_set_tf32(s->a.tf32 && !strcmp(sd->backend, "cuda"));
 	if (exec_run(sd->m, sd->g, &opt, in, n, &sd->r, &s->e)) {
 		if (strcmp(sd->backend, "cpu"))
 			ov_wrap(&s->e, "on %s: ", sd->backend);
@@ -582,19 +588,24 @@ static int explain_node(struct strbuf *b, struct compare_state *s, int32_t node,
 	return n;
 }
 
+static const char *tf32_label(const struct compare_state *s, const struct side *sd)
+{
+	return s->a.tf32 && sd->backend && !strcmp(sd->backend, "cuda") ? " with TF32" : "";
+}
+
 static void report_text(struct strbuf *b, struct compare_state *s, const struct divergence *d)
 {
 	const struct graph *ga = s->A.g;
 
-	strbuf_printf(b, "A: %s on %s: %" PRIu32 " nodes in %.3f ms", s->A.label, s->A.backend, s->A.r.nodes_run,
-		      s->A.r.ms);
+	strbuf_printf(b, "A: %s on %s%s: %" PRIu32 " nodes in %.3f ms", s->A.label, s->A.backend,
+		      tf32_label(s, &s->A), s->A.r.nodes_run, s->A.r.ms);
 	if (s->A.r.n_fallback)
 		strbuf_printf(b, " (%zu on the CPU)", s->A.r.n_fallback);
 	if (s->a.against)
 		strbuf_printf(b, "\nB: %s: %zu saved tensor%s\n", s->B.label, s->B.r.n_values, s->B.r.n_values == 1 ? "" : "s");
 	else {
-		strbuf_printf(b, "\nB: %s on %s: %" PRIu32 " nodes in %.3f ms", s->B.label, s->B.backend,
-			      s->B.r.nodes_run, s->B.r.ms);
+		strbuf_printf(b, "\nB: %s on %s%s: %" PRIu32 " nodes in %.3f ms", s->B.label, s->B.backend,
+			      tf32_label(s, &s->B), s->B.r.nodes_run, s->B.r.ms);
 		if (s->B.r.n_fallback)
 			strbuf_printf(b, " (%zu on the CPU)", s->B.r.n_fallback);
 		strbuf_putc(b, '\n');
@@ -670,12 +681,14 @@ static void report_text(struct strbuf *b, struct compare_state *s, const struct 
 	}
 }
 
-static void json_side(struct json *j, const char *key, const struct side *sd, int files)
+static void json_side(struct json *j, const char *key, const struct side *sd, int files, int tf32_on)
 {
 	json_key(j, key);
 	json_obj(j);
 	json_kstr(j, files ? "dir" : "model", sd->label);
 	json_kstr(j, "backend", sd->backend);
+	json_key(j, "tf32");
+	json_bool(j, !files && !strcmp(sd->backend, "cuda") && tf32_on);
 	if (!files) {
 		json_kint(j, "nodes_run", sd->r.nodes_run);
 		json_key(j, "ms");
@@ -699,8 +712,8 @@ static void report_json(struct strbuf *b, struct compare_state *s, const struct 
 
 	json_init(&j, b, 1);
 	json_obj(&j);
-	json_side(&j, "a", &s->A, 0);
-	json_side(&j, "b", &s->B, s->a.against != NULL);
+	json_side(&j, "a", &s->A, 0, s->a.tf32);
+	json_side(&j, "b", &s->B, s->a.against != NULL, s->a.tf32);
 	json_key(&j, "inputs");
 	json_arr(&j);
 	for (size_t i = 0; i < s->n_in; i++) {

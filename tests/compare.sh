@@ -130,4 +130,8 @@ check "--vs cuda where CUDA cannot run: one line naming CUDA, not 0" sh -c "[ $r
 
 "$ONNXVIEW" compare --help >help.out 2>&1
 check "--help prints the usage" grep -q "usage: onnxview compare MODEL \[OTHER\]" help.out
+"$ONNXVIEW" compare "$SRCDIR/share/onnxview/examples/srcnn.onnx" --against . --tf32 >out.txt 2>err.txt
+echo $? >rc.txt
+check "--tf32 without a CUDA side is a usage error naming it (exit 2)" \
+	sh -c "[ \$(cat rc.txt) = 2 ] && grep -q 'tf32 is for a CUDA side' err.txt"
 done_testing

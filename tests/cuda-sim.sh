@@ -87,6 +87,15 @@ report_counts=$(sed -n 's/^copies: \([0-9]*\) to the device (\([0-9]*\) bytes), 
 check "the example runs every node on CUDA and its report counts the copies the simulator saw ($sim_counts)" \
 	sh -c "[ -n '$sim_counts' ] && [ '$sim_counts' = '$report_counts' ] && ! grep -q 'on the CPU' out.txt"
 
+# what TF32 does: the CPU against CUDA with TF32 names the first convolution, whose inputs agree
+"$SIM" compare "$SRCNN" --vs cuda --tf32 >out.txt 2>err.txt
+echo $? >rc.txt
+check "compare --vs cuda --tf32: the first divergence is conv1, inside the node (exit 1)" \
+	sh -c "[ \$(cat rc.txt) = 1 ] && grep -q '^B: .* on cuda with TF32:' out.txt &&
+	       grep -q \"^first divergence: #1 'conv1' Conv\" out.txt && grep -q 'the difference starts inside this node' out.txt"
+"$SIM" compare "$SRCNN" --vs cuda >out.txt 2>err.txt
+check "and without --tf32 every value matches" grep -q "^no divergence" out.txt
+
 # ---- device errors ----
 OV_CUDASIM_FAULT=add_bias run "$SRCNN" --input random --backend cuda
 check "a kernel that faults ends the run (exit 1)" [ "$(rc)" = 1 ]
