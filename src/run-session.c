@@ -41,15 +41,19 @@ int run_session(struct ov_model *m, const struct graph *g, struct shapes *sh, in
 	struct exec_input *in = NULL;
 	const char **need = NULL;
 	long n_need = 0;
-	int rc = -1;
+	int rc = -1, tf32 = 0;
 
 	memset(out, 0, sizeof *out);
 	for (int i = 0; i < argc; i++) {
 		const char *o = argv[i];
+		if (!strcmp(o, "--tf32")) {
+			tf32 = 1;
+			continue;
+		}
 		if (strcmp(o, "--input") && strcmp(o, "--to") && strcmp(o, "--from") && strcmp(o, "--backend") &&
 		    strcmp(o, "--expect"))
 			return ov_fail(err, OV_USAGE, "run: unknown option '%s' (--input NAME=SPEC, --to T,.., --from T,.., "
-				       "--expect NAME=FILE, --backend cpu|cuda)", o), 2;
+				       "--expect NAME=FILE, --backend cpu|cuda, --tf32)", o), 2;
 		if (i + 1 >= argc)
 			return ov_fail(err, OV_USAGE, "run: %s needs a value", o), 2;
 		char *v = argv[++i];
@@ -85,8 +89,11 @@ int run_session(struct ov_model *m, const struct graph *g, struct shapes *sh, in
 		opt.to = to;
 		opt.n_to = n_to;
 	}
+	if (tf32 && strcmp(backend, "cuda"))
+		return ov_fail(err, OV_USAGE, "run: --tf32 is for --backend cuda (the CPU computes float32 in full)"), 2;
 	if (!strcmp(backend, "cuda") && !(opt.backend = exec_backend_cuda(err)))
 		return 1;
+	exec_cuda_set_tf32(tf32);
 
 	n_need = exec_needed_inputs(g, &opt, NULL, 0, err);
 	if (n_need < 0)
@@ -124,8 +131,8 @@ int run_session(struct ov_model *m, const struct graph *g, struct shapes *sh, in
 	}
 	if (exec_run(m, g, &opt, in, (size_t)n_need, out, err))
 		goto out;
-	strbuf_printf(report, "ran %" PRIu32 " node%s on %s in %.3f ms", out->nodes_run, out->nodes_run == 1 ? "" : "s",
-		      backend, out->ms);
+	strbuf_printf(report, "ran %" PRIu32 " node%s on %s%s in %.3f ms", out->nodes_run, out->nodes_run == 1 ? "" : "s",
+		      backend, tf32 ? " with TF32" : "", out->ms);
 	if (out->n_fallback)
 		strbuf_printf(report, " (%zu on the CPU)", out->n_fallback);
 	strbuf_putc(report, '\n');

@@ -122,6 +122,9 @@ check "TUI: the next CUDA run says the device failed earlier in this session" \
 	grep -q "^the CUDA device failed earlier in this session (an illegal memory access" again.txt
 tui cpu ':run --backend cuda<Enter>:run<Enter>'
 check "TUI: and :run on the CPU still works" grep -q "^ran 6 nodes on cpu" cpu.txt
+printf ':run --backend cuda --tf32<Enter>' >tf32.keys
+LC_ALL=C.UTF-8 timeout 20 "$SIM" --keys tf32.keys --dump tf32.txt --size 100x30 srcnn.onnx >tf32.out 2>tf32.err
+check "TUI: :run --backend cuda --tf32 runs with TF32 and says so" grep -q "^ran 6 nodes on cuda with TF32" tf32.txt
 printf ':compare --vs cuda<Enter><Esc>jjjV' >cmp.keys
 LC_ALL=C.UTF-8 timeout 20 "$SIM" --keys cmp.keys --dump cmp.txt --size 100x30 srcnn.onnx >cmp.out 2>cmp.err
 check "TUI: :compare --vs cuda, then V: the CPU's and the GPU's values side by side where they differ most" \

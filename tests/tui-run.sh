@@ -101,6 +101,8 @@ screen bad_to 100x30 ':run --to nope<Enter>'
 check ":run --to a name that is not there" has bad_to "'nope', which is no value of the graph"
 screen bad_cuda 100x30 ':run --backend cuda<Enter>'
 check ":run --backend cuda where it cannot run: a message naming CUDA" sh -c '[ "$(cat bad_cuda.rc)" -eq 0 ] && grep -qi "cuda" bad_cuda.txt'
+screen bad_tf32 100x30 ':run --tf32<Enter>'
+check ":run --tf32 without --backend cuda: says what it is for" has bad_tf32 "run: --tf32 is for --backend cuda"
 screen help 100x60 '?'
 check "the help lists R, v and V" sh -c 'grep -q "^ *R .*run the model up to the selected node" help.txt && grep -q "^ *v .*computed output" help.txt && grep -q "^ *V .*A - B" help.txt'
 done_testing
