@@ -37,6 +37,20 @@ int cpu_conv_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const str
 int cpu_convt_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *wt,
 		    const struct xtensor *b, struct cpu_window *w, int64_t *out, int64_t *group);
 
+/* LayerNormalization's checks and geometry (axis, Scale and B broadcast, stash_type, epsilon), shared by the CPU
+ * and CUDA kernels: rows of len values normalised over the dims from axis on, outer of them. */
+struct ln_plan {
+	int axis;
+	int64_t outer, len;
+	int64_t sstr[XT_MAX_RANK], bstr[XT_MAX_RANK]; /* Scale's and B's strides broadcast against X (0: repeated) */
+	int64_t sdims[XT_MAX_RANK];                   /* the Mean and InvStdDev outputs' dims */
+	int32_t stash;                                /* OV_DT_FLOAT or OV_DT_DOUBLE */
+	double eps;
+};
+/* Returns 0, or -1 through xk_fail with the reason. */
+int cpu_layernorm_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *s,
+			const struct xtensor *b, struct ln_plan *p);
+
 /* 1 for float16 and bfloat16. */
 int cpu_is_half(int32_t dtype);
 

@@ -267,59 +267,21 @@ static int kernel_groupnorm(struct exec_kernel_ctx *k)
 
 /* ---- LayerNormalization ---------------------------------------------------------------------------------------- */
 
-/* Strides of t broadcast (right-aligned) against dims[0..rank): 0 along dims t does not have or has as 1.
- * Returns -1 when t does not broadcast. */
-static int bcast_strides(const struct xtensor *t, const int64_t *dims, int rank, int64_t *str)
-{
-	int64_t s = 1;
-
-	if (t->rank > rank)
-		return -1;
-	for (int i = rank - 1; i >= 0; i--) {
-		int ti = i - (rank - t->rank);
-		int64_t d = ti >= 0 ? t->dims[ti] : 1;
-		if (d != 1 && d != dims[i])
-			return -1;
-		str[i] = d == 1 ? 0 : s;
-		s *= d;
-	}
-	return 0;
-}
-
 static int layernorm_f(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = k->in[0], *s = k->n_in > 1 ? k->in[1] : NULL, *b = k->n_in > 2 ? k->in[2] : NULL;
-	double eps = xk_attr_float(k, "epsilon", 1e-5f);
-	int64_t sstr[XT_MAX_RANK], bstr[XT_MAX_RANK], sdims[XT_MAX_RANK];
-	char d1[64];
+	struct ln_plan pl;
 
-	int axis = norm_axis(k, xk_attr_int(k, "axis", -1), x->rank, 0);
-	if (axis < 0)
+	if (cpu_layernorm_setup(k, x, s, b, &pl))
 		return -1;
-	if (!s)
-		return xk_fail(k, "Scale is required");
-	xt_describe(s, d1, sizeof d1);
-	if (bcast_strides(s, x->dims, x->rank, sstr))
-		return xk_fail(k, "Scale %s does not broadcast to X", d1);
-	if (b && bcast_strides(b, x->dims, x->rank, bstr))
-		return xk_fail(k, "B does not broadcast to X");
-	if (s->dtype != x->dtype || (b && b->dtype != x->dtype))
-		return xk_fail(k, "X, Scale and B must have the same element type");
-	int32_t st = (int32_t)xk_attr_int(k, "stash_type", OV_DT_FLOAT);
-	if (st != OV_DT_FLOAT && st != OV_DT_DOUBLE)
-		st = OV_DT_FLOAT;
-	int64_t outer = 1, inner = 1;
-	for (int i = 0; i < x->rank; i++) {
-		if (i < axis)
-			outer *= x->dims[i];
-		else
-			inner *= x->dims[i];
-		sdims[i] = i < axis ? x->dims[i] : 1;
-	}
+	int axis = pl.axis;
+	int64_t outer = pl.outer, inner = pl.len, *sstr = pl.sstr, *bstr = pl.bstr;
+	int32_t st = pl.stash;
+	double eps = pl.eps;
 	if (xk_output(k, 0, x->dtype, x->rank, x->dims))
 		return -1;
 	for (size_t o = 1; o < 3 && o < k->n_out; o++)
-		if (xk_output(k, o, st, x->rank, sdims))
+		if (xk_output(k, o, st, x->rank, pl.sdims))
 			return -1;
 	/* Scale and B indexed by the position inside the normalised block when they do not vary with the outer
 	 * dims (the usual [normalized shape]); else through the full broadcast */

@@ -158,28 +158,11 @@ static __global__ void stats_kernel(const void *x, int dt, int64_t len, double e
 
 // ---- LayerNormalization ----
 
-// Scale's and B's strides broadcast (right-aligned) against X's dims, as cpu-norm.c's bcast_strides.
+// X's dims and Scale's and B's broadcast strides (cpu_layernorm_setup's), by value to the kernel.
 struct ln_bcast {
 	int rank;
 	int64_t dims[XT_MAX_RANK], sstr[XT_MAX_RANK], bstr[XT_MAX_RANK];
 };
-
-static int bcast_strides(const struct xtensor *t, const int64_t *dims, int rank, int64_t *str)
-{
-	int64_t s = 1;
-
-	if (t->rank > rank)
-		return -1;
-	for (int i = rank - 1; i >= 0; i--) {
-		int ti = i - (rank - t->rank);
-		int64_t d = ti >= 0 ? t->dims[ti] : 1;
-		if (d != 1 && d != dims[i])
-			return -1;
-		str[i] = d == 1 ? 0 : s;
-		s *= d;
-	}
-	return 0;
-}
 
 static __global__ void layernorm_kernel(struct ln_bcast bc, const void *x, const void *s, const void *b, int dt,
 					const double *mean, const double *inv, void *y, int64_t len, int64_t n)
@@ -203,41 +186,29 @@ static int k_layernorm(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = input(k, 0), *s = input(k, 1), *b = input(k, 2);
 	struct ln_bcast bc;
-	int64_t sdims[XT_MAX_RANK];
+	struct ln_plan pl;
 	struct cu_bufs bufs = {};
 	int rc = -1, dt;
 
 	if (!x || !s || !norm_type(x->dtype) || s->dtype != x->dtype || (b && b->dtype != x->dtype))
 		return EXEC_DECLINE;
-	int64_t axis = xk_attr_int(k, "axis", -1), r = x->rank;
-	if (axis < -r || axis > r - 1)
-		return EXEC_DECLINE;
-	if (axis < 0)
-		axis += r;
+	if (cpu_layernorm_setup(k, x, s, b, &pl))
+		return EXEC_DECLINE; // the CPU says what is wrong
 	memset(&bc, 0, sizeof bc);
 	bc.rank = x->rank;
 	memcpy(bc.dims, x->dims, sizeof bc.dims);
-	if (bcast_strides(s, x->dims, x->rank, bc.sstr) || (b && bcast_strides(b, x->dims, x->rank, bc.bstr)))
-		return EXEC_DECLINE;
-	int32_t st = (int32_t)xk_attr_int(k, "stash_type", OV_DT_FLOAT);
-	if (st != OV_DT_FLOAT && st != OV_DT_DOUBLE)
-		st = OV_DT_FLOAT;
-	int64_t outer = 1, len = 1;
-	for (int i = 0; i < x->rank; i++) {
-		if (i < axis)
-			outer *= x->dims[i];
-		else
-			len *= x->dims[i];
-		sdims[i] = i < axis ? x->dims[i] : 1;
-	}
+	memcpy(bc.sstr, pl.sstr, sizeof bc.sstr);
+	memcpy(bc.bstr, pl.bstr, sizeof bc.bstr);
+	int32_t st = pl.stash;
+	int64_t outer = pl.outer, len = pl.len;
+	double eps = pl.eps;
 	if (xk_output_raw(k, 0, x->dtype, x->rank, x->dims))
 		return -1;
 	for (size_t o = 1; o < 3 && o < k->n_out; o++)
-		if (xk_output_raw(k, o, st, x->rank, sdims))
+		if (xk_output_raw(k, o, st, x->rank, pl.sdims))
 			return -1;
 	if (!outer)
 		return 0;
-	double eps = xk_attr_float(k, "epsilon", 1e-5f);
 	const void *dx = norm_input(k, &bufs, 0, &dt);
 	const void *ds = dx ? norm_input(k, &bufs, 1, &dt) : NULL;
 	const void *db = ds && b ? norm_input(k, &bufs, 2, &dt) : NULL;

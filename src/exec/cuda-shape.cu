@@ -977,37 +977,15 @@ out:
 
 // ---- Shape, Size: from the dims alone, written on the host (the input's elements are never copied) ----
 
-static int k_shape(struct exec_kernel_ctx *k)
+// The CPU's kernels, run from here so that the runner does not bring the input's elements to the host first.
+static int k_dims_only(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0);
+	const Onnx__NodeProto *n = k->g->nodes[k->node].proto;
+	exec_kernel_fn fn = cpu_find_kernel("", n->op_type ? n->op_type : "", k->opset);
 
-	if (!x)
+	if (!fn || !input(k, 0))
 		return EXEC_DECLINE;
-	int64_t r = x->rank, start = xk_attr_int(k, "start", 0), end = xk_attr_int(k, "end", r);
-	if (start < 0)
-		start += r;
-	if (end < 0)
-		end += r;
-	start = start < 0 ? 0 : start > r ? r : start;
-	end = end < 0 ? 0 : end > r ? r : end;
-	int64_t n = end > start ? end - start : 0;
-	if (xk_output_raw(k, 0, OV_DT_INT64, 1, &n))
-		return -1;
-	for (int64_t i = 0; i < n; i++)
-		((int64_t *)k->out[0]->data)[i] = x->dims[start + i];
-	return 0;
-}
-
-static int k_size(struct exec_kernel_ctx *k)
-{
-	const struct xtensor *x = input(k, 0);
-
-	if (!x)
-		return EXEC_DECLINE;
-	if (xk_output_raw(k, 0, OV_DT_INT64, 0, NULL))
-		return -1;
-	*(int64_t *)k->out[0]->data = x->numel;
-	return 0;
+	return fn(k);
 }
 
 // The rows after the first mark the opsets where an op's inputs or attributes changed; each kernel reads
@@ -1025,8 +1003,8 @@ const struct exec_kernel cuda_shape_kernels[] = {
 	{"Pad", 11, k_pad},
 	{"Reshape", 1, k_reshape},
 	{"Reshape", 5, k_reshape},
-	{"Shape", 1, k_shape},
-	{"Size", 1, k_size},
+	{"Shape", 1, k_dims_only},
+	{"Size", 1, k_dims_only},
 	{"Slice", 1, k_slice},
 	{"Slice", 10, k_slice},
 	{"Split", 1, k_split},
