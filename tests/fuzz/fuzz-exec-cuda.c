@@ -19,15 +19,7 @@
 #include <string.h>
 
 #include "src/dtype.h"
-#include "src/exec/exec.h"
-#include "src/graph.h"
-#include "src/model.h"
-#include "src/run-feed.h"
-#include "src/shape.h"
-
-#define FUZZ_TENSOR_BYTES (64u << 20)
-#define FUZZ_INPUT_ELEMENTS 65536
-#define FUZZ_MAX_INPUTS 64
+#include "tests/fuzz/fuzz-feed.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -94,55 +86,26 @@ static int deterministic(const struct graph *g)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct ov_model *m = NULL;
-	struct graph *g = NULL;
-	struct shapes *sh = NULL;
-	struct ov_error err;
+	struct fuzz_run fr;
 	struct exec_result rc = {0}, rg = {0};
-	struct exec_input in[FUZZ_MAX_INPUTS];
-	const char *need[FUZZ_MAX_INPUTS];
-	long n_need = 0;
+	struct exec_options opt = {0};
+	struct ov_error err;
 	const struct exec_backend_ops *cuda = exec_backend_cuda(&err);
 
 	if (!cuda) {
 		fprintf(stderr, "fuzz-exec-cuda: no CUDA backend: %s\n", err.msg);
 		abort();
 	}
-	xt_set_limit(FUZZ_TENSOR_BYTES);
-	memset(in, 0, sizeof in);
-	if (model_load_buffer(&m, data, size, "fuzz.onnx", &err))
+	if (fuzz_run_prepare(&fr, data, size))
 		return 0;
-	if (graph_build(&g, m->proto->graph, &err) || shape_infer(&sh, m, g, &err))
-		goto out;
-	struct exec_options opt = {0};
-	n_need = exec_needed_inputs(g, &opt, NULL, 0, &err);
-	if (n_need < 0 || n_need > FUZZ_MAX_INPUTS)
-		goto out;
-	exec_needed_inputs(g, &opt, need, (size_t)n_need, &err);
-	struct feed f = {.m = m, .g = g, .sh = sh, .e = &err};
-	for (long i = 0; i < n_need; i++) {
-		int32_t id = graph_value_id(g, need[i]);
-		const struct vshape *v = id >= 0 ? feed_value_shape(&f, id) : NULL;
-		int64_t numel = 1;
-		if (!v || v->rank < 0 || v->rank > XT_MAX_RANK)
-			goto out;
-		for (int d = 0; d < v->rank; d++) {
-			if (v->dims[d].v < 0 || (v->dims[d].v && numel > FUZZ_INPUT_ELEMENTS / v->dims[d].v))
-				goto out; /* unknown or too big: nothing to run */
-			numel *= v->dims[d].v;
-		}
-		in[i].name = need[i];
-		if (feed_generate(&f, id, "random", &in[i].t))
-			goto out;
-	}
-	if (exec_run(m, g, &opt, in, (size_t)n_need, &rc, &err))
+	if (exec_run(fr.m, fr.g, &opt, fr.in, (size_t)fr.n_in, &rc, &fr.err))
 		goto out; /* the CPU refuses it: nothing to compare */
 	opt.backend = cuda;
-	if (exec_run(m, g, &opt, in, (size_t)n_need, &rg, &err)) {
-		fprintf(stderr, "fuzz-exec-cuda: the CUDA run failed where the CPU's succeeded: %s\n", err.msg);
+	if (exec_run(fr.m, fr.g, &opt, fr.in, (size_t)fr.n_in, &rg, &fr.err)) {
+		fprintf(stderr, "fuzz-exec-cuda: the CUDA run failed where the CPU's succeeded: %s\n", fr.err.msg);
 		abort();
 	}
-	if (!deterministic(g))
+	if (!deterministic(fr.g))
 		goto out; /* random ops draw other numbers on the second run */
 	for (size_t i = 0; i < rc.n_to && i < rg.n_to; i++)
 		if (rc.values[i].present && rg.values[i].present)
@@ -150,12 +113,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 out:
 	exec_result_free(&rc);
 	exec_result_free(&rg);
-	for (long i = 0; i < n_need && i < FUZZ_MAX_INPUTS; i++)
-		xt_free(&in[i].t);
-	if (sh)
-		shapes_free(sh);
-	if (g)
-		graph_free(g);
-	model_free(m);
+	fuzz_run_free(&fr);
 	return 0;
 }
