@@ -412,10 +412,7 @@ static void report_text(struct strbuf *b, struct run_state *s, const struct exec
 			strbuf_printf(b, " and %zu more", r->n_fallback - 8);
 		strbuf_putc(b, '\n');
 	}
-	if (r->to_device || r->to_host)
-		strbuf_printf(b, "copies: %" PRIu64 " to the device (%" PRIu64 " bytes), %" PRIu64
-			      " to the host (%" PRIu64 " bytes)\n", r->to_device, r->to_device_bytes, r->to_host,
-			      r->to_host_bytes);
+	put_copies(b, r);
 	for (size_t i = 0; i < r->n_notes; i++) {
 		char where[300];
 		node_label(s->g, r->notes[i].node, where, sizeof where);

@@ -58,6 +58,14 @@ void put_vshape(struct strbuf *b, const struct vshape *v)
 }
 
 /* The flat index as a multi-index: [0,3,17] */
+void put_copies(struct strbuf *b, const struct exec_result *r)
+{
+	if (r->to_device || r->to_host)
+		strbuf_printf(b, "copies: %" PRIu64 " to the device (%" PRIu64 " bytes), %" PRIu64
+			      " to the host (%" PRIu64 " bytes)\n", r->to_device, r->to_device_bytes, r->to_host,
+			      r->to_host_bytes);
+}
+
 void put_index(struct strbuf *b, const struct xtensor *t, int64_t i)
 {
 	int64_t idx[XT_MAX_RANK];

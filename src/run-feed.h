@@ -64,6 +64,8 @@ void put_vshape(struct strbuf *b, const struct vshape *v);
 void put_index(struct strbuf *b, const struct xtensor *t, int64_t i);
 /* The same as a JSON array (null for i < 0). */
 void json_index(struct json *j, const struct xtensor *t, int64_t i);
+/* "copies: N to the device (B bytes), N to the host (B bytes)\n" when a device backend copied anything. */
+void put_copies(struct strbuf *b, const struct exec_result *r);
 /* Statistics of a numeric tensor (-1 for strings, count only). */
 int xt_stats(const struct xtensor *t, struct tensor_stats *st);
 

@@ -136,10 +136,7 @@ int run_session(struct ov_model *m, const struct graph *g, struct shapes *sh, in
 	if (out->n_fallback)
 		strbuf_printf(report, " (%zu on the CPU)", out->n_fallback);
 	strbuf_putc(report, '\n');
-	if (out->to_device || out->to_host)
-		strbuf_printf(report, "copies: %" PRIu64 " to the device (%" PRIu64 " bytes), %" PRIu64
-			      " to the host (%" PRIu64 " bytes)\n", out->to_device, out->to_device_bytes, out->to_host,
-			      out->to_host_bytes);
+	put_copies(report, out);
 	for (size_t i = 0; i < out->n_to; i++) {
 		const struct exec_value *v = &out->values[i];
 		struct tensor_stats st;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "src/exec/exec.h"
+#include "src/exec/ov-shape.h"
 #include "src/exec/ov-window.h"
 
 /* The geometry of a window over the spatial dims of an (N, C, D1, ..., Dn) input, pads resolved. */
@@ -50,6 +51,23 @@ struct ln_plan {
 /* Returns 0, or -1 through xk_fail with the reason. */
 int cpu_layernorm_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *s,
 			const struct xtensor *b, struct ln_plan *p);
+
+/* How a shared setup reads input i's values on the host: the CPU passes one returning k->in[i]; the CUDA backend
+ * passes cu_host (the value may live on the device).  NULL with the node's error set. */
+typedef const struct xtensor *(*cpu_host_fn)(struct exec_kernel_ctx *k, size_t i);
+
+/* Pad's checks and geometry (mode, pads and value from the attributes before opset 11, pads, constant_value and
+ * axes from the inputs after), shared by the CPU and CUDA kernels: begin and end pads per axis (negative: crop)
+ * and the output's dims. */
+struct pad_plan {
+	enum ov_pad_mode mode;
+	char mode_name[32];
+	int64_t pb[XT_MAX_RANK], pe[XT_MAX_RANK], d[XT_MAX_RANK];
+	const struct xtensor *cv; /* constant_value (Pad-11 on), or NULL */
+	double cval;              /* the value attribute (before Pad-11) */
+};
+/* Returns 0, or -1 through xk_fail with the reason. */
+int cpu_pad_setup(struct exec_kernel_ctx *k, const struct xtensor *x, cpu_host_fn host, struct pad_plan *p);
 
 /* 1 for float16 and bfloat16. */
 int cpu_is_half(int32_t dtype);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "src/dtype.h"
+#include "src/exec/cpu-nn.h"
 #include "src/exec/exec.h"
 #include "src/exec/ov-shape.h"
 
@@ -827,85 +828,24 @@ static int k_tile(struct exec_kernel_ctx *k)
 
 /* ---- Pad --------------------------------------------------------------------------------------------------------- */
 
-static int k_pad_run(struct exec_kernel_ctx *k, int v)
+static const struct xtensor *host_input(struct exec_kernel_ctx *k, size_t i)
+{
+	return input(k, i);
+}
+
+static int k_pad(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x;
-	int64_t pads[2 * MAXR], axes[MAXR], pb[MAXR] = {0}, pe[MAXR] = {0}, d[MAXR], xs[MAXR];
-	char mbuf[32];
-	enum ov_pad_mode mode;
-	int64_t np, na = -2;
-	double cval = 0;
-	const struct xtensor *cv = NULL;
+	struct pad_plan pl;
+	int64_t xs[MAXR], *pb = pl.pb, *pe = pl.pe, *d = pl.d;
 
-	if (need_x(k, &x))
+	if (need_x(k, &x) || cpu_pad_setup(k, x, host_input, &pl))
 		return -1;
-	xk_attr_str(k, "mode", "constant", mbuf, sizeof mbuf);
-	if (!strcmp(mbuf, "constant"))
-		mode = OV_PAD_CONSTANT;
-	else if (!strcmp(mbuf, "reflect"))
-		mode = OV_PAD_REFLECT;
-	else if (!strcmp(mbuf, "edge"))
-		mode = OV_PAD_EDGE;
-	else if (!strcmp(mbuf, "wrap"))
-		mode = OV_PAD_WRAP;
-	else
-		return xk_fail(k, "unknown mode '%s'", mbuf);
-	if (v < 11) {
-		np = xk_attr_ints(k, v < 2 ? "paddings" : "pads", pads, 2 * MAXR);
-		if (np < 0)
-			return xk_fail(k, "the pads attribute is missing");
-		if (np > 2 * MAXR)
-			return xk_fail(k, "%" PRId64 " pads, more than %d", np, 2 * MAXR);
-		cval = xk_attr_float(k, "value", 0);
-	} else {
-		if (!input(k, 1))
-			return xk_fail(k, "the pads input is missing");
-		if ((np = input_ints(k, input(k, 1), pads, 2 * MAXR, "pads")) < 0)
-			return -1;
-		cv = input(k, 2);
-		if (cv && cv->numel > 1)
-			return xk_fail(k, "constant_value has %" PRId64 " elements, not one", cv->numel);
-		if (cv && cv->numel && cv->dtype != x->dtype)
-			return xk_fail(k, "constant_value is %s, the input %s", dtype_name(cv->dtype), dtype_name(x->dtype));
-		if (input(k, 3) && (na = input_ints(k, input(k, 3), axes, MAXR, "axes")) < 0)
-			return -1;
-	}
-	if (na == -2) {
-		na = x->rank;
-		for (int i = 0; i < x->rank; i++)
-			axes[i] = i;
-	}
-	if (np != 2 * na)
-		return xk_fail(k, "%" PRId64 " pads for %" PRId64 " axes (need twice as many)", np, na);
-	int seen[MAXR] = {0};
-	for (int64_t i = 0; i < na; i++) {
-		int a;
-		if (norm_axis(k, axes[i], x->rank, "axis", &a))
-			return -1;
-		if (seen[a]++)
-			return xk_fail(k, "axis %d is padded twice", a);
-		pb[a] = pads[i];
-		pe[a] = pads[na + i];
-	}
-	for (int a = 0; a < x->rank; a++) {
-		/* |pad| beyond 2^40 cannot give an allocatable tensor; checking here keeps the sums from overflowing */
-		if (pb[a] > (1ll << 40) || pe[a] > (1ll << 40) || pb[a] < -(1ll << 40) || pe[a] < -(1ll << 40))
-			return xk_fail(k, "pad %" PRId64 "/%" PRId64 " on axis %d is absurd", pb[a], pe[a], a);
-		d[a] = x->dims[a] + pb[a] + pe[a];
-		if (d[a] < 0)
-			return xk_fail(k, "pads %" PRId64 ",%" PRId64 " remove more than axis %d's %" PRId64 " elements", pb[a],
-				       pe[a], a, x->dims[a]);
-	}
 	if (xk_output(k, 0, x->dtype, x->rank, d))
 		return -1;
 	struct xtensor *y = k->out[0];
 	if (!y->numel)
 		return 0;
-	for (int a = 0; a < x->rank; a++) {
-		int64_t cb = pb[a] < 0 ? -pb[a] : 0, ce = pe[a] < 0 ? -pe[a] : 0, dc = x->dims[a] - cb - ce;
-		if (mode != OV_PAD_CONSTANT && dc <= 0 && d[a] > 0)
-			return xk_fail(k, "%s padding of axis %d, which has no elements left", mbuf, a);
-	}
 	struct offsets o;
 	if (offsets_alloc(k, &o, y))
 		return -1;
@@ -914,27 +854,24 @@ static int k_pad_run(struct exec_kernel_ctx *k, int v)
 		int64_t cb = pb[a] < 0 ? -pb[a] : 0, ce = pe[a] < 0 ? -pe[a] : 0, dc = x->dims[a] - cb - ce;
 		int64_t lead = pb[a] > 0 ? pb[a] : 0;
 		for (int64_t j = 0; j < d[a]; j++) {
-			int64_t i = ov_pad_source(j - lead, dc, mode);
+			int64_t i = ov_pad_source(j - lead, dc, pl.mode);
 			o.off[a][j] = i < 0 ? -1 : (i + cb) * xs[a];
 		}
 	}
 	char fill[16] = {0};
 	size_t es = xt_elem_size(x->dtype);
-	if (cv && cv->numel)
-		memcpy(fill, cv->data, es);
-	else if (!cv && cval != 0 && x->dtype != OV_DT_STRING) {
+	if (pl.cv && pl.cv->numel)
+		memcpy(fill, pl.cv->data, es);
+	else if (!pl.cv && pl.cval != 0 && x->dtype != OV_DT_STRING) {
 		struct xtensor f;
 		xt_wrap(&f, x->dtype, 0, NULL, fill);
-		xt_set(&f, 0, cval);
+		xt_set(&f, 0, pl.cval);
 	}
 	map_copy(y, x, o.off, es <= sizeof fill ? fill : NULL);
 	free(o.pool);
 	return xk_own_strings(k, y);
 }
 
-static int k_pad1(struct exec_kernel_ctx *k) { return k_pad_run(k, 1); }
-static int k_pad2(struct exec_kernel_ctx *k) { return k_pad_run(k, 2); }
-static int k_pad11(struct exec_kernel_ctx *k) { return k_pad_run(k, 11); }
 
 /* ---- ConstantOfShape, Range ---------------------------------------------------------------------------------- */
 
@@ -1246,9 +1183,7 @@ const struct exec_kernel cpu_shape_kernels[] = {
 	{"Slice", 10, k_slice10},
 	{"Expand", 8, k_expand},
 	{"Tile", 6, k_tile},
-	{"Pad", 1, k_pad1},
-	{"Pad", 2, k_pad2},
-	{"Pad", 11, k_pad11},
+	{"Pad", 1, k_pad},
 	{"ConstantOfShape", 9, k_constant_of_shape},
 	{"Range", 11, k_range},
 	{"Trilu", 14, k_trilu},

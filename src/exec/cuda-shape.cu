@@ -569,72 +569,17 @@ static void pad_fill(struct map_plan *p, const void *ctx)
 // inputs).
 static int k_pad(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = movable_x(k), *cv = NULL;
-	int64_t pads[2 * MAXR], axes[MAXR], pb[MAXR] = {0}, pe[MAXR] = {0}, d[MAXR], np, na = AXES_ABSENT;
-	double cval = 0;
-	char mbuf[32];
-	int mode;
+	const struct xtensor *x = movable_x(k);
+	struct pad_plan pl;
 
 	if (!x)
 		return EXEC_DECLINE;
-	xk_attr_str(k, "mode", "constant", mbuf, sizeof mbuf);
-	if (!strcmp(mbuf, "constant"))
-		mode = OV_PAD_CONSTANT;
-	else if (!strcmp(mbuf, "reflect"))
-		mode = OV_PAD_REFLECT;
-	else if (!strcmp(mbuf, "edge"))
-		mode = OV_PAD_EDGE;
-	else if (!strcmp(mbuf, "wrap"))
-		mode = OV_PAD_WRAP;
-	else
-		return EXEC_DECLINE;
-	if (k->opset < 11) {
-		np = xk_attr_ints(k, k->opset < 2 ? "paddings" : "pads", pads, 2 * MAXR);
-		if (np < 0 || np > 2 * MAXR)
-			return EXEC_DECLINE;
-		cval = xk_attr_float(k, "value", 0);
-	} else {
-		if (!input(k, 1))
-			return EXEC_DECLINE;
-		if ((np = host_ints(k, 1, pads, 2 * MAXR)) < 0)
-			return give_up(np);
-		if (input(k, 2) && !(cv = cu_host(k, 2)))
-			return -1;
-		if (cv && (cv->numel > 1 || (cv->numel && cv->dtype != x->dtype)))
-			return EXEC_DECLINE;
-		if (input(k, 3) && (na = host_ints(k, 3, axes, MAXR)) < 0)
-			return give_up(na);
-	}
-	if (na == AXES_ABSENT) {
-		na = x->rank;
-		for (int i = 0; i < x->rank; i++)
-			axes[i] = i;
-	}
-	if (np != 2 * na)
-		return EXEC_DECLINE;
-	int seen[MAXR] = {0};
-	for (int64_t i = 0; i < na; i++) {
-		int a = axis_of(axes[i], x->rank);
-		if (a < 0 || seen[a]++)
-			return EXEC_DECLINE;
-		pb[a] = pads[i];
-		pe[a] = pads[na + i];
-	}
-	int empty = 0;
-	for (int a = 0; a < x->rank; a++) {
-		// |pad| beyond 2^40 cannot give an allocatable tensor (the CPU's bound, which keeps the sums in range)
-		if (pb[a] > (1ll << 40) || pe[a] > (1ll << 40) || pb[a] < -(1ll << 40) || pe[a] < -(1ll << 40))
-			return EXEC_DECLINE;
-		if ((d[a] = x->dims[a] + pb[a] + pe[a]) < 0)
-			return EXEC_DECLINE;
-		empty |= d[a] == 0;
-	}
-	// reflect, edge and wrap need an element left on every padded axis (the CPU asks only of a non-empty output)
-	for (int a = 0; a < x->rank && !empty; a++) {
-		int64_t dc = x->dims[a] - (pb[a] < 0 ? -pb[a] : 0) - (pe[a] < 0 ? -pe[a] : 0);
-		if (mode != OV_PAD_CONSTANT && dc <= 0 && d[a] > 0)
-			return EXEC_DECLINE;
-	}
+	if (cpu_pad_setup(k, x, cu_host, &pl))
+		return EXEC_DECLINE; // the CPU says what is wrong
+	const struct xtensor *cv = pl.cv;
+	double cval = pl.cval;
+	int64_t *pb = pl.pb, *pe = pl.pe, *d = pl.d;
+	int mode = pl.mode;
 	char fill[16] = {0};
 	size_t es = move_size(x->dtype);
 	if (cv && cv->numel) {

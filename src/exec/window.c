@@ -96,6 +96,18 @@ int cpu_window_read(struct exec_kernel_ctx *k, const struct xtensor *x, const in
 	return 0;
 }
 
+/* A convolution's X and W, both given, of the same rank (3 or more); d1 and d2 (64 bytes) get their descriptions. */
+static int xw_check(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *wt, char *d1, char *d2)
+{
+	if (!x || !wt)
+		return xk_fail(k, "X and W are required");
+	xt_describe(x, d1, 64);
+	xt_describe(wt, d2, 64);
+	if (x->rank < 3 || wt->rank != x->rank)
+		return xk_fail(k, "X %s and W %s must have the same rank, at least 3", d1, d2);
+	return 0;
+}
+
 int cpu_convt_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *wt,
 		    const struct xtensor *b, struct cpu_window *w_out, int64_t *out, int64_t *group_out)
 {
@@ -103,12 +115,8 @@ int cpu_convt_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const st
 	int64_t opad[XT_MAX_RANK], oshape[XT_MAX_RANK + 2];
 	char d1[64], d2[64];
 
-	if (!x || !wt)
-		return xk_fail(k, "X and W are required");
-	xt_describe(x, d1, sizeof d1);
-	xt_describe(wt, d2, sizeof d2);
-	if (x->rank < 3 || wt->rank != x->rank)
-		return xk_fail(k, "X %s and W %s must have the same rank, at least 3", d1, d2);
+	if (xw_check(k, x, wt, d1, d2))
+		return -1;
 	if (wt->dtype != x->dtype || (b && b->dtype != x->dtype))
 		return xk_fail(k, "X, W and B must have the same element type");
 	int64_t group = xk_attr_int(k, "group", 1);
@@ -173,12 +181,8 @@ int cpu_conv_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const str
 {
 	char d1[64], d2[64];
 
-	if (!x || !wt)
-		return xk_fail(k, "X and W are required");
-	xt_describe(x, d1, sizeof d1);
-	xt_describe(wt, d2, sizeof d2);
-	if (x->rank < 3 || wt->rank != x->rank)
-		return xk_fail(k, "X %s and W %s must have the same rank, at least 3", d1, d2);
+	if (xw_check(k, x, wt, d1, d2))
+		return -1;
 	*group = xk_attr_int(k, "group", 1);
 	if (*group <= 0 || *group > (1ll << 40))
 		return xk_fail(k, "group %lld is out of range", (long long)*group);
