@@ -117,62 +117,6 @@ static int kernel_gemm(struct exec_kernel_ctx *k)
 
 /* ---- MatMul ---------------------------------------------------------------------------------------------------- */
 
-/* The batch geometry of a numpy matmul. */
-struct mm_plan {
-	int64_t m, n, kk;
-	int nbatch;                        /* batch rank */
-	int64_t bdims[XT_MAX_RANK];        /* broadcast batch dims */
-	int64_t astr[XT_MAX_RANK], bstr[XT_MAX_RANK]; /* element strides of A's and B's matrices per batch dim */
-	int64_t batches;
-	int out_rank;
-	int64_t out[XT_MAX_RANK];
-};
-
-static int mm_plan(struct exec_kernel_ctx *k, const struct xtensor *a, const struct xtensor *b, struct mm_plan *p)
-{
-	char d1[64], d2[64];
-	int ra = a->rank, rb = b->rank;
-
-	memset(p, 0, sizeof *p);
-	xt_describe(a, d1, sizeof d1);
-	xt_describe(b, d2, sizeof d2);
-	if (ra < 1 || rb < 1)
-		return xk_fail(k, "MatMul of %s and %s: scalars do not multiply as matrices", d1, d2);
-	p->m = ra >= 2 ? a->dims[ra - 2] : 1;
-	p->kk = a->dims[ra - 1];
-	int64_t kb = rb >= 2 ? b->dims[rb - 2] : b->dims[0];
-	p->n = rb >= 2 ? b->dims[rb - 1] : 1;
-	if (kb != p->kk)
-		return xk_fail(k, "MatMul of %s and %s: inner dims %lld and %lld differ", d1, d2, (long long)p->kk,
-			       (long long)kb);
-	int na = ra > 2 ? ra - 2 : 0, nb = rb > 2 ? rb - 2 : 0;
-	int nbat = na > nb ? na : nb;
-	p->nbatch = nbat;
-	int64_t sa = p->m * p->kk, sb = p->kk * p->n;
-	p->batches = 1;
-	for (int i = nbat - 1; i >= 0; i--) {
-		int ia = i - (nbat - na), ib = i - (nbat - nb);
-		int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
-		if (da != db && da != 1 && db != 1)
-			return xk_fail(k, "MatMul of %s and %s: batch dims %lld and %lld do not broadcast", d1, d2,
-				       (long long)da, (long long)db);
-		p->bdims[i] = da == 1 ? db : da;
-		p->astr[i] = da == 1 ? 0 : sa;
-		p->bstr[i] = db == 1 ? 0 : sb;
-		sa *= da;
-		sb *= db;
-	}
-	for (int i = 0; i < nbat; i++) {
-		p->out[p->out_rank++] = p->bdims[i];
-		p->batches *= p->bdims[i];
-	}
-	if (ra >= 2)
-		p->out[p->out_rank++] = p->m;
-	if (rb >= 2)
-		p->out[p->out_rank++] = p->n;
-	return 0;
-}
-
 /* Calls fn(batch index, A offset, B offset) for every batch, in output order. */
 #define MM_FOR_BATCHES(p, body)                                                                                  \
 	do {                                                                                                     \
@@ -219,7 +163,7 @@ static int matmul_float(struct exec_kernel_ctx *k)
 		return xk_fail(k, "A and B are required");
 	if (a->dtype != b->dtype)
 		return xk_fail(k, "A and B must have the same element type");
-	if (mm_plan(k, a, b, &p) || xk_output(k, 0, a->dtype, p.out_rank, p.out))
+	if (cpu_matmul_setup(k, a, b, &p) || xk_output(k, 0, a->dtype, p.out_rank, p.out))
 		return -1;
 	struct xtensor *y = k->out[0];
 	int32_t dt = a->dtype;
@@ -285,7 +229,7 @@ static int kernel_matmul_integer(struct exec_kernel_ctx *k)
 		return xk_fail(k, "A and B are required");
 	if (!is_int_type(a->dtype) || !is_int_type(b->dtype))
 		return xk_fail(k, "MatMulInteger needs integer inputs");
-	if (mm_plan(k, a, b, &p) || xk_output(k, 0, OV_DT_INT32, p.out_rank, p.out))
+	if (cpu_matmul_setup(k, a, b, &p) || xk_output(k, 0, OV_DT_INT32, p.out_rank, p.out))
 		return -1;
 	if ((azp && azp->numel > 1 && azp->numel != p.m) || (bzp && bzp->numel > 1 && bzp->numel != p.n))
 		return xk_fail(k, "zero points must be scalars, per row of A or per column of B");
@@ -313,7 +257,7 @@ static int kernel_qlinear_matmul(struct exec_kernel_ctx *k)
 	if (!is_int_type(in[0]->dtype) || !is_int_type(in[3]->dtype))
 		return xk_fail(k, "QLinearMatMul needs integer a and b");
 	int32_t odt = in[7] ? in[7]->dtype : OV_DT_UINT8;
-	if (mm_plan(k, in[0], in[3], &p) || xk_output(k, 0, odt, p.out_rank, p.out))
+	if (cpu_matmul_setup(k, in[0], in[3], &p) || xk_output(k, 0, odt, p.out_rank, p.out))
 		return -1;
 	if ((in[2] && in[2]->numel > 1 && in[2]->numel != p.m) || (in[5] && in[5]->numel > 1 && in[5]->numel != p.n) ||
 	    (in[1]->numel > 1 && in[1]->numel != p.m) || (in[4]->numel > 1 && in[4]->numel != p.n))

@@ -52,6 +52,21 @@ struct ln_plan {
 int cpu_layernorm_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *s,
 			const struct xtensor *b, struct ln_plan *p);
 
+/* The batch geometry of a numpy matmul of A by B (1-D operands promoted, batch dims broadcast), shared by the
+ * CPU's MatMul family and the CUDA MatMul. */
+struct mm_plan {
+	int64_t m, n, kk;
+	int nbatch;                        /* batch rank */
+	int64_t bdims[XT_MAX_RANK];        /* broadcast batch dims */
+	int64_t astr[XT_MAX_RANK], bstr[XT_MAX_RANK]; /* element strides of A's and B's matrices per batch dim */
+	int64_t batches;
+	int out_rank;
+	int64_t out[XT_MAX_RANK];
+};
+/* Returns 0, or -1 through xk_fail with the reason (scalars, inner dims that differ, batch dims that do not
+ * broadcast). */
+int cpu_matmul_setup(struct exec_kernel_ctx *k, const struct xtensor *a, const struct xtensor *b, struct mm_plan *p);
+
 /* How a shared setup reads input i's values on the host: the CPU passes one returning k->in[i]; the CUDA backend
  * passes cu_host (the value may live on the device).  NULL with the node's error set. */
 typedef const struct xtensor *(*cpu_host_fn)(struct exec_kernel_ctx *k, size_t i);

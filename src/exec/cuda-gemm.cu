@@ -25,55 +25,8 @@ static int fits_int(int64_t v)
 
 // ---- MatMul ----
 
-// The batch geometry of a numpy matmul, as cpu-gemm.c's mm_plan computes it; -1 for inputs the CPU refuses.
-struct mm_geom {
-	int64_t m, n, kk, batches;
-	int nbatch, out_rank;
-	int64_t bdims[XT_MAX_RANK], astr[XT_MAX_RANK], bstr[XT_MAX_RANK], out[XT_MAX_RANK];
-};
-
-static int mm_geom(const struct xtensor *a, const struct xtensor *b, struct mm_geom *p)
-{
-	int ra = a->rank, rb = b->rank;
-
-	memset(p, 0, sizeof *p);
-	if (ra < 1 || rb < 1)
-		return -1;
-	p->m = ra >= 2 ? a->dims[ra - 2] : 1;
-	p->kk = a->dims[ra - 1];
-	int64_t kb = rb >= 2 ? b->dims[rb - 2] : b->dims[0];
-	p->n = rb >= 2 ? b->dims[rb - 1] : 1;
-	if (kb != p->kk)
-		return -1;
-	int na = ra > 2 ? ra - 2 : 0, nb = rb > 2 ? rb - 2 : 0;
-	int nbat = na > nb ? na : nb;
-	int64_t sa = p->m * p->kk, sb = p->kk * p->n;
-	p->nbatch = nbat;
-	p->batches = 1;
-	for (int i = nbat - 1; i >= 0; i--) {
-		int ia = i - (nbat - na), ib = i - (nbat - nb);
-		int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
-		if (da != db && da != 1 && db != 1)
-			return -1;
-		p->bdims[i] = da == 1 ? db : da;
-		p->astr[i] = da == 1 ? 0 : sa;
-		p->bstr[i] = db == 1 ? 0 : sb;
-		sa *= da;
-		sb *= db;
-	}
-	for (int i = 0; i < nbat; i++) {
-		p->out[p->out_rank++] = p->bdims[i];
-		p->batches *= p->bdims[i];
-	}
-	if (ra >= 2)
-		p->out[p->out_rank++] = p->m;
-	if (rb >= 2)
-		p->out[p->out_rank++] = p->n;
-	return 0;
-}
-
 // Batch bi's element offsets into A and B (the batch index taken apart over the broadcast batch dims).
-static void mm_offsets(const struct mm_geom *p, int64_t bi, int64_t *aoff, int64_t *boff)
+static void mm_offsets(const struct mm_plan *p, int64_t bi, int64_t *aoff, int64_t *boff)
 {
 	*aoff = *boff = 0;
 	for (int i = p->nbatch - 1; i >= 0; i--) {
@@ -87,12 +40,14 @@ static void mm_offsets(const struct mm_geom *p, int64_t bi, int64_t *aoff, int64
 static int k_matmul(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *a = k->n_in > 0 ? k->in[0] : NULL, *b = k->n_in > 1 ? k->in[1] : NULL;
-	struct mm_geom p;
+	struct mm_plan p;
 	struct cu_bufs bufs = {};
 	int rc = -1;
 
-	if (!a || !b || !cu_float_type(a->dtype) || b->dtype != a->dtype || mm_geom(a, b, &p))
+	if (!a || !b || !cu_float_type(a->dtype) || b->dtype != a->dtype)
 		return EXEC_DECLINE;
+	if (cpu_matmul_setup(k, a, b, &p))
+		return EXEC_DECLINE; // the CPU says what is wrong
 	if (!fits_int(p.m) || !fits_int(p.n) || !fits_int(p.kk) || !fits_int(p.batches))
 		return EXEC_DECLINE;
 	if (xk_output_raw(k, 0, a->dtype, p.out_rank, p.out))
