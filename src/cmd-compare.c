@@ -48,6 +48,7 @@ struct side {
 	struct shapes *sh;
 	struct exec_result r;
 	int own;                  /* m, g, sh belong to this side (B may share A's) */
+	struct exec_consts *consts; /* the caller's constants kept across runs of g (NULL: none) */
 };
 
 /* A tensor fed to both sides. */
@@ -173,7 +174,7 @@ static void side_free(struct side *sd)
 /* The cut for one side: --from/--to as given, the graph outputs otherwise (the names live in the graph). */
 static int side_options(struct compare_state *s, struct side *sd, struct exec_options *opt, const char ***to_names)
 {
-	*opt = (struct exec_options){.keep_all = 1};
+	*opt = (struct exec_options){.keep_all = 1, .consts = sd->consts};
 	if (s->a.n_from) {
 		opt->from = (const char *const *)s->a.from;
 		opt->n_from = s->a.n_from;
@@ -811,7 +812,8 @@ static int compare_sides(struct compare_state *s, struct divergence *d)
 			if (rc)
 				return rc;
 		} else {
-			s->B = (struct side){.label = s->A.label, .backend = be_b, .m = s->A.m, .g = s->A.g, .sh = s->A.sh};
+			s->B = (struct side){.label = s->A.label, .backend = be_b, .m = s->A.m, .g = s->A.g, .sh = s->A.sh,
+					     .consts = s->A.consts};
 		}
 		s->what = s->B.label;
 		if (run_side(s, &s->B, 1))
@@ -883,7 +885,7 @@ static void take_message(char *text, size_t len, struct ov_error *err, enum ov_s
 
 int compare_render(struct ov_model *m, const struct graph *g, struct shapes *sh, const char *label, int argc,
 		   char **argv, struct strbuf *report, uint8_t *marks, int32_t *first_node, struct exec_result *keep_a,
-		   struct exec_result *keep_b, struct ov_error *err)
+		   struct exec_result *keep_b, struct exec_consts *consts, struct ov_error *err)
 {
 	struct compare_state s = {0};
 	struct divergence d = {0};
@@ -914,7 +916,7 @@ int compare_render(struct ov_model *m, const struct graph *g, struct shapes *sh,
 	}
 	s.errf = mf;
 	s.A = (struct side){.label = label, .backend = s.a.backend ? s.a.backend : "cpu", .m = m, .g = (struct graph *)g,
-			    .sh = sh};
+			    .sh = sh, .consts = consts};
 	rc = compare_sides(&s, &d);
 	fclose(mf);
 	if (rc > 0) {

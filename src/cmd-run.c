@@ -21,6 +21,7 @@
 #include "src/json.h"
 #include "src/model.h"
 #include "src/run-feed.h"
+#include "src/run-repeat.h"
 #include "src/shape.h"
 #include "src/strbuf.h"
 #include "src/tensor-stats.h"
@@ -29,7 +30,8 @@
 static const char run_usage[] =
 	"usage: onnxview run MODEL [--input NAME=FILE|random[:SEED]|zeros|ones]... [--from T,..] [--to T,..] [--all]\n"
 	"                      [--backend cpu|cuda [--tf32]] [--expect DIR|NAME=FILE]... [--rtol R] [--atol A] "
-	"[--save DIR] [--json]";
+	"[--save DIR]\n"
+	"                      [--repeat N] [--json]";
 
 #define MAX_LIST 4096
 
@@ -44,6 +46,7 @@ struct run_args {
 	int all, json, have_from, have_to, tf32;
 	const char *backend, *save;
 	double rtol, atol;
+	long repeat; /* --repeat N (0: not given) */
 };
 
 /* A tensor fed or expected: where it came from, and the tensor. */
@@ -67,6 +70,7 @@ struct run_state {
 	struct ov_error e;
 	FILE *errf;
 	struct feed f; /* m, g, sh and e for the shared feeding functions */
+	struct run_repeat rr; /* --repeat */
 };
 
 static int parse_args(int argc, char **argv, struct run_args *a, FILE *out, FILE *err)
@@ -86,7 +90,8 @@ static int parse_args(int argc, char **argv, struct run_args *a, FILE *out, FILE
 		} else if (!strcmp(o, "--tf32")) {
 			a->tf32 = 1;
 		} else if (!strcmp(o, "--input") || !strcmp(o, "--expect") || !strcmp(o, "--from") || !strcmp(o, "--to") ||
-			   !strcmp(o, "--backend") || !strcmp(o, "--save") || !strcmp(o, "--rtol") || !strcmp(o, "--atol")) {
+			   !strcmp(o, "--backend") || !strcmp(o, "--save") || !strcmp(o, "--rtol") || !strcmp(o, "--atol") ||
+			   !strcmp(o, "--repeat")) {
 			if (!has_val)
 				return cmd_usage_error(err, run_usage, "run: %s needs a value", o);
 			char *v = argv[++i];
@@ -109,6 +114,14 @@ static int parse_args(int argc, char **argv, struct run_args *a, FILE *out, FILE
 				a->backend = v;
 			} else if (!strcmp(o, "--save")) {
 				a->save = v;
+			} else if (!strcmp(o, "--repeat")) {
+				char *end;
+				errno = 0;
+				long n = strtol(v, &end, 10);
+				if (errno || end == v || *end || n < 1 || n > RUN_REPEAT_MAX)
+					return cmd_usage_error(err, run_usage, "run: --repeat wants a count from 1 to %d, not '%s'",
+							       RUN_REPEAT_MAX, v);
+				a->repeat = n;
 			} else if (feed_parse_tol(v, o[2] == 'r' ? &a->rtol : &a->atol)) {
 				return cmd_usage_error(err, run_usage, "run: %s wants a number >= 0, not '%s'", o, v);
 			}
@@ -413,6 +426,8 @@ static void report_text(struct strbuf *b, struct run_state *s, const struct exec
 		strbuf_putc(b, '\n');
 	}
 	put_copies(b, r);
+	if (s->a.repeat)
+		run_repeat_text(b, &s->rr);
 	for (size_t i = 0; i < r->n_notes; i++) {
 		char where[300];
 		node_label(s->g, r->notes[i].node, where, sizeof where);
@@ -539,6 +554,8 @@ static void report_json(struct strbuf *b, struct run_state *s, const struct exec
 	json_kint(&j, "to_host", (int64_t)r->to_host);
 	json_kint(&j, "to_host_bytes", (int64_t)r->to_host_bytes);
 	json_end_obj(&j);
+	if (s->a.repeat)
+		run_repeat_json(&j, &s->rr);
 	json_key(&j, "notes");
 	json_arr(&j);
 	for (size_t i = 0; i < r->n_notes; i++) {
@@ -920,6 +937,7 @@ int cmd_run(int argc, char **argv, FILE *out, FILE *err)
 	const char **to_names = NULL;
 	char **saved_names = NULL;
 	size_t n_saved = 0;
+	struct exec_consts *consts = NULL; /* --repeat */
 	int rc = parse_args(argc, argv, &s.a, out, err);
 
 	if (rc >= 0)
@@ -968,7 +986,15 @@ int cmd_run(int argc, char **argv, FILE *out, FILE *err)
 	}
 	for (size_t i = 0; i < s.n_in; i++)
 		in[i] = (struct exec_input){.name = s.in[i].name, .t = s.in[i].t};
+	/* --repeat: the constants the first run converts (and uploads) are kept for the others */
+	if (s.a.repeat && !(opt.consts = consts = exec_consts_new())) {
+		ov_fail(&s.e, OV_NOMEM, "out of memory");
+		goto fail;
+	}
 	if (exec_run(s.m, s.g, &opt, in, s.n_in, &r, &s.e))
+		goto fail;
+	s.rr.runs = s.a.repeat;
+	if (s.a.repeat && run_repeat(s.m, s.g, &opt, in, s.n_in, &r, &s.rr, &s.e))
 		goto fail;
 
 	/* expectations must name computed values */
@@ -1067,6 +1093,7 @@ done:
 	free(rep);
 	free(saved_names);
 	exec_result_free(&r);
+	exec_consts_free(consts);
 	free(in);
 	free(to_names);
 	state_free(&s);

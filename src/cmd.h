@@ -31,14 +31,16 @@ int check_render(struct ov_model *m, struct strbuf *b, int as_json, struct diag_
  * to report; marks (one per node of g) get COMPARE_MARK_MATCH or COMPARE_MARK_DIFFER for every node whose outputs
  * were compared; *first_node the first diverging node (-1 when none).  With keep_a/keep_b non-NULL, the values of
  * both runs are handed over there (exec_result_free them; B's are those whose names A's graph has, named by g).
+ * consts (or NULL) keeps the constants of g from one call to the next (src/exec/exec.h).
  * Returns 0 (all match), 1 (some differ), or the exit status of a failure with err set (one line). */
 enum { COMPARE_MARK_NONE, COMPARE_MARK_MATCH, COMPARE_MARK_DIFFER };
 struct shapes;
 struct graph;
 struct exec_result;
+struct exec_consts;
 int compare_render(struct ov_model *m, const struct graph *g, struct shapes *sh, const char *label, int argc,
 		   char **argv, struct strbuf *report, uint8_t *marks, int32_t *first_node, struct exec_result *keep_a,
-		   struct exec_result *keep_b, struct ov_error *err);
+		   struct exec_result *keep_b, struct exec_consts *consts, struct ov_error *err);
 
 /* The text `ops OP` prints, for front ends; domain "" or NULL for ai.onnx. */
 int ops_render(struct strbuf *b, const char *domain, const char *op, struct ov_error *err);

@@ -543,8 +543,10 @@ int graph_build(struct graph **out, const Onnx__GraphProto *proto, struct ov_err
 	*out = NULL;
 	if (!g)
 		return ov_fail(err, OV_NOMEM, "out of memory indexing the graph");
+	static uint64_t serials;
 	g->proto = proto;
 	g->parent_node = -1;
+	g->serial = __atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED);
 	if (build_one(g, err)) {
 		graph_free(g);
 		return -1;

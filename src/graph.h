@@ -82,6 +82,9 @@ struct graph {
 	struct graph_names value_ids; /* name -> id */
 	struct graph_names node_ids;  /* node name -> index (the first node of that name) */
 	uint32_t n_duplicate_names; /* node names used more than once */
+	uint64_t serial;            /* unique to this index in the process (graph_build numbers them): what is kept
+	                               about a graph between runs (exec_consts) is valid while the serial is the same,
+	                               and the edit engine indexes the graph anew after every change */
 	/* internal storage */
 	struct graph_use *use_pool;
 	int32_t *io_pool;

@@ -31,12 +31,12 @@ const struct xtensor *run_session_value(const struct exec_result *r, const char 
 }
 
 int run_session(struct ov_model *m, const struct graph *g, struct shapes *sh, int argc, char **argv,
-		struct exec_result *out, struct strbuf *report, struct ov_error *err)
+		struct exec_result *out, struct strbuf *report, struct exec_consts *consts, struct ov_error *err)
 {
 	const char *from[MAX_NAMES], *to[MAX_NAMES], *inputs[MAX_NAMES], *expects[MAX_NAMES];
 	size_t n_from = 0, n_to = 0, n_inputs = 0, n_expects = 0;
 	const char *backend = "cpu";
-	struct exec_options opt = {.keep_all = 1};
+	struct exec_options opt = {.keep_all = 1, .consts = consts};
 	struct feed f = {.m = m, .g = g, .sh = sh, .e = err, .errf = NULL};
 	struct exec_input *in = NULL;
 	const char **need = NULL;

@@ -12,9 +12,10 @@
 
 /* argv: run's options --input NAME=SPEC, --to T,.., --from T,.., --backend cpu|cuda (modified in place).  On
  * success (0) *out holds every value computed (exec_result_free it) and report the text; otherwise the exit
- * status of the failure, with err set. */
+ * status of the failure, with err set.  consts (or NULL) keeps g's constants from one run to the next, on the
+ * device too (src/exec/exec.h). */
 int run_session(struct ov_model *m, const struct graph *g, struct shapes *sh, int argc, char **argv,
-		struct exec_result *out, struct strbuf *report, struct ov_error *err);
+		struct exec_result *out, struct strbuf *report, struct exec_consts *consts, struct ov_error *err);
 /* The value called name in a result, or NULL. */
 const struct xtensor *run_session_value(const struct exec_result *r, const char *name);
 

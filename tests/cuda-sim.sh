@@ -130,6 +130,21 @@ LC_ALL=C.UTF-8 timeout 20 "$SIM" --keys cmp.keys --dump cmp.txt --size 100x30 sr
 check "TUI: :compare --vs cuda, then V: the CPU's and the GPU's values side by side where they differ most" \
 	sh -c 'grep -q "^A - B of the last :compare" cmp.txt && grep -q "^the [1-5] largest differences, A and B side by side:" cmp.txt'
 
+# constants stay on the device from one run to the next: run --repeat, and the TUI's runs until an edit
+OV_CUDASIM_STATS=1 run "$SRCNN" --input random --backend cuda --repeat 3
+check "run --repeat 3: a later run copies the input and Resize's tables up, not the weights" \
+	grep -q '^repeat: a later run copies 2 to the device (6208 bytes), 1 to the host (9216 bytes)$' out.txt
+check "and every kept constant leaves the device when the program ends" grep -q ', 0 bytes still allocated$' err.txt
+printf ':run --backend cuda<Enter><Esc>:run --backend cuda<Enter>' >kept.keys
+LC_ALL=C.UTF-8 timeout 20 "$SIM" --keys kept.keys --dump kept.txt --size 100x30 srcnn.onnx >kept.out 2>kept.err
+check "TUI: the second :run --backend cuda finds the weights on the device (2 copies up instead of 8)" \
+	grep -q '^copies: 2 to the device (6208 bytes)' kept.txt
+printf ':run --backend cuda<Enter><Esc>:set-tensor conv3.bias [5]<Enter>:run --backend cuda<Enter>' >edit.keys
+LC_ALL=C.UTF-8 timeout 20 "$SIM" --keys edit.keys --dump edit.txt --size 100x30 srcnn.onnx >edit.out 2>edit.err
+check "TUI: after an edit of a weight the next CUDA run uploads the model anew and uses the new value" \
+	sh -c "grep -q '^copies: 8 to the device (9380 bytes)' edit.txt &&
+	       grep -q \"^output 'output' float32\[1,1,48,48\]  min 4\.9\" edit.txt"
+
 OV_CUDASIM_MEM=4096 run "$SRCNN" --input random --backend cuda
 check "device memory running out ends the run (exit 1) with one line naming what did not fit" \
 	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(wc -l <err.txt) = 1 ] && grep -q 'cannot allocate [0-9]* bytes on the CUDA device' err.txt"

@@ -750,6 +750,16 @@ for m in transformer_block resnet_tail; do
 	check "a $(echo $m | tr _ ' ') matches the CPU on CUDA with no node on the CPU" \
 		sh -c "[ \$(cat rc.txt) = 0 ] && ! grep -q 'on the CPU' out.txt"
 done
+# --repeat: the weights go up once; a later run copies the input up (and BatchNormalization's scale and shift,
+# folded on the host from its four parameters: 2 x 8 doubles), the output down, and nothing else
+run resnet_tail.onnx --input x=random --backend cuda --repeat 3 --json
+check "run --repeat 3 on CUDA: a later run copies the input and the output, and every run gives the same bits" "$PYTHON" -c '
+import json; d = json.load(open("out.txt")); r = d["repeat"]
+assert d["copies"]["to_device"] == 5, d["copies"]  # x, w, fc, fb and the folded table
+assert r["copies"]["to_device"] == 2 and r["copies"]["to_device_bytes"] == 2 * 3 * 9 * 9 * 4 + 2 * 8 * 8, r
+assert r["copies"]["to_host"] == 1 and r["copies"]["to_host_bytes"] == 2 * 10 * 4, r
+assert r["same_bits"] is True, r'
+diag "$("$PYTHON" -c 'import json; print(json.load(open("out.txt"))["repeat"])' 2>&1)"
 run int_l2.onnx --input x=random --backend cuda
 check "an int64 ReduceL2, which CUDA declines (the CPU computes it in double), runs on the CPU and is reported" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '(1 on the CPU' out.txt && grep -q '^on the CPU: #0 ReduceL2$' out.txt"

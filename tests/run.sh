@@ -116,6 +116,31 @@ e = d["values"][0]["expect"]
 assert e["pass"] is False and e["mismatches"] == 6 and len(e["max_abs_at"]) == 2 and e["min_atol"] > 0.009
 assert d["pass"] is False'
 
+# --repeat: the same cut again in the same process, constants kept from the first run
+run m.onnx --input x=x.npy --input x2=x2.npy --repeat 4 --expect y=y.npy
+check "--repeat 4 runs four times and reports the first time, the median and the minimum (exit 0)" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -qE '^repeat: 4 runs: the first in [0-9.]+ ms, then median [0-9.]+ ms, min [0-9.]+ ms' out.txt"
+check "--repeat says every run gave the same bits" grep -q "^repeat: every run gave the same bits$" out.txt
+check "--repeat still compares the first run's values" grep -q "^PASS: 1 of 1" out.txt
+run m.onnx --input x=x.npy --input x2=x2.npy --repeat 3 --json
+check "--repeat in --json: runs, first/median/min times, copies and same_bits" "$PYTHON" -c '
+import json; d = json.load(open("out.txt")); r = d["repeat"]
+assert r["runs"] == 3 and r["same_bits"] is True and r["differing_run"] is None, r
+assert r["min_ms"] <= r["median_ms"] and r["first_ms"] == d["ms"] and r["copies"]["to_device"] == 0, r'
+run m.onnx --input x=x.npy --input x2=x2.npy --repeat 1 --json
+check "--repeat 1 runs once: no warm times" "$PYTHON" -c '
+import json; r = json.load(open("out.txt"))["repeat"]
+assert r["runs"] == 1 and r["median_ms"] is None and r["min_ms"] is None, r'
+run m.onnx --input x=x.npy --input x2=x2.npy
+check "without --repeat the report has no repeat line" sh -c '! grep -q "^repeat" out.txt'
+for bad in 0 -3 x 100001 4.5 ""; do
+	run m.onnx --input x=x.npy --input x2=x2.npy --repeat "$bad"
+	check "--repeat '$bad' is a usage error naming the range (exit 2)" \
+		sh -c "[ \$(cat rc.txt) = 2 ] && grep -q \"run: --repeat wants a count from 1 to 100000, not '$bad'\" err.txt"
+done
+run m.onnx --input x=x.npy --input x2=x2.npy --repeat
+check "--repeat without a count is a usage error (exit 2)" sh -c "[ \$(cat rc.txt) = 2 ] && grep -q 'run: --repeat needs a value' err.txt"
+
 run m.onnx --input x=x.npy --input x2=x2.npy --save saved
 check "--save writes every output as NAME.npy" "$PYTHON" -c '
 import numpy as np

@@ -42,6 +42,13 @@ check ":run: the report with the input's source" has run_cmd "^input 'input' flo
 check ":run: every node of the model ran" has run_cmd "^ran 6 nodes on cpu"
 check ":run: the output's statistics" has run_cmd "^output 'output' float32\[1,1,48,48\]  min "
 
+# the constants are kept from one run to the next, until the model changes
+screen rerun 100x30 ':run<Enter><Esc>:set-tensor conv3.bias [5]<Enter>:run<Enter><Esc>u:run<Enter>'
+check ":run after an edit of a weight, then undo: the old value again" has rerun "^output 'output' float32\[1,1,48,48\]  min -0\.1"
+check "and the TUI exits cleanly" clean rerun
+screen rerun_edit 100x30 ':run<Enter><Esc>:set-tensor conv3.bias [5]<Enter>:run<Enter>'
+check ":run after the edit: the output moved by the new bias" has rerun_edit "^output 'output' float32\[1,1,48,48\]  min 4\.9"
+
 "$ONNXVIEW" run srcnn.onnx --input input=random --all --save mine >/dev/null 2>&1
 "$ONNXVIEW" run lin.onnx --input input=random --all --save other >/dev/null 2>&1
 screen expect_pass 100x30 ':run --expect upscaled=mine/upscaled.npy<Enter>'

@@ -63,6 +63,8 @@ struct app {
 	int have_run_b;
 	uint8_t *marks;
 	uint32_t n_marks;
+	struct exec_consts *consts;   /* the model's constants, kept from one :run or :compare to the next (on the
+	                                 GPU too); dropped when the model changes */
 	/* prompt history */
 	char *history[64];
 	int n_history;

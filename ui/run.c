@@ -50,6 +50,14 @@ void app_clear_results(struct app *a)
 	a->n_marks = 0;
 }
 
+/* The kept constants, made at the first run (NULL when out of memory: runs then convert their own). */
+static struct exec_consts *app_consts(struct app *a)
+{
+	if (!a->consts)
+		a->consts = exec_consts_new();
+	return a->consts;
+}
+
 void app_run(struct app *a, const char *args, const char *show)
 {
 	char *copy = strdup(args ? args : "");
@@ -68,7 +76,7 @@ void app_run(struct app *a, const char *args, const char *show)
 	a->have_run = 0;
 	exec_result_free(&a->run_b); /* a plain run has no side B */
 	a->have_run_b = 0;
-	int rc = run_session(a->m, g, (struct shapes *)app_shapes(a), argc, argv, &a->run, &report, &e);
+	int rc = run_session(a->m, g, (struct shapes *)app_shapes(a), argc, argv, &a->run, &report, app_consts(a), &e);
 	if (rc) {
 		app_message(a, 1, "%s", e.msg);
 	} else {
@@ -109,7 +117,7 @@ void app_compare(struct app *a, const char *args)
 	}
 	struct exec_result ra = {0}, rb = {0};
 	int rc = compare_render(a->m, g, (struct shapes *)app_shapes(a), a->ed->modified ? "(edited in memory)" : a->m->path,
-				argc, argv, &report, marks, &first, &ra, &rb, &e);
+				argc, argv, &report, marks, &first, &ra, &rb, app_consts(a), &e);
 	if (rc > 1) {
 		app_message(a, 1, "%s", e.msg);
 		free(marks);

@@ -86,6 +86,8 @@ const struct shapes *app_shapes(struct app *a)
 void app_model_changed(struct app *a)
 {
 	app_clear_results(a); /* values and marks describe the model before the change */
+	exec_consts_free(a->consts); /* and its constants (a new index would replace them at the next run anyway) */
+	a->consts = NULL;
 	for (int i = 0; i < a->n_views; i++) {
 		struct view *v = a->views[i];
 		if (v->ops->reload && v->ops->reload(a, v)) {
@@ -588,6 +590,7 @@ out:
 		free(a.history[i]);
 	free(a.keys);
 	app_clear_results(&a);
+	exec_consts_free(a.consts);
 	edit_session_free(a.ed);
 	model_free(a.m);
 	if (devnull)

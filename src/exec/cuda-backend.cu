@@ -1,6 +1,6 @@
 // The CUDA backend: the device set up once (stream, cuBLAS and cuDNN handles, the memory pool), the backend's
 // table of operations for the runner, error checks, and the transfers every kernel uses (see cuda-backend.h for
-// how a node runs; values travel through host memory between nodes).
+// how a node runs and where values live).
 #include "config.h"
 
 #include <stdarg.h>

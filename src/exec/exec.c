@@ -471,6 +471,8 @@ static int to_host(struct exec_result *res, struct xtensor *t, struct ov_error *
 
 struct slot {
 	struct xtensor t;
+	struct xtensor *kept; /* a constant kept across runs (exec_consts): kernels get it, t is a view of its host
+	                         data (owns nothing, no device copy) for everything else */
 	uint32_t uses;  /* consumers still to run (a node whose subgraphs capture the value counts too) */
 	uint8_t pinned; /* a 'to' value, or --all */
 	uint8_t given;  /* moved into the result */
@@ -548,7 +550,7 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 	}
 	for (size_t i = 0; i < p->n_input; i++) {
 		int32_t id = nd->in[i];
-		in[i] = id >= 0 ? &slots[id].t : NULL;
+		in[i] = id < 0 ? NULL : slots[id].kept ? slots[id].kept : &slots[id].t;
 		if (id >= 0 && !slots[id].t.data) {
 			ov_fail(err, OV_INVALID, "%s: input %zu '%s' has no value (an optional output nobody computed?)",
 				where, i, g->values[id].name);
@@ -728,6 +730,77 @@ static void count_captures(const struct graph *g, uint32_t n, struct slot *slots
 		graph_foreach_capture(g->nodes[n].sub[s], g, capture_use, &c);
 }
 
+/* ---- constants kept across runs ---- */
+
+struct exec_consts {
+	uint64_t serial;  /* of the graph index the tensors belong to (0: none yet) */
+	uint32_t n;
+	struct xtensor *t; /* by value id; data NULL where nothing is kept */
+};
+
+struct exec_consts *exec_consts_new(void)
+{
+	return calloc(1, sizeof(struct exec_consts));
+}
+
+static void consts_clear(struct exec_consts *c)
+{
+	for (uint32_t i = 0; i < c->n; i++)
+		xt_free(&c->t[i]);
+	free(c->t);
+	c->t = NULL;
+	c->n = 0;
+	c->serial = 0;
+}
+
+void exec_consts_free(struct exec_consts *c)
+{
+	if (!c)
+		return;
+	consts_clear(c);
+	free(c);
+}
+
+void exec_consts_stats(const struct exec_consts *c, size_t *n, size_t *bytes, size_t *on_device)
+{
+	*n = *bytes = *on_device = 0;
+	for (uint32_t i = 0; c && i < c->n; i++)
+		if (c->t[i].data) {
+			++*n;
+			*bytes += c->t[i].bytes;
+			*on_device += c->t[i].dev != NULL;
+		}
+}
+
+/* c ready to keep g's constants (emptied when it kept another index's): 1, or 0 when there is none to use (no c,
+ * a graph without a serial, or no memory for the table: the run then converts its constants as without one). */
+static int consts_for(struct exec_consts *c, const struct graph *g)
+{
+	if (!c || !g->serial)
+		return 0;
+	if (c->serial == g->serial && c->n == g->n_values)
+		return 1;
+	consts_clear(c);
+	c->t = calloc(g->n_values + 1, sizeof *c->t);
+	if (!c->t)
+		return 0;
+	c->n = g->n_values;
+	c->serial = g->serial;
+	return 1;
+}
+
+/* The slot reads the kept tensor k: kernels get k itself (a device backend attaches its copy there, for the next
+ * run), everything else a view of the host data that frees nothing. */
+static void slot_keep(struct slot *s, struct xtensor *k)
+{
+	s->t = *k;
+	s->t.owns = 0;
+	s->t.dev = NULL;
+	s->t.devops = NULL;
+	s->t.host_stale = 0;
+	s->kept = k;
+}
+
 static int run_graph(struct ov_model *m, const struct graph *g, const struct exec_options *opt,
 		     const struct exec_input *in, size_t n_in, struct exec_result *out, const struct exec_env *parent,
 		     struct ov_error *err);
@@ -789,13 +862,18 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 		}
 	}
 
-	/* constants, converted once */
+	/* constants, converted once (for good, with opt->consts: the main graph's are kept from run to run) */
+	struct exec_consts *kc = !parent && consts_for(opt->consts, g) ? opt->consts : NULL;
 	for (uint32_t v = 0; v < g->n_values; v++) {
 		const struct graph_value *gv = &g->values[v];
 		if (!p.need_val[v] || slots[v].t.data || p.is_from[v])
 			continue;
 		if (gv->origin != VALUE_INITIALIZER && gv->origin != VALUE_CONSTANT)
 			continue;
+		if (kc && kc->t[v].data) {
+			slot_keep(&slots[v], &kc->t[v]);
+			continue;
+		}
 		int r;
 		if (gv->constant)
 			r = exec_tensor_from_proto(m, gv->constant, &slots[v].t, err);
@@ -814,6 +892,10 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 				ov_wrap(err, "initializer '%s': ", gv->name);
 			}
 			goto done;
+		}
+		if (kc && slots[v].t.kind == XT_TENSOR) {
+			kc->t[v] = slots[v].t;
+			slot_keep(&slots[v], &kc->t[v]);
 		}
 	}
 

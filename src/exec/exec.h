@@ -135,6 +135,19 @@ const struct exec_backend_ops *exec_backend_cuda(struct ov_error *err);
 void exec_cuda_set_tf32(int on);
 
 /* ---- plans and runs ---- */
+
+/* Constants kept from one run to the next (the TUI's runs, run --repeat): each initializer and Constant output the
+ * runs need is converted once, and a device backend's copy of it (cu_input) stays with it, so the weights cross the
+ * bus once rather than at every run.  Valid for one graph index (graph.serial): a run of another index, e.g. after
+ * an edit, which indexes the graph anew, empties it first.  Kernels see the kept tensor itself (read-only, as
+ * every input); the runner's slot holds a view of its host data. */
+struct exec_consts;
+struct exec_consts *exec_consts_new(void);
+/* Frees the kept tensors and their device copies. NULL is allowed. */
+void exec_consts_free(struct exec_consts *c);
+/* What it keeps: tensors, host bytes, and how many of them have a device copy. */
+void exec_consts_stats(const struct exec_consts *c, size_t *n, size_t *bytes, size_t *on_device);
+
 struct exec_options {
 	const char *const *from;      /* values the cut starts from (NULL: the graph inputs) */
 	size_t n_from;
@@ -142,6 +155,7 @@ struct exec_options {
 	size_t n_to;
 	int keep_all;                 /* keep every intermediate (--all) */
 	const struct exec_backend_ops *backend; /* NULL: CPU */
+	struct exec_consts *consts;   /* NULL: constants are converted for this run only */
 };
 
 struct exec_value {

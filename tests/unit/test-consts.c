@@ -1,0 +1,215 @@
+/* Constants kept across runs (exec_consts, src/exec/exec.h) and run --repeat (src/run-repeat.h), with a fake device
+ * backend that "uploads" every input it has no copy of, as the CUDA backend's cu_input does: a kept constant is
+ * uploaded by the first run only, a new graph index (an edit) drops what was kept, a fed value still replaces an
+ * initializer, every device copy is released, and --repeat notices a run whose bits differ. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/dtype.h"
+#include "src/exec/exec.h"
+#include "src/graph.h"
+#include "src/model.h"
+#include "src/run-repeat.h"
+#include "tests/unit/tap.h"
+
+/* y = Add(x, W), W an initializer float32[2,3] of value w */
+static struct ov_model *make_model(float w)
+{
+	float wv[6] = {w, w, w, w, w, w};
+	int64_t dims[2] = {2, 3};
+	Onnx__ModelProto m = ONNX__MODEL_PROTO__INIT;
+	Onnx__GraphProto g = ONNX__GRAPH_PROTO__INIT;
+	Onnx__OperatorSetIdProto op = ONNX__OPERATOR_SET_ID_PROTO__INIT;
+	Onnx__OperatorSetIdProto *ops[1] = {&op};
+	Onnx__NodeProto n = ONNX__NODE_PROTO__INIT;
+	Onnx__NodeProto *np[1] = {&n};
+	char *in[2] = {"x", "W"}, *out[1] = {"y"};
+	Onnx__TensorProto t = ONNX__TENSOR_PROTO__INIT;
+	Onnx__TensorProto *inits[1] = {&t};
+	Onnx__ValueInfoProto vx = ONNX__VALUE_INFO_PROTO__INIT, vy = ONNX__VALUE_INFO_PROTO__INIT;
+	Onnx__ValueInfoProto *vin[1] = {&vx}, *vout[1] = {&vy};
+	struct ov_model *model = NULL;
+	struct ov_error e = {0};
+
+	n.op_type = "Add", n.name = "add", n.n_input = 2, n.input = in, n.n_output = 1, n.output = out;
+	t.name = "W", t.n_dims = 2, t.dims = dims, t.has_data_type = 1, t.data_type = OV_DT_FLOAT;
+	t.n_float_data = 6, t.float_data = wv;
+	vx.name = "x";
+	vy.name = "y";
+	g.name = "g", g.n_node = 1, g.node = np, g.n_initializer = 1, g.initializer = inits;
+	g.n_input = 1, g.input = vin, g.n_output = 1, g.output = vout;
+	op.has_version = 1, op.version = 13;
+	m.has_ir_version = 1, m.ir_version = 8, m.graph = &g, m.n_opset_import = 1, m.opset_import = ops;
+	size_t len = onnx__model_proto__get_packed_size(&m);
+	uint8_t *bytes = malloc(len);
+	onnx__model_proto__pack(&m, bytes);
+	if (model_load_buffer(&model, bytes, len, "mem.onnx", &e))
+		model = NULL;
+	free(bytes);
+	return model;
+}
+
+/* ---- a fake device: a copy is a malloc'd buffer ---- */
+
+static int uploads, live, runs, flip_on_run;
+
+static int fake_download(struct xtensor *t, struct ov_error *err)
+{
+	(void)err;
+	memcpy(t->data, t->dev, t->bytes);
+	return 0;
+}
+
+static void fake_release(void *dev)
+{
+	live--;
+	free(dev);
+}
+
+static const struct xt_devops fake_ops = {fake_download, fake_release};
+
+static int fake_supports(const char *domain, const char *op, int64_t opset)
+{
+	(void)domain, (void)op, (void)opset;
+	return 1;
+}
+
+/* every input without a device copy gets one (counted), then the CPU computes; on run flip_on_run the output's
+ * first element is changed, as a nondeterministic kernel would */
+static int fake_run(struct exec_kernel_ctx *k)
+{
+	for (size_t i = 0; i < k->n_in; i++) {
+		struct xtensor *t = (struct xtensor *)k->in[i];
+		if (!t || t->dev)
+			continue;
+		t->dev = malloc(t->bytes ? t->bytes : 1);
+		memcpy(t->dev, t->data, t->bytes);
+		t->devops = &fake_ops;
+		uploads++;
+		live++;
+		if (k->res)
+			k->res->to_device++;
+	}
+	int r = exec_backend_cpu()->run_node(k);
+	if (!r && runs == flip_on_run)
+		((float *)k->out[0]->data)[0] += 1.0f;
+	return r;
+}
+
+static void fake_end(void)
+{
+	runs++;
+}
+
+static const char *fake_describe(void)
+{
+	return "fake";
+}
+
+static const struct exec_backend_ops fake = {"fake", fake_supports, fake_run, fake_describe, fake_end};
+
+static float y0_of(const struct exec_result *r)
+{
+	return r->n_values && r->values[0].present ? ((const float *)r->values[0].t.data)[0] : -1e30f;
+}
+
+int main(void)
+{
+	struct ov_model *m = make_model(10.0f);
+	struct graph *g = NULL;
+	struct ov_error e = {0};
+	float xv[6] = {1, 2, 3, 4, 5, 6};
+	int64_t dims[2] = {2, 3};
+	struct exec_input in[2] = {{"x", {0}}, {"W", {0}}};
+	struct exec_result r;
+	size_t n, bytes, on_dev;
+
+	if (!m || graph_build(&g, m->proto->graph, &e)) {
+		OK(0, "the test model loads: %s", e.msg);
+		return tap_done();
+	}
+	xt_wrap(&in[0].t, OV_DT_FLOAT, 2, dims, xv);
+	OK(g->serial != 0, "a graph index has a serial (%llu)", (unsigned long long)g->serial);
+
+	/* without kept constants: W goes up at every run */
+	struct exec_options opt = {.backend = &fake};
+	exec_run(m, g, &opt, in, 1, &r, &e);
+	exec_result_free(&r);
+	exec_run(m, g, &opt, in, 1, &r, &e);
+	OK(uploads == 4 && live == 0, "without exec_consts every run uploads x and W (%d uploads, %d live)", uploads,
+	   live);
+	exec_result_free(&r);
+
+	/* kept: W goes up once */
+	opt.consts = exec_consts_new();
+	uploads = 0;
+	int rc = exec_run(m, g, &opt, in, 1, &r, &e);
+	OK(rc == 0 && y0_of(&r) == 11.0f, "the first run with exec_consts computes x + W (%g)", y0_of(&r));
+	exec_result_free(&r);
+	exec_consts_stats(opt.consts, &n, &bytes, &on_dev);
+	OK(n == 1 && bytes == 24 && on_dev == 1, "W is kept, 24 bytes, with its device copy (%zu, %zu, %zu)", n, bytes,
+	   on_dev);
+	rc = exec_run(m, g, &opt, in, 1, &r, &e);
+	OK(rc == 0 && y0_of(&r) == 11.0f && uploads == 3,
+	   "the second run uploads x only, and gives the same value (%d uploads, y[0] %g)", uploads, y0_of(&r));
+	OK(live == 1, "W's device copy outlives the run (%d live)", live);
+	exec_result_free(&r);
+
+	/* a fed W replaces the kept one for that run, and the kept one stays */
+	float wv[6] = {100, 100, 100, 100, 100, 100};
+	xt_wrap(&in[1].t, OV_DT_FLOAT, 2, dims, wv);
+	rc = exec_run(m, g, &opt, in, 2, &r, &e);
+	OK(rc == 0 && y0_of(&r) == 101.0f, "a fed W still replaces the initializer (%g)", y0_of(&r));
+	exec_result_free(&r);
+	rc = exec_run(m, g, &opt, in, 1, &r, &e);
+	OK(rc == 0 && y0_of(&r) == 11.0f, "and the next run without it uses the kept W again (%g)", y0_of(&r));
+	exec_result_free(&r);
+
+	/* a new index of a changed model (what an edit does): the kept W is dropped, the new one used */
+	struct ov_model *m2 = make_model(-5.0f);
+	struct graph *g2 = NULL;
+	if (!m2 || graph_build(&g2, m2->proto->graph, &e)) {
+		OK(0, "the second model loads: %s", e.msg);
+		return tap_done();
+	}
+	OK(g2->serial != g->serial, "another index has another serial");
+	uploads = 0;
+	rc = exec_run(m2, g2, &opt, in, 1, &r, &e);
+	OK(rc == 0 && y0_of(&r) == -4.0f && uploads == 2 && live == 1,
+	   "a run of a new index drops the old constants and keeps its own (y[0] %g, %d uploads, %d live)",
+	   y0_of(&r), uploads, live);
+	exec_result_free(&r);
+	exec_consts_free(opt.consts);
+	OK(live == 0, "exec_consts_free releases the device copies (%d live)", live);
+	exec_consts_free(NULL);
+
+	/* run --repeat */
+	struct run_repeat rr = {.runs = 5};
+	opt.consts = exec_consts_new();
+	runs = 0;
+	flip_on_run = -1;
+	rc = exec_run(m, g, &opt, in, 1, &r, &e);
+	rc |= run_repeat(m, g, &opt, in, 1, &r, &rr, &e);
+	OK(rc == 0 && rr.differing_run == 0 && rr.min_ms <= rr.median_ms && runs == 5,
+	   "--repeat 5 runs five times, the same bits every time (%d runs)", runs);
+	OK(rr.to_device == 1, "a later run copies only x up (%llu)", (unsigned long long)rr.to_device);
+	exec_result_free(&r);
+	runs = 0;
+	flip_on_run = 3;
+	rc = exec_run(m, g, &opt, in, 1, &r, &e);
+	rc |= run_repeat(m, g, &opt, in, 1, &r, &rr, &e);
+	OK(rc == 0 && rr.differing_run == 4 && rr.differing_value && !strcmp(rr.differing_value, "y"),
+	   "a run that gives other bits is named (run %ld, '%s')", rr.differing_run,
+	   rr.differing_value ? rr.differing_value : "");
+	exec_result_free(&r);
+	exec_consts_free(opt.consts);
+	OK(live == 0, "nothing is left on the fake device (%d)", live);
+
+	graph_free(g2);
+	model_free(m2);
+	graph_free(g);
+	model_free(m);
+	return tap_done();
+}
