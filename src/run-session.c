@@ -137,6 +137,14 @@ int run_session(struct ov_model *m, const struct graph *g, struct shapes *sh, in
 		strbuf_printf(report, " (%zu on the CPU)", out->n_fallback);
 	strbuf_putc(report, '\n');
 	put_copies(report, out);
+	size_t n_kept, kept_bytes, kept_dev;
+	exec_consts_stats(consts, &n_kept, &kept_bytes, &kept_dev);
+	if (n_kept) {
+		strbuf_printf(report, "constants: %zu kept until the model changes (%zu bytes", n_kept, kept_bytes);
+		if (kept_dev)
+			strbuf_printf(report, "; %zu of them on the device too", kept_dev);
+		strbuf_puts(report, ")\n");
+	}
 	for (size_t i = 0; i < out->n_to; i++) {
 		const struct exec_value *v = &out->values[i];
 		struct tensor_stats st;

@@ -139,6 +139,8 @@ printf ':run --backend cuda<Enter><Esc>:run --backend cuda<Enter>' >kept.keys
 LC_ALL=C.UTF-8 timeout 20 "$SIM" --keys kept.keys --dump kept.txt --size 100x30 srcnn.onnx >kept.out 2>kept.err
 check "TUI: the second :run --backend cuda finds the weights on the device (2 copies up instead of 8)" \
 	grep -q '^copies: 2 to the device (6208 bytes)' kept.txt
+check "TUI: the report says what is kept (Resize's roi and scales are read on the host, never uploaded)" \
+	grep -q '^constants: 8 kept until the model changes (3188 bytes; 6 of them on the device too)$' kept.txt
 printf ':run --backend cuda<Enter><Esc>:set-tensor conv3.bias [5]<Enter>:run --backend cuda<Enter>' >edit.keys
 LC_ALL=C.UTF-8 timeout 20 "$SIM" --keys edit.keys --dump edit.txt --size 100x30 srcnn.onnx >edit.out 2>edit.err
 check "TUI: after an edit of a weight the next CUDA run uploads the model anew and uses the new value" \

@@ -60,6 +60,7 @@ np.save("nan_want.npy", np.array([np.nan, np.inf, -np.inf, 1], np.float32))
 np.save("nan_bad.npy", np.array([0, np.inf, np.inf, 1], np.float32))
 # int64 inputs for the generators
 save("ints", [helper.make_node("Identity", ["i"], ["o"])], [vi("i", T.INT64, [5])], [vi("o", T.INT64, [5])])
+save("badseed", [helper.make_node("RandomUniform", [], ["o"], shape=[3], seed=1e30)], [], [vi("o", T.FLOAT, [3])])
 EOF
 
 run() { "$ONNXVIEW" run "$@" >out.txt 2>err.txt; echo $? >rc.txt; }
@@ -100,6 +101,9 @@ tail -n +2 out.txt >r2.txt
 check "the seed changes random inputs" sh -c '! cmp -s r1.txt r2.txt'
 run m.onnx --input x=zeros --input x2=ones --expect y=y.npy
 check "zeros and ones fill inputs (Relu(0)+W is W)" grep -q "output 'y' float32\[2,3\]  min -6 max 5" out.txt
+run badseed.onnx
+check "a random op's seed that no integer holds is refused with one line naming the node (exit 1)" \
+	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(wc -l <err.txt) = 1 ] && grep -q \"#0 RandomUniform: seed 1e+30 is not a usable seed\" err.txt"
 run ints.onnx --input i=random:3
 check "random integer inputs are small integers" grep -qE "output 'o' int64\[5\]  min -?[0-5] max -?[0-5]" out.txt
 

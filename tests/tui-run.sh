@@ -41,6 +41,7 @@ screen run_cmd 100x30 ':run --input input=zeros<Enter>'
 check ":run: the report with the input's source" has run_cmd "^input 'input' float32\[1,1,16,16\] from zeros"
 check ":run: every node of the model ran" has run_cmd "^ran 6 nodes on cpu"
 check ":run: the output's statistics" has run_cmd "^output 'output' float32\[1,1,48,48\]  min "
+check ":run: the constants kept for the next run" has run_cmd "^constants: 8 kept until the model changes (3188 bytes)$"
 
 # the constants are kept from one run to the next, until the model changes
 screen rerun 100x30 ':run<Enter><Esc>:set-tensor conv3.bias [5]<Enter>:run<Enter><Esc>u:run<Enter>'

@@ -1807,12 +1807,14 @@ static int random_run(struct exec_kernel_ctx *k, enum rnd kind, int like)
 	}
 	if (kind == RND_BERNOULLI && x && x->dtype != OV_DT_FLOAT && x->dtype != OV_DT_DOUBLE && x->dtype != OV_DT_FLOAT16)
 		return xk_fail(k, "Bernoulli takes probabilities as float, not %s", dtype_name(x->dtype));
+	float seed = xk_attr_float(k, "seed", 0.0f);
+	if (!(fabsf(seed) < 0x1p63f)) /* NaN, infinities and seeds no integer holds */
+		return xk_fail(k, "seed %g is not a usable seed (a whole number is expected)", (double)seed);
 	if (xk_output(k, 0, dt, rank, d))
 		return -1;
 	if (!(m = malloc(sizeof *m)))
 		return xk_fail(k, "out of memory");
-	float seed = xk_attr_float(k, "seed", 0.0f);
-	mt_seed(m, (uint32_t)(int64_t)(seed == seed ? seed : 0));
+	mt_seed(m, (uint32_t)(int64_t)seed);
 	struct xtensor *y = k->out[0];
 	double a = xk_attr_float(k, kind == RND_UNIFORM ? "low" : "mean", 0.0f);
 	double b = xk_attr_float(k, kind == RND_UNIFORM ? "high" : "scale", 1.0f);

@@ -5,6 +5,7 @@
  * - a crash, an out-of-bounds access (ASan), undefined behaviour (UBSan), or a simulator refusal ("cudasim: ...",
  *   which fails the run as the device would);
  * - the CUDA run failing where the CPU run succeeded (the backend must decline what it cannot run);
+ * - a second CUDA run, with the constants the first left on the device (exec_consts), failing or giving other bits;
  * - an output that differs: another dtype or shape, a NaN or infinity in another place, an integer or boolean of
  *   another value, or a float beyond rtol 1e-3 and atol 1e-3 x (1 + the largest |value| of the CPU's output)
  *   (accumulation orders differ between the backends; a kernel bug gives far larger differences).
@@ -71,19 +72,6 @@ static void compare(const char *name, const struct xtensor *cpu, const struct xt
 	}
 }
 
-/* No op that draws random numbers (their values differ from run to run, on either backend). */
-static int deterministic(const struct graph *g)
-{
-	static const char *const random_ops[] = {"RandomNormal", "RandomNormalLike", "RandomUniform",
-						 "RandomUniformLike", "Bernoulli", "Multinomial", "Dropout"};
-
-	for (uint32_t n = 0; n < g->n_nodes; n++)
-		for (size_t i = 0; i < sizeof random_ops / sizeof random_ops[0]; i++)
-			if (g->nodes[n].proto->op_type && !strcmp(g->nodes[n].proto->op_type, random_ops[i]))
-				return 0;
-	return 1;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_run fr;
@@ -101,11 +89,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (exec_run(fr.m, fr.g, &opt, fr.in, (size_t)fr.n_in, &rc, &fr.err))
 		goto out; /* the CPU refuses it: nothing to compare */
 	opt.backend = cuda;
+	opt.consts = exec_consts_new();
+	if (!opt.consts)
+		goto out;
 	if (exec_run(fr.m, fr.g, &opt, fr.in, (size_t)fr.n_in, &rg, &fr.err)) {
 		fprintf(stderr, "fuzz-exec-cuda: the CUDA run failed where the CPU's succeeded: %s\n", fr.err.msg);
 		abort();
 	}
-	if (!deterministic(fr.g))
+	fuzz_rerun("fuzz-exec-cuda", &fr, &opt, &rg); /* the constants found on the device this time */
+	if (!fuzz_deterministic(fr.g))
 		goto out; /* random ops draw other numbers on the second run */
 	for (size_t i = 0; i < rc.n_to && i < rg.n_to; i++)
 		if (rc.values[i].present && rg.values[i].present)
@@ -113,6 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 out:
 	exec_result_free(&rc);
 	exec_result_free(&rg);
+	exec_consts_free(opt.consts);
 	fuzz_run_free(&fr);
 	return 0;
 }

@@ -1,5 +1,6 @@
 /* libFuzzer target for the executor (src/exec/): the input is a model; when it loads and every input of its graph
- * has a known, small shape, the whole graph runs on the CPU with random inputs.  Kernels must refuse hostile
+ * has a known, small shape, the whole graph runs on the CPU with random inputs, twice: the second run with the
+ * constants the first kept (exec_consts) must succeed and give the same bits.  Kernels must refuse hostile
  * attributes, shapes and indices with an error, never read or write out of bounds (ASan), never hit undefined
  * behaviour (UBSan), and never exhaust memory: one tensor may take at most FUZZ_TENSOR_BYTES (xt_set_limit).
  *
@@ -22,8 +23,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (fuzz_run_prepare(&fr, data, size))
 		return 0;
-	if (!exec_run(fr.m, fr.g, &opt, fr.in, (size_t)fr.n_in, &r, &fr.err))
+	opt.consts = exec_consts_new();
+	if (opt.consts && !exec_run(fr.m, fr.g, &opt, fr.in, (size_t)fr.n_in, &r, &fr.err)) {
+		fuzz_rerun("fuzz-exec", &fr, &opt, &r);
 		exec_result_free(&r);
+	}
+	exec_consts_free(opt.consts);
 	fuzz_run_free(&fr);
 	return 0;
 }

@@ -3,12 +3,15 @@
 #ifndef OV_FUZZ_FEED_H
 #define OV_FUZZ_FEED_H
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "src/exec/exec.h"
 #include "src/graph.h"
 #include "src/model.h"
 #include "src/run-feed.h"
+#include "src/run-repeat.h"
 #include "src/shape.h"
 
 #define FUZZ_TENSOR_BYTES (64u << 20) /* the most one tensor may take (xt_set_limit) */
@@ -73,6 +76,37 @@ static int fuzz_run_prepare(struct fuzz_run *fr, const uint8_t *data, size_t siz
 none:
 	fuzz_run_free(fr);
 	return -1;
+}
+
+/* No op that draws random numbers (their values differ from run to run, on either backend). */
+static int fuzz_deterministic(const struct graph *g)
+{
+	static const char *const random_ops[] = {"RandomNormal", "RandomNormalLike", "RandomUniform",
+						 "RandomUniformLike", "Bernoulli", "Multinomial", "Dropout"};
+
+	for (uint32_t n = 0; n < g->n_nodes; n++)
+		for (size_t i = 0; i < sizeof random_ops / sizeof random_ops[0]; i++)
+			if (g->nodes[n].proto->op_type && !strcmp(g->nodes[n].proto->op_type, random_ops[i]))
+				return 0;
+	return 1;
+}
+
+/* The run again with the constants the first run (first, made with opt, whose consts it filled) kept: it must
+ * succeed and, for a deterministic graph, give the first run's bits.  Aborts with a line on stderr otherwise. */
+static void fuzz_rerun(const char *target, struct fuzz_run *fr, const struct exec_options *opt,
+		       const struct exec_result *first)
+{
+	struct run_repeat rr = {.runs = 2};
+
+	if (run_repeat(fr->m, fr->g, opt, fr->in, (size_t)fr->n_in, first, &rr, &fr->err)) {
+		fprintf(stderr, "%s: the run with kept constants failed where the first succeeded: %s\n", target,
+			fr->err.msg);
+		abort();
+	}
+	if (rr.differing_run && fuzz_deterministic(fr->g)) {
+		fprintf(stderr, "%s: the run with kept constants gave other bits for '%s'\n", target, rr.differing_value);
+		abort();
+	}
 }
 
 #endif
