@@ -3,8 +3,9 @@
 
 Usage: /opt/onnxview-ort/bin/python bench/bench-exec.py ONNXVIEW MODEL... [--runs N]
 For each model: the same random input for both; onnxruntime's median session.run time (session made once,
-intra_op_num_threads=1) against onnxview's median node time (what `run` reports: the nodes only) and its whole
-command (load, constants, nodes); peak resident memory of both processes; the max abs difference of the outputs
+intra_op_num_threads=1) against onnxview's median node time (what `run` reports: the nodes only), its median over
+the warm runs of one `run --repeat N+1` (constants kept, buffers reused, as in a session), and its whole command
+(load, constants, nodes); peak resident memory of both processes; the max abs difference of the outputs
 (and the largest |output| of onnxruntime, to read it against).  Beside the ratio of the medians, the ratio of the
 fastest runs, the less disturbed by other processes on a busy machine.
 Needs the venv made by scripts/install-deps.sh (onnxruntime + numpy)."""
@@ -78,13 +79,18 @@ def main():
             ov_rss = max(ov_rss, int(r.stderr.strip().splitlines()[-1]) * 1024)
             m = re.search(r'"ms"\s*:\s*([0-9.eE+-]+)', r.stdout)
             t_nodes.append(float(m.group(1)) / 1e3 if m else float("nan"))
+        # warm: the same process runs it again, constants kept (run --repeat), as onnxruntime's session does
+        r = subprocess.run([ov, "run", model] + args_in + ["--repeat", str(runs + 1), "--json"], capture_output=True,
+                           text=True, env=env)
+        warm = json.loads(r.stdout)["repeat"] if not r.returncode else {"median_ms": float("nan"), "min_ms": 0}
         outs = sorted(f for f in os.listdir(save) if f.endswith(".npy"))
         diff = max(float(np.abs(np.load(os.path.join(save, f)).astype(np.float64) - ref[0]).max())
                    for f in outs[:1]) if outs else float("nan")
         mo, mn, mc = statistics.median(t_ort), statistics.median(t_nodes), statistics.median(t_cmd)
         print(f"{os.path.basename(model)}: onnxruntime {mo * 1e3:.1f} ms, onnxview nodes {mn * 1e3:.1f} ms "
               f"(ratio {mn / mo:.2f}x; fastest runs {min(t_ort) * 1e3:.1f} and {min(t_nodes) * 1e3:.1f} ms, "
-              f"ratio {min(t_nodes) / min(t_ort):.2f}x), whole command {mc * 1e3:.1f} ms; "
+              f"ratio {min(t_nodes) / min(t_ort):.2f}x), warm runs in one process (run --repeat) median "
+              f"{warm['median_ms']:.1f} ms (ratio {warm['median_ms'] / 1e3 / mo:.2f}x), whole command {mc * 1e3:.1f} ms; "
               f"peak RSS onnxview {ov_rss / 1e6:.1f} MB, onnxruntime {ort_rss / 1e6:.1f} MB "
               f"(ratio {ov_rss / max(ort_rss, 1):.2f}x); max abs diff {diff:.3g} "
               f"(max |output| {float(np.abs(ref[0]).max()):.3g})")
