@@ -703,6 +703,114 @@ g = helper.make_graph([helper.make_node("ReduceL2", ["x"], ["y"], keepdims=0)], 
                       [vi("y", T.INT64, [])])
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "int_l2.onnx")
 
+# LSTM, GRU, RNN: directions, the optional inputs (B, sequence_lens with a 0 and a short length, initial_h,
+# initial_c, P) and outputs (each left out in turn), layout 1, activations with alpha and beta, clip,
+# input_forget, linear_before_reset, float16; and an nn.LSTM and nn.GRU exported from PyTorch.  The models are run
+# after this script, from rnn-manifest.txt (lines as manifest.txt's), by the block "LSTM, GRU, RNN" below.
+rrng = np.random.default_rng(13)
+rnn_manifest = open("rnn-manifest.txt", "w")
+def rnn_model(name, op, T_, Bn, I_, H_, direction="forward", layout=0, bias=True, seq=None, h0=False, c0=False,
+              peep=False, outs=(1, 1, 1), attrs=None, dt=np.float32, tol="1e-4 1e-5"):
+    G, D = {"RNN": 1, "GRU": 3, "LSTM": 4}[op], 2 if direction == "bidirectional" else 1
+    et = T.FLOAT16 if dt == np.float16 else T.FLOAT
+    u = lambda *s: rrng.uniform(-0.6, 0.6, s).astype(dt)
+    st_shape = [Bn, D, H_] if layout else [D, Bn, H_]
+    ins = [("x", [Bn, T_, I_] if layout else [T_, Bn, I_])]
+    inits = [numpy_helper.from_array(u(D, G * H_, I_), "w"), numpy_helper.from_array(u(D, G * H_, H_), "r")]
+    names = ["x", "w", "r", "", "", "", "", ""]
+    if bias:
+        inits.append(numpy_helper.from_array(u(D, 2 * G * H_), "b"))
+        names[3] = "b"
+    if seq is not None:
+        inits.append(numpy_helper.from_array(np.array(seq, dtype=np.int32), "sl"))
+        names[4] = "sl"
+    if h0:
+        ins.append(("h0", st_shape))
+        names[5] = "h0"
+    if c0:
+        ins.append(("c0", st_shape))
+        names[6] = "c0"
+    if peep:
+        inits.append(numpy_helper.from_array(u(D, 3 * H_), "p"))
+        names[7] = "p"
+    while names[-1] == "":
+        names.pop()
+    oshapes = [[Bn, T_, D, H_] if layout else [T_, D, Bn, H_], st_shape, st_shape]
+    onames = [n if want else "" for n, want in zip(["y", "yh", "yc"][:3 if op == "LSTM" else 2], outs)]
+    while onames[-1] == "":
+        onames.pop()
+    a = {"direction": direction, "hidden_size": H_}
+    if layout:
+        a["layout"] = 1
+    a.update(attrs or {})
+    node = helper.make_node(op, names, onames, name="n0", **a)
+    g = helper.make_graph([node], name, [vi(n, et, s) for n, s in ins],
+                          [vi(n, et, s) for n, s in zip(onames, oshapes) if n], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)])
+    m.ir_version = 8
+    onnx.save(m, name + ".onnx")
+    rnn_manifest.write("%s %s %s 0 %s\n" % (name, tol, ",".join(n for n in onames if n), ",".join(n for n, _ in ins)))
+
+for op in ("LSTM", "GRU", "RNN"):
+    o = op.lower()
+    rnn_model(o + "_forward", op, 5, 3, 4, 6)
+    rnn_model(o + "_reverse_states", op, 5, 3, 4, 6, "reverse", h0=True, c0=op == "LSTM")
+    rnn_model(o + "_bidirectional_seq", op, 5, 3, 4, 6, "bidirectional", seq=[5, 0, 2], h0=True, c0=op == "LSTM")
+    rnn_model(o + "_no_bias_seq", op, 6, 4, 3, 5, seq=[3, 6, 1, 0])
+    rnn_model(o + "_reverse_seq", op, 6, 3, 3, 5, "reverse", seq=[2, 6, 4], h0=True)
+    rnn_model(o + "_clip", op, 5, 2, 4, 6, "bidirectional", attrs={"clip": 0.3})
+    rnn_model(o + "_layout1", op, 5, 3, 4, 6, "bidirectional", layout=1, seq=[4, 5, 0], h0=True, c0=op == "LSTM")
+    rnn_model(o + "_layout1_forward", op, 4, 2, 3, 5, layout=1)
+    rnn_model(o + "_big", op, 9, 5, 24, 32, "bidirectional", seq=[9, 3, 7, 9, 1], h0=True, c0=op == "LSTM")
+    rnn_model(o + "_f16", op, 4, 2, 3, 5, "bidirectional", h0=True, dt=np.float16, tol="2e-3 2e-3")
+    for i in range(3 if op == "LSTM" else 2):  # each output left out in turn
+        rnn_model("%s_without_%s" % (o, ["y", "yh", "yc"][i]), op, 5, 3, 4, 6, "bidirectional", seq=[3, 5, 0],
+                  h0=True, outs=[j != i for j in range(3)])
+rnn_model("lstm_peepholes", "LSTM", 5, 3, 4, 6, "bidirectional", seq=[5, 2, 0], h0=True, c0=True, peep=True)
+rnn_model("lstm_peepholes_clip", "LSTM", 5, 3, 4, 6, peep=True, c0=True, attrs={"clip": 0.25})
+rnn_model("lstm_input_forget", "LSTM", 5, 3, 4, 6, "bidirectional", peep=True, attrs={"input_forget": 1})
+rnn_model("lstm_activations", "LSTM", 5, 3, 4, 6, "bidirectional", h0=True, c0=True,
+          attrs={"activations": ["HardSigmoid", "Affine", "Elu", "Sigmoid", "ScaledTanh", "Softsign"],
+                 "activation_alpha": [0.3, 0.8, 0.9, 1.1], "activation_beta": [0.4, 0.1, 0.7]})
+rnn_model("lstm_activations_2", "LSTM", 5, 3, 4, 6, c0=True, attrs={"activations": ["sigmoid", "LeakyRelu", "Softplus"],
+                                                                     "activation_alpha": [0.2]})
+rnn_model("gru_lbr", "GRU", 5, 3, 4, 6, attrs={"linear_before_reset": 1})
+rnn_model("gru_lbr_bidirectional_seq", "GRU", 6, 3, 4, 5, "bidirectional", seq=[6, 0, 3], h0=True,
+          attrs={"linear_before_reset": 1})
+rnn_model("gru_lbr_no_bias_clip", "GRU", 5, 3, 4, 6, "reverse", bias=False, attrs={"linear_before_reset": 1, "clip": 0.4})
+rnn_model("gru_lbr_layout1", "GRU", 5, 3, 4, 6, layout=1, seq=[2, 5, 1], h0=True, attrs={"linear_before_reset": 1})
+rnn_model("gru_activations", "GRU", 5, 3, 4, 6, "bidirectional",
+          attrs={"activations": ["HardSigmoid", "Softsign", "Sigmoid", "ThresholdedRelu"],
+                 "activation_alpha": [0.25, 0.1], "activation_beta": [0.45]})
+rnn_model("rnn_relu", "RNN", 5, 3, 4, 6, "bidirectional", seq=[5, 1, 0], h0=True, attrs={"activations": ["Relu", "Relu"]})
+rnn_model("rnn_relu_tanh", "RNN", 5, 3, 4, 6, "bidirectional", h0=True, attrs={"activations": ["Relu", "Tanh"]})
+rnn_model("rnn_relu_clip", "RNN", 6, 2, 4, 6, "reverse", attrs={"activations": ["Relu"], "clip": 0.5})
+try:  # a small nn.LSTM (two layers, bidirectional, batch first) and an nn.GRU from PyTorch
+    import torch
+    torch.manual_seed(5)
+    class TorchRnn(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm = torch.nn.LSTM(5, 8, num_layers=2, bidirectional=True, batch_first=True)
+            self.gru = torch.nn.GRU(16, 6)
+        def forward(self, x):
+            y, (h, c) = self.lstm(x)
+            z, hg = self.gru(y.transpose(0, 1))
+            return z, hg, h, c
+    import warnings
+    warnings.simplefilter("ignore")
+    tm, tx = TorchRnn().eval(), torch.randn(3, 7, 5)
+    torch.onnx.export(tm, (tx,), "torch_rnn.onnx", opset_version=13, input_names=["x"],
+                      output_names=["z", "hg", "h", "c"])
+    np.save("torch_rnn_x.npy", tx.numpy())
+    with torch.no_grad():
+        for n, v in zip(["z", "hg", "h", "c"], tm(tx)):
+            np.save("torch_rnn_%s.npy" % n, v.numpy())
+    rnn_manifest.write("torch_rnn 1e-4 1e-5 z,hg,h,c 0 x\n")
+except ImportError:
+    pass
+rnn_manifest.close()
+
 # A transformer block (token embedding, LayerNormalization, attention with its reshapes and transposes, a GELU
 # MLP) and a ResNet tail (Conv, BatchNormalization, Relu, GlobalAveragePool, Flatten, Gemm): no node of either
 # may fall back
@@ -733,6 +841,32 @@ inits = [c("w", 8, 3, 3, 3), c("bs", 8), c("bb", 8), c("bm", 8),
 g = helper.make_graph(nodes, "tail", [vi("x", T.FLOAT, [2, 3, 9, 9])], [vi("y", T.FLOAT, [2, 10])], inits)
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 15)]), "resnet_tail.onnx")
 EOF
+# LSTM, GRU, RNN: the models made above (rnn-manifest.txt), each on the CPU then on CUDA with no node on the CPU;
+# the PyTorch export also against PyTorch's own outputs, on both backends
+xargs -P "$(nproc 2>/dev/null || echo 2)" -L 1 sh one-model.sh <rnn-manifest.txt
+n_rnn=0
+n_rnn_pass=0
+while read -r name rest; do
+	n_rnn=$((n_rnn + 1))
+	if [ "$(cat "$name.result" 2>/dev/null)" = ok ]; then
+		n_rnn_pass=$((n_rnn_pass + 1))
+	else
+		not_ok "$name: $(head -1 "$name.result" 2>/dev/null || echo 'no result')"
+		sed '1d; s/^/#   /' "$name.result" 2>/dev/null | head -8
+	fi
+done <rnn-manifest.txt
+check "all $n_rnn LSTM, GRU and RNN models match the CPU on CUDA without falling back ($n_rnn_pass pass)" \
+	[ "$n_rnn_pass" -eq "$n_rnn" ]
+if [ -f torch_rnn.onnx ]; then
+	for be in cpu cuda; do
+		run torch_rnn.onnx --input x=torch_rnn_x.npy --backend $be --expect z=torch_rnn_z.npy \
+			--expect hg=torch_rnn_hg.npy --expect h=torch_rnn_h.npy --expect c=torch_rnn_c.npy --rtol 1e-4 --atol 1e-5
+		check "an nn.LSTM and nn.GRU exported from PyTorch match PyTorch on $be, no node on the CPU" \
+			sh -c "[ \$(cat rc.txt) = 0 ] && ! grep -q 'on the CPU' out.txt"
+	done
+else
+	skip "PyTorch is not installed: no nn.LSTM/nn.GRU export"
+fi
 run int_add.onnx --input a=random --input b=random --backend cuda
 check "an int64 Add, which CUDA declines, runs on the CPU and is reported" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '(1 on the CPU' out.txt && grep -q '^on the CPU: #0 Add$' out.txt"

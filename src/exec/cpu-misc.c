@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "src/dtype.h"
+#include "src/exec/cpu-nn.h"
 #include "src/exec/exec.h"
 
 #define MAXR XT_MAX_RANK
@@ -864,87 +865,13 @@ static int k_sce_loss(struct exec_kernel_ctx *k)
 
 /* ---- RNN, GRU, LSTM ------------------------------------------------------------------------------------------- */
 
-enum act { ACT_SIGMOID, ACT_TANH, ACT_RELU, ACT_AFFINE, ACT_LEAKY_RELU, ACT_THRESHOLDED_RELU, ACT_SCALED_TANH,
-	   ACT_HARD_SIGMOID, ACT_ELU, ACT_SOFTSIGN, ACT_SOFTPLUS };
+/* The checks, dims and activations are cpu_rnn_setup's (src/exec/rnn-plan.c), and a cell's arithmetic from its
+ * pre-activations on is src/exec/ov-rnn.h's, both shared with the CUDA kernels. */
 
-struct actfn {
-	enum act a;
-	double alpha, beta;
-};
-
-static double act_apply(const struct actfn *f, double x)
+static const struct xtensor *host_input(struct exec_kernel_ctx *k, size_t i)
 {
-	switch (f->a) {
-	case ACT_SIGMOID: return x >= 0 ? 1 / (1 + exp(-x)) : exp(x) / (1 + exp(x));
-	case ACT_TANH: return tanh(x);
-	case ACT_RELU: return x > 0 ? x : 0;
-	case ACT_AFFINE: return f->alpha * x + f->beta;
-	case ACT_LEAKY_RELU: return x >= 0 ? x : f->alpha * x;
-	case ACT_THRESHOLDED_RELU: return x > f->alpha ? x : 0;
-	case ACT_SCALED_TANH: return f->alpha * tanh(f->beta * x);
-	case ACT_HARD_SIGMOID: return fmax(0, fmin(1, f->alpha * x + f->beta));
-	case ACT_ELU: return x >= 0 ? x : f->alpha * (exp(x) - 1);
-	case ACT_SOFTSIGN: return x / (1 + fabs(x));
-	case ACT_SOFTPLUS: return log1p(exp(-fabs(x))) + fmax(x, 0);
-	}
-	return x;
+	return input(k, i);
 }
-
-/* The activations attribute (names case-insensitive), with activation_alpha/beta handed out in order to the
- * functions that take them (onnxruntime's rule); absent: the op's defaults, per direction. */
-static int get_activations(struct exec_kernel_ctx *k, int per_dir, int dirs, const char *const *defaults,
-			   struct actfn *out)
-{
-	static const struct {
-		const char *name;
-		enum act a;
-		int n_params;
-		double alpha, beta;
-	} known[] = {{"sigmoid", ACT_SIGMOID, 0, 0, 0},	      {"tanh", ACT_TANH, 0, 0, 0},
-		     {"relu", ACT_RELU, 0, 0, 0},	      {"affine", ACT_AFFINE, 2, 1, 0},
-		     {"leakyrelu", ACT_LEAKY_RELU, 1, 0.01, 0}, {"thresholdedrelu", ACT_THRESHOLDED_RELU, 1, 1, 0},
-		     {"scaledtanh", ACT_SCALED_TANH, 2, 1, 1}, {"hardsigmoid", ACT_HARD_SIGMOID, 2, 0.2, 0.5},
-		     {"elu", ACT_ELU, 1, 1, 0},		      {"softsign", ACT_SOFTSIGN, 0, 0, 0},
-		     {"softplus", ACT_SOFTPLUS, 0, 0, 0}};
-	const Onnx__NodeProto *n = k->g->nodes[k->node].proto;
-	const Onnx__AttributeProto *names = NULL;
-	float alphas[16], betas[16];
-	int64_t na = xk_attr_floats(k, "activation_alpha", alphas, 16), nb = xk_attr_floats(k, "activation_beta", betas, 16);
-	int ia = 0, ib = 0;
-
-	for (size_t a = 0; a < n->n_attribute; a++)
-		if (n->attribute[a]->name && !strcmp(n->attribute[a]->name, "activations"))
-			names = n->attribute[a];
-	int count = per_dir * dirs;
-	if (names && names->n_strings != (size_t)count && names->n_strings != (size_t)per_dir)
-		return xk_fail(k, "%zu activations for %d directions of %d functions", names->n_strings, dirs, per_dir);
-	for (int i = 0; i < count; i++) {
-		char nm[32];
-		if (names) {
-			const ProtobufCBinaryData *b = &names->strings[(size_t)i % names->n_strings];
-			size_t l = b->len < sizeof nm - 1 ? b->len : sizeof nm - 1;
-			for (size_t c = 0; c < l; c++)
-				nm[c] = (char)(b->data[c] >= 'A' && b->data[c] <= 'Z' ? b->data[c] + 32 : b->data[c]);
-			nm[l] = '\0';
-		} else
-			snprintf(nm, sizeof nm, "%s", defaults[i % per_dir]);
-		size_t f = 0;
-		while (f < sizeof known / sizeof known[0] && strcmp(known[f].name, nm))
-			f++;
-		if (f == sizeof known / sizeof known[0])
-			return xk_fail(k, "unknown activation '%s'", nm);
-		out[i].a = known[f].a;
-		out[i].alpha = known[f].alpha;
-		out[i].beta = known[f].beta;
-		if (known[f].n_params >= 1 && ia < na)
-			out[i].alpha = alphas[ia++];
-		if (known[f].n_params >= 2 && ib < nb)
-			out[i].beta = betas[ib++];
-	}
-	return 0;
-}
-
-enum cell { CELL_RNN, CELL_GRU, CELL_LSTM };
 
 /* A tensor's values as doubles (NULL input: NULL, no failure). */
 static double *to_doubles(struct exec_kernel_ctx *k, const struct xtensor *t, int *failed)
@@ -961,70 +888,24 @@ static double *to_doubles(struct exec_kernel_ctx *k, const struct xtensor *t, in
 	return d;
 }
 
-static int recurrent_run(struct exec_kernel_ctx *k, enum cell cell)
+static int recurrent_run(struct exec_kernel_ctx *k, enum rnn_cell cell)
 {
 	const struct xtensor *X = input(k, 0), *Wt = input(k, 1), *Rt = input(k, 2), *Bt = input(k, 3),
-			     *SL = input(k, 4), *H0 = input(k, 5), *C0 = cell == CELL_LSTM ? input(k, 6) : NULL,
-			     *Pt = cell == CELL_LSTM ? input(k, 7) : NULL;
-	static const char *const def_rnn[] = {"tanh"}, *const def_gru[] = {"sigmoid", "tanh"},
-				 *const def_lstm[] = {"sigmoid", "tanh", "tanh"};
-	int G = cell == CELL_RNN ? 1 : cell == CELL_GRU ? 3 : 4, nf = cell == CELL_RNN ? 1 : cell == CELL_GRU ? 2 : 3;
-	int layout = (int)xk_attr_int(k, "layout", 0), lbr = (int)xk_attr_int(k, "linear_before_reset", 0);
-	int input_forget = (int)xk_attr_int(k, "input_forget", 0);
-	float clipv = xk_attr_float(k, "clip", 0);
-	char dir[16];
-	struct actfn acts[6];
+			     *SL = input(k, 4), *H0 = input(k, 5), *C0 = cell == RNN_CELL_LSTM ? input(k, 6) : NULL,
+			     *Pt = cell == RNN_CELL_LSTM ? input(k, 7) : NULL;
+	struct rnn_plan pl;
 	int rc = -1, failed = 0;
 
-	if (!X || !Wt || !Rt)
-		return xk_fail(k, "X, W and R are required");
-	if (X->dtype != OV_DT_FLOAT && X->dtype != OV_DT_DOUBLE && X->dtype != OV_DT_FLOAT16 && X->dtype != OV_DT_BFLOAT16)
-		return xk_fail(k, "%s on %s is not supported", k->g->nodes[k->node].proto->op_type, dtype_name(X->dtype));
-	xk_attr_str(k, "direction", "forward", dir, sizeof dir);
-	int D = !strcmp(dir, "bidirectional") ? 2 : 1, reverse_only = !strcmp(dir, "reverse");
-	if (D == 1 && !reverse_only && strcmp(dir, "forward"))
-		return xk_fail(k, "unknown direction '%s'", dir);
-	if (X->rank != 3 || Wt->rank != 3 || Rt->rank != 3)
-		return xk_fail(k, "X, W and R must be 3-D");
-	int64_t T = layout ? X->dims[1] : X->dims[0], Bn = layout ? X->dims[0] : X->dims[1], I = X->dims[2];
-	int64_t H = Rt->dims[2];
-	if (Wt->dims[0] != D || Rt->dims[0] != D)
-		return xk_fail(k, "W and R have %" PRId64 " directions, '%s' needs %d", Wt->dims[0], dir, D);
-	if (Wt->dims[1] != G * H || Wt->dims[2] != I || Rt->dims[1] != G * H)
-		return xk_fail(k, "W must be [%d, %" PRId64 ", %" PRId64 "] and R [%d, %" PRId64 ", %" PRId64 "]", D, G * H, I,
-			       D, G * H, H);
-	if (xk_attr_int(k, "hidden_size", H) != H)
-		return xk_fail(k, "hidden_size %" PRId64 " differs from R's %" PRId64, xk_attr_int(k, "hidden_size", H), H);
-	if (Bt && (Bt->rank != 2 || Bt->dims[0] != D || Bt->dims[1] != 2 * G * H))
-		return xk_fail(k, "B must be [%d, %" PRId64 "]", D, 2 * G * H);
-	if (Pt && (Pt->rank != 2 || Pt->dims[0] != D || Pt->dims[1] != 3 * H))
-		return xk_fail(k, "P must be [%d, %" PRId64 "]", D, 3 * H);
-	const struct xtensor *st[2] = {H0, C0};
-	for (int i = 0; i < 2; i++)
-		if (st[i] && (st[i]->rank != 3 || st[i]->dims[layout ? 1 : 0] != D || st[i]->dims[layout ? 0 : 1] != Bn ||
-			      st[i]->dims[2] != H))
-			return xk_fail(k, "initial states must be %s", layout ? "[batch, directions, hidden]" : "[directions, batch, hidden]");
-	if (SL && (SL->rank != 1 || SL->dims[0] != Bn))
-		return xk_fail(k, "sequence_lens must have one entry per batch (%" PRId64 ")", Bn);
-	for (int64_t b = 0; SL && b < Bn; b++)
-		if (xt_get_int(SL, b) < 0 || xt_get_int(SL, b) > T)
-			return xk_fail(k, "sequence_lens[%" PRId64 "] = %" PRId64 " is out of range for %" PRId64 " steps", b,
-				       xt_get_int(SL, b), T);
-	if (get_activations(k, nf, D, cell == CELL_RNN ? def_rnn : cell == CELL_GRU ? def_gru : def_lstm, acts))
+	if (cpu_rnn_setup(k, cell, host_input, &pl))
 		return -1;
-	int64_t yd[4], hd[3];
-	if (layout) {
-		yd[0] = Bn, yd[1] = T, yd[2] = D, yd[3] = H;
-		hd[0] = Bn, hd[1] = D, hd[2] = H;
-	} else {
-		yd[0] = T, yd[1] = D, yd[2] = Bn, yd[3] = H;
-		hd[0] = D, hd[1] = Bn, hd[2] = H;
-	}
-	if (xk_output(k, 0, X->dtype, 4, yd))
+	int G = pl.G, nf = pl.nf, D = pl.D, layout = pl.layout, lbr = pl.lbr;
+	double clipv = pl.clip;
+	int64_t T = pl.T, Bn = pl.Bn, I = pl.In, H = pl.H;
+	if (xk_output(k, 0, X->dtype, 4, pl.yd))
 		return -1;
-	if (k->n_out > 1 && xk_output(k, 1, X->dtype, 3, hd))
+	if (k->n_out > 1 && xk_output(k, 1, X->dtype, 3, pl.hd))
 		return -1;
-	if (cell == CELL_LSTM && k->n_out > 2 && xk_output(k, 2, X->dtype, 3, hd))
+	if (cell == RNN_CELL_LSTM && k->n_out > 2 && xk_output(k, 2, X->dtype, 3, pl.hd))
 		return -1;
 	double *x = to_doubles(k, X, &failed), *w = to_doubles(k, Wt, &failed), *r = to_doubles(k, Rt, &failed);
 	double *bias = to_doubles(k, Bt, &failed), *p = to_doubles(k, Pt, &failed);
@@ -1040,8 +921,8 @@ static int recurrent_run(struct exec_kernel_ctx *k, enum cell cell)
 		const double *W = w + (size_t)d * G * H * I, *R = r + (size_t)d * G * H * H;
 		const double *Wb = bias ? bias + (size_t)d * 2 * G * H : NULL, *Rb = Wb ? Wb + G * H : NULL;
 		const double *P = p ? p + (size_t)d * 3 * H : NULL;
-		const struct actfn *af = &acts[d * nf];
-		int backward = reverse_only || d == 1;
+		const struct ov_rnn_act *af = &pl.acts[d * nf];
+		int backward = pl.reverse_only || d == 1;
 		for (int64_t b = 0; b < Bn; b++)
 			for (int64_t j = 0; j < H; j++) {
 				int64_t si = layout ? (b * D + d) * H + j : (d * Bn + b) * H + j;
@@ -1060,62 +941,40 @@ static int recurrent_run(struct exec_kernel_ctx *k, enum cell cell)
 					const double *wr = W + q * I;
 					for (int64_t i = 0; i < I; i++)
 						v += wr[i] * xt[i];
-					if (!(cell == CELL_GRU && q >= 2 * H)) {
+					if (!(cell == RNN_CELL_GRU && q >= 2 * H)) {
 						const double *rr = R + q * H;
 						for (int64_t i = 0; i < H; i++)
 							v += rr[i] * hb[i];
 					}
 					g[q] = v;
 				}
-				/* clip the pre-activations (LSTM's after the peepholes, GRU's candidate once complete) */
-				if (clipv > 0 && cell != CELL_LSTM)
-					for (int64_t q = 0; q < (cell == CELL_GRU ? 2 * H : G * H); q++)
-						g[q] = fmax(-clipv, fmin(clipv, g[q]));
-				if (cell == CELL_RNN) {
+				if (cell == RNN_CELL_RNN) {
 					for (int64_t j = 0; j < H; j++)
-						hb[j] = act_apply(&af[0], g[j]);
-				} else if (cell == CELL_GRU) {
-					/* z, r, then the candidate: Rh (r . h) + Rbh, or r . (Rh h + Rbh) when linear_before_reset */
+						hb[j] = ov_rnn_cell_d(af[0], g[j], clipv);
+				} else if (cell == RNN_CELL_GRU) {
+					/* z, r, then the candidate from Rh (r . h), or Rh h when linear_before_reset */
 					for (int64_t j = 0; j < 2 * H; j++)
-						g[j] = act_apply(&af[0], g[j]);
+						g[j] = ov_gru_gate_d(af[0], g[j], clipv);
 					const double *Rh = R + 2 * H * H, *rbh = Rb ? Rb + 2 * H : NULL;
 					for (int64_t j = 0; j < H; j++) {
 						double v = 0;
-						if (lbr) {
+						if (lbr)
 							for (int64_t i = 0; i < H; i++)
 								v += Rh[j * H + i] * hb[i];
-							v = g[H + j] * (v + (rbh ? rbh[j] : 0));
-							/* g[2H + j] already holds Wh x + Wbh + Rbh: take Rbh back out */
-							v -= rbh ? rbh[j] : 0;
-						} else
+						else
 							for (int64_t i = 0; i < H; i++)
 								v += Rh[j * H + i] * g[H + i] * hb[i];
-						double pre = g[2 * H + j] + v;
-						if (clipv > 0)
-							pre = fmax(-clipv, fmin(clipv, pre));
-						tmp[j] = act_apply(&af[1], pre);
+						tmp[j] = ov_gru_cell_d(af[1], g[2 * H + j], v, g[j], g[H + j], rbh ? rbh[j] : 0, lbr,
+								       hb[j], clipv);
 					}
 					for (int64_t j = 0; j < H; j++)
-						hb[j] = (1 - g[j]) * tmp[j] + g[j] * hb[j];
+						hb[j] = tmp[j];
 				} else {
 					/* gates i, o, f, c; peepholes P = [Pi, Po, Pf] */
-					for (int64_t j = 0; j < H; j++) {
-						double gi = g[j] + (P ? P[j] * cb[j] : 0);
-						double gf = g[2 * H + j] + (P ? P[2 * H + j] * cb[j] : 0);
-						if (clipv > 0) {
-							gi = fmax(-clipv, fmin(clipv, gi));
-							gf = fmax(-clipv, fmin(clipv, gf));
-						}
-						double it = act_apply(&af[0], gi);
-						double ft = input_forget ? 1 - it : act_apply(&af[0], gf);
-						double gc = clipv > 0 ? fmax(-clipv, fmin(clipv, g[3 * H + j])) : g[3 * H + j];
-						double ct = act_apply(&af[1], gc);
-						cb[j] = ft * cb[j] + it * ct;
-						double go = g[H + j] + (P ? P[H + j] * cb[j] : 0);
-						if (clipv > 0)
-							go = fmax(-clipv, fmin(clipv, go));
-						hb[j] = act_apply(&af[0], go) * act_apply(&af[2], cb[j]);
-					}
+					for (int64_t j = 0; j < H; j++)
+						hb[j] = ov_lstm_cell_d(af[0], af[1], af[2], g[j], g[H + j], g[2 * H + j], g[3 * H + j],
+								       P != NULL, P ? P[j] : 0, P ? P[H + j] : 0,
+								       P ? P[2 * H + j] : 0, pl.input_forget, clipv, &cb[j]);
 				}
 				for (int64_t j = 0; j < H; j++) {
 					int64_t yi = layout ? ((b * T + t) * D + d) * H + j : ((t * D + d) * Bn + b) * H + j;
@@ -1128,7 +987,7 @@ static int recurrent_run(struct exec_kernel_ctx *k, enum cell cell)
 				int64_t si = layout ? (b * D + d) * H + j : (d * Bn + b) * H + j;
 				if (k->n_out > 1)
 					xt_set(k->out[1], si, h[b * H + j]);
-				if (cell == CELL_LSTM && k->n_out > 2)
+				if (cell == RNN_CELL_LSTM && k->n_out > 2)
 					xt_set(k->out[2], si, c[b * H + j]);
 			}
 	}
@@ -1138,9 +997,9 @@ out:
 	return rc;
 }
 
-static int k_rnn(struct exec_kernel_ctx *k) { return recurrent_run(k, CELL_RNN); }
-static int k_gru(struct exec_kernel_ctx *k) { return recurrent_run(k, CELL_GRU); }
-static int k_lstm(struct exec_kernel_ctx *k) { return recurrent_run(k, CELL_LSTM); }
+static int k_rnn(struct exec_kernel_ctx *k) { return recurrent_run(k, RNN_CELL_RNN); }
+static int k_gru(struct exec_kernel_ctx *k) { return recurrent_run(k, RNN_CELL_GRU); }
+static int k_lstm(struct exec_kernel_ctx *k) { return recurrent_run(k, RNN_CELL_LSTM); }
 
 /* ---- DFT, STFT, MelWeightMatrix --------------------------------------------------------------------------------- */
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "src/exec/exec.h"
+#include "src/exec/ov-rnn.h"
 #include "src/exec/ov-shape.h"
 #include "src/exec/ov-window.h"
 
@@ -83,6 +84,23 @@ struct pad_plan {
 };
 /* Returns 0, or -1 through xk_fail with the reason. */
 int cpu_pad_setup(struct exec_kernel_ctx *k, const struct xtensor *x, cpu_host_fn host, struct pad_plan *p);
+
+/* RNN's, GRU's and LSTM's checks (X, W, R, B, sequence_lens, initial_h, initial_c, P, direction, hidden_size),
+ * dims and activations, shared by the CPU and CUDA kernels.  sequence_lens is read on the host through host. */
+enum rnn_cell { RNN_CELL_RNN, RNN_CELL_GRU, RNN_CELL_LSTM };
+struct rnn_plan {
+	enum rnn_cell cell;
+	int G;                      /* gates: 1, 3 (z, r, h) or 4 (i, o, f, c) */
+	int nf;                     /* activations per direction: 1, 2 or 3 */
+	int D, reverse_only;        /* directions (2: bidirectional), and 'reverse' */
+	int layout, lbr, input_forget;
+	float clip;                 /* > 0: the pre-activations are clipped to [-clip, clip] */
+	int64_t T, Bn, In, H;       /* steps, batch, input size, hidden size */
+	struct ov_rnn_act acts[6];  /* nf per direction */
+	int64_t yd[4], hd[3];       /* Y's dims, and Y_h's and Y_c's */
+};
+/* Returns 0, or -1 through xk_fail with the reason. */
+int cpu_rnn_setup(struct exec_kernel_ctx *k, enum rnn_cell cell, cpu_host_fn host, struct rnn_plan *p);
 
 /* 1 for float16 and bfloat16. */
 int cpu_is_half(int32_t dtype);

@@ -272,6 +272,7 @@ static const struct {
 	{cuda_shape_kernels, &cuda_shape_count},
 	{cuda_reduce_kernels, &cuda_reduce_count},
 	{cuda_resize_kernels, &cuda_resize_count},
+	{cuda_rnn_kernels, &cuda_rnn_count},
 };
 
 // The row with the greatest since <= opset, as for the CPU kernels (ai.onnx ops only).

@@ -158,5 +158,7 @@ extern const struct exec_kernel cuda_reduce_kernels[];
 extern const size_t cuda_reduce_count;
 extern const struct exec_kernel cuda_resize_kernels[];
 extern const size_t cuda_resize_count;
+extern const struct exec_kernel cuda_rnn_kernels[];
+extern const size_t cuda_rnn_count;
 
 #endif
