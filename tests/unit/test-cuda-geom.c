@@ -462,6 +462,37 @@ static void test_elementwise_points(void)
 	xt_free(&x2);
 }
 
+/* A pooling node op over a random window: x's dims in xd (N, C, and 1 to 3 spatial dims: the count is returned),
+ * kernel_shape, strides, dilations, pads or auto_pad (or neither), and ceil_mode (*ceil_mode). */
+static int random_window(struct tnode *t, const char *op, int64_t *xd, int *ceil_mode)
+{
+	int n = (int)irand(1, 3);
+	int64_t k[3], s[3], d[3], p[6];
+
+	xd[0] = irand(1, 2);
+	xd[1] = irand(1, 3);
+	for (int i = 0; i < n; i++) {
+		xd[2 + i] = irand(1, n == 3 ? 6 : 12);
+		k[i] = irand(1, 4);
+		s[i] = irand(1, 3);
+		d[i] = irand(1, 2);
+		p[i] = irand(0, 2);
+		p[n + i] = irand(0, 2);
+	}
+	node(t, op);
+	set_ints(t, "kernel_shape", k, (size_t)n);
+	set_ints(t, "strides", s, (size_t)n);
+	set_ints(t, "dilations", d, (size_t)n);
+	int ap = (int)irand(0, 3);
+	if (ap == 0)
+		set_ints(t, "pads", p, (size_t)(2 * n));
+	else if (ap == 1)
+		set_str(t, "auto_pad", irand(0, 1) ? "SAME_UPPER" : "SAME_LOWER");
+	*ceil_mode = (int)irand(0, 1);
+	set_int(t, "ceil_mode", *ceil_mode);
+	return n;
+}
+
 static void test_pool_points(void)
 {
 	int tried = 0, agree = 0;
@@ -470,27 +501,10 @@ static void test_pool_points(void)
 		struct tnode t;
 		struct xtensor x, y;
 		struct cpu_window w;
-		int n = (int)irand(1, 3), avg = (int)irand(0, 1);
-		int64_t xd[5] = {irand(1, 2), irand(1, 3)}, k[3], s[3], d[3], p[6];
-		for (int i = 0; i < n; i++) {
-			xd[2 + i] = irand(1, n == 3 ? 6 : 12);
-			k[i] = irand(1, 4);
-			s[i] = irand(1, 3);
-			d[i] = irand(1, 2);
-			p[i] = irand(0, 2);
-			p[n + i] = irand(0, 2);
-		}
-		node(&t, avg ? "AveragePool" : "MaxPool");
-		set_ints(&t, "kernel_shape", k, (size_t)n);
-		set_ints(&t, "strides", s, (size_t)n);
-		set_ints(&t, "dilations", d, (size_t)n);
-		int ap = (int)irand(0, 3);
-		if (ap == 0)
-			set_ints(&t, "pads", p, (size_t)(2 * n));
-		else if (ap == 1)
-			set_str(&t, "auto_pad", irand(0, 1) ? "SAME_UPPER" : "SAME_LOWER");
-		int ceil_mode = (int)irand(0, 1), cip = avg ? (int)irand(0, 1) : 0;
-		set_int(&t, "ceil_mode", ceil_mode);
+		int64_t xd[5];
+		int avg = (int)irand(0, 1), ceil_mode;
+		int n = random_window(&t, avg ? "AveragePool" : "MaxPool", xd, &ceil_mode);
+		int cip = avg ? (int)irand(0, 1) : 0;
 		if (avg)
 			set_int(&t, "count_include_pad", cip);
 		fill(&x, 2 + n, xd, irand(0, 3) == 0);
@@ -533,24 +547,10 @@ static void test_pool_index_lp_points(void)
 		struct tnode t;
 		struct xtensor x, y[2];
 		struct cpu_window w;
-		int n = (int)irand(1, 3), lp = it % 2, so = (int)irand(0, 1);
+		int64_t xd[5], pv = irand(1, 3);
+		int lp = it % 2, so = (int)irand(0, 1), ceil_mode;
 		int32_t dt = lp && irand(0, 1) ? OV_DT_DOUBLE : OV_DT_FLOAT;
-		int64_t xd[5] = {irand(1, 2), irand(1, 3)}, k[3], s[3], d[3], p[6], pv = irand(1, 3);
-		for (int i = 0; i < n; i++) {
-			xd[2 + i] = irand(1, n == 3 ? 6 : 12);
-			k[i] = irand(1, 4);
-			s[i] = irand(1, 3);
-			d[i] = irand(1, 2);
-			p[i] = irand(0, 2);
-			p[n + i] = irand(0, 2);
-		}
-		node(&t, lp ? "LpPool" : "MaxPool");
-		set_ints(&t, "kernel_shape", k, (size_t)n);
-		set_ints(&t, "strides", s, (size_t)n);
-		set_ints(&t, "dilations", d, (size_t)n);
-		set_ints(&t, "pads", p, (size_t)(2 * n));
-		int ceil_mode = (int)irand(0, 1);
-		set_int(&t, "ceil_mode", ceil_mode);
+		int n = random_window(&t, lp ? "LpPool" : "MaxPool", xd, &ceil_mode);
 		if (lp)
 			set_int(&t, "p", pv);
 		else
