@@ -614,6 +614,140 @@ for i, xs in enumerate(([2, 3, 5, 5], [2, 4, 7], [1, 2, 40, 30])):
           [("scale", rnd(xs[1])), ("bias", rnd(xs[1]))], opset=6, tol="1e-4 1e-5")
 model("InstanceNorm_f16", "InstanceNormalization", [("x", H, [2, 3, 6])], [2, 3, 6], {},
       [("scale", rnd(3).astype(np.float16)), ("bias", rnd(3).astype(np.float16))], opset=6, tol="2e-3 2e-3")
+# ---- more normalisations, pools and the quantization ops (cuda-norm.cu, cuda-pool.cu, cuda-quant.cu) ----
+model("InstanceNorm_f64", "InstanceNormalization", [("x", D, [2, 3, 4, 5])], [2, 3, 4, 5], {},
+      [("scale", rnd(3).astype(np.float64)), ("bias", rnd(3).astype(np.float64))], opset=6, tol="0 0")
+
+# GroupNormalization: opset 18's scale per group, 21's per channel, one group and one per channel, float16 and
+# float64; the statistics are the CPU's sums in the CPU's order, so the results are its bits
+gns = [("g2", [2, 4, 3, 3], 2, 18), ("g1", [1, 6, 5], 1, 18), ("gC", [2, 3, 4, 4], 3, 18), ("c21", [2, 6, 3, 2], 3, 21),
+       ("c21_g1", [3, 4, 7], 1, 21), ("rank2", [4, 6], 2, 18)]
+for name, xs, g, ops in gns:
+    pn = g if ops < 21 else xs[1]
+    model("GroupNorm_" + name, "GroupNormalization", [("x", F, xs)], xs, {"num_groups": g, "epsilon": 1e-4},
+          [("scale", rnd(pn)), ("bias", rnd(pn))], opset=ops, tol="0 0")
+model("GroupNorm_f16", "GroupNormalization", [("x", H, [2, 4, 3, 3])], [2, 4, 3, 3], {"num_groups": 2},
+      [("scale", rnd(4).astype(np.float16)), ("bias", rnd(4).astype(np.float16))], opset=21, tol="0 0")
+model("GroupNorm_f64", "GroupNormalization", [("x", D, [2, 4, 3, 3])], [2, 4, 3, 3], {"num_groups": 4},
+      [("scale", rnd(4).astype(np.float64)), ("bias", rnd(4).astype(np.float64))], opset=18, tol="0 0")
+
+# MeanVarianceNormalization: the default axes (0, 2, 3), one axis, all of them, negative ones; float16, float64
+for i, (xs, axes) in enumerate((([2, 3, 4, 5], None), ([2, 3, 4, 5], [1]), ([3, 4, 5], [0, 1, 2]),
+                                ([2, 3, 6], [-1]), ([4, 2, 3, 2, 2], [0, 3, 4]))):
+    model("MVN_%d" % i, "MeanVarianceNormalization", [("x", F, xs)], xs, {"axes": axes} if axes else {}, opset=13,
+          tol="0 0")
+model("MVN_f16", "MeanVarianceNormalization", [("x", H, [2, 3, 4, 4])], [2, 3, 4, 4], opset=13, tol="0 0")
+model("MVN_f64", "MeanVarianceNormalization", [("x", D, [2, 3, 4, 4])], [2, 3, 4, 4], {"axes": [2, 3]}, opset=13,
+      tol="0 0")
+
+# LRN: odd and even sizes (the window leans back), one channel's, rank 3 and 5, float16 and float64 (pow is the
+# device's own: a tolerance)
+for i, (xs, a) in enumerate((([2, 5, 4, 4], {"size": 3}), ([1, 6, 3, 5], {"size": 4, "alpha": 0.02, "beta": 0.6,
+                                                                          "bias": 2.0}),
+                             ([2, 4, 7], {"size": 1}), ([1, 3, 2, 3, 4], {"size": 5, "alpha": 0.5}))):
+    model("LRN_%d" % i, "LRN", [("x", F, xs)], xs, a, opset=13)
+model("LRN_f16", "LRN", [("x", H, [1, 5, 3, 3])], [1, 5, 3, 3], {"size": 3}, opset=13, tol="1e-3 1e-3")
+model("LRN_f64", "LRN", [("x", D, [1, 5, 3, 3])], [1, 5, 3, 3], {"size": 3}, opset=13, tol="1e-12 1e-14")
+
+# Hardmax: one axis (13), the 2-D coercion before it, float16 and float64; ties and NaN (the first greatest,
+# NaN never) from constants
+for i, (xs, a, ops) in enumerate((([3, 7], {}, 13), ([2, 3, 4], {"axis": 1}, 13), ([2, 3, 4], {"axis": 0}, 13),
+                                  ([2, 3, 4], {}, 11), ([2, 3, 4], {"axis": 2}, 11), ([2, 3, 4], {"axis": 0}, 11))):
+    model("Hardmax_%d" % i, "Hardmax", [("x", F, xs)], xs, a, opset=ops, tol="0 0")
+model("Hardmax_f16", "Hardmax", [("x", H, [3, 9])], [3, 9], opset=13, tol="0 0")
+model("Hardmax_f64", "Hardmax", [("x", D, [4, 5])], [4, 5], {"axis": 0}, opset=13, tol="0 0")
+ties = np.array([[1, 3, 3, 2], [0, 0, 0, 0], [np.nan, 2, 5, np.nan], [np.nan, np.nan, np.nan, np.nan],
+                 [-np.inf, -np.inf, -np.inf, -np.inf], [-np.inf, np.nan, -5, -5]], np.float32)
+model("Hardmax_ties", "Hardmax", [], [6, 4], {}, [("x", ties)], opset=13, tol="0 0", out_type=F)
+
+# LpPool (p 1, 2, 3: p = 2 is a sum of squares and a square root on the CPU, the others pow) and GlobalLpPool,
+# 1 to 3 spatial dims, pads, strides, dilations and ceil_mode (18); float16 and float64
+lps = [("p2", [1, 3, 9, 9], {"kernel_shape": [3, 3], "strides": [2, 2]}, 18),
+       ("p1_pads", [2, 2, 8, 7], {"kernel_shape": [3, 2], "pads": [1, 0, 1, 1], "p": 1}, 18),
+       ("p3_dil", [1, 2, 10, 10], {"kernel_shape": [2, 2], "dilations": [2, 2], "p": 3}, 18),
+       ("ceil", [1, 2, 8, 8], {"kernel_shape": [3, 3], "strides": [2, 2], "ceil_mode": 1}, 18),
+       ("same", [1, 2, 7, 7], {"kernel_shape": [2, 2], "auto_pad": "SAME_UPPER", "p": 3}, 11),
+       ("1d", [2, 3, 15], {"kernel_shape": [4], "strides": [3], "pads": [1, 2]}, 11),
+       ("3d", [1, 2, 5, 6, 7], {"kernel_shape": [2, 3, 2], "strides": [1, 2, 2], "p": 1}, 11)]
+for name, xs, a, ops in lps:
+    model("LpPool_" + name, "LpPool", [("x", F, xs)], None, a, opset=ops)
+    if name == "p2":
+        model("LpPool_f16", "LpPool", [("x", H, xs)], None, a, opset=ops, tol="1e-3 1e-3")
+        model("LpPool_f64", "LpPool", [("x", D, xs)], None, a, opset=ops, tol="1e-12 1e-14")
+for i, (xs, p) in enumerate((([2, 3, 5, 5], 2), ([1, 4, 30, 7], 3), ([2, 2, 9], 1), ([1, 3, 1, 1], 2))):
+    model("GlobalLpPool_%d" % i, "GlobalLpPool", [("x", F, xs)], xs[:2] + [1] * (len(xs) - 2), {"p": p}, opset=2)
+model("GlobalLpPool_f64", "GlobalLpPool", [("x", D, [2, 3, 4, 4])], [2, 3, 1, 1], {"p": 3}, opset=2,
+      tol="1e-12 1e-14")
+
+# MaxPool's Indices output: row-major and column-major (storage_order), 1 to 3 spatial dims, pads, dilations,
+# ceil_mode, float16
+mpi = [("k3s2", [1, 3, 9, 9], {"kernel_shape": [3, 3], "strides": [2, 2]}),
+       ("pads_col", [2, 2, 8, 7], {"kernel_shape": [3, 2], "pads": [1, 0, 1, 1], "storage_order": 1}),
+       ("dil_ceil", [1, 2, 10, 9], {"kernel_shape": [2, 2], "dilations": [2, 2], "strides": [2, 2], "ceil_mode": 1}),
+       ("1d_col", [2, 3, 15], {"kernel_shape": [4], "strides": [3], "pads": [1, 2], "storage_order": 1}),
+       ("3d", [1, 2, 5, 6, 7], {"kernel_shape": [2, 3, 2], "strides": [1, 2, 2]}),
+       ("3d_col", [2, 1, 4, 5, 3], {"kernel_shape": [2, 2, 2], "pads": [1, 1, 0, 0, 1, 1], "storage_order": 1})]
+for name, xs, a in mpi:
+    model("MaxPoolIdx_" + name, "MaxPool", [("x", F, xs)], None, a, opset=12, tol="0 0",
+          more_outs=[("ind", T.INT64, None)])
+model("MaxPoolIdx_f16", "MaxPool", [("x", H, [1, 2, 6, 6])], None, {"kernel_shape": [2, 2], "storage_order": 1},
+      opset=12, tol="0 0", more_outs=[("ind", T.INT64, None)])
+
+# MaxUnpool: indices from a constant (one element named twice: the later one wins, as in the CPU's loop), with and
+# without output_shape, an int64 X
+ind = np.array([[[[0, 5], [14, 15]], [[17, 22], [17, 31]]]], np.int64)
+for t in (F, I64):
+    xv = rnd(1, 2, 2, 2) if t == F else np.arange(8, dtype=np.int64).reshape(1, 2, 2, 2) - 3
+    model("MaxUnpool_" + tn[t], "MaxUnpool", [], [1, 2, 4, 4], {"kernel_shape": [2, 2], "strides": [2, 2]},
+          [("x", xv), ("i", ind)], opset=11, tol="0 0", out_type=t)
+model("MaxUnpool_shape", "MaxUnpool", [], [1, 2, 5, 5], {"kernel_shape": [2, 2], "strides": [2, 2]},
+      [("x", rnd(1, 2, 2, 2)), ("i", ind), ("shape", i64(1, 2, 5, 5))], opset=11, tol="0 0", out_type=F)
+
+# QuantizeLinear: per tensor, per axis, blocked (21); uint8, int8, uint16, int16 (the zero point's type, or
+# output_dtype); float16, float64 and int32 inputs; ties to even from constants; saturation (|x| / scale past the
+# range)
+U16, I16 = T.UINT16, T.INT16
+f32 = lambda *v: np.array(v, np.float32)
+qs = [("tensor_u8", F, [2, 3, 4], {}, [("s", np.float32(0.01))], U8, 13),
+      ("tensor_i8_zp", F, [2, 3, 4], {}, [("s", np.float32(0.004)), ("z", np.int8(-3))], I8, 13),
+      ("axis_i8", F, [2, 3, 4], {"axis": 1}, [("s", f32(0.01, 0.02, 0.05)), ("z", np.array([1, -3, 0], np.int8))],
+       I8, 13),
+      ("axis_last_u16", F, [2, 3, 4], {"axis": -1}, [("s", f32(1e-4, 2e-4, 3e-5, 1e-3)),
+                                                     ("z", np.array([0, 100, 30000, 65535], np.uint16))], U16, 13),
+      ("axis0_i16", F, [3, 5], {"axis": 0}, [("s", f32(1e-4, 5e-5, 1e-3)), ("z", np.array([0, -7, 9], np.int16))],
+       I16, 13),
+      ("blocked", F, [2, 6, 3], {"axis": 1, "block_size": 4}, [("s", rng.uniform(0.005, 0.02, (2, 2, 3)).astype(np.float32)),
+                                                             ("z", rng.integers(-4, 4, (2, 2, 3)).astype(np.int8))],
+       I8, 21),
+      ("dtype_attr", F, [4, 5], {"output_dtype": I16}, [("s", np.float32(1e-4))], I16, 21),
+      ("f16", H, [3, 4], {}, [("s", np.float16(0.01)), ("z", np.uint8(128))], U8, 19),
+      ("f64", D, [3, 4], {"axis": 0}, [("s", np.array([0.01, 0.03, 0.003], np.float64)),
+                                       ("z", np.array([3, 0, -2], np.int8))], I8, 19),
+      ("i32", I32, [3, 4], {}, [("s", np.float32(0.7)), ("z", np.int8(2))], I8, 19)]
+for name, t, xs, a, inits, ot, ops in qs:
+    model("Quantize_" + name, "QuantizeLinear", [("x", t, xs)], xs, a, inits, opset=ops, tol="0 0", out_type=ot)
+halves = f32(0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 126.5, 127.5, -128.5, -129.5, 1e10, -1e10, np.nan, np.inf, 3.49999)
+model("Quantize_ties", "QuantizeLinear", [], [15], {}, [("x", halves), ("s", np.float32(1)), ("z", np.int8(0))],
+      opset=13, tol="0 0", out_type=I8)
+
+# DequantizeLinear: its five input types, per tensor, per axis, blocked (21), float16 and float64 out
+dqs = [("u8", U8, [2, 3, 4], {}, [("s", np.float32(0.02)), ("z", np.uint8(3))], 13),
+       ("i8_axis", I8, [2, 3, 4], {"axis": 1}, [("s", f32(0.1, 0.2, 0.5)), ("z", np.array([1, -3, 0], np.int8))], 13),
+       ("u16", U16, [3, 4], {}, [("s", np.float32(1e-3)), ("z", np.uint16(4))], 21),
+       ("i16_axis", I16, [3, 4], {"axis": -1}, [("s", f32(1, 2, 3, 4)), ("z", np.array([0, 1, 2, -3], np.int16))], 21),
+       ("i32", I32, [3, 4], {}, [("s", np.float32(0.25))], 13),
+       ("blocked", I8, [2, 6, 3], {"axis": 1, "block_size": 4}, [("s", rng.uniform(0.05, 0.2, (2, 2, 3)).astype(np.float32)),
+                                                              ("z", rng.integers(-4, 4, (2, 2, 3)).astype(np.int8))], 21),
+       ("f16", U8, [3, 4], {}, [("s", np.float16(0.125)), ("z", np.uint8(5))], 19),
+       ("f64_attr", I8, [3, 4], {"output_dtype": D}, [("s", np.float32(0.3))], 21)]
+for name, t, xs, a, inits, ops in dqs:
+    ot = D if name == "f64_attr" else H if name == "f16" else F
+    model("Dequantize_" + name, "DequantizeLinear", [("x", t, xs)], xs, a, inits, opset=ops, tol="0 0", out_type=ot)
+
+# DynamicQuantizeLinear: its three outputs, a long input (the device's range over many threads), a scalar
+for i, xs in enumerate(([3, 100], [5000], [], [0, 3])):
+    model("DynQuant_%d" % i, "DynamicQuantizeLinear", [("x", F, xs)], xs, opset=11, tol="0 0", out_type=U8,
+          more_outs=[("scale", F, []), ("zp", U8, [])])
 EOF
 
 # Each model: the CPU's output saved, then the CUDA backend's checked against it, with no node left to the CPU
@@ -699,6 +833,18 @@ idx = numpy_helper.from_array(np.array([1, 7], dtype=np.int64), "i")
 g = helper.make_graph([helper.make_node("Gather", ["x", "i"], ["y"], name="bad")], "bad_gather",
                       [vi("x", T.FLOAT, [5, 2])], [vi("y", T.FLOAT, None)], [idx])
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "bad_gather.onnx")
+# values the device meets and must refuse as the CPU does: a NaN for DynamicQuantizeLinear (made on the device:
+# x * 0 / 0), an index outside MaxUnpool's output
+g = helper.make_graph([helper.make_node("Mul", ["x", "zero"], ["p"]), helper.make_node("Div", ["p", "zero"], ["q"]),
+                       helper.make_node("DynamicQuantizeLinear", ["q"], ["y", "s", "z"], name="bad")],
+                      "nan_dynq", [vi("x", T.FLOAT, [2, 3])],
+                      [vi("y", T.UINT8, None), vi("s", T.FLOAT, None), vi("z", T.UINT8, None)],
+                      [numpy_helper.from_array(np.array([1, 1, 0], np.float32), "zero")])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "nan_dynq.onnx")
+g = helper.make_graph([helper.make_node("MaxUnpool", ["x", "i"], ["y"], name="bad", kernel_shape=[2], strides=[2])],
+                      "bad_unpool", [vi("x", T.FLOAT, [1, 1, 4])], [vi("y", T.FLOAT, None)],
+                      [numpy_helper.from_array(np.array([[[1, 9, 3, 8]]], np.int64), "i")])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 11)]), "bad_unpool.onnx")
 g = helper.make_graph([helper.make_node("ReduceL2", ["x"], ["y"], keepdims=0)], "int_l2", [vi("x", T.INT64, [3, 4])],
                       [vi("y", T.INT64, [])])
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "int_l2.onnx")
@@ -877,6 +1023,18 @@ run bad_gather.onnx --input x=random --backend cuda
 check "a Gather index out of range fails as on the CPU, with one line naming the node and the index (exit 1)" \
 	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(wc -l <err.txt) -eq 1 ] &&
 	       grep -q \"#0 'bad' Gather: indices\\[1\\] = 7 is out of range for a dim of 5\" err.txt"
+for m in nan_dynq bad_unpool; do
+	"$ONNXVIEW" run $m.onnx --input x=random >/dev/null 2>cpu_$m.err
+	run $m.onnx --input x=random --backend cuda
+	diag "$(cat err.txt)"
+	case $m in
+	nan_dynq) what="DynamicQuantizeLinear on a NaN made on the device" ;;
+	*) what="MaxUnpool with an index outside its output" ;;
+	esac
+	check "$what fails on CUDA with the CPU's one line naming the node and the value (exit 1)" \
+		sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q \"'bad' .*: .* at \" err.txt &&
+		       cmp -s err.txt cpu_$m.err"
+done
 for m in transformer_block resnet_tail; do
 	in=$([ $m = resnet_tail ] && echo x || echo ids)
 	"$ONNXVIEW" run $m.onnx --input $in=random --save cpu_$m >/dev/null 2>&1
@@ -884,13 +1042,13 @@ for m in transformer_block resnet_tail; do
 	check "a $(echo $m | tr _ ' ') matches the CPU on CUDA with no node on the CPU" \
 		sh -c "[ \$(cat rc.txt) = 0 ] && ! grep -q 'on the CPU' out.txt"
 done
-# --repeat: the weights go up once; a later run copies the input up (and BatchNormalization's scale and shift,
-# folded on the host from its four parameters: 2 x 8 doubles), the output down, and nothing else
+# --repeat: the weights go up once (BatchNormalization's four parameters too: it folds them on the device); a later
+# run copies the input up, the output down, and nothing else
 run resnet_tail.onnx --input x=random --backend cuda --repeat 3 --json
 check "run --repeat 3 on CUDA: a later run copies the input and the output, and every run gives the same bits" "$PYTHON" -c '
 import json; d = json.load(open("out.txt")); r = d["repeat"]
-assert d["copies"]["to_device"] == 5, d["copies"]  # x, w, fc, fb and the folded table
-assert r["copies"]["to_device"] == 2 and r["copies"]["to_device_bytes"] == 2 * 3 * 9 * 9 * 4 + 2 * 8 * 8, r
+assert d["copies"]["to_device"] == 8, d["copies"]  # x, w, bs, bb, bm, bv, fc, fb
+assert r["copies"]["to_device"] == 1 and r["copies"]["to_device_bytes"] == 2 * 3 * 9 * 9 * 4, r
 assert r["copies"]["to_host"] == 1 and r["copies"]["to_host_bytes"] == 2 * 10 * 4, r
 assert r["same_bits"] is True, r'
 diag "$("$PYTHON" -c 'import json; print(json.load(open("out.txt"))["repeat"])' 2>&1)"

@@ -17,6 +17,7 @@
 #include "src/dtype.h"
 #include "src/exec/cpu-nn.h"
 #include "src/exec/exec.h"
+#include "src/exec/ov-quant.h"
 
 #define MAXR XT_MAX_RANK
 #define PI 3.14159265358979323846
@@ -414,79 +415,10 @@ static int k_reverse_sequence(struct exec_kernel_ctx *k)
 
 /* ---- QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear ------------------------------------------------- */
 
-/* Where element i of x (dims split as outer, D = dims[axis], inner) finds its scale and zero point: one for the
- * tensor, one per index along the axis, or (opset 21 blocks) one per block_size indices along the axis. */
-struct qparams {
-	int64_t D, inner, block, sb; /* blocked: sb blocks of block indices along the axis */
-	int per_tensor, blocked;
-};
-
-static int qparams_of(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *scale,
-		      const struct xtensor *zp, struct qparams *q)
-{
-	int64_t block = xk_attr_int(k, "block_size", 0), a = xk_attr_int(k, "axis", 1);
-
-	memset(q, 0, sizeof *q);
-	if (zp && (zp->rank != scale->rank || memcmp(zp->dims, scale->dims, (size_t)zp->rank * sizeof zp->dims[0])))
-		return xk_fail(k, "the zero point's shape differs from the scale's");
-	if (scale->numel == 1 && scale->rank <= 1 && block <= 0) {
-		q->per_tensor = 1;
-		return 0;
-	}
-	if (x->rank == 0)
-		return xk_fail(k, "a scalar input needs a single scale");
-	if (a < -(int64_t)x->rank || a >= x->rank)
-		return xk_fail(k, "axis %" PRId64 " is out of range for rank %d", a, x->rank);
-	int axis = (int)(a < 0 ? a + x->rank : a);
-	q->D = x->dims[axis];
-	q->inner = 1;
-	for (int i = axis + 1; i < x->rank; i++)
-		q->inner *= x->dims[i];
-	if (block > 0) {
-		if (scale->rank != x->rank)
-			return xk_fail(k, "blocked quantization needs a scale of the input's rank");
-		for (int i = 0; i < x->rank; i++)
-			if (i != axis && scale->dims[i] != x->dims[i])
-				return xk_fail(k, "the scale's dim %d differs from the input's", i);
-		if (scale->dims[axis] != (q->D + block - 1) / block)
-			return xk_fail(k, "the scale has %" PRId64 " blocks on axis %d, the input needs %" PRId64,
-				       scale->dims[axis], axis, (q->D + block - 1) / block);
-		q->blocked = 1;
-		q->block = block;
-		q->sb = scale->dims[axis];
-		return 0;
-	}
-	if (scale->rank != 1 || scale->dims[0] != q->D)
-		return xk_fail(k, "a per-axis scale must be 1-D of %" PRId64 " (axis %d)", q->D, axis);
-	return 0;
-}
-
-static int64_t qparam_index(const struct qparams *q, int64_t i)
-{
-	if (q->per_tensor)
-		return 0;
-	int64_t a = (i / q->inner) % q->D;
-	if (!q->blocked)
-		return a;
-	int64_t o = i / (q->inner * q->D);
-	return (o * q->sb + a / q->block) * q->inner + i % q->inner;
-}
-
-static int quant_range(int32_t dt, double *lo, double *hi)
-{
-	switch (dt) {
-	case OV_DT_UINT8: *lo = 0, *hi = 255; return 0;
-	case OV_DT_INT8: *lo = -128, *hi = 127; return 0;
-	case OV_DT_UINT16: *lo = 0, *hi = 65535; return 0;
-	case OV_DT_INT16: *lo = -32768, *hi = 32767; return 0;
-	default: return -1;
-	}
-}
-
 static int k_quantize_linear(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = input(k, 0), *scale = input(k, 1), *zp = input(k, 2);
-	struct qparams q;
+	struct ov_qparams q;
 	double lo, hi;
 
 	if (!x || !scale)
@@ -496,21 +428,16 @@ static int k_quantize_linear(struct exec_kernel_ctx *k)
 	int32_t dt = zp ? zp->dtype : (int32_t)xk_attr_int(k, "output_dtype", OV_DT_UINT8);
 	if (!dt)
 		dt = OV_DT_UINT8;
-	if (quant_range(dt, &lo, &hi))
+	if (ov_quant_range(dt, &lo, &hi))
 		return xk_fail(k, "quantizing to %s is not supported (uint8, int8, uint16, int16 are)", dtype_name(dt));
-	if (qparams_of(k, x, scale, zp, &q) || xk_output(k, 0, dt, x->rank, x->dims))
+	if (cpu_quant_setup(k, x, scale, zp, &q) || xk_output(k, 0, dt, x->rank, x->dims))
 		return -1;
 	struct xtensor *y = k->out[0];
 	int single = x->dtype == OV_DT_FLOAT || x->dtype == OV_DT_FLOAT16 || x->dtype == OV_DT_BFLOAT16;
 	for (int64_t i = 0; i < x->numel; i++) {
-		int64_t p = qparam_index(&q, i);
-		/* x / scale in the input's precision (float for float32 and narrower), then round half to even */
-		double v = single ? (double)((float)xt_get(x, i) / (float)xt_get(scale, p)) : xt_get(x, i) / xt_get(scale, p);
-		v = nearbyint(v);
-		if (zp)
-			v += (double)xt_get_int(zp, p);
-		v = v != v ? 0 : v < lo ? lo : v > hi ? hi : v;
-		xt_set(y, i, v);
+		int64_t p = ov_qparam_index(&q, i);
+		xt_set(y, i, ov_quantize(xt_get(x, i), xt_get(scale, p), single, zp != NULL, zp ? xt_get_int(zp, p) : 0,
+					 lo, hi));
 	}
 	return 0;
 }
@@ -518,7 +445,7 @@ static int k_quantize_linear(struct exec_kernel_ctx *k)
 static int k_dequantize_linear(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = input(k, 0), *scale = input(k, 1), *zp = input(k, 2);
-	struct qparams q;
+	struct ov_qparams q;
 
 	if (!x || !scale)
 		return xk_fail(k, "x and x_scale are required");
@@ -534,14 +461,12 @@ static int k_dequantize_linear(struct exec_kernel_ctx *k)
 		dt = scale->dtype;
 	if (dt != OV_DT_FLOAT && dt != OV_DT_FLOAT16 && dt != OV_DT_BFLOAT16 && dt != OV_DT_DOUBLE)
 		return xk_fail(k, "dequantizing to %s is not supported", dtype_name(dt));
-	if (qparams_of(k, x, scale, zp, &q) || xk_output(k, 0, dt, x->rank, x->dims))
+	if (cpu_quant_setup(k, x, scale, zp, &q) || xk_output(k, 0, dt, x->rank, x->dims))
 		return -1;
 	struct xtensor *y = k->out[0];
 	for (int64_t i = 0; i < x->numel; i++) {
-		int64_t p = qparam_index(&q, i);
-		/* in float32, as the reference: (float(x) - zero_point) * scale */
-		float d = (float)xt_get_int(x, i) - (zp ? (float)xt_get_int(zp, p) : 0.0f);
-		xt_set(y, i, (double)(d * (float)xt_get(scale, p)));
+		int64_t p = ov_qparam_index(&q, i);
+		xt_set(y, i, ov_dequantize(xt_get_int(x, i), zp != NULL, zp ? xt_get_int(zp, p) : 0, xt_get(scale, p)));
 	}
 	return 0;
 }
@@ -564,18 +489,14 @@ static int k_dynamic_quantize_linear(struct exec_kernel_ctx *k)
 		mx = xv[i] > mx ? xv[i] : mx;
 		mn = xv[i] < mn ? xv[i] : mn;
 	}
-	/* the reference, in float32 */
-	float sc = (mx == mn ? 1.0f : mx - mn) / 255.0f;
-	float izp = 0.0f - mn / sc;
-	float zp = nearbyintf(izp < 0 ? 0 : izp > 255 ? 255 : izp);
+	float sc, zp;
+	ov_dynq_params(mn, mx, &sc, &zp);
 	if (xk_output(k, 0, OV_DT_UINT8, x->rank, x->dims) || xk_output(k, 1, OV_DT_FLOAT, 0, NULL) ||
 	    xk_output(k, 2, OV_DT_UINT8, 0, NULL))
 		return -1;
 	uint8_t *y = k->out[0]->data;
-	for (int64_t i = 0; i < x->numel; i++) {
-		float v = nearbyintf(xv[i] / sc) + zp;
-		y[i] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
-	}
+	for (int64_t i = 0; i < x->numel; i++)
+		y[i] = ov_dynq_value(xv[i], sc, zp);
 	*(float *)k->out[1]->data = sc;
 	*(uint8_t *)k->out[2]->data = (uint8_t)zp;
 	return 0;

@@ -101,6 +101,15 @@ struct rnn_plan {
 };
 /* Returns 0, or -1 through xk_fail with the reason. */
 int cpu_rnn_setup(struct exec_kernel_ctx *k, enum rnn_cell cell, cpu_host_fn host, struct rnn_plan *p);
+/* QuantizeLinear's and DequantizeLinear's checks (the zero point's shape, axis, block_size against the scale's
+ * shape), shared by the CPU and CUDA kernels: where each element finds its scale and zero point (src/exec/ov-quant.h).
+ * Reads only shapes and attributes.  Returns 0, or -1 through xk_fail with the reason. */
+struct ov_qparams;
+int cpu_quant_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *scale,
+		    const struct xtensor *zp, struct ov_qparams *q);
+
+/* LpPool's and GlobalLpPool's p: the int attribute (opset 2 on), else the float one of opset 1 (default 2). */
+double cpu_pool_lp_p(const struct exec_kernel_ctx *k);
 
 /* 1 for float16 and bfloat16. */
 int cpu_is_half(int32_t dtype);

@@ -192,14 +192,6 @@ static int pool_tabs_make(struct pool_tabs *t, const struct cpu_window *w)
 DEFINE_POOL(float, pool_f)
 DEFINE_POOL(double, pool_d)
 
-/* LpPool's p: an int since opset 2, a float in opset 1. */
-static double lp_p(const struct exec_kernel_ctx *k)
-{
-	int64_t p = xk_attr_int(k, "p", -1);
-
-	return p >= 0 ? (double)p : (double)xk_attr_float(k, "p", 2.0f);
-}
-
 static int pool_run(struct exec_kernel_ctx *k, enum pool_kind kind)
 {
 	const struct xtensor *x = k->in[0];
@@ -212,7 +204,7 @@ static int pool_run(struct exec_kernel_ctx *k, enum pool_kind kind)
 		return -1;
 	a.count_include_pad = xk_attr_int(k, "count_include_pad", 0) != 0;
 	a.storage_order = xk_attr_int(k, "storage_order", 0) != 0;
-	a.p = lp_p(k);
+	a.p = cpu_pool_lp_p(k);
 	if (kind == POOL_LP && !(a.p > 0))
 		return xk_fail(k, "p = %g must be positive", a.p);
 	out[0] = x->dims[0];
@@ -310,7 +302,7 @@ static int global_pool(struct exec_kernel_ctx *k, enum pool_kind kind)
 
 	if (x->rank < 2)
 		return xk_fail(k, "input has rank %d; a global pool needs (N, C, ...)", x->rank);
-	double p = lp_p(k);
+	double p = cpu_pool_lp_p(k);
 	if (kind == POOL_LP && !(p > 0))
 		return xk_fail(k, "p = %g must be positive", p);
 	int64_t planes = x->dims[0] * x->dims[1], sp = 1;

@@ -171,6 +171,20 @@ int cu_upload(struct exec_kernel_ctx *k, void *dev, const void *host, size_t byt
 	return 0;
 }
 
+int cu_download(struct exec_kernel_ctx *k, void *host, const void *dev, size_t bytes)
+{
+	if (!bytes)
+		return 0;
+	if (CU_OK(k, cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, cu_dev.stream)) ||
+	    CU_OK(k, cudaStreamSynchronize(cu_dev.stream)))
+		return -1;
+	if (k->res) {
+		k->res->to_host++;
+		k->res->to_host_bytes += bytes;
+	}
+	return 0;
+}
+
 const struct xtensor *cu_host(struct exec_kernel_ctx *k, size_t i)
 {
 	const struct xtensor *t = i < k->n_in ? k->in[i] : NULL;
@@ -226,6 +240,12 @@ const float *cu_input_f32(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i
 	return f;
 }
 
+const void *cu_input_fd(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, int *dt)
+{
+	*dt = i < k->n_in && k->in[i] && k->in[i]->dtype == OV_DT_DOUBLE ? OV_DT_DOUBLE : OV_DT_FLOAT;
+	return *dt == OV_DT_DOUBLE ? cu_input(k, b, i) : (const void *)cu_input_f32(k, b, i);
+}
+
 int cu_output(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, void *dev)
 {
 	struct xtensor *y = k->out[i];
@@ -258,6 +278,11 @@ int cu_output_f32(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, float 
 	return cu_output(k, b, i, h);
 }
 
+int cu_output_fd(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, void *dev, int dt)
+{
+	return dt == OV_DT_DOUBLE ? cu_output(k, b, i, dev) : cu_output_f32(k, b, i, (float *)dev);
+}
+
 // ---- the backend ----
 
 static const struct {
@@ -273,6 +298,7 @@ static const struct {
 	{cuda_reduce_kernels, &cuda_reduce_count},
 	{cuda_resize_kernels, &cuda_resize_count},
 	{cuda_rnn_kernels, &cuda_rnn_count},
+	{cuda_quant_kernels, &cuda_quant_count},
 };
 
 // The row with the greatest since <= opset, as for the CPU kernels (ai.onnx ops only).

@@ -91,6 +91,9 @@ const void *cu_input(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i);
 /* Copy bytes of host memory (a kernel's own table: indices, weights...) to dev, counted with the run's copies
  * to the device: 0, or -1 with the node's error set.  The host memory may be freed when it returns. */
 int cu_upload(struct exec_kernel_ctx *k, void *dev, const void *host, size_t bytes);
+/* Copy bytes of device memory (a kernel's own small result, such as where it met a value it must refuse) to host,
+ * after the node's work so far, counted with the run's copies to the host: 0, or -1 with the node's error set. */
+int cu_download(struct exec_kernel_ctx *k, void *host, const void *dev, size_t bytes);
 /* Input i readable on the host (k->in[i] itself, its host copy brought up to date first when the value lives on
  * the device): for the few inputs a kernel reads on the host, such as Clip's bounds, Reshape's shape or Slice's
  * starts.  Reading k->in[i]->data without it is a bug: a value computed on the device has no host copy yet.
@@ -99,11 +102,16 @@ const struct xtensor *cu_host(struct exec_kernel_ctx *k, size_t i);
 /* Input i on the device as float32 (float16 and bfloat16 are converted there, as the CPU kernels convert them
  * before computing in float32); NULL with the node's error set. */
 const float *cu_input_f32(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i);
+/* Input i on the device in the type the kernels that compute in float32 or float64 read: float64 as it is, the
+ * other float types as float32 (cu_input_f32); *dt says which (OV_DT_DOUBLE or OV_DT_FLOAT). */
+const void *cu_input_fd(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, int *dt);
 /* Hand dev (output i's elements in its type, a buffer of b from cu_alloc) over as output i's value, k->out[i]
  * (already allocated by xk_output*), and wait for the device: every error of the node's work surfaces here. */
 int cu_output(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, void *dev);
 /* The same from float32 values, rounded on the device to output i's type (float16, bfloat16) when it differs. */
 int cu_output_f32(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, float *dev);
+/* Output i from dev computed in dt (cu_input_fd's): cu_output for float64, cu_output_f32 otherwise. */
+int cu_output_fd(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, void *dev, int dt);
 
 /* Launch geometry for grid-stride loops over n elements. */
 #define CU_BLOCK 256
@@ -160,5 +168,7 @@ extern const struct exec_kernel cuda_resize_kernels[];
 extern const size_t cuda_resize_count;
 extern const struct exec_kernel cuda_rnn_kernels[];
 extern const size_t cuda_rnn_count;
+extern const struct exec_kernel cuda_quant_kernels[];
+extern const size_t cuda_quant_count;
 
 #endif

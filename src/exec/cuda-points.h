@@ -1,15 +1,17 @@
 /* What one CUDA thread computes: an element-wise op on one value or pair, one pooled output element, one softmax
- * row, one element cast, one reduced output element, the statistics of one normalised row or group.  The CUDA
- * kernels (cuda-elementwise.cu, cuda-pool.cu, cuda-norm.cu, cuda-shape.cu, cuda-reduce.cu) call these; written
- * as static inline OV_HD functions in plain C (like ov-math.h), they also compile for the host, where
- * tests/unit/test-cuda-geom.c checks them against the CPU kernels, so the index arithmetic and the op-to-function
- * mapping are tested on machines without a GPU.  Each mirrors its CPU kernel's arithmetic and order of
- * accumulation (src/exec/cpu-elementwise.c, cpu-pool.c, cpu-norm.c, cpu-reduce.c). */
+ * or hardmax row, one element cast, one reduced output element, the statistics of one normalised row or group,
+ * one LRN element.  The CUDA kernels (cuda-elementwise.cu, cuda-pool.cu, cuda-norm.cu, cuda-shape.cu,
+ * cuda-reduce.cu) call these; written as static inline OV_HD functions in plain C (like ov-math.h), they also
+ * compile for the host, where tests/unit/test-cuda-geom.c checks them against the CPU kernels, so the index
+ * arithmetic and the op-to-function mapping are tested on machines without a GPU.  Each mirrors its CPU kernel's
+ * arithmetic and order of accumulation (src/exec/cpu-elementwise.c, cpu-pool.c, cpu-norm.c, cpu-reduce.c, and
+ * cpu-misc.c's MeanVarianceNormalization). */
 #ifndef OV_EXEC_CUDA_POINTS_H
 #define OV_EXEC_CUDA_POINTS_H
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "src/exec/ov-math.h"
 #include "src/exec/ov-window.h"
@@ -88,67 +90,116 @@ static inline OV_HD float cu_bin_apply(int op, float a, float b)
 	}
 }
 
-/* ---- pooling: output element t of x (planes of w->in_size values, the output's of w->out_size) ----
- * avg: 0 MaxPool, 1 AveragePool.  The taps are walked in cpu-pool.c's order (the last spatial dim fastest) with
- * its accumulators: for MaxPool over 1 or 2 spatial dims a float maximum from -inf (NaN never taken), otherwise a
- * double, the first tap always taken by MaxPool; an empty window gives 0. */
-static inline OV_HD float cu_pool_point(const struct cpu_window *w, int avg, int count_include_pad, const float *x,
-					int64_t t)
+/* ---- pooling: output element t of x (planes of w->in_size values, the output's of w->out_size) ---- */
+
+/* The taps of output element t's window, walked in cpu-pool.c's order (the last spatial dim fastest): its plane pl,
+ * the offset in the plane of the tap at hand (off), how many taps lie inside the input (taps) and inside the padded
+ * input (padded, count_include_pad's divisor); cu_win_next steps to the next tap. */
+struct cu_win {
+	int64_t pl, off, taps, padded;
+	int64_t first[XT_MAX_RANK], cnt[XT_MAX_RANK], kidx[XT_MAX_RANK], st[XT_MAX_RANK];
+};
+
+static inline OV_HD void cu_win_start(const struct cpu_window *w, int64_t t, struct cu_win *c)
 {
 	int n = w->n;
-	int64_t pl = t / w->out_size, o = t - pl * w->out_size;
-	int64_t first[XT_MAX_RANK], cnt[XT_MAX_RANK], kidx[XT_MAX_RANK], st[XT_MAX_RANK];
-	int64_t taps = 1, padded = 1, off = 0, s = 1;
+	int64_t o = t % w->out_size, s = 1;
 
+	c->pl = t / w->out_size;
+	c->taps = c->padded = 1;
+	c->off = 0;
 	for (int i = n - 1; i >= 0; i--) { /* o's position along each dim, the last fastest */
 		int64_t oi = o % w->out[i], t0, t1;
 		o /= w->out[i];
 		ov_window_taps(oi, w->in[i], w->k[i], w->s[i], w->d[i], w->pb[i], &t0, &t1);
-		first[i] = oi * w->s[i] - w->pb[i] + t0 * w->d[i];
-		cnt[i] = t1 - t0;
-		taps *= cnt[i];
-		padded *= ov_window_padded_taps(oi, w->in[i], w->k[i], w->s[i], w->d[i], w->pb[i], w->pe[i]);
-		st[i] = s;
+		c->first[i] = oi * w->s[i] - w->pb[i] + t0 * w->d[i];
+		c->cnt[i] = t1 - t0;
+		c->taps *= c->cnt[i];
+		c->padded *= ov_window_padded_taps(oi, w->in[i], w->k[i], w->s[i], w->d[i], w->pb[i], w->pe[i]);
+		c->st[i] = s;
 		s *= w->in[i];
-		kidx[i] = 0;
+		c->kidx[i] = 0;
 	}
 	for (int i = 0; i < n; i++)
-		off += first[i] * st[i];
-	const float *xp = x + pl * w->in_size;
-	if (!avg && n <= 2) {
+		c->off += c->first[i] * c->st[i];
+}
+
+static inline OV_HD void cu_win_next(const struct cpu_window *w, struct cu_win *c)
+{
+	for (int i = w->n - 1; i >= 0; i--) {
+		c->off += w->d[i] * c->st[i];
+		if (++c->kidx[i] < c->cnt[i])
+			return;
+		c->off -= w->d[i] * c->st[i] * c->cnt[i];
+		c->kidx[i] = 0;
+	}
+}
+
+/* avg: 0 MaxPool, 1 AveragePool, with cpu-pool.c's accumulators: for MaxPool over 1 or 2 spatial dims a float
+ * maximum from -inf (NaN never taken), otherwise a double, the first tap always taken by MaxPool; an empty window
+ * gives 0. */
+static inline OV_HD float cu_pool_point(const struct cpu_window *w, int avg, int count_include_pad, const float *x,
+					int64_t t)
+{
+	struct cu_win c;
+
+	cu_win_start(w, t, &c);
+	const float *xp = x + c.pl * w->in_size;
+	if (!avg && w->n <= 2) {
 		float m = -INFINITY;
-		for (int64_t q = 0; q < taps; q++) {
-			float v = xp[off];
+		for (int64_t q = 0; q < c.taps; q++) {
+			float v = xp[c.off];
 			m = v > m ? v : m;
-			for (int i = n - 1; i >= 0; i--) {
-				off += w->d[i] * st[i];
-				if (++kidx[i] < cnt[i])
-					break;
-				off -= w->d[i] * st[i] * cnt[i];
-				kidx[i] = 0;
-			}
+			cu_win_next(w, &c);
 		}
-		return taps ? m : 0.0f;
+		return c.taps ? m : 0.0f;
 	}
 	double acc = avg ? 0.0 : -INFINITY;
-	for (int64_t q = 0; q < taps; q++) {
-		double v = (double)xp[off];
+	for (int64_t q = 0; q < c.taps; q++) {
+		double v = (double)xp[c.off];
 		if (avg)
 			acc += v;
 		else if (v > acc || q == 0)
 			acc = v;
-		for (int i = n - 1; i >= 0; i--) {
-			off += w->d[i] * st[i];
-			if (++kidx[i] < cnt[i])
-				break;
-			off -= w->d[i] * st[i] * cnt[i];
-			kidx[i] = 0;
-		}
+		cu_win_next(w, &c);
 	}
 	if (!avg)
-		return (float)(taps ? acc : 0);
-	int64_t div = count_include_pad ? padded : taps;
+		return (float)(c.taps ? acc : 0);
+	int64_t div = count_include_pad ? c.padded : c.taps;
 	return (float)(div ? acc / (double)div : 0);
+}
+
+/* MaxPool with its Indices output, as cpu-pool.c computes it at any rank: a double maximum, the first tap always
+ * taken and then a greater one, and *index the flat index of the tap taken: the plane times the plane's size plus
+ * the tap's offset in the plane, in row-major order (storage_order 0) or column-major (1).  An empty window gives
+ * 0 and index 0. */
+static inline OV_HD float cu_maxpool_index_point(const struct cpu_window *w, int storage_order, const float *x,
+						 int64_t t, int64_t *index)
+{
+	struct cu_win c;
+	double acc = -INFINITY;
+	int64_t best = -1;
+
+	cu_win_start(w, t, &c);
+	const float *xp = x + c.pl * w->in_size;
+	for (int64_t q = 0; q < c.taps; q++) {
+		double v = (double)xp[c.off];
+		if (v > acc || q == 0) {
+			acc = v;
+			best = c.off;
+			if (storage_order) {
+				int64_t cs = 1;
+				best = 0;
+				for (int i = 0; i < w->n; i++) {
+					best += (c.first[i] + c.kidx[i] * w->d[i]) * cs;
+					cs *= w->in[i];
+				}
+			}
+		}
+		cu_win_next(w, &c);
+	}
+	*index = best < 0 ? 0 : c.pl * w->in_size + best;
+	return (float)(c.taps ? acc : 0);
 }
 
 /* ---- softmax: the row of len values at base, inner apart (logsm: LogSoftmax) ----
@@ -217,6 +268,76 @@ static inline OV_HD void cu_store_d(void *p, int dt, int64_t i, double v)
 	case OV_DT_FLOAT16: ((uint16_t *)p)[i] = ov_f32_to_f16((float)v); break;
 	default: ((uint16_t *)p)[i] = ov_f32_to_bf16((float)v); break;
 	}
+}
+
+/* Element i of a buffer of any type cu_cast_type takes, as xt_get reads it (bool as 0 or 1). */
+static inline OV_HD double cu_get_d(const void *p, int dt, int64_t i)
+{
+	switch (dt) {
+	case OV_DT_FLOAT: return (double)((const float *)p)[i];
+	case OV_DT_DOUBLE: return ((const double *)p)[i];
+	case OV_DT_FLOAT16: return (double)ov_f16_to_f32(((const uint16_t *)p)[i]);
+	case OV_DT_BFLOAT16: return (double)ov_bf16_to_f32(((const uint16_t *)p)[i]);
+	case OV_DT_INT8: return ((const int8_t *)p)[i];
+	case OV_DT_UINT8: return ((const uint8_t *)p)[i];
+	case OV_DT_INT16: return ((const int16_t *)p)[i];
+	case OV_DT_UINT16: return ((const uint16_t *)p)[i];
+	case OV_DT_INT32: return ((const int32_t *)p)[i];
+	case OV_DT_UINT32: return ((const uint32_t *)p)[i];
+	case OV_DT_INT64: return (double)((const int64_t *)p)[i];
+	case OV_DT_UINT64: return (double)((const uint64_t *)p)[i];
+	case OV_DT_BOOL: return ((const uint8_t *)p)[i] != 0;
+	default: return NAN;
+	}
+}
+
+/* The same as xt_get_int reads it: integers as int64 (uint64 wrapped), floats truncated and saturated, NaN 0. */
+static inline OV_HD int64_t cu_get_i(const void *p, int dt, int64_t i)
+{
+	switch (dt) {
+	case OV_DT_INT64: return ((const int64_t *)p)[i];
+	case OV_DT_UINT64: return (int64_t)((const uint64_t *)p)[i];
+	case OV_DT_INT32: return ((const int32_t *)p)[i];
+	case OV_DT_UINT32: return ((const uint32_t *)p)[i];
+	case OV_DT_INT16: return ((const int16_t *)p)[i];
+	case OV_DT_UINT16: return ((const uint16_t *)p)[i];
+	case OV_DT_INT8: return ((const int8_t *)p)[i];
+	case OV_DT_UINT8: case OV_DT_BOOL: return ((const uint8_t *)p)[i];
+	default: {
+		double d = cu_get_d(p, dt, i);
+		return d != d ? 0 : d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : (int64_t)d;
+	}
+	}
+}
+
+/* ---- pools computed in double on float32 or float64 x (dt) ---- */
+
+/* LpPool's output element t: the sum over the window's taps of |x|^p (x * x when p is 2) in double, in
+ * cpu-pool.c's order, then its p-th root (sqrt when p is 2); padding adds nothing, an empty window gives 0. */
+static inline OV_HD double cu_lppool_point(const struct cpu_window *w, double p, const void *x, int dt, int64_t t)
+{
+	struct cu_win c;
+	double acc = 0;
+
+	cu_win_start(w, t, &c);
+	int64_t base = c.pl * w->in_size;
+	for (int64_t q = 0; q < c.taps; q++) {
+		double v = cu_load_d(x, dt, base + c.off);
+		acc += p == 2 ? v * v : pow(fabs(v), p);
+		cu_win_next(w, &c);
+	}
+	return p == 2 ? sqrt(acc) : pow(acc, 1.0 / p);
+}
+
+/* GlobalLpPool over the n values at base: the sum of |x|^p in order (pow even when p is 2, as cpu-pool.c's
+ * global_pool), then its p-th root. */
+static inline OV_HD double cu_global_lp_point(const void *x, int dt, int64_t base, int64_t n, double p)
+{
+	double acc = 0;
+
+	for (int64_t j = 0; j < n; j++)
+		acc += pow(fabs(cu_load_d(x, dt, base + j)), p);
+	return pow(acc, 1.0 / p);
 }
 
 /* ---- Cast: element i of x (type sdt) into element i of y (type ddt), as cpu-elementwise.c's conv_array ----
@@ -299,6 +420,40 @@ struct cu_reduce {
 	int64_t red_dims[XT_MAX_RANK], red_str[XT_MAX_RANK];
 	int64_t count;                                         /* elements per output element */
 };
+
+/* The plan of reducing the axes red[a] != 0 of dims (rank of them), on the host: the kept axes in the output's order
+ * and the reduced ones, with their strides in the input. */
+static inline void cu_reduce_make(const int64_t *dims, int rank, const int *red, struct cu_reduce *r)
+{
+	int64_t s = 1, str[XT_MAX_RANK];
+
+	memset(r, 0, sizeof *r);
+	for (int a = rank - 1; a >= 0; a--) {
+		str[a] = s;
+		s *= dims[a];
+	}
+	r->count = 1;
+	for (int a = 0; a < rank; a++) {
+		if (red[a]) {
+			r->count *= dims[a];
+			r->red_dims[r->n_red] = dims[a];
+			r->red_str[r->n_red++] = str[a];
+		} else {
+			r->kept_dims[r->n_kept] = dims[a];
+			r->kept_str[r->n_kept++] = str[a];
+		}
+	}
+}
+
+/* The output element (the kept axes' positions in C order) that input element i folds into. */
+static inline OV_HD int64_t cu_reduce_out_index(const struct cu_reduce *r, int64_t i)
+{
+	int64_t o = 0;
+
+	for (int a = 0; a < r->n_kept; a++)
+		o = o * r->kept_dims[a] + i / r->kept_str[a] % r->kept_dims[a];
+	return o;
+}
 
 static inline OV_HD int64_t cu_reduce_base(const struct cu_reduce *r, int64_t o)
 {
@@ -423,10 +578,10 @@ static inline OV_HD void cu_norm_stats(const void *x, int dt, int64_t base, int6
 /* y from x of a row or group with mean m and inv = 1/sqrt(variance + eps), as cpu-norm.c writes it:
  * - LayerNormalization: (x - m) * inv * scale + bias in double (bias 0 when there is none: still added, so -0
  *   becomes +0 as on the CPU);
- * - InstanceNormalization on float32: a float multiply-add with the channel's factor and offset rounded to float;
- *   on float64: in double;
- * - BatchNormalization (a, b: scale / sqrt(var + eps) and bias - mean * a, computed on the host): on float32 with
- *   one scale per channel over more than one element (per_channel), a float multiply-add; else in double. */
+ * - InstanceNormalization and GroupNormalization on float32: a float multiply-add with the channel's (or group's)
+ *   factor and offset rounded to float; on float64: in double;
+ * - BatchNormalization (a, b: cu_batchnorm_fold's): on float32 with one scale per channel over more than one
+ *   element (per_channel), a float multiply-add; else in double. */
 static inline OV_HD double cu_layernorm_value(double x, double m, double inv, double scale, double bias)
 {
 	return (x - m) * inv * scale + bias;
@@ -448,6 +603,71 @@ static inline OV_HD float cu_batchnorm_f(float x, double a, double b, int per_ch
 	if (per_channel)
 		return x * (float)a + (float)b;
 	return (float)(x * a + b);
+}
+
+/* BatchNormalization's factor and offset from its parameters, in double as cpu-norm.c computes them. */
+static inline OV_HD void cu_batchnorm_fold(double scale, double bias, double mean, double var, double eps, double *a,
+					   double *b)
+{
+	*a = scale / sqrt(var + eps);
+	*b = bias - mean * *a;
+}
+
+/* MeanVarianceNormalization (cpu-misc.c's k_mvn): over output element o's values of the reduction r (the
+ * normalised axes), summed in double in x's order with their squares, the mean and the divisor
+ * sqrt(E[x^2] - E[x]^2, negatives as 0) + 1e-9, the op's function body; y = (x - mean) / den. */
+static inline OV_HD void cu_mvn_stats(const struct cu_reduce *r, const void *x, int dt, int64_t o, double *mean,
+				      double *den)
+{
+	int64_t off = cu_reduce_base(r, o), idx[XT_MAX_RANK];
+	double sum = 0, sq = 0;
+
+	for (int a = 0; a < r->n_red; a++)
+		idx[a] = 0;
+	for (int64_t t = 0; t < r->count; t++) {
+		double v = cu_load_d(x, dt, off);
+		sum += v;
+		sq += v * v;
+		cu_reduce_next(r, idx, &off);
+	}
+	double m = sum / (double)r->count, var = sq / (double)r->count - m * m;
+	*mean = m;
+	*den = sqrt(var > 0 ? var : 0) + 1e-9;
+}
+
+/* LRN's element i of x, (N, C, inner...) float32 or float64: x over (bias + alpha / size * the sum of the squares
+ * of the channels around it, in channel order)^beta, in double as cpu-norm.c computes it. */
+static inline OV_HD double cu_lrn_point(const void *x, int dt, int64_t c, int64_t inner, int64_t size, double alpha,
+					double beta, double bias, int64_t i)
+{
+	int64_t lo = (size - 1) / 2, hi = size - 1 - lo;
+	int64_t q = i / inner, in = i - q * inner, n = q / c, ch = q - n * c;
+	int64_t c0 = ch - lo < 0 ? 0 : ch - lo, c1 = ch + hi >= c ? c - 1 : ch + hi;
+	double sq = 0;
+
+	for (int64_t cc = c0; cc <= c1; cc++) {
+		double v = cu_load_d(x, dt, (n * c + cc) * inner + in);
+		sq += v * v;
+	}
+	return cu_load_d(x, dt, i) / pow(bias + alpha / (double)size * sq, beta);
+}
+
+/* Hardmax over the len values at base, inner apart, of type dt: 1 at the first greatest (compared as doubles from
+ * -inf, so NaN is never taken, and a row of NaN or -inf marks its first), 0 elsewhere, as cpu-norm.c. */
+static inline OV_HD void cu_hardmax_row(const void *x, void *y, int dt, int64_t base, int64_t len, int64_t inner)
+{
+	double mx = -INFINITY;
+	int64_t arg = 0;
+
+	for (int64_t j = 0; j < len; j++) {
+		double v = cu_load_d(x, dt, base + j * inner);
+		if (v > mx) {
+			mx = v;
+			arg = j;
+		}
+	}
+	for (int64_t j = 0; j < len; j++)
+		cu_store_d(y, dt, base + j * inner, j == arg ? 1.0 : 0.0);
 }
 
 #endif

@@ -99,26 +99,11 @@ static int reduce_run(struct exec_kernel_ctx *k, enum ov_red_op op, int from_inp
 	}
 	// the output's dims, and which input axes its elements walk (kept) and which each one sums over (reduced)
 	struct cu_reduce r;
-	int64_t xs = 1, str[MAXR];
 	int n = 0;
-	memset(&r, 0, sizeof r);
-	for (int a = x->rank - 1; a >= 0; a--) {
-		str[a] = xs;
-		xs *= x->dims[a];
-	}
-	r.count = 1;
-	for (int a = 0; a < x->rank; a++) {
-		if (red[a]) {
-			r.count *= x->dims[a];
-			r.red_dims[r.n_red] = x->dims[a];
-			r.red_str[r.n_red++] = str[a];
-		} else {
-			r.kept_dims[r.n_kept] = x->dims[a];
-			r.kept_str[r.n_kept++] = str[a];
-		}
+	cu_reduce_make(x->dims, x->rank, red, &r);
+	for (int a = 0; a < x->rank; a++)
 		if (!red[a] || keep)
 			d[n++] = red[a] ? 1 : x->dims[a];
-	}
 	if (xk_output_raw(k, 0, x->dtype, n, d))
 		return -1;
 	struct xtensor *y = k->out[0];

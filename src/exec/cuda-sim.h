@@ -30,6 +30,23 @@ extern dim3 blockDim, gridDim;
 
 void __syncthreads(void);
 
+/* Atomics: the simulator runs one thread at a time and switches only at barriers, so a plain read-modify-write is
+ * atomic; each returns the old value, as CUDA's do. */
+static inline unsigned long long atomicMax(unsigned long long *p, unsigned long long v)
+{
+	unsigned long long old = *p;
+	if (v > old)
+		*p = v;
+	return old;
+}
+static inline unsigned long long atomicMin(unsigned long long *p, unsigned long long v)
+{
+	unsigned long long old = *p;
+	if (v < old)
+		*p = v;
+	return old;
+}
+
 /* Check the pointer argument i of kernel name (it must point into device memory, or be NULL). */
 void cusim_check_ptr(const char *name, int i, const void *p);
 /* Run thunk(ctx) once per thread of the grid (sync: a block's threads side by side, for barriers). */

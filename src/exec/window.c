@@ -1,5 +1,5 @@
 /* Reading a sliding window's attributes (kernel_shape, strides, dilations, pads, auto_pad) into struct cpu_window,
- * checked, with the output sizes from src/exec/ov-window.h.  It lives in the core library rather than with the CPU
+ * checked, with the output sizes from src/exec/ov-window.h, and LpPool's p.  It lives in the core library rather than with the CPU
  * kernels so that every backend reads windows the same way (the CUDA convolution and pooling kernels use it). */
 #include "config.h"
 
@@ -202,4 +202,11 @@ int cpu_conv_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const str
 	for (int i = 0; i < w->n; i++)
 		out[2 + i] = w->out[i];
 	return 0;
+}
+
+double cpu_pool_lp_p(const struct exec_kernel_ctx *k)
+{
+	int64_t p = xk_attr_int(k, "p", -1);
+
+	return p >= 0 ? (double)p : (double)xk_attr_float(k, "p", 2.0f);
 }

@@ -1,8 +1,9 @@
 /* Host-side parts of the CUDA backend, tested on any machine (no GPU, no CUDA needed):
  * - what one CUDA thread computes (src/exec/cuda-points.h), run here on the host against the CPU kernels: every
  *   element-wise op the backend takes (bit for bit: the same functions in the same order, on the same machine),
- *   MaxPool and AveragePool on random windows, Softmax and LogSoftmax on random shapes and axes, Cast between
- *   every pair of its types, ReduceX, ArgMax/ArgMin and the normalisations on random shapes and axes;
+ *   MaxPool (with its Indices too), AveragePool and LpPool on random windows, Softmax and LogSoftmax on random shapes
+ *   and axes, Cast between every pair of its types, ReduceX, ArgMax/ArgMin, the normalisations (Layer, Instance,
+ *   Batch, Group, MeanVariance), LRN, Hardmax and GlobalLpPool on random shapes and axes;
  * - conv_geom_from_window (src/exec/cuda-geom.c), which maps the window the CPU reads onto cuDNN's
  *   descriptors: on fixed cases and on random geometries, every tap must land on the same input element as ONNX
  *   says (begin pad = descriptor pad + explicit padding, at both ends), with ONNX's output size;
@@ -461,6 +462,37 @@ static void test_elementwise_points(void)
 	xt_free(&x2);
 }
 
+/* A pooling node op over a random window: x's dims in xd (N, C, and 1 to 3 spatial dims: the count is returned),
+ * kernel_shape, strides, dilations, pads or auto_pad (or neither), and ceil_mode (*ceil_mode). */
+static int random_window(struct tnode *t, const char *op, int64_t *xd, int *ceil_mode)
+{
+	int n = (int)irand(1, 3);
+	int64_t k[3], s[3], d[3], p[6];
+
+	xd[0] = irand(1, 2);
+	xd[1] = irand(1, 3);
+	for (int i = 0; i < n; i++) {
+		xd[2 + i] = irand(1, n == 3 ? 6 : 12);
+		k[i] = irand(1, 4);
+		s[i] = irand(1, 3);
+		d[i] = irand(1, 2);
+		p[i] = irand(0, 2);
+		p[n + i] = irand(0, 2);
+	}
+	node(t, op);
+	set_ints(t, "kernel_shape", k, (size_t)n);
+	set_ints(t, "strides", s, (size_t)n);
+	set_ints(t, "dilations", d, (size_t)n);
+	int ap = (int)irand(0, 3);
+	if (ap == 0)
+		set_ints(t, "pads", p, (size_t)(2 * n));
+	else if (ap == 1)
+		set_str(t, "auto_pad", irand(0, 1) ? "SAME_UPPER" : "SAME_LOWER");
+	*ceil_mode = (int)irand(0, 1);
+	set_int(t, "ceil_mode", *ceil_mode);
+	return n;
+}
+
 static void test_pool_points(void)
 {
 	int tried = 0, agree = 0;
@@ -469,27 +501,10 @@ static void test_pool_points(void)
 		struct tnode t;
 		struct xtensor x, y;
 		struct cpu_window w;
-		int n = (int)irand(1, 3), avg = (int)irand(0, 1);
-		int64_t xd[5] = {irand(1, 2), irand(1, 3)}, k[3], s[3], d[3], p[6];
-		for (int i = 0; i < n; i++) {
-			xd[2 + i] = irand(1, n == 3 ? 6 : 12);
-			k[i] = irand(1, 4);
-			s[i] = irand(1, 3);
-			d[i] = irand(1, 2);
-			p[i] = irand(0, 2);
-			p[n + i] = irand(0, 2);
-		}
-		node(&t, avg ? "AveragePool" : "MaxPool");
-		set_ints(&t, "kernel_shape", k, (size_t)n);
-		set_ints(&t, "strides", s, (size_t)n);
-		set_ints(&t, "dilations", d, (size_t)n);
-		int ap = (int)irand(0, 3);
-		if (ap == 0)
-			set_ints(&t, "pads", p, (size_t)(2 * n));
-		else if (ap == 1)
-			set_str(&t, "auto_pad", irand(0, 1) ? "SAME_UPPER" : "SAME_LOWER");
-		int ceil_mode = (int)irand(0, 1), cip = avg ? (int)irand(0, 1) : 0;
-		set_int(&t, "ceil_mode", ceil_mode);
+		int64_t xd[5];
+		int avg = (int)irand(0, 1), ceil_mode;
+		int n = random_window(&t, avg ? "AveragePool" : "MaxPool", xd, &ceil_mode);
+		int cip = avg ? (int)irand(0, 1) : 0;
 		if (avg)
 			set_int(&t, "count_include_pad", cip);
 		fill(&x, 2 + n, xd, irand(0, 3) == 0);
@@ -514,6 +529,68 @@ static void test_pool_points(void)
 	}
 	OK(tried > 300 && agree == tried, "cu_pool_point gives the CPU's MaxPool and AveragePool on random windows "
 	   "(%d of %d)", agree, tried);
+}
+
+static void alloc_or_die(struct xtensor *t, int32_t dt, int rank, const int64_t *dims)
+{
+	struct ov_error e;
+	if (xt_alloc(t, dt, rank, dims, &e))
+		abort();
+}
+
+/* MaxPool with Indices (row- and column-major) and LpPool (p 1, 2, 3, float32 and float64) on random windows. */
+static void test_pool_index_lp_points(void)
+{
+	int tried = 0, agree = 0;
+
+	for (int it = 0; it < 400; it++) {
+		struct tnode t;
+		struct xtensor x, y[2];
+		struct cpu_window w;
+		int64_t xd[5], pv = irand(1, 3);
+		int lp = it % 2, so = (int)irand(0, 1), ceil_mode;
+		int32_t dt = lp && irand(0, 1) ? OV_DT_DOUBLE : OV_DT_FLOAT;
+		int n = random_window(&t, lp ? "LpPool" : "MaxPool", xd, &ceil_mode);
+		if (lp)
+			set_int(&t, "p", pv);
+		else
+			set_int(&t, "storage_order", so);
+		fill(&x, 2 + n, xd, irand(0, 3) == 0);
+		if (dt == OV_DT_DOUBLE) {
+			struct xtensor xf = x;
+			alloc_or_die(&x, OV_DT_DOUBLE, 2 + n, xd);
+			for (int64_t i = 0; i < x.numel; i++)
+				((double *)x.data)[i] = ((float *)xf.data)[i] * (1 + 1e-9);
+			xt_free(&xf);
+		}
+		const struct xtensor *in[1] = {&x};
+		struct exec_kernel_ctx kc = {.g = &t.g, .opset = 18, .in = in, .n_in = 1, .err = &t.err};
+		if (cpu_window_read(&kc, &x, NULL, ceil_mode, 0, &w) || run(&t, 18, in, 1, y, lp ? 1 : 2)) {
+			xt_free(&x);
+			continue;
+		}
+		tried++;
+		int ok = y[0].numel == xd[0] * xd[1] * w.out_size;
+		for (int64_t i = 0; ok && i < y[0].numel; i++) {
+			if (lp) {
+				double v = cu_lppool_point(&w, (double)pv, x.data, dt, i);
+				ok = dt == OV_DT_FLOAT ? same_f(((float *)y[0].data)[i], (float)v)
+						       : !memcmp(&((double *)y[0].data)[i], &v, sizeof v);
+			} else {
+				int64_t at;
+				float v = cu_maxpool_index_point(&w, so, x.data, i, &at);
+				ok = same_f(((float *)y[0].data)[i], v) && ((int64_t *)y[1].data)[i] == at;
+			}
+			if (!ok)
+				printf("#   %s n=%d element %lld differs\n", lp ? "LpPool" : "MaxPool with Indices", n, (long long)i);
+		}
+		agree += ok;
+		xt_free(&x);
+		for (int j = 0; j < (lp ? 1 : 2); j++)
+			xt_free(&y[j]);
+	}
+	OK(tried > 200 && agree == tried, "cu_maxpool_index_point and cu_lppool_point give the CPU's MaxPool with "
+	   "Indices and LpPool on random windows (%d of %d)", agree, tried);
 }
 
 static void test_softmax_points(void)
@@ -565,13 +642,6 @@ static void test_softmax_points(void)
 }
 
 /* ---- Cast, reductions, ArgMax/ArgMin and the normalisations' statistics against the CPU kernels ---- */
-
-static void alloc_or_die(struct xtensor *t, int32_t dt, int rank, const int64_t *dims)
-{
-	struct ov_error e;
-	if (xt_alloc(t, dt, rank, dims, &e))
-		abort();
-}
 
 /* Every pair of cu_cast_type's types, on values where the rules show: NaN, infinities, -0, halves, values out
  * of each integer type's range, integers float rounds. */
@@ -643,30 +713,6 @@ static void test_cast_points(void)
 	   "types (%d of %d pairs)", nt, agree, pairs);
 }
 
-/* cuda-reduce.cu's plan of a reduction: the kept axes (the output's order) and the reduced ones, with their
- * input strides. */
-static void reduce_plan(const struct xtensor *x, const int *red, struct cu_reduce *r)
-{
-	int64_t s = 1, str[XT_MAX_RANK];
-
-	memset(r, 0, sizeof *r);
-	for (int a = x->rank - 1; a >= 0; a--) {
-		str[a] = s;
-		s *= x->dims[a];
-	}
-	r->count = 1;
-	for (int a = 0; a < x->rank; a++) {
-		if (red[a]) {
-			r->count *= x->dims[a];
-			r->red_dims[r->n_red] = x->dims[a];
-			r->red_str[r->n_red++] = str[a];
-		} else {
-			r->kept_dims[r->n_kept] = x->dims[a];
-			r->kept_str[r->n_kept++] = str[a];
-		}
-	}
-}
-
 /* Random shapes and axes (an empty one now and then), every ReduceX on float32, the integer ones on int64 and
  * int32, with NaN and infinities among the floats now and then. */
 static void test_reduce_points(void)
@@ -714,7 +760,7 @@ static void test_reduce_points(void)
 		}
 		tried++;
 		struct cu_reduce r;
-		reduce_plan(&x, red, &r);
+		cu_reduce_make(x.dims, x.rank, red, &r);
 		struct xtensor z;
 		alloc_or_die(&z, dt, y.rank, y.dims);
 		for (int64_t o = 0; o < z.numel; o++) {
@@ -878,15 +924,139 @@ static void test_norm_points(void)
 	   "InstanceNormalization and BatchNormalization bit for bit (%d of %d)", agree, tried);
 }
 
+/* GroupNormalization (opset 18's scale per group, 21's per channel), MeanVarianceNormalization, LRN, Hardmax and
+ * GlobalLpPool on float32 and float64, as cuda-norm.cu and cuda-pool.cu put the cuda-points.h functions together,
+ * bit for bit against the CPU kernels. */
+static void test_more_norm_points(void)
+{
+	static const char *const ops[] = {"GroupNormalization", "MeanVarianceNormalization", "LRN", "Hardmax",
+					  "GlobalLpPool"};
+	int tried = 0, agree = 0;
+
+	for (int it = 0; it < 300; it++) {
+		int kind = it % 5, rank = (int)irand(kind == 3 ? 1 : kind == 1 ? 1 : 2, 4), nin = 1, opset = 18;
+		int32_t dt = irand(0, 2) ? OV_DT_FLOAT : OV_DT_DOUBLE;
+		int64_t xd[4], c, groups = 1, pn = 0;
+		for (int i = 0; i < rank; i++)
+			xd[i] = irand(1, 6);
+		struct tnode t;
+		struct xtensor x, y, z, p[2];
+		alloc_or_die(&x, dt, rank, xd);
+		for (int64_t i = 0; i < x.numel; i++)
+			xt_set(&x, i, (double)irand(-(1 << 20), 1 << 20) / (1 << 18));
+		if (kind == 3 && irand(0, 1)) /* ties */
+			for (int64_t i = 0; i < x.numel; i++)
+				xt_set(&x, i, (double)irand(-2, 2));
+		node(&t, ops[kind]);
+		c = rank > 1 ? xd[1] : 1;
+		int64_t inner = xk_numel(rank - 2 > 0 ? rank - 2 : 0, xd + 2), axes[4], na = 0, size = irand(1, 5);
+		int red[XT_MAX_RANK] = {0};
+		double alpha = 1e-4f, beta = 0.75f, bias = 1.0f, pv = (double)irand(1, 3);
+		int64_t hax = irand(0, rank - 1);
+		const struct xtensor *in[3] = {&x, &p[0], &p[1]};
+		if (kind == 0) {
+			do
+				groups = irand(1, c);
+			while (c % groups);
+			opset = irand(0, 1) ? 18 : 21;
+			pn = opset < 21 ? groups : c;
+			set_int(&t, "num_groups", groups);
+			for (int j = 0; j < 2; j++) {
+				alloc_or_die(&p[j], dt, 1, &pn);
+				for (int64_t i = 0; i < pn; i++)
+					xt_set(&p[j], i, (double)irand(-100, 100) / 64);
+			}
+			nin = 3;
+		} else if (kind == 1) {
+			for (int a = 0; a < rank; a++)
+				if (irand(0, 1))
+					axes[na++] = a - (irand(0, 1) ? rank : 0);
+			if (!na)
+				axes[na++] = rank - 1;
+			set_ints(&t, "axes", axes, (size_t)na);
+			for (int64_t i = 0; i < na; i++)
+				red[axes[i] < 0 ? axes[i] + rank : axes[i]] = 1;
+		} else if (kind == 2) {
+			set_int(&t, "size", size);
+			alpha = 0.02f, beta = 0.6f, bias = 1.5f;
+			set_float(&t, "alpha", (float)alpha);
+			set_float(&t, "beta", (float)beta);
+			set_float(&t, "bias", (float)bias);
+		} else if (kind == 3) {
+			set_int(&t, "axis", hax);
+			opset = 13;
+		} else {
+			set_int(&t, "p", (int64_t)pv);
+			opset = 2;
+		}
+		if (run(&t, opset, in, (size_t)nin, &y, 1)) {
+			OK(0, "%s runs on the CPU: %s", ops[kind], t.err.msg);
+			goto next;
+		}
+		tried++;
+		alloc_or_die(&z, dt, y.rank, y.dims);
+		if (kind == 0) {
+			int64_t gsize = c / groups * inner;
+			for (int64_t g = 0; g < xd[0] * groups; g++) {
+				double m, inv;
+				cu_norm_stats(x.data, dt, g * gsize, gsize, 1e-5f, &m, &inv);
+				for (int64_t i = g * gsize; i < (g + 1) * gsize; i++) {
+					int64_t pi = opset < 21 ? g % groups : i / inner % c;
+					double sc = cu_get_d(p[0].data, dt, pi), bi = cu_get_d(p[1].data, dt, pi);
+					if (dt == OV_DT_FLOAT)
+						((float *)z.data)[i] = cu_group_norm_f(((float *)x.data)[i], m, inv, sc, bi);
+					else
+						((double *)z.data)[i] = cu_group_norm_d(((double *)x.data)[i], m, inv, sc, bi);
+				}
+			}
+		} else if (kind == 1) {
+			struct cu_reduce r;
+			cu_reduce_make(x.dims, x.rank, red, &r);
+			for (int64_t i = 0; i < x.numel; i++) {
+				double m, den;
+				cu_mvn_stats(&r, x.data, dt, cu_reduce_out_index(&r, i), &m, &den);
+				cu_store_d(z.data, dt, i, (cu_load_d(x.data, dt, i) - m) / den);
+			}
+		} else if (kind == 2) {
+			for (int64_t i = 0; i < x.numel; i++)
+				cu_store_d(z.data, dt, i, cu_lrn_point(x.data, dt, c, inner, size, alpha, beta, bias, i));
+		} else if (kind == 3) {
+			int64_t len = xd[hax], in2 = 1;
+			for (int i = (int)hax + 1; i < rank; i++)
+				in2 *= xd[i];
+			for (int64_t row = 0; row < x.numel / len; row++)
+				cu_hardmax_row(x.data, z.data, dt, row / in2 * len * in2 + row % in2, len, in2);
+		} else {
+			for (int64_t pl = 0; pl < xd[0] * c; pl++)
+				cu_store_d(z.data, dt, pl, cu_global_lp_point(x.data, dt, pl * inner, inner, pv));
+		}
+		int ok = y.bytes == z.bytes && !memcmp(y.data, z.data, y.bytes);
+		if (!ok)
+			printf("#   %s on %s, rank %d: CPU and cuda-points differ\n", ops[kind], dtype_short_name(dt), rank);
+		agree += ok;
+		xt_free(&y);
+		xt_free(&z);
+next:
+		xt_free(&x);
+		if (kind == 0)
+			for (int j = 0; j < 2; j++)
+				xt_free(&p[j]);
+	}
+	OK(tried == 300 && agree == tried, "the cuda-points.h functions give the CPU's GroupNormalization, "
+	   "MeanVarianceNormalization, LRN, Hardmax and GlobalLpPool bit for bit (%d of %d)", agree, tried);
+}
+
 int main(void)
 {
 	test_elementwise_points();
 	test_pool_points();
+	test_pool_index_lp_points();
 	test_softmax_points();
 	test_cast_points();
 	test_reduce_points();
 	test_arg_points();
 	test_norm_points();
+	test_more_norm_points();
 	test_fixed();
 	test_random();
 	test_runner_hooks();
