@@ -76,16 +76,17 @@ manifest = open("manifest.txt", "w")
 F, H, B = T.FLOAT, T.FLOAT16, T.BFLOAT16
 
 def model(name, op, ins, out_shape, attrs=None, inits=(), opset=18, tol="1e-5 1e-6", out_type=None,
-          node_inputs=None, more_outs=()):
-    """ins: [(name, type, shape)], fed with random values (floats in [-1, 1), signed integers in [-5, 5], bools);
-    inits: [(name, array)] constants; node_inputs: the node's inputs when not ins then inits ("" leaves one out);
-    more_outs: [(name, type, shape)], outputs after y, all compared."""
+          node_inputs=None, more_outs=(), fallbacks=0):
+    """ins: [(name, type, shape)], fed with random values (floats in [-1, 1), signed integers in [-5, 5], unsigned
+    in [0, 9], bools); inits: [(name, array)] constants; node_inputs: the node's inputs when not ins then inits
+    ("" leaves one out); more_outs: [(name, type, shape)], outputs after y, all compared; fallbacks: the nodes
+    CUDA must leave to the CPU."""
     vi = helper.make_tensor_value_info
     names = node_inputs if node_inputs is not None else [n for n, _, _ in ins] + [n for n, _ in inits]
     node = helper.make_node(op, names, ["y"] + [n for n, _, _ in more_outs], name="n0", **(attrs or {}))
     ot = out_type if out_type is not None else (ins[0][1] if ins else F)
     outs = [vi("y", ot, out_shape)] + [vi(n, t, sh) for n, t, sh in more_outs]
-    nodes, expect, fallbacks = [node], ",".join(["y"] + [n for n, _, _ in more_outs]), 0
+    nodes, expect = [node], ",".join(["y"] + [n for n, _, _ in more_outs])
     if ot == B:  # .npy cannot hold bfloat16: compare it cast to float32 (on CUDA too)
         nodes.append(helper.make_node("Cast", ["y"], ["yf"], name="to_f32", to=F))
         outs, expect = [vi("yf", F, out_shape)], "yf"
@@ -748,6 +749,119 @@ for name, t, xs, a, inits, ops in dqs:
 for i, xs in enumerate(([3, 100], [5000], [], [0, 3])):
     model("DynQuant_%d" % i, "DynamicQuantizeLinear", [("x", F, xs)], xs, opset=11, tol="0 0", out_type=U8,
           more_outs=[("scale", F, []), ("zp", U8, [])])
+
+# ---- integers and double, comparisons, logic, bits (cuda-elementwise.cu, cuda-logic.cu) ----
+# Random integers are small (signed in [-5, 5], unsigned in [0, 9]): divisions by 0, negative exponents and Mod's
+# sign rules show; the edges (INT_MIN / -1, wrap-around, shifts by the width) come from constants.  Integer
+# results must be the CPU's exactly (tolerance 0), double ones to the last bits.
+I16, U16, U32, U64 = T.INT16, T.UINT16, T.UINT32, T.UINT64
+tn.update({I16: "i16", U16: "u16", U32: "u32", U64: "u64"})
+ints = (I64, I32, I16, I8, U8, U16, U32, U64)
+npt = {I64: np.int64, I32: np.int32, I16: np.int16, I8: np.int8, U8: np.uint8, U16: np.uint16, U32: np.uint32,
+       U64: np.uint64, D: np.float64, F: np.float32, H: np.float16, BOOL: np.bool_}
+tol_of = lambda t: "1e-13 1e-300" if t == D else "0 0"
+arith = [("Add", {}), ("Sub", {}), ("Mul", {}), ("Div", {}), ("Pow", {}), ("Min", {}), ("Max", {}), ("Sum", {}),
+         ("Mod", {"fmod": 0}), ("Mod", {"fmod": 1}), ("PRelu", {})]
+for op, a in arith:
+    for t in ints + (D,):
+        nm = "%s%s_%s" % (op, "_fmod" if a.get("fmod") else "", tn[t])
+        model(nm, op, [("a", t, [2, 3, 4]), ("b", t, [4])], [2, 3, 4], a, opset=13, tol=tol_of(t))
+    model("%s%s_empty" % (op, "_fmod" if a.get("fmod") else ""), op, [("a", I32, [2, 0]), ("b", I32, [1])], [2, 0],
+          a, opset=13, tol="0 0")
+model("Mean_f64", "Mean", [("a", D, [3, 4]), ("b", D, [3, 1])], [3, 4], opset=13, tol=tol_of(D))
+for t in (I64, I32, U8, D):  # exponents of another type: float into an integer base, integer into a float one
+    model("Pow_%s_f32" % tn[t], "Pow", [("a", t, [3, 4]), ("b", F, [4])], [3, 4], opset=15, tol=tol_of(t))
+    model("Pow_f32_%s" % tn[t], "Pow", [("a", F, [3, 4]), ("b", t, [4])], [3, 4], opset=15, tol="1e-5 1e-6",
+          out_type=F)
+model("Pow_i32_u64", "Pow", [("a", I32, [3, 4]), ("b", U64, [4])], [3, 4], opset=15, tol="0 0")
+edge_a = [-2**63, -2**63, 2**63 - 1, -7, 7, -7, 7, 0, 5, -1, 3, 2, 1, -2**31, -2**31, 2**31 - 1, 255, 256, 3]
+edge_b = [-1, 0, 1, 3, -3, -3, 3, 0, -1, 63, 40, 62, 64, -1, 2, 1, 1, -1, 65]
+es = [1, len(edge_a)]  # 2-D: shape inference folds only 1-D constants, and these overflow its int64 arithmetic
+for t in ints:
+    info = np.iinfo(npt[t])
+    wrap = lambda v: np.array([[(x - info.min) % (info.max - info.min + 1) + info.min for x in v]], npt[t])
+    ea, eb = wrap(edge_a), wrap(edge_b)
+    for op, a in arith[:5] + [("Mod", {"fmod": 0}), ("Mod", {"fmod": 1})]:
+        nm = "%s%s_edge_%s" % (op, "_fmod" if a.get("fmod") else "", tn[t])
+        model(nm, op, [], es, a, [("a", ea), ("b", eb)], opset=13, tol="0 0", out_type=t)
+    for op in ("Neg", "Abs", "Sign", "Relu", "BitwiseNot"):
+        model("%s_edge_%s" % (op, tn[t]), op, [], es, {}, [("x", ea)], opset=18, tol="0 0", out_type=t)
+    model("Shrink_edge_" + tn[t], "Shrink", [], es, {"bias": 1.5, "lambd": 2.0}, [("x", ea)], opset=9, tol="0 0",
+          out_type=t)
+    for d in ("LEFT", "RIGHT"):
+        model("BitShift_%s_%s" % (d, tn[t]), "BitShift", [], es, {"direction": d},
+              [("a", ea), ("b", wrap([abs(v) % 70 for v in edge_b]))], opset=11, tol="0 0", out_type=t)
+fl = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 1e300, -1e-300, 3.0], np.float64)
+def fl_as(t):  # 1e300 becomes an infinity in the narrower types
+    with np.errstate(over="ignore"):
+        return fl.astype(npt[t])
+for t in (D, F, H):
+    model("IsNaN_" + tn[t], "IsNaN", [], [fl.size], {}, [("x", fl_as(t))], opset=13, tol="0 0", out_type=BOOL)
+    for i, (pos, neg) in enumerate(((1, 1), (0, 1), (1, 0))):
+        model("IsInf_%d_%s" % (i, tn[t]), "IsInf", [], [fl.size], {"detect_positive": pos, "detect_negative": neg},
+              [("x", fl_as(t))], opset=10, tol="0 0", out_type=BOOL)
+for t in (D, F, H):
+    for op in ("Neg", "Abs", "Sign", "Relu", "Shrink"):
+        model("%s_%s" % (op, tn[t]), op, [], [fl.size], {"lambd": 1.5} if op == "Shrink" else {},
+              [("x", fl_as(t))], opset=14, tol="0 0", out_type=t)
+for t in ints + (D,):
+    for op in ("Neg", "Abs", "Sign", "Relu"):
+        model("%s_%s_rand" % (op, tn[t]), op, [("x", t, [3, 7])], [3, 7], opset=14, tol="0 0")
+    model("Shrink_%s_rand" % tn[t], "Shrink", [("x", t, [3, 7])], [3, 7], {"bias": 1.0, "lambd": 2.0}, opset=9,
+          tol=tol_of(t))
+model("Shrink_f16_rand", "Shrink", [("x", H, [4, 5])], [4, 5], {"bias": 0.25, "lambd": 0.5}, opset=9, tol="0 0")
+
+# comparisons into bool (every numeric type, bool too; float16 and bfloat16 compared as float32), x against
+# itself too (Equal's true side)
+cmps = ("Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual")
+for op in cmps:
+    for t in (F, H, B, D) + ints + (BOOL,):
+        model("%s_%s" % (op, tn[t]), op, [("a", t, [2, 3, 4]), ("b", t, [3, 1])], [2, 3, 4], opset=19,
+              tol="0 0", out_type=BOOL)
+    model(op + "_self", op, [("x", F, [4, 5])], [4, 5], opset=19, tol="0 0", out_type=BOOL, node_inputs=["x", "x"])
+    model(op + "_special", op, [], [fl.size * fl.size], {},
+          [("a", np.repeat(fl, fl.size)), ("b", np.tile(fl, fl.size))], opset=19, tol="0 0", out_type=BOOL)
+    model(op + "_empty", op, [("a", I64, [0, 3]), ("b", I64, [3])], [0, 3], opset=19, tol="0 0", out_type=BOOL)
+# logic on bool, bits on integers
+for op in ("And", "Or", "Xor"):
+    model(op, op, [("a", BOOL, [2, 3, 4]), ("b", BOOL, [4])], [2, 3, 4], opset=7, tol="0 0")
+    model(op + "_scalar", op, [("a", BOOL, []), ("b", BOOL, [5])], [5], opset=7, tol="0 0")
+model("Not", "Not", [("x", BOOL, [3, 5])], [3, 5], opset=1, tol="0 0")
+for op in ("BitwiseAnd", "BitwiseOr", "BitwiseXor"):
+    for t in ints:
+        model("%s_%s" % (op, tn[t]), op, [("a", t, [2, 3, 4]), ("b", t, [3, 1])], [2, 3, 4], opset=18, tol="0 0")
+for t in (I8, U8, I64, U64):
+    model("BitwiseNot_" + tn[t], "BitwiseNot", [("x", t, [4, 5])], [4, 5], opset=18, tol="0 0")
+for t in (U8, U32, U64):
+    for d in ("LEFT", "RIGHT"):
+        model("BitShift_%s_%s_rand" % (d, tn[t]), "BitShift", [("a", t, [3, 4]), ("b", t, [4])], [3, 4],
+              {"direction": d}, opset=11, tol="0 0")
+
+# the inverse and hyperbolic functions (float32, float16, bfloat16), Acosh on [1, 4]
+for op in ("Acos", "Asin", "Atan", "Asinh", "Atanh", "Cosh", "Sinh"):
+    for t in (F, H, B):
+        model("%s_%s" % (op, tn[t]), op, [("x", t, [3, 7])], [3, 7], opset=9)
+model("Acosh_f32", "Acosh", [], [20], {}, [("x", rng.uniform(1, 4, 20).astype(np.float32))], opset=9, out_type=F)
+model("Acosh_f16", "Acosh", [], [20], {}, [("x", rng.uniform(1, 4, 20).astype(np.float16))], opset=9, out_type=H,
+      tol="1e-3 1e-3")
+
+# CastLike (as Cast), Dropout in inference (the output is the input; the mask all true: bool from opset 10, x's
+# type before)
+for a, b in ((F, I64), (I64, F), (H, D), (D, H), (F, BOOL), (I32, U8)):
+    model("CastLike_%s_%s" % (tn[a], tn[b]), "CastLike", [("x", a, [3, 5])], [3, 5],
+          inits=[("like", np.zeros(1, npt[b]))], opset=15, tol="0 0" if b in (I64, U8, BOOL) else "1e-5 1e-6",
+          out_type=b)
+for t in (F, H, I64):
+    model("Dropout_" + tn[t], "Dropout", [("x", t, [3, 4])], [3, 4], opset=13, tol="0 0",
+          more_outs=[("mask", BOOL, [3, 4])])
+model("Dropout_empty", "Dropout", [("x", F, [0, 4])], [0, 4], opset=13, more_outs=[("mask", BOOL, [0, 4])])
+model("Dropout_7", "Dropout", [("x", F, [3, 4])], [3, 4], {"ratio": 0.3}, opset=7, more_outs=[("mask", F, [3, 4])])
+model("Dropout_12_inference", "Dropout", [("x", F, [3, 4])], [3, 4],
+      inits=[("ratio", np.float32(0.4)), ("train", np.array(False))], opset=12, more_outs=[("mask", BOOL, [3, 4])])
+model("Dropout_y_only", "Dropout", [("x", D, [5])], [5], opset=13)
+# training_mode true (ratio 0: the CPU copies): declined, the CPU runs it
+model("Dropout_training", "Dropout", [("x", F, [3, 4])], [3, 4],
+      inits=[("ratio", np.float32(0.0)), ("train", np.array(True))], opset=13, fallbacks=1)
 EOF
 
 # Each model: the CPU's output saved, then the CUDA backend's checked against it, with no node left to the CPU
@@ -823,9 +937,9 @@ check "all its nodes, the cubic Resize too, run on CUDA (none on the CPU)" \
 import numpy as np, onnx
 from onnx import helper, numpy_helper, TensorProto as T
 vi = helper.make_tensor_value_info
-g = helper.make_graph([helper.make_node("Add", ["a", "b"], ["y"])], "ints", [vi("a", T.INT64, [3]), vi("b", T.INT64, [3])],
-                      [vi("y", T.INT64, [3])])
-onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "int_add.onnx")
+g = helper.make_graph([helper.make_node("NonZero", ["x"], ["y"])], "nonzero", [vi("x", T.FLOAT, [3, 4])],
+                      [vi("y", T.INT64, None)])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "nonzero.onnx")
 g = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], name="bad")], "bad",
                       [vi("x", T.FLOAT, [1, 3, 5, 5]), vi("w", T.FLOAT, [2, 4, 3, 3])], [vi("y", T.FLOAT, None)])
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "bad_conv.onnx")
@@ -979,6 +1093,23 @@ inits = [c("emb", 50, 32), c("g1", 32), c("b1", 32), c("wqkv", 32, 96), i64("s5"
          c("b2", 32), c("w1", 32, 64), c("w2", 64, 32)]
 g = helper.make_graph(nodes, "block", [vi("ids", T.INT64, [1, 8])], [vi("y", T.FLOAT, [1, 8, 32])], inits)
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)]), "transformer_block.onnx")
+# the same block with its reshape targets computed at run time, as PyTorch exports them: Shape, Gather and Slice
+# of the dims, int64 Add, Div and Mul (the head size, torch.chunk's (n + 2) / 3), Unsqueeze and Concat
+shape_nodes = [n("Shape", ["e"], ["sh"]), n("Slice", ["sh", "z1", "two"], ["bt"]), n("Gather", ["sh", "two0"], ["d"]),
+               n("Div", ["d", "four"], ["hd"]), n("Unsqueeze", ["hd", "a0"], ["hd1"]),
+               n("Concat", ["bt", "three_four", "hd1"], ["s5"], axis=0),
+               n("Shape", ["qkv"], ["shq"]), n("Gather", ["shq", "two0"], ["dq"]), n("Add", ["dq", "two0"], ["dq2"]),
+               n("Div", ["dq2", "three"], ["dq3"]), n("Mul", ["dq3", "one"], ["dq4"]),
+               n("Unsqueeze", ["dq4", "a0"], ["dq5"]), n("Concat", ["bt", "dq5"], ["s3"], axis=0)]
+computed = {"s5", "s3"}
+shape_inits = [i64("z1", 0), i64("two", 2), numpy_helper.from_array(np.array(2, np.int64), "two0"),
+               numpy_helper.from_array(np.array(4, np.int64), "four"), i64("three_four", 3, 4),
+               numpy_helper.from_array(np.array(3, np.int64), "three"),
+               numpy_helper.from_array(np.array(1, np.int64), "one")]
+nodes2 = nodes[:3] + shape_nodes[:6] + nodes[3:15] + shape_nodes[6:] + nodes[15:]
+g = helper.make_graph(nodes2, "block_shapes", [vi("ids", T.INT64, [1, 8])], [vi("y", T.FLOAT, [1, 8, 32])],
+                      [t for t in inits if t.name not in computed] + shape_inits)
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)]), "transformer_shapes.onnx")
 nodes = [n("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]), n("BatchNormalization", ["c", "bs", "bb", "bm", "bv"], ["b"]),
          n("Relu", ["b"], ["r"]), n("GlobalAveragePool", ["r"], ["p"]), n("Flatten", ["p"], ["f"]),
          n("Gemm", ["f", "fc", "fb"], ["y"], transB=1)]
@@ -1013,9 +1144,9 @@ if [ -f torch_rnn.onnx ]; then
 else
 	skip "PyTorch is not installed: no nn.LSTM/nn.GRU export"
 fi
-run int_add.onnx --input a=random --input b=random --backend cuda
-check "an int64 Add, which CUDA declines, runs on the CPU and is reported" \
-	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '(1 on the CPU' out.txt && grep -q '^on the CPU: #0 Add$' out.txt"
+run nonzero.onnx --input x=random --backend cuda
+check "a NonZero (its output's size depends on the data), which CUDA declines, runs on the CPU and is reported" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '(1 on the CPU' out.txt && grep -q '^on the CPU: #0 NonZero$' out.txt"
 run bad_conv.onnx --input x=random --input w=random --backend cuda
 check "a Conv the CPU would refuse fails with one line naming the node (exit 1)" \
 	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q \"#0 'bad' Conv: X .* has 3 channels\" err.txt"
@@ -1042,6 +1173,11 @@ for m in transformer_block resnet_tail; do
 	check "a $(echo $m | tr _ ' ') matches the CPU on CUDA with no node on the CPU" \
 		sh -c "[ \$(cat rc.txt) = 0 ] && ! grep -q 'on the CPU' out.txt"
 done
+"$ONNXVIEW" run transformer_shapes.onnx --input ids=random --save cpu_transformer_shapes >/dev/null 2>&1
+run transformer_shapes.onnx --input ids=random --backend cuda --expect y=cpu_transformer_shapes/y.npy --rtol 1e-4 \
+	--atol 1e-5
+check "a transformer block whose reshapes take int64 shape arithmetic (Add, Div, Mul) runs all 36 nodes on CUDA" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '^ran 36 nodes on cuda' out.txt && ! grep -q 'on the CPU' out.txt"
 # --repeat: the weights go up once (BatchNormalization's four parameters too: it folds them on the device); a later
 # run copies the input up, the output down, and nothing else
 run resnet_tail.onnx --input x=random --backend cuda --repeat 3 --json

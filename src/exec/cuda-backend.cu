@@ -290,6 +290,7 @@ static const struct {
 	const size_t *count;
 } families[] = {
 	{cuda_elementwise_kernels, &cuda_elementwise_count},
+	{cuda_logic_kernels, &cuda_logic_count},
 	{cuda_gemm_kernels, &cuda_gemm_count},
 	{cuda_conv_kernels, &cuda_conv_count},
 	{cuda_pool_kernels, &cuda_pool_count},

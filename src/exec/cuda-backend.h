@@ -149,9 +149,25 @@ static __device__ __forceinline__ void cu_store(void *p, int dt, int64_t i, floa
 		((uint16_t *)p)[i] = ov_f32_to_bf16(v);
 }
 
+/* Element-wise launchers (cuda-elementwise.cu), shared with cuda-logic.cu.  op is one of cuda-points.h's
+ * cu_un_op / cu_bin_op, computed per element in a domain of the CPU's (cuda-points.h's cu_dom: the type the CPU
+ * converts the operands to); doms is the set of domains the op takes (CU_D_* bits, the loops its CPU family has).
+ * Each answers EXEC_DECLINE for inputs outside that (the CPU then runs the node, or names the problem), else runs
+ * the node like any kernel (0, or -1 with the node's error).
+ * - cu_ew_unary: output 0 = op(input 0), of input 0's type, or bool (out_bool); a, b: the op's parameters;
+ * - cu_ew_binary: output 0 = op(input 0, input 1), numpy-broadcast, both inputs of one type, the output of that
+ *   type or bool (out_bool);
+ * - cu_ew_binary_as: the same in the domain dom, for inputs of any types, into an output of type out_dt (Pow, whose
+ *   exponent may be of another type, and BitShift, which the CPU computes in uint64). */
+int cu_ew_unary(struct exec_kernel_ctx *k, int op, unsigned doms, int out_bool, float a, float b);
+int cu_ew_binary(struct exec_kernel_ctx *k, int op, unsigned doms, int out_bool);
+int cu_ew_binary_as(struct exec_kernel_ctx *k, int op, int dom, int32_t out_dt);
+
 /* The op families' kernels (each file's table; the backend looks ops up in all of them). */
 extern const struct exec_kernel cuda_elementwise_kernels[];
 extern const size_t cuda_elementwise_count;
+extern const struct exec_kernel cuda_logic_kernels[];
+extern const size_t cuda_logic_count;
 extern const struct exec_kernel cuda_gemm_kernels[];
 extern const size_t cuda_gemm_count;
 extern const struct exec_kernel cuda_conv_kernels[];

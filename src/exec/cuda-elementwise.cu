@@ -1,9 +1,11 @@
 // Element-wise ops on the CUDA device: unary math and activations, and binary arithmetic with numpy broadcasting,
-// for float32, float16 and bfloat16 (computed in float32, as on the CPU).  Every element goes through the same
-// functions of src/exec/ov-math.h as in src/exec/cpu-elementwise.c (picked by cu_un_apply and cu_bin_apply of
-// cuda-points.h), and broadcasting through the same plan (ov_bcast_plan on the host, ov_bcast_offset per output
-// element on the device).  Other element types (integers, double), and inputs the CPU kernel would refuse, are
-// declined: the CPU runs them.
+// in the CPU's compute domains (cuda-points.h): float32 for float32, float16 and bfloat16; double; int64 for the
+// signed and the narrower unsigned integers (wrapping, division truncated, by zero giving 0); uint64.  Every
+// element goes through the same functions of src/exec/ov-math.h as in src/exec/cpu-elementwise.c (picked by
+// cu_un_point and cu_bin_point of cuda-points.h), and broadcasting through the same plan (ov_bcast_plan on the
+// host, ov_bcast_offset per output element on the device).  The launchers, cu_ew_unary and cu_ew_binary, also run
+// cuda-logic.cu's comparisons and logic.  Inputs the CPU kernel would refuse, and the domains an op has no CPU loop
+// for, are declined: the CPU runs them, or names the problem.
 #include "config.h"
 
 #include <float.h>
@@ -14,21 +16,22 @@
 
 // ---- unary ----
 
-static __global__ void un_kernel(int op, float a, float b, const void *x, int tx, void *y, int ty, int64_t n)
+static __global__ void un_kernel(int op, int dom, float a, float b, const void *x, int tx, void *y, int ty, int64_t n)
 {
 	CU_FOR(i, n)
-	cu_store(y, ty, i, cu_un_apply(op, cu_load(x, tx, i), a, b));
+	cu_un_point(op, dom, a, b, x, tx, y, ty, i);
 }
 
-static int run_unary(struct exec_kernel_ctx *k, enum cu_un_op op, float a, float b)
+int cu_ew_unary(struct exec_kernel_ctx *k, int op, unsigned doms, int out_bool, float a, float b)
 {
 	const struct xtensor *x = k->n_in ? k->in[0] : NULL;
+	int dom = x ? cu_dom_pick(x->dtype, doms) : -1;
 	struct cu_bufs bufs = {};
 	int rc = -1;
 
-	if (!x || !cu_float_type(x->dtype))
+	if (dom < 0)
 		return EXEC_DECLINE;
-	if (xk_output_raw(k, 0, x->dtype, x->rank, x->dims))
+	if (xk_output_raw(k, 0, out_bool ? OV_DT_BOOL : x->dtype, x->rank, x->dims))
 		return -1;
 	struct xtensor *y = k->out[0];
 	if (!y->numel)
@@ -37,7 +40,8 @@ static int run_unary(struct exec_kernel_ctx *k, enum cu_un_op op, float a, float
 	void *dy = dx ? cu_alloc(k, &bufs, y->bytes) : NULL;
 	if (!dy)
 		goto out;
-	if (CU_LAUNCH(k, un_kernel, cu_grid(y->numel), CU_BLOCK, op, a, b, dx, x->dtype, dy, y->dtype, y->numel) ||
+	if (CU_LAUNCH(k, un_kernel, cu_grid(y->numel), CU_BLOCK, op, dom, a, b, dx, x->dtype, dy, y->dtype,
+		      y->numel) ||
 	    cu_output(k, &bufs, 0, dy))
 		goto out;
 	rc = 0;
@@ -46,13 +50,21 @@ out:
 	return rc;
 }
 
+// The float ops (float32, float16, bfloat16), and the few the CPU also runs on doubles and integers (NUMERIC).
+static int run_unary(struct exec_kernel_ctx *k, enum cu_un_op op, float a, float b)
+{
+	return cu_ew_unary(k, op, CU_D_F32, 0, a, b);
+}
+
 #define UNARY(kname, op) \
 	static int kname(struct exec_kernel_ctx *k) { return run_unary(k, op, 0.0f, 0.0f); }
+#define NUMERIC(kname, op) \
+	static int kname(struct exec_kernel_ctx *k) { return cu_ew_unary(k, op, CU_D_NUM, 0, 0.0f, 0.0f); }
 
-UNARY(k_abs, CU_U_ABS)
-UNARY(k_neg, CU_U_NEG)
-UNARY(k_relu, CU_U_RELU)
-UNARY(k_sign, CU_U_SIGN)
+NUMERIC(k_abs, CU_U_ABS)
+NUMERIC(k_neg, CU_U_NEG)
+NUMERIC(k_relu, CU_U_RELU)
+NUMERIC(k_sign, CU_U_SIGN)
 UNARY(k_sqrt, CU_U_SQRT)
 UNARY(k_reciprocal, CU_U_RECIPROCAL)
 UNARY(k_exp, CU_U_EXP)
@@ -70,6 +82,14 @@ UNARY(k_hard_swish, CU_U_HARD_SWISH)
 UNARY(k_mish, CU_U_MISH)
 UNARY(k_softplus, CU_U_SOFTPLUS)
 UNARY(k_softsign, CU_U_SOFTSIGN)
+UNARY(k_acos, CU_U_ACOS)
+UNARY(k_asin, CU_U_ASIN)
+UNARY(k_atan, CU_U_ATAN)
+UNARY(k_acosh, CU_U_ACOSH)
+UNARY(k_asinh, CU_U_ASINH)
+UNARY(k_atanh, CU_U_ATANH)
+UNARY(k_cosh, CU_U_COSH)
+UNARY(k_sinh, CU_U_SINH)
 
 // Attribute defaults as in cpu-elementwise.c; the CPU reads them as float, then widens to double and narrows
 // back to float for the float32 loop, which gives the same float.
@@ -117,6 +137,14 @@ static int k_gelu(struct exec_kernel_ctx *k)
 	return EXEC_DECLINE;
 }
 
+// Integers through double, truncated back (cpu-elementwise.c's shrink loops).
+static int k_shrink(struct exec_kernel_ctx *k)
+{
+	float bias = xk_attr_float(k, "bias", 0.0f), lambd = xk_attr_float(k, "lambd", 0.5f);
+
+	return cu_ew_unary(k, CU_U_SHRINK, CU_D_NUM, 0, bias, lambd);
+}
+
 // Clip-11 and later: optional scalar bounds of x's type, read on the host.
 static int k_clip(struct exec_kernel_ctx *k)
 {
@@ -146,19 +174,14 @@ static int k_clip_attr(struct exec_kernel_ctx *k)
 
 // ---- binary, with broadcasting ----
 
-static __global__ void bin_kernel(int op, struct ov_bcast bc, const void *a, int ta, const void *b, int tb, void *y,
-				  int ty)
+static __global__ void bin_kernel(int op, int dom, struct ov_bcast bc, const void *a, int ta, const void *b, int tb,
+				  void *y, int ty)
 {
 	CU_FOR(i, bc.numel)
-	{
-		float va = cu_load(a, ta, ov_bcast_offset(&bc, 0, i));
-		float vb = cu_load(b, tb, ov_bcast_offset(&bc, 1, i));
-		cu_store(y, ty, i, cu_bin_apply(op, va, vb));
-	}
+	cu_bin_point(op, dom, a, ta, ov_bcast_offset(&bc, 0, i), b, tb, ov_bcast_offset(&bc, 1, i), y, ty, i);
 }
 
-// y = op(a, b) over the broadcast of a and b; b may be of another float type only for Pow (the exponent).
-static int run_binary(struct exec_kernel_ctx *k, enum cu_bin_op op)
+int cu_ew_binary_as(struct exec_kernel_ctx *k, int op, int dom, int32_t out_dt)
 {
 	const struct xtensor *a = k->n_in > 0 ? k->in[0] : NULL, *b = k->n_in > 1 ? k->in[1] : NULL;
 	int rank;
@@ -166,15 +189,13 @@ static int run_binary(struct exec_kernel_ctx *k, enum cu_bin_op op)
 	struct cu_bufs bufs = {};
 	int rc = -1;
 
-	if (!a || !b || !cu_float_type(a->dtype) || !cu_float_type(b->dtype) || (op != CU_B_POW && a->dtype != b->dtype))
-		return EXEC_DECLINE;
-	if (a->rank > OV_BC_MAX_RANK || b->rank > OV_BC_MAX_RANK)
+	if (!a || !b || a->rank > OV_BC_MAX_RANK || b->rank > OV_BC_MAX_RANK)
 		return EXEC_DECLINE;
 	int ranks[2] = {a->rank, b->rank};
 	const int64_t *d[2] = {a->dims, b->dims};
 	if (ov_bcast_shape(2, ranks, d, &rank, dims) >= 0)
 		return EXEC_DECLINE; // the CPU names the shapes that do not broadcast
-	if (xk_output_raw(k, 0, a->dtype, rank, dims))
+	if (xk_output_raw(k, 0, out_dt, rank, dims))
 		return -1;
 	struct xtensor *y = k->out[0];
 	if (!y->numel)
@@ -186,13 +207,30 @@ static int run_binary(struct exec_kernel_ctx *k, enum cu_bin_op op)
 	void *dy = db ? cu_alloc(k, &bufs, y->bytes) : NULL;
 	if (!dy)
 		goto out;
-	if (CU_LAUNCH(k, bin_kernel, cu_grid(y->numel), CU_BLOCK, op, bc, da, a->dtype, db, b->dtype, dy, y->dtype) ||
+	if (CU_LAUNCH(k, bin_kernel, cu_grid(y->numel), CU_BLOCK, op, dom, bc, da, a->dtype, db, b->dtype, dy,
+		      y->dtype) ||
 	    cu_output(k, &bufs, 0, dy))
 		goto out;
 	rc = 0;
 out:
 	cu_bufs_free(&bufs);
 	return rc;
+}
+
+int cu_ew_binary(struct exec_kernel_ctx *k, int op, unsigned doms, int out_bool)
+{
+	const struct xtensor *a = k->n_in > 0 ? k->in[0] : NULL, *b = k->n_in > 1 ? k->in[1] : NULL;
+	int dom = a && b && a->dtype == b->dtype ? cu_dom_pick(a->dtype, doms) : -1;
+
+	if (dom < 0)
+		return EXEC_DECLINE;
+	return cu_ew_binary_as(k, op, dom, out_bool ? OV_DT_BOOL : a->dtype);
+}
+
+// y = op(a, b) of one numeric type, in its domain.
+static int run_binary(struct exec_kernel_ctx *k, enum cu_bin_op op)
+{
+	return cu_ew_binary(k, op, CU_D_NUM, 0);
 }
 
 #define BINARY(kname, op) \
@@ -202,15 +240,35 @@ BINARY(k_add, CU_B_ADD)
 BINARY(k_sub, CU_B_SUB)
 BINARY(k_mul, CU_B_MUL)
 BINARY(k_div, CU_B_DIV)
-BINARY(k_pow, CU_B_POW)
 
 // PRelu-7 and later: the slope broadcasts to X (opset 6's per-channel slope is left to the CPU).
 BINARY(k_prelu, CU_B_PRELU)
 
-// Variadic Min, Max, Sum, Mean: two inputs here (other counts go to the CPU).
+// Pow: the output has the base's type, the exponent may be of any numeric type (cu_pow_dom picks the CPU's domain).
+static int k_pow(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *a = k->n_in > 0 ? k->in[0] : NULL, *b = k->n_in > 1 ? k->in[1] : NULL;
+	int dom = a && b ? cu_pow_dom(a->dtype, b->dtype) : -1;
+
+	return dom < 0 ? EXEC_DECLINE : cu_ew_binary_as(k, CU_B_POW, dom, a->dtype);
+}
+
+// Mod-10 and later: fmod=0 takes the divisor's sign, fmod=1 the dividend's (a bad fmod is the CPU's to name).
+static int k_mod(struct exec_kernel_ctx *k)
+{
+	int64_t f = xk_attr_int(k, "fmod", 0);
+
+	if (f != 0 && f != 1)
+		return EXEC_DECLINE;
+	return run_binary(k, f ? CU_B_FMOD : CU_B_MOD);
+}
+
+// Variadic Min, Max, Sum, Mean: two inputs here (other counts go to the CPU); Mean of floats only, as on the CPU.
 static int variadic2(struct exec_kernel_ctx *k, enum cu_bin_op op)
 {
-	return k->n_in == 2 ? run_binary(k, op) : EXEC_DECLINE;
+	if (k->n_in != 2)
+		return EXEC_DECLINE;
+	return cu_ew_binary(k, op, op == CU_B_MEAN ? CU_D_FLOAT : CU_D_NUM, 0);
 }
 
 static int k_min(struct exec_kernel_ctx *k) { return variadic2(k, CU_B_MIN); }
@@ -222,12 +280,19 @@ static int k_mean(struct exec_kernel_ctx *k) { return variadic2(k, CU_B_MEAN); }
 // variadic ones from opset 8 (broadcasting inputs).
 const struct exec_kernel cuda_elementwise_kernels[] = {
 	{"Abs", 1, k_abs},
+	{"Acos", 7, k_acos},
+	{"Acosh", 9, k_acosh},
 	{"Add", 7, k_add},
+	{"Asin", 7, k_asin},
+	{"Asinh", 9, k_asinh},
+	{"Atan", 7, k_atan},
+	{"Atanh", 9, k_atanh},
 	{"Ceil", 1, k_ceil},
 	{"Celu", 12, k_celu},
 	{"Clip", 1, k_clip_attr},
 	{"Clip", 11, k_clip},
 	{"Cos", 7, k_cos},
+	{"Cosh", 9, k_cosh},
 	{"Div", 7, k_div},
 	{"Elu", 1, k_elu},
 	{"Erf", 9, k_erf},
@@ -242,6 +307,7 @@ const struct exec_kernel cuda_elementwise_kernels[] = {
 	{"Mean", 8, k_mean},
 	{"Min", 8, k_min},
 	{"Mish", 18, k_mish},
+	{"Mod", 10, k_mod},
 	{"Mul", 7, k_mul},
 	{"Neg", 1, k_neg},
 	{"Pow", 7, k_pow},
@@ -250,9 +316,11 @@ const struct exec_kernel cuda_elementwise_kernels[] = {
 	{"Relu", 1, k_relu},
 	{"Round", 11, k_round},
 	{"Selu", 1, k_selu},
+	{"Shrink", 9, k_shrink},
 	{"Sigmoid", 1, k_sigmoid},
 	{"Sign", 9, k_sign},
 	{"Sin", 7, k_sin},
+	{"Sinh", 9, k_sinh},
 	{"Softplus", 1, k_softplus},
 	{"Softsign", 1, k_softsign},
 	{"Sqrt", 1, k_sqrt},

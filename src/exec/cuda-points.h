@@ -1,11 +1,12 @@
-/* What one CUDA thread computes: an element-wise op on one value or pair, one pooled output element, one softmax
- * or hardmax row, one element cast, one reduced output element, the statistics of one normalised row or group,
- * one LRN element.  The CUDA kernels (cuda-elementwise.cu, cuda-pool.cu, cuda-norm.cu, cuda-shape.cu,
- * cuda-reduce.cu) call these; written as static inline OV_HD functions in plain C (like ov-math.h), they also
- * compile for the host, where tests/unit/test-cuda-geom.c checks them against the CPU kernels, so the index
- * arithmetic and the op-to-function mapping are tested on machines without a GPU.  Each mirrors its CPU kernel's
- * arithmetic and order of accumulation (src/exec/cpu-elementwise.c, cpu-pool.c, cpu-norm.c, cpu-reduce.c, and
- * cpu-misc.c's MeanVarianceNormalization). */
+/* What one CUDA thread computes: an element-wise op on one value or pair (in the CPU's compute domain for the
+ * types), one pooled output element, one softmax or hardmax row, one element cast, one reduced output element, the
+ * statistics of one normalised row or group, one LRN element.  The CUDA kernels (cuda-elementwise.cu,
+ * cuda-logic.cu, cuda-pool.cu, cuda-norm.cu, cuda-shape.cu, cuda-reduce.cu) call these; written as static inline
+ * OV_HD functions in plain C (like ov-math.h), they also compile for the host, where tests/unit/test-cuda-geom.c
+ * checks them against the CPU kernels, so the index arithmetic and the op-to-function mapping are tested on
+ * machines without a GPU.  Each mirrors its CPU kernel's arithmetic and order of accumulation
+ * (src/exec/cpu-elementwise.c, cpu-pool.c, cpu-norm.c, cpu-reduce.c, and cpu-misc.c's
+ * MeanVarianceNormalization). */
 #ifndef OV_EXEC_CUDA_POINTS_H
 #define OV_EXEC_CUDA_POINTS_H
 
@@ -31,7 +32,8 @@ enum cu_un_op {
 	CU_U_ABS, CU_U_NEG, CU_U_RELU, CU_U_SIGN, CU_U_SQRT, CU_U_RECIPROCAL, CU_U_EXP, CU_U_LOG, CU_U_ERF, CU_U_SIN,
 	CU_U_COS, CU_U_TAN, CU_U_TANH, CU_U_FLOOR, CU_U_CEIL, CU_U_ROUND, CU_U_SIGMOID, CU_U_HARD_SIGMOID,
 	CU_U_HARD_SWISH, CU_U_LEAKY_RELU, CU_U_ELU, CU_U_SELU, CU_U_CELU, CU_U_GELU, CU_U_GELU_TANH, CU_U_MISH,
-	CU_U_SOFTPLUS, CU_U_SOFTSIGN, CU_U_THRESHOLDED_RELU, CU_U_CLIP,
+	CU_U_SOFTPLUS, CU_U_SOFTSIGN, CU_U_THRESHOLDED_RELU, CU_U_CLIP, CU_U_ACOS, CU_U_ASIN, CU_U_ATAN, CU_U_ACOSH,
+	CU_U_ASINH, CU_U_ATANH, CU_U_COSH, CU_U_SINH, CU_U_SHRINK, CU_U_ISNAN, CU_U_ISINF, CU_U_NOT, CU_U_BITNOT,
 };
 
 static inline OV_HD float cu_un_apply(int op, float x, float a, float b)
@@ -67,12 +69,30 @@ static inline OV_HD float cu_un_apply(int op, float x, float a, float b)
 	case CU_U_SOFTSIGN: return ov_softsign_f(x);
 	case CU_U_THRESHOLDED_RELU: return ov_thresholded_relu_f(x, a);
 	case CU_U_CLIP: return ov_clip_f(x, a, b);
+	case CU_U_ACOS: return acosf(x);
+	case CU_U_ASIN: return asinf(x);
+	case CU_U_ATAN: return atanf(x);
+	case CU_U_ACOSH: return acoshf(x);
+	case CU_U_ASINH: return asinhf(x);
+	case CU_U_ATANH: return atanhf(x);
+	case CU_U_COSH: return coshf(x);
+	case CU_U_SINH: return sinhf(x);
+	case CU_U_SHRINK: return ov_shrink_f(x, a, b);
+	case CU_U_ISNAN: return x != x;
+	case CU_U_ISINF: return ov_isinf_d((double)x, a != 0, b != 0); /* a, b: detect_positive, detect_negative */
 	default: return x;
 	}
 }
 
-/* Mean of two: their float32 sum over 2, as the CPU's Mean (a float32 sum, then a division by the count). */
-enum cu_bin_op { CU_B_ADD, CU_B_SUB, CU_B_MUL, CU_B_DIV, CU_B_POW, CU_B_MIN, CU_B_MAX, CU_B_MEAN, CU_B_PRELU };
+/* Mean of two: their float32 sum over 2, as the CPU's Mean (a float32 sum, then a division by the count).  The
+ * comparisons give 1 or 0 (stored into bool as != 0); MOD is Mod with fmod=0 (the divisor's sign), FMOD with
+ * fmod=1; AND, OR, XOR are the logical ops (bool operands, 0 or 1 in the int64 domain), BAND to SHR the bitwise
+ * ones (integer domains; the shifts in uint64 only, as the CPU shifts). */
+enum cu_bin_op {
+	CU_B_ADD, CU_B_SUB, CU_B_MUL, CU_B_DIV, CU_B_POW, CU_B_MIN, CU_B_MAX, CU_B_MEAN, CU_B_PRELU, CU_B_MOD,
+	CU_B_FMOD, CU_B_EQ, CU_B_LT, CU_B_GT, CU_B_LE, CU_B_GE, CU_B_AND, CU_B_OR, CU_B_XOR, CU_B_BAND, CU_B_BOR,
+	CU_B_BXOR, CU_B_SHL, CU_B_SHR,
+};
 
 static inline OV_HD float cu_bin_apply(int op, float a, float b)
 {
@@ -86,6 +106,13 @@ static inline OV_HD float cu_bin_apply(int op, float a, float b)
 	case CU_B_MAX: return ov_max_f(a, b);
 	case CU_B_MEAN: return (a + b) / 2.0f;
 	case CU_B_PRELU: return a < 0 ? a * b : a;
+	case CU_B_MOD: return ov_mod_f(a, b);
+	case CU_B_FMOD: return fmodf(a, b);
+	case CU_B_EQ: return a == b;
+	case CU_B_LT: return a < b;
+	case CU_B_GT: return a > b;
+	case CU_B_LE: return a <= b;
+	case CU_B_GE: return a >= b;
 	default: return a;
 	}
 }
@@ -271,7 +298,7 @@ static inline OV_HD void cu_store_d(void *p, int dt, int64_t i, double v)
 }
 
 /* Element i of a buffer of any type cu_cast_type takes, as xt_get reads it (bool as 0 or 1). */
-static inline OV_HD double cu_get_d(const void *p, int dt, int64_t i)
+static inline OV_HD double cu_xget_d(const void *p, int dt, int64_t i)
 {
 	switch (dt) {
 	case OV_DT_FLOAT: return (double)((const float *)p)[i];
@@ -292,7 +319,7 @@ static inline OV_HD double cu_get_d(const void *p, int dt, int64_t i)
 }
 
 /* The same as xt_get_int reads it: integers as int64 (uint64 wrapped), floats truncated and saturated, NaN 0. */
-static inline OV_HD int64_t cu_get_i(const void *p, int dt, int64_t i)
+static inline OV_HD int64_t cu_xget_i(const void *p, int dt, int64_t i)
 {
 	switch (dt) {
 	case OV_DT_INT64: return ((const int64_t *)p)[i];
@@ -304,7 +331,7 @@ static inline OV_HD int64_t cu_get_i(const void *p, int dt, int64_t i)
 	case OV_DT_INT8: return ((const int8_t *)p)[i];
 	case OV_DT_UINT8: case OV_DT_BOOL: return ((const uint8_t *)p)[i];
 	default: {
-		double d = cu_get_d(p, dt, i);
+		double d = cu_xget_d(p, dt, i);
 		return d != d ? 0 : d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : (int64_t)d;
 	}
 	}
@@ -361,14 +388,15 @@ static inline OV_HD int cu_cast_type(int32_t dt)
 #define CU_CAST_STORE(T, FROM_D, FROM_I, FROM_U)          \
 	do {                                              \
 		if (dom == 0)                             \
-			((T *)y)[i] = (T)(FROM_D);        \
+			((T *)y)[iy] = (T)(FROM_D);       \
 		else if (dom == 1)                        \
-			((T *)y)[i] = (T)(FROM_I);        \
+			((T *)y)[iy] = (T)(FROM_I);       \
 		else                                      \
-			((T *)y)[i] = (T)(FROM_U);        \
+			((T *)y)[iy] = (T)(FROM_U);       \
 	} while (0)
 
-static inline OV_HD void cu_cast_point(const void *x, int sdt, void *y, int ddt, int64_t i)
+/* Element ix of x into element iy of y (cu_cast_point with an index on each side). */
+static inline OV_HD void cu_convert(const void *x, int sdt, int64_t ix, void *y, int ddt, int64_t iy)
 {
 	double d = 0;
 	int64_t s = 0;
@@ -376,19 +404,19 @@ static inline OV_HD void cu_cast_point(const void *x, int sdt, void *y, int ddt,
 	int dom = 0; /* 0: d, 1: s, 2: u */
 
 	switch (sdt) {
-	case OV_DT_FLOAT: d = (double)((const float *)x)[i]; break;
-	case OV_DT_DOUBLE: d = ((const double *)x)[i]; break;
-	case OV_DT_FLOAT16: d = (double)ov_f16_to_f32(((const uint16_t *)x)[i]); break;
-	case OV_DT_BFLOAT16: d = (double)ov_bf16_to_f32(((const uint16_t *)x)[i]); break;
-	case OV_DT_INT8: s = ((const int8_t *)x)[i], dom = 1; break;
-	case OV_DT_INT16: s = ((const int16_t *)x)[i], dom = 1; break;
-	case OV_DT_INT32: s = ((const int32_t *)x)[i], dom = 1; break;
-	case OV_DT_INT64: s = ((const int64_t *)x)[i], dom = 1; break;
-	case OV_DT_UINT8: u = ((const uint8_t *)x)[i], dom = 2; break;
-	case OV_DT_UINT16: u = ((const uint16_t *)x)[i], dom = 2; break;
-	case OV_DT_UINT32: u = ((const uint32_t *)x)[i], dom = 2; break;
-	case OV_DT_UINT64: u = ((const uint64_t *)x)[i], dom = 2; break;
-	default: u = ((const uint8_t *)x)[i] != 0, dom = 2; break; /* bool */
+	case OV_DT_FLOAT: d = (double)((const float *)x)[ix]; break;
+	case OV_DT_DOUBLE: d = ((const double *)x)[ix]; break;
+	case OV_DT_FLOAT16: d = (double)ov_f16_to_f32(((const uint16_t *)x)[ix]); break;
+	case OV_DT_BFLOAT16: d = (double)ov_bf16_to_f32(((const uint16_t *)x)[ix]); break;
+	case OV_DT_INT8: s = ((const int8_t *)x)[ix], dom = 1; break;
+	case OV_DT_INT16: s = ((const int16_t *)x)[ix], dom = 1; break;
+	case OV_DT_INT32: s = ((const int32_t *)x)[ix], dom = 1; break;
+	case OV_DT_INT64: s = ((const int64_t *)x)[ix], dom = 1; break;
+	case OV_DT_UINT8: u = ((const uint8_t *)x)[ix], dom = 2; break;
+	case OV_DT_UINT16: u = ((const uint16_t *)x)[ix], dom = 2; break;
+	case OV_DT_UINT32: u = ((const uint32_t *)x)[ix], dom = 2; break;
+	case OV_DT_UINT64: u = ((const uint64_t *)x)[ix], dom = 2; break;
+	default: u = ((const uint8_t *)x)[ix] != 0, dom = 2; break; /* bool */
 	}
 	switch (ddt) {
 	case OV_DT_FLOAT: CU_CAST_STORE(float, d, s, u); break;
@@ -408,6 +436,283 @@ static inline OV_HD void cu_cast_point(const void *x, int sdt, void *y, int ddt,
 	case OV_DT_UINT32: CU_CAST_STORE(uint32_t, ov_f64_to_i64(d), s, u); break;
 	case OV_DT_UINT64: CU_CAST_STORE(uint64_t, ov_f64_to_u64(d), s, u); break;
 	default: CU_CAST_STORE(uint8_t, d != 0, s != 0, u != 0); break; /* bool */
+	}
+}
+
+static inline OV_HD void cu_cast_point(const void *x, int sdt, void *y, int ddt, int64_t i)
+{
+	cu_convert(x, sdt, i, y, ddt, i);
+}
+
+/* ---- element-wise ops in cpu-elementwise.c's compute domains ----
+ * The CPU computes an element-wise op in one of four domains: float32 (for float32, float16 and bfloat16), double,
+ * int64 (the signed integers, the unsigned ones narrower than 64 bits, and bool where an op takes it: 0 or 1) and
+ * uint64.  An operand of another type is converted into the domain, and the result out of it into the output's
+ * type, as Cast converts (cu_convert): so int32 arithmetic wraps as int64 arithmetic stored back into int32, an
+ * int32 division INT32_MIN / -1 gives INT32_MIN, and a comparison's 1 or 0 becomes a bool.  cu_un_point and
+ * cu_bin_point do that for one element; the host picks the domain as the CPU does. */
+enum cu_dom { CU_DOM_F32, CU_DOM_F64, CU_DOM_I64, CU_DOM_U64 };
+
+/* Sets of domains an op takes (its CPU family's loops), for cu_dom_pick; CU_D_BOOL: bool operands, in int64. */
+#define CU_D_F32 (1u << CU_DOM_F32)
+#define CU_D_F64 (1u << CU_DOM_F64)
+#define CU_D_FLOAT (CU_D_F32 | CU_D_F64)
+#define CU_D_INT ((1u << CU_DOM_I64) | (1u << CU_DOM_U64))
+#define CU_D_NUM (CU_D_FLOAT | CU_D_INT)
+#define CU_D_BOOL (1u << 4)
+
+/* The domain of an element type (bool: none; the ops that take it treat it as int64), -1 for none. */
+static inline OV_HD int cu_dom_of(int32_t dt)
+{
+	switch (dt) {
+	case OV_DT_FLOAT: case OV_DT_FLOAT16: case OV_DT_BFLOAT16: return CU_DOM_F32;
+	case OV_DT_DOUBLE: return CU_DOM_F64;
+	case OV_DT_INT8: case OV_DT_INT16: case OV_DT_INT32: case OV_DT_INT64:
+	case OV_DT_UINT8: case OV_DT_UINT16: case OV_DT_UINT32: return CU_DOM_I64;
+	case OV_DT_UINT64: return CU_DOM_U64;
+	default: return -1;
+	}
+}
+
+/* The domain an op of the set doms computes dt in, -1 when it does not take dt. */
+static inline OV_HD int cu_dom_pick(int32_t dt, unsigned doms)
+{
+	int d = cu_dom_of(dt);
+
+	if (dt == OV_DT_BOOL)
+		return doms & CU_D_BOOL ? CU_DOM_I64 : -1;
+	return d >= 0 && (doms & (1u << d)) ? d : -1;
+}
+
+/* Pow's domain for a base of type ta and an exponent of type tb (any numeric types; -1 for others): the base's,
+ * but an integer base with a float exponent in double (truncated back), with a uint64 exponent in uint64. */
+static inline OV_HD int cu_pow_dom(int32_t ta, int32_t tb)
+{
+	int da = cu_dom_of(ta), db = cu_dom_of(tb);
+
+	if (da < 0 || db < 0)
+		return -1;
+	if (da >= CU_DOM_I64 && db <= CU_DOM_F64)
+		return CU_DOM_F64;
+	if (da == CU_DOM_I64 && tb == OV_DT_UINT64)
+		return CU_DOM_U64;
+	return da;
+}
+
+/* Element i of p (type dt) in a domain's type, and a domain's value stored into element i of p; the float types
+ * go straight through (the float32 path of a float model). */
+static inline OV_HD float cu_get_f(const void *p, int dt, int64_t i)
+{
+	float v;
+
+	switch (dt) {
+	case OV_DT_FLOAT: return ((const float *)p)[i];
+	case OV_DT_FLOAT16: return ov_f16_to_f32(((const uint16_t *)p)[i]);
+	case OV_DT_BFLOAT16: return ov_bf16_to_f32(((const uint16_t *)p)[i]);
+	default: cu_convert(p, dt, i, &v, OV_DT_FLOAT, 0); return v;
+	}
+}
+
+static inline OV_HD void cu_put_f(void *p, int dt, int64_t i, float v)
+{
+	switch (dt) {
+	case OV_DT_FLOAT: ((float *)p)[i] = v; break;
+	case OV_DT_FLOAT16: ((uint16_t *)p)[i] = ov_f32_to_f16(v); break;
+	case OV_DT_BFLOAT16: ((uint16_t *)p)[i] = ov_f32_to_bf16(v); break;
+	default: cu_convert(&v, OV_DT_FLOAT, 0, p, dt, i); break;
+	}
+}
+
+static inline OV_HD double cu_get_d(const void *p, int dt, int64_t i)
+{
+	double v;
+
+	if (dt == OV_DT_DOUBLE)
+		return ((const double *)p)[i];
+	cu_convert(p, dt, i, &v, OV_DT_DOUBLE, 0);
+	return v;
+}
+
+static inline OV_HD void cu_put_d(void *p, int dt, int64_t i, double v)
+{
+	if (dt == OV_DT_DOUBLE)
+		((double *)p)[i] = v;
+	else
+		cu_convert(&v, OV_DT_DOUBLE, 0, p, dt, i);
+}
+
+static inline OV_HD int64_t cu_get_i(const void *p, int dt, int64_t i)
+{
+	int64_t v;
+
+	if (dt == OV_DT_INT64)
+		return ((const int64_t *)p)[i];
+	cu_convert(p, dt, i, &v, OV_DT_INT64, 0);
+	return v;
+}
+
+static inline OV_HD void cu_put_i(void *p, int dt, int64_t i, int64_t v)
+{
+	if (dt == OV_DT_INT64)
+		((int64_t *)p)[i] = v;
+	else
+		cu_convert(&v, OV_DT_INT64, 0, p, dt, i);
+}
+
+static inline OV_HD uint64_t cu_get_u(const void *p, int dt, int64_t i)
+{
+	uint64_t v;
+
+	cu_convert(p, dt, i, &v, OV_DT_UINT64, 0);
+	return v;
+}
+
+static inline OV_HD void cu_put_u(void *p, int dt, int64_t i, uint64_t v)
+{
+	cu_convert(&v, OV_DT_UINT64, 0, p, dt, i);
+}
+
+/* The unary ops outside float32, with cpu-elementwise.c's loops: Abs, Neg, Relu, Sign and Shrink in every domain,
+ * IsNaN and IsInf in double, Not (bool, in int64) and BitwiseNot in the integer ones; a and b as for
+ * cu_un_apply (Shrink's bias and lambd, IsInf's detections). */
+static inline OV_HD double cu_un_apply_d(int op, double x, double a, double b)
+{
+	switch (op) {
+	case CU_U_ABS: return fabs(x);
+	case CU_U_NEG: return -x;
+	case CU_U_RELU: return ov_relu_d(x);
+	case CU_U_SIGN: return ov_sign_d(x);
+	case CU_U_SHRINK: return ov_shrink_d(x, a, b);
+	case CU_U_ISNAN: return x != x;
+	case CU_U_ISINF: return ov_isinf_d(x, a != 0, b != 0);
+	default: return x;
+	}
+}
+
+static inline OV_HD int64_t cu_un_apply_i(int op, int64_t x, double a, double b)
+{
+	switch (op) {
+	case CU_U_ABS: return ov_abs_i64(x);
+	case CU_U_NEG: return ov_neg_i64(x);
+	case CU_U_RELU: return x < 0 ? 0 : x;
+	case CU_U_SIGN: return ov_sign_i64(x);
+	case CU_U_SHRINK: return ov_f64_to_i64(ov_shrink_d((double)x, a, b));
+	case CU_U_NOT: return !x;
+	case CU_U_BITNOT: return ~x;
+	default: return x;
+	}
+}
+
+static inline OV_HD uint64_t cu_un_apply_u(int op, uint64_t x, double a, double b)
+{
+	switch (op) {
+	case CU_U_NEG: return 0 - x;
+	case CU_U_SIGN: return x > 0;
+	case CU_U_SHRINK: return ov_f64_to_u64(ov_shrink_d((double)x, a, b));
+	case CU_U_BITNOT: return ~x;
+	default: return x; /* Abs, Relu */
+	}
+}
+
+/* y[i] = op(x[i]) in domain dom (x of type tx, y of type ty). */
+static inline OV_HD void cu_un_point(int op, int dom, float a, float b, const void *x, int tx, void *y, int ty,
+				     int64_t i)
+{
+	switch (dom) {
+	case CU_DOM_F32: cu_put_f(y, ty, i, cu_un_apply(op, cu_get_f(x, tx, i), a, b)); break;
+	case CU_DOM_F64: cu_put_d(y, ty, i, cu_un_apply_d(op, cu_get_d(x, tx, i), a, b)); break;
+	case CU_DOM_I64: cu_put_i(y, ty, i, cu_un_apply_i(op, cu_get_i(x, tx, i), a, b)); break;
+	default: cu_put_u(y, ty, i, cu_un_apply_u(op, cu_get_u(x, tx, i), a, b)); break;
+	}
+}
+
+/* The binary ops in double, int64 and uint64, with cpu-elementwise.c's loops (integer division by zero gives 0,
+ * arithmetic wraps: ov-math.h). */
+static inline OV_HD double cu_bin_apply_d(int op, double a, double b)
+{
+	switch (op) {
+	case CU_B_ADD: return a + b;
+	case CU_B_SUB: return a - b;
+	case CU_B_MUL: return a * b;
+	case CU_B_DIV: return a / b;
+	case CU_B_POW: return pow(a, b);
+	case CU_B_MIN: return ov_min_d(a, b);
+	case CU_B_MAX: return ov_max_d(a, b);
+	case CU_B_MEAN: return (a + b) / 2.0;
+	case CU_B_PRELU: return a < 0 ? a * b : a;
+	case CU_B_MOD: return ov_mod_d(a, b);
+	case CU_B_FMOD: return fmod(a, b);
+	case CU_B_EQ: return a == b;
+	case CU_B_LT: return a < b;
+	case CU_B_GT: return a > b;
+	case CU_B_LE: return a <= b;
+	case CU_B_GE: return a >= b;
+	default: return a;
+	}
+}
+
+static inline OV_HD int64_t cu_bin_apply_i(int op, int64_t a, int64_t b)
+{
+	switch (op) {
+	case CU_B_ADD: return ov_add_i64(a, b);
+	case CU_B_SUB: return ov_sub_i64(a, b);
+	case CU_B_MUL: return ov_mul_i64(a, b);
+	case CU_B_DIV: return ov_div_i64(a, b);
+	case CU_B_POW: return ov_pow_i64(a, b);
+	case CU_B_MIN: return a < b ? a : b;
+	case CU_B_MAX: return a > b ? a : b;
+	case CU_B_PRELU: return a < 0 ? ov_mul_i64(a, b) : a;
+	case CU_B_MOD: return ov_mod_i64(a, b);
+	case CU_B_FMOD: return ov_fmod_i64(a, b);
+	case CU_B_EQ: return a == b;
+	case CU_B_LT: return a < b;
+	case CU_B_GT: return a > b;
+	case CU_B_LE: return a <= b;
+	case CU_B_GE: return a >= b;
+	case CU_B_AND: return (a != 0) & (b != 0);
+	case CU_B_OR: return (a != 0) | (b != 0);
+	case CU_B_XOR: return (a != 0) ^ (b != 0);
+	case CU_B_BAND: return a & b;
+	case CU_B_BOR: return a | b;
+	case CU_B_BXOR: return a ^ b;
+	default: return a;
+	}
+}
+
+static inline OV_HD uint64_t cu_bin_apply_u(int op, uint64_t a, uint64_t b)
+{
+	switch (op) {
+	case CU_B_ADD: return a + b;
+	case CU_B_SUB: return a - b;
+	case CU_B_MUL: return a * b;
+	case CU_B_DIV: return ov_div_u64(a, b);
+	case CU_B_POW: return ov_pow_u64(a, b);
+	case CU_B_MIN: return a < b ? a : b;
+	case CU_B_MAX: return a > b ? a : b;
+	case CU_B_MOD: case CU_B_FMOD: return ov_mod_u64(a, b);
+	case CU_B_EQ: return a == b;
+	case CU_B_LT: return a < b;
+	case CU_B_GT: return a > b;
+	case CU_B_LE: return a <= b;
+	case CU_B_GE: return a >= b;
+	case CU_B_BAND: return a & b;
+	case CU_B_BOR: return a | b;
+	case CU_B_BXOR: return a ^ b;
+	case CU_B_SHL: return ov_shl_u64(a, b);
+	case CU_B_SHR: return ov_shr_u64(a, b);
+	default: return a; /* PRelu */
+	}
+}
+
+/* y[i] = op(a[ia], b[ib]) in domain dom. */
+static inline OV_HD void cu_bin_point(int op, int dom, const void *a, int ta, int64_t ia, const void *b, int tb,
+				      int64_t ib, void *y, int ty, int64_t i)
+{
+	switch (dom) {
+	case CU_DOM_F32: cu_put_f(y, ty, i, cu_bin_apply(op, cu_get_f(a, ta, ia), cu_get_f(b, tb, ib))); break;
+	case CU_DOM_F64: cu_put_d(y, ty, i, cu_bin_apply_d(op, cu_get_d(a, ta, ia), cu_get_d(b, tb, ib))); break;
+	case CU_DOM_I64: cu_put_i(y, ty, i, cu_bin_apply_i(op, cu_get_i(a, ta, ia), cu_get_i(b, tb, ib))); break;
+	default: cu_put_u(y, ty, i, cu_bin_apply_u(op, cu_get_u(a, ta, ia), cu_get_u(b, tb, ib))); break;
 	}
 }
 

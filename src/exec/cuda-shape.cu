@@ -1,6 +1,6 @@
 // Tensor plumbing on the CUDA device: Identity, Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Concat, Split,
-// Slice, Gather, Expand, Where, Tile, Pad, Cast, Shape and Size, with the semantics of src/exec/cpu-shape.c,
-// cpu-gather.c and cpu-elementwise.c.
+// Slice, Gather, Expand, Where, Tile, Pad, Cast, CastLike, Dropout (inference), Shape and Size, with the semantics
+// of src/exec/cpu-shape.c, cpu-gather.c and cpu-elementwise.c.
 //
 // These ops move elements without looking at them, so they take any element type of 1, 2, 4, 8 or 16 bytes and
 // move it whole (strings and sub-byte types stay on the CPU).  Shapes and the values of shape-like inputs (Reshape's
@@ -892,11 +892,10 @@ static __global__ void cast_kernel(const void *x, int sdt, void *y, int ddt, int
 }
 
 // Between the numeric types of cu_cast_type (cuda-points.h), element by element with the CPU's conversions;
-// strings, float8 and Cast-1's type names are left to the CPU.
-static int k_cast(struct exec_kernel_ctx *k)
+// strings and float8 are left to the CPU.
+static int cast_to(struct exec_kernel_ctx *k, int64_t to)
 {
 	const struct xtensor *x = input(k, 0);
-	int64_t to = xk_attr_int(k, "to", -1);
 	struct cu_bufs bufs = {};
 	int rc = -1;
 
@@ -920,6 +919,66 @@ out:
 	return rc;
 }
 
+// Cast-1's type names (a string 'to', read as -1 here) are declined.
+static int k_cast(struct exec_kernel_ctx *k)
+{
+	return cast_to(k, xk_attr_int(k, "to", -1));
+}
+
+// To the type of input 1, whose elements are never read (saturate only concerns float8, left to the CPU).
+static int k_cast_like(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *t = input(k, 1);
+	return t ? cast_to(k, t->dtype) : EXEC_DECLINE;
+}
+
+// ---- Dropout, in inference ----
+
+static __global__ void ones_kernel(void *y, int dt, int64_t n)
+{
+	const uint8_t one = 1;
+	CU_FOR(i, n)
+	cu_convert(&one, OV_DT_BOOL, 0, y, dt, i);
+}
+
+// As the CPU runs it: the output is the input, the optional mask all true (bool from opset 10, x's type before);
+// ratio is not read.  Training mode (opset 12's training_mode input, true) is declined: the CPU refuses it, or
+// with ratio 0 copies.
+static int k_dropout(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = movable_x(k);
+	struct cu_bufs bufs = {};
+	int rc = -1;
+
+	if (!x)
+		return EXEC_DECLINE;
+	if (k->opset >= 12 && input(k, 2)) {
+		const struct xtensor *train = cu_host(k, 2);
+		if (!train)
+			return -1;
+		if (train->numel && xt_get(train, 0) != 0)
+			return EXEC_DECLINE;
+	}
+	int32_t mdt = k->opset >= 10 ? OV_DT_BOOL : x->dtype;
+	if (k->n_out > 1 && !cu_cast_type(mdt))
+		return EXEC_DECLINE;
+	if (copy_as(k, x, x->rank, x->dims))
+		return -1;
+	if (k->n_out < 2)
+		return 0;
+	if (xk_output_raw(k, 1, mdt, x->rank, x->dims))
+		return -1;
+	struct xtensor *m = k->out[1];
+	if (!m->numel)
+		return 0;
+	void *dm = cu_alloc(k, &bufs, m->bytes);
+	if (dm && !CU_LAUNCH(k, ones_kernel, cu_grid(m->numel), CU_BLOCK, dm, m->dtype, m->numel) &&
+	    !cu_output(k, &bufs, 1, dm))
+		rc = 0;
+	cu_bufs_free(&bufs);
+	return rc;
+}
+
 // ---- Shape, Size: from the dims alone, written on the host (the input's elements are never copied) ----
 
 // The CPU's kernels, run from here so that the runner does not bring the input's elements to the host first.
@@ -934,11 +993,12 @@ static int k_dims_only(struct exec_kernel_ctx *k)
 }
 
 // The rows after the first mark the opsets where an op's inputs or attributes changed; each kernel reads
-// k->opset itself.  Concat from 4 (Concat-1's axis has another default), Tile from 6 (Tile-1 had other inputs),
-// Cast-1's type names are declined.
+// k->opset itself.  Concat from 4 (Concat-1's axis has another default), Tile from 6 (Tile-1 had other inputs).
 const struct exec_kernel cuda_shape_kernels[] = {
 	{"Cast", 1, k_cast},
+	{"CastLike", 15, k_cast_like},
 	{"Concat", 4, k_concat},
+	{"Dropout", 1, k_dropout},
 	{"Expand", 8, k_expand},
 	{"Flatten", 1, k_flatten},
 	{"Gather", 1, k_gather},

@@ -1,6 +1,8 @@
 /* Host-side parts of the CUDA backend, tested on any machine (no GPU, no CUDA needed):
  * - what one CUDA thread computes (src/exec/cuda-points.h), run here on the host against the CPU kernels: every
  *   element-wise op the backend takes (bit for bit: the same functions in the same order, on the same machine),
+ *   in every compute domain (float32, double, int64, uint64) on every element type, with the types it takes
+ *   and declines checked against the CPU's,
  *   MaxPool (with its Indices too), AveragePool and LpPool on random windows, Softmax and LogSoftmax on random shapes
  *   and axes, Cast between every pair of its types, ReduceX, ArgMax/ArgMin, the normalisations (Layer, Instance,
  *   Batch, Group, MeanVariance), LRN, Hardmax and GlobalLpPool on random shapes and axes;
@@ -713,6 +715,240 @@ static void test_cast_points(void)
 	   "types (%d of %d pairs)", nt, agree, pairs);
 }
 
+/* ---- the element-wise ops in every domain (cu_un_point, cu_bin_point) ---- */
+
+static const int32_t ew_types[] = {OV_DT_FLOAT, OV_DT_DOUBLE, OV_DT_FLOAT16, OV_DT_BFLOAT16, OV_DT_INT8, OV_DT_INT16,
+				   OV_DT_INT32, OV_DT_INT64, OV_DT_UINT8, OV_DT_UINT16, OV_DT_UINT32, OV_DT_UINT64,
+				   OV_DT_BOOL};
+#define EW_NT ((int)(sizeof ew_types / sizeof ew_types[0]))
+
+/* Values where the rules show, in type dt: zeros, signs, halves, the shift widths, each integer type's edges
+ * (INT_MIN / -1, wrap-around), NaN and the infinities (for an integer type, converted as Cast converts). */
+static int64_t ew_fill(struct xtensor *t, int32_t dt, int pairs, int side)
+{
+	static const double dv[] = {0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 3.0, -7.0, 7.0, 0.5, -2.5, 2.5, 63.0, 64.0,
+				    65.0, 127.0, 128.0, -128.0, -129.0, 255.0, 256.0, 65535.0, 2147483647.0,
+				    -2147483648.0, 4294967295.0, 1e10, -1e10, 1e-30, NAN, INFINITY, -INFINITY};
+	static const int64_t iv[] = {INT64_MAX, INT64_MIN, INT64_MIN + 1, (1ll << 53) + 1, -(1ll << 32),
+				     (1ll << 32) + 5};
+	const int nd = (int)(sizeof dv / sizeof dv[0]), n = nd + (int)(sizeof iv / sizeof iv[0]);
+	int64_t numel = pairs ? (int64_t)n * n : n;
+	struct ov_error e;
+
+	if (xt_alloc(t, dt, 1, &numel, &e))
+		abort();
+	for (int64_t i = 0; i < numel; i++) {
+		int v = (int)(pairs ? (side ? i % n : i / n) : i);
+		if (v < nd)
+			xt_set(t, i, dv[v]);
+		else if (dt == OV_DT_INT64 || dt == OV_DT_UINT64)
+			((int64_t *)t->data)[i] = iv[v - nd];
+		else
+			xt_set(t, i, (double)iv[v - nd]);
+	}
+	return numel;
+}
+
+/* Element i of y (the CPU's) and of z (the point function's) are the same bits, or both NaN. */
+static int ew_same(const struct xtensor *y, const struct xtensor *z, int64_t i)
+{
+	size_t es = xt_elem_size(y->dtype);
+
+	if (!memcmp((const char *)y->data + (size_t)i * es, (const char *)z->data + (size_t)i * es, es))
+		return 1;
+	int fl = y->dtype == OV_DT_FLOAT || y->dtype == OV_DT_DOUBLE || y->dtype == OV_DT_FLOAT16 ||
+		 y->dtype == OV_DT_BFLOAT16;
+	return fl && xt_get(y, i) != xt_get(y, i) && xt_get(z, i) != xt_get(z, i);
+}
+
+/* Every binary op of cuda-elementwise.cu and cuda-logic.cu on every type: where the CUDA kernel takes the type
+ * (cu_dom_pick with the op's domains), the CPU takes it too, and cu_bin_point gives its output bit for bit on
+ * every pair of ew_fill's values; where the CUDA kernel declines it, so does the CPU. */
+static void test_domain_binary_points(void)
+{
+	static const struct {
+		const char *op, *attr, *sattr;
+		int64_t ival;
+		int cu;
+		unsigned doms;
+		int opset;
+	} ops[] = {
+		{"Add", NULL, NULL, 0, CU_B_ADD, CU_D_NUM, 13}, {"Sub", NULL, NULL, 0, CU_B_SUB, CU_D_NUM, 13},
+		{"Mul", NULL, NULL, 0, CU_B_MUL, CU_D_NUM, 13}, {"Div", NULL, NULL, 0, CU_B_DIV, CU_D_NUM, 13},
+		{"Min", NULL, NULL, 0, CU_B_MIN, CU_D_NUM, 13}, {"Max", NULL, NULL, 0, CU_B_MAX, CU_D_NUM, 13},
+		{"Sum", NULL, NULL, 0, CU_B_ADD, CU_D_NUM, 13}, {"Mean", NULL, NULL, 0, CU_B_MEAN, CU_D_FLOAT, 13},
+		{"PRelu", NULL, NULL, 0, CU_B_PRELU, CU_D_NUM, 16},
+		{"Mod", "fmod", NULL, 0, CU_B_MOD, CU_D_NUM, 13}, {"Mod", "fmod", NULL, 1, CU_B_FMOD, CU_D_NUM, 13},
+		{"Equal", NULL, NULL, 0, CU_B_EQ, CU_D_NUM | CU_D_BOOL, 19},
+		{"Less", NULL, NULL, 0, CU_B_LT, CU_D_NUM | CU_D_BOOL, 13},
+		{"Greater", NULL, NULL, 0, CU_B_GT, CU_D_NUM | CU_D_BOOL, 13},
+		{"LessOrEqual", NULL, NULL, 0, CU_B_LE, CU_D_NUM | CU_D_BOOL, 16},
+		{"GreaterOrEqual", NULL, NULL, 0, CU_B_GE, CU_D_NUM | CU_D_BOOL, 16},
+		{"And", NULL, NULL, 0, CU_B_AND, CU_D_BOOL, 7}, {"Or", NULL, NULL, 0, CU_B_OR, CU_D_BOOL, 7},
+		{"Xor", NULL, NULL, 0, CU_B_XOR, CU_D_BOOL, 7},
+		{"BitwiseAnd", NULL, NULL, 0, CU_B_BAND, CU_D_INT, 18}, {"BitwiseOr", NULL, NULL, 0, CU_B_BOR, CU_D_INT, 18},
+		{"BitwiseXor", NULL, NULL, 0, CU_B_BXOR, CU_D_INT, 18},
+		{"BitShift", NULL, "LEFT", 0, CU_B_SHL, CU_D_INT, 11}, {"BitShift", NULL, "RIGHT", 0, CU_B_SHR, CU_D_INT, 11},
+	};
+	const int nops = (int)(sizeof ops / sizeof ops[0]);
+	int cases = 0, agree = 0, taken = 0;
+
+	for (int o = 0; o < nops; o++)
+		for (int ti = 0; ti < EW_NT; ti++) {
+			int32_t dt = ew_types[ti];
+			struct xtensor a, b, y, z;
+			struct tnode t;
+			int64_t n = ew_fill(&a, dt, 1, 0);
+			ew_fill(&b, dt, 1, 1);
+			const struct xtensor *in[2] = {&a, &b};
+			node(&t, ops[o].op);
+			if (ops[o].attr)
+				set_int(&t, ops[o].attr, ops[o].ival);
+			if (ops[o].sattr)
+				set_str(&t, "direction", ops[o].sattr);
+			int cpu = !run(&t, ops[o].opset, in, 2, &y, 1);
+			int dom = cu_dom_pick(dt, ops[o].doms);
+			if (ops[o].cu == CU_B_SHL || ops[o].cu == CU_B_SHR)
+				dom = dom < 0 ? -1 : CU_DOM_U64; /* as k_bitshift: every integer type in uint64 */
+			cases++;
+			int ok = cpu == (dom >= 0);
+			if (ok && cpu) {
+				taken++;
+				alloc_or_die(&z, y.dtype, 1, &n);
+				for (int64_t i = 0; ok && i < n; i++) {
+					cu_bin_point(ops[o].cu, dom, a.data, dt, i, b.data, dt, i, z.data, z.dtype, i);
+					ok = ew_same(&y, &z, i);
+					if (!ok)
+						printf("#   %s %s(%g, %g): CPU %g, cu_bin_point %g\n", ops[o].op,
+						       dtype_short_name(dt), xt_get(&a, i), xt_get(&b, i), xt_get(&y, i),
+						       xt_get(&z, i));
+				}
+				xt_free(&z);
+			} else if (!ok) {
+				printf("#   %s on %s: the CPU %s it, CUDA %s it\n", ops[o].op, dtype_short_name(dt),
+				       cpu ? "runs" : "refuses", dom >= 0 ? "takes" : "declines");
+			}
+			agree += ok;
+			xt_free(&y); /* a CPU kernel that fails may have made its output */
+			xt_free(&a);
+			xt_free(&b);
+		}
+	OK(cases == nops * EW_NT && agree == cases,
+	   "cu_bin_point gives the CPU's binary ops bit for bit in every domain, and takes the types the CPU takes "
+	   "(%d ops x %d types: %d agree, %d taken)", nops, EW_NT, agree, taken);
+}
+
+/* Pow on every pair of numeric types (cu_pow_dom: the exponent may be of another type). */
+static void test_pow_points(void)
+{
+	int cases = 0, agree = 0;
+
+	for (int ta = 0; ta < EW_NT; ta++)
+		for (int tb = 0; tb < EW_NT; tb++) {
+			struct xtensor a, b, y, z;
+			struct tnode t;
+			int64_t n = ew_fill(&a, ew_types[ta], 1, 0);
+			ew_fill(&b, ew_types[tb], 1, 1);
+			const struct xtensor *in[2] = {&a, &b};
+			node(&t, "Pow");
+			int cpu = !run(&t, 15, in, 2, &y, 1);
+			int dom = cu_pow_dom(ew_types[ta], ew_types[tb]);
+			int ok = cpu == (dom >= 0);
+			if (ok && cpu) {
+				alloc_or_die(&z, y.dtype, 1, &n);
+				for (int64_t i = 0; ok && i < n; i++) {
+					cu_bin_point(CU_B_POW, dom, a.data, a.dtype, i, b.data, b.dtype, i, z.data, z.dtype, i);
+					ok = ew_same(&y, &z, i);
+					if (!ok)
+						printf("#   Pow %s^%s (%g, %g): CPU %g, cu_bin_point %g\n",
+						       dtype_short_name(a.dtype), dtype_short_name(b.dtype), xt_get(&a, i),
+						       xt_get(&b, i), xt_get(&y, i), xt_get(&z, i));
+				}
+				xt_free(&z);
+			}
+			cases++;
+			agree += ok;
+			xt_free(&y); /* a CPU kernel that fails may have made its output */
+			xt_free(&a);
+			xt_free(&b);
+		}
+	OK(cases == EW_NT * EW_NT && agree == cases,
+	   "Pow: cu_pow_dom and cu_bin_point give the CPU's result for every pair of base and exponent types (%d of %d)",
+	   agree, cases);
+}
+
+/* The same for the unary ops outside the float-only ones: where CUDA takes a type (some float-only ops decline
+ * double, which the CPU runs: exact says the sets must be equal) the CPU's output bit for bit. */
+static void test_domain_unary_points(void)
+{
+	static const struct {
+		const char *op, *an, *bn;
+		float a, b;
+		int cu;
+		unsigned doms;
+		int exact, opset;
+	} ops[] = {
+		{"Abs", NULL, NULL, 0, 0, CU_U_ABS, CU_D_NUM, 1, 13}, {"Neg", NULL, NULL, 0, 0, CU_U_NEG, CU_D_NUM, 1, 13},
+		{"Relu", NULL, NULL, 0, 0, CU_U_RELU, CU_D_NUM, 1, 14}, {"Sign", NULL, NULL, 0, 0, CU_U_SIGN, CU_D_NUM, 1, 13},
+		{"Shrink", "bias", "lambd", 1.5f, 2.0f, CU_U_SHRINK, CU_D_NUM, 1, 9},
+		{"Shrink", "bias", "lambd", -0.25f, 0.0f, CU_U_SHRINK, CU_D_NUM, 1, 9},
+		{"IsNaN", NULL, NULL, 0, 0, CU_U_ISNAN, CU_D_FLOAT, 1, 13},
+		{"IsInf", "detect_positive", "detect_negative", 1, 1, CU_U_ISINF, CU_D_FLOAT, 1, 10},
+		{"IsInf", "detect_positive", "detect_negative", 0, 1, CU_U_ISINF, CU_D_FLOAT, 1, 10},
+		{"IsInf", "detect_positive", "detect_negative", 1, 0, CU_U_ISINF, CU_D_FLOAT, 1, 10},
+		{"Not", NULL, NULL, 0, 0, CU_U_NOT, CU_D_BOOL, 1, 1},
+		{"BitwiseNot", NULL, NULL, 0, 0, CU_U_BITNOT, CU_D_INT, 1, 18},
+		{"Acos", NULL, NULL, 0, 0, CU_U_ACOS, CU_D_F32, 0, 7}, {"Asin", NULL, NULL, 0, 0, CU_U_ASIN, CU_D_F32, 0, 7},
+		{"Atan", NULL, NULL, 0, 0, CU_U_ATAN, CU_D_F32, 0, 7}, {"Acosh", NULL, NULL, 0, 0, CU_U_ACOSH, CU_D_F32, 0, 9},
+		{"Asinh", NULL, NULL, 0, 0, CU_U_ASINH, CU_D_F32, 0, 9}, {"Atanh", NULL, NULL, 0, 0, CU_U_ATANH, CU_D_F32, 0, 9},
+		{"Cosh", NULL, NULL, 0, 0, CU_U_COSH, CU_D_F32, 0, 9}, {"Sinh", NULL, NULL, 0, 0, CU_U_SINH, CU_D_F32, 0, 9},
+	};
+	const int nops = (int)(sizeof ops / sizeof ops[0]);
+	int cases = 0, agree = 0, taken = 0;
+
+	for (int o = 0; o < nops; o++)
+		for (int ti = 0; ti < EW_NT; ti++) {
+			int32_t dt = ew_types[ti];
+			struct xtensor x, y, z;
+			struct tnode t;
+			int64_t n = ew_fill(&x, dt, 0, 0);
+			const struct xtensor *in[1] = {&x};
+			node(&t, ops[o].op);
+			if (ops[o].cu == CU_U_ISINF) { /* IsInf's detections are ints, Shrink's parameters floats */
+				set_int(&t, ops[o].an, (int64_t)ops[o].a);
+				set_int(&t, ops[o].bn, (int64_t)ops[o].b);
+			} else if (ops[o].an) {
+				set_float(&t, ops[o].an, ops[o].a);
+				set_float(&t, ops[o].bn, ops[o].b);
+			}
+			int cpu = !run(&t, ops[o].opset, in, 1, &y, 1);
+			int dom = cu_dom_pick(dt, ops[o].doms);
+			int ok = ops[o].exact ? cpu == (dom >= 0) : cpu || dom < 0;
+			cases++;
+			if (ok && cpu && dom >= 0) {
+				taken++;
+				alloc_or_die(&z, y.dtype, 1, &n);
+				for (int64_t i = 0; ok && i < n; i++) {
+					cu_un_point(ops[o].cu, dom, ops[o].a, ops[o].b, x.data, dt, z.data, z.dtype, i);
+					ok = ew_same(&y, &z, i);
+					if (!ok)
+						printf("#   %s %s(%g): CPU %g, cu_un_point %g\n", ops[o].op, dtype_short_name(dt),
+						       xt_get(&x, i), xt_get(&y, i), xt_get(&z, i));
+				}
+				xt_free(&z);
+			} else if (!ok) {
+				printf("#   %s on %s: the CPU %s it, CUDA %s it\n", ops[o].op, dtype_short_name(dt),
+				       cpu ? "runs" : "refuses", dom >= 0 ? "takes" : "declines");
+			}
+			agree += ok;
+			xt_free(&y); /* a CPU kernel that fails may have made its output */
+			xt_free(&x);
+		}
+	OK(cases == nops * EW_NT && agree == cases,
+	   "cu_un_point gives the CPU's unary ops bit for bit in every domain it takes (%d ops x %d types: %d agree, "
+	   "%d taken)", nops, EW_NT, agree, taken);
+}
+
 /* Random shapes and axes (an empty one now and then), every ReduceX on float32, the integer ones on int64 and
  * int32, with NaN and infinities among the floats now and then. */
 static void test_reduce_points(void)
@@ -1002,7 +1238,7 @@ static void test_more_norm_points(void)
 				cu_norm_stats(x.data, dt, g * gsize, gsize, 1e-5f, &m, &inv);
 				for (int64_t i = g * gsize; i < (g + 1) * gsize; i++) {
 					int64_t pi = opset < 21 ? g % groups : i / inner % c;
-					double sc = cu_get_d(p[0].data, dt, pi), bi = cu_get_d(p[1].data, dt, pi);
+					double sc = cu_xget_d(p[0].data, dt, pi), bi = cu_xget_d(p[1].data, dt, pi);
 					if (dt == OV_DT_FLOAT)
 						((float *)z.data)[i] = cu_group_norm_f(((float *)x.data)[i], m, inv, sc, bi);
 					else
@@ -1053,6 +1289,9 @@ int main(void)
 	test_pool_index_lp_points();
 	test_softmax_points();
 	test_cast_points();
+	test_domain_binary_points();
+	test_pow_points();
+	test_domain_unary_points();
 	test_reduce_points();
 	test_arg_points();
 	test_norm_points();
