@@ -48,8 +48,8 @@ for i in range(4):  # Conv -> Relu -> Conv -> Add(bias) -> ... all on CUDA
 nodes.append(helper.make_node("Add", [x, "r0"], ["y"]))
 g = helper.make_graph(nodes, "chain", [vi("x", T.FLOAT, [1, 3, 8, 8])], [vi("y", T.FLOAT, [1, 4, 8, 8])], inits)
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "chain.onnx")
-# the same with a MeanVarianceNormalization in the middle, which CUDA leaves to the CPU
-nodes2 = nodes[:4] + [helper.make_node("MeanVarianceNormalization", ["r1"], ["f"]),
+# the same with an Einsum in the middle (here a copy), which CUDA leaves to the CPU
+nodes2 = nodes[:4] + [helper.make_node("Einsum", ["r1"], ["f"], equation="abcd->abcd"),
                       helper.make_node("Add", ["f", "r0"], ["y"])]
 g = helper.make_graph(nodes2, "mixed", [vi("x", T.FLOAT, [1, 3, 8, 8])], [vi("y", T.FLOAT, [1, 4, 8, 8])],
                       inits[:2])
