@@ -272,6 +272,8 @@ static const struct {
 	{cuda_shape_kernels, &cuda_shape_count},
 	{cuda_reduce_kernels, &cuda_reduce_count},
 	{cuda_resize_kernels, &cuda_resize_count},
+	{cuda_index_kernels, &cuda_index_count},
+	{cuda_scatter_kernels, &cuda_scatter_count},
 };
 
 // The row with the greatest since <= opset, as for the CPU kernels (ai.onnx ops only).
