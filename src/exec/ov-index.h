@@ -216,6 +216,28 @@ static inline OV_HD int ov_topk_before(const void *x, int32_t dt, int64_t base, 
 	return c < 0 || (c == 0 && ja < jb);
 }
 
+#define OV_TOPK_H(i) pos[(i) * step]
+#define OV_TOPK_BEFORE(a, b) ov_topk_before(x, dt, base, inner, largest, a, b)
+
+/* Position j into slot h of a heap of n (in pos, step apart) whose top is the worst, below the worse child while
+ * it comes before it. */
+static inline OV_HD void ov_topk_sift_down(const void *x, int32_t dt, int64_t base, int64_t inner, int largest,
+					   int64_t *pos, int64_t step, int64_t n, int64_t h, int64_t j)
+{
+	for (;;) {
+		int64_t c = 2 * h + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && OV_TOPK_BEFORE(OV_TOPK_H(c), OV_TOPK_H(c + 1)))
+			c++;
+		if (!OV_TOPK_BEFORE(j, OV_TOPK_H(c)))
+			break;
+		OV_TOPK_H(h) = OV_TOPK_H(c);
+		h = c;
+	}
+	OV_TOPK_H(h) = j;
+}
+
 /* The positions of the kk first elements of the row in TopK's order, in that order, into pos[0], pos[step], ...
  * (the indices output; it is also the work space): a heap of the best kk seen so far with the worst on top,
  * sorted at the end.  The order being total, the result is the row's sorted prefix, whatever the method. */
@@ -224,52 +246,26 @@ static inline OV_HD void ov_topk_row(const void *x, int32_t dt, int64_t base, in
 {
 	int64_t n = 0;
 
-#define OV_TOPK_H(i) pos[(i) * step]
-#define OV_TOPK_BEFORE(a, b) ov_topk_before(x, dt, base, inner, largest, a, b)
 	if (kk <= 0)
 		return;
 	for (int64_t j = 0; j < len; j++) {
-		int64_t h;
 		if (n < kk) { /* sift up: a better parent moves down */
+			int64_t h;
 			for (h = n++; h > 0 && OV_TOPK_BEFORE(OV_TOPK_H((h - 1) / 2), j); h = (h - 1) / 2)
 				OV_TOPK_H(h) = OV_TOPK_H((h - 1) / 2);
 			OV_TOPK_H(h) = j;
-			continue;
+		} else if (OV_TOPK_BEFORE(j, OV_TOPK_H(0))) { /* j replaces the worst */
+			ov_topk_sift_down(x, dt, base, inner, largest, pos, step, n, 0, j);
 		}
-		if (!OV_TOPK_BEFORE(j, OV_TOPK_H(0)))
-			continue;
-		for (h = 0;;) { /* j replaces the worst: sift down below the worse child while it is better */
-			int64_t c = 2 * h + 1;
-			if (c >= n)
-				break;
-			if (c + 1 < n && OV_TOPK_BEFORE(OV_TOPK_H(c), OV_TOPK_H(c + 1)))
-				c++;
-			if (!OV_TOPK_BEFORE(j, OV_TOPK_H(c)))
-				break;
-			OV_TOPK_H(h) = OV_TOPK_H(c);
-			h = c;
-		}
-		OV_TOPK_H(h) = j;
 	}
 	for (int64_t end = n - 1; end > 0; end--) { /* heap sort: the worst left goes to the end */
-		int64_t worst = OV_TOPK_H(0), j = OV_TOPK_H(end), h = 0;
-		for (;;) {
-			int64_t c = 2 * h + 1;
-			if (c >= end)
-				break;
-			if (c + 1 < end && OV_TOPK_BEFORE(OV_TOPK_H(c), OV_TOPK_H(c + 1)))
-				c++;
-			if (!OV_TOPK_BEFORE(j, OV_TOPK_H(c)))
-				break;
-			OV_TOPK_H(h) = OV_TOPK_H(c);
-			h = c;
-		}
-		OV_TOPK_H(h) = j;
+		int64_t worst = OV_TOPK_H(0);
+		ov_topk_sift_down(x, dt, base, inner, largest, pos, step, end, 0, OV_TOPK_H(end));
 		OV_TOPK_H(end) = worst;
 	}
+}
 #undef OV_TOPK_H
 #undef OV_TOPK_BEFORE
-}
 
 /* ---- Range ----
  * Element i of Range(start, delta): integer types from si + i * di, wrapping (its low bits are the exact
