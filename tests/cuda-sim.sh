@@ -87,6 +87,25 @@ report_counts=$(sed -n 's/^copies: \([0-9]*\) to the device (\([0-9]*\) bytes), 
 check "the example runs every node on CUDA and its report counts the copies the simulator saw ($sim_counts)" \
 	sh -c "[ -n '$sim_counts' ] && [ '$sim_counts' = '$report_counts' ] && ! grep -q 'on the CPU' out.txt"
 
+# indices computed on the device (by a Gather) come to the host once, for the CPU's checks that GatherElements
+# makes before it runs; they go back up resolved to data offsets (12 x 8 bytes)
+"$PYTHON" - <<'EOF'
+import numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto as T
+vi = helper.make_tensor_value_info
+g = helper.make_graph([helper.make_node("Gather", ["table", "pick"], ["ids"]),
+                       helper.make_node("GatherElements", ["x", "ids"], ["y"], axis=0)],
+                      "dev_ids", [vi("x", T.FLOAT, [6, 4])], [vi("y", T.FLOAT, [3, 4])],
+                      [numpy_helper.from_array(np.array([[0, 1, 2, 3], [5, 5, 5, 5], [-1, -2, 0, 4]], np.int64), "table"),
+                       numpy_helper.from_array(np.array([2, 0, 1], np.int64), "pick")])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "dev_ids.onnx")
+EOF
+OV_CUDASIM_STATS=1 run dev_ids.onnx --input x=random --backend cuda
+check "indices a CUDA node computed cross to the host once for the checks, and both nodes run on CUDA" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && ! grep -q 'on the CPU' out.txt &&
+	       grep -q '^cudasim: H2D 4 copies 312 bytes, D2H 2 copies 144 bytes' err.txt"
+diag "$(grep '^cudasim:' err.txt)"
+
 # what TF32 does: the CPU against CUDA with TF32 names the first convolution, whose inputs agree
 "$SIM" compare "$SRCNN" --vs cuda --tf32 >out.txt 2>err.txt
 echo $? >rc.txt

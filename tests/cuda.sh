@@ -862,6 +862,192 @@ model("Dropout_y_only", "Dropout", [("x", D, [5])], [5], opset=13)
 # training_mode true (ratio 0: the CPU copies): declined, the CPU runs it
 model("Dropout_training", "Dropout", [("x", F, [3, 4])], [3, 4],
       inits=[("ratio", np.float32(0.0)), ("train", np.array(True))], opset=13, fallbacks=1)
+
+# ---- index and layout ops (cuda-index.cu, cuda-scatter.cu; CenterCropPad in cuda-shape.cu) ----
+# Every element size, each op's modes and attributes, indices random (so negative ones, and targets that repeat:
+# a scatter's result then depends on the order of its updates) or extreme; the outputs are compared with the CPU's
+# byte for byte (tol BITS).
+I16, U16, U32, U64, C128 = T.INT16, T.UINT16, T.UINT32, T.UINT64, T.COMPLEX128
+tn.update({I16: "i16", U16: "u16", U32: "u32", U64: "u64", C128: "c128"})
+BITS = "bits 0"
+NP = {F: np.float32, H: np.float16, D: np.float64, I64: np.int64, I32: np.int32, I16: np.int16, I8: np.int8,
+      U8: np.uint8, U16: np.uint16, U32: np.uint32, U64: np.uint64, BOOL: np.bool_, C128: np.complex128}
+def arr(t, v):
+    return np.array(v, dtype=NP[t])
+cplx = lambda *s: (rnd(*s) + 1j * rnd(*s)).astype(np.complex128)
+INT64_MAX, INT64_MIN = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+
+# DepthToSpace (DCR and CRD) and SpaceToDepth
+for t in (F, H, B, I64, U8, BOOL, D):
+    model("DepthToSpace_dcr_" + tn[t], "DepthToSpace", [("x", t, [2, 8, 3, 4])], [2, 2, 6, 8], {"blocksize": 2},
+          opset=13, tol=BITS)
+    model("DepthToSpace_crd_" + tn[t], "DepthToSpace", [("x", t, [2, 8, 3, 4])], [2, 2, 6, 8],
+          {"blocksize": 2, "mode": "CRD"}, opset=13, tol=BITS)
+    model("SpaceToDepth_" + tn[t], "SpaceToDepth", [("x", t, [2, 3, 6, 9])], [2, 27, 2, 3], {"blocksize": 3},
+          opset=13, tol=BITS)
+model("DepthToSpace_c128", "DepthToSpace", [], [1, 1, 4, 6], {"blocksize": 2, "mode": "CRD"},
+      [("x", cplx(1, 4, 2, 3))], opset=13, tol=BITS, out_type=C128)
+
+# Trilu: upper and lower, k of either sign, beyond the matrix and at the ends of int64, batches of matrices
+trilus = [("upper", [4, 5], None, 1), ("lower", [2, 3, 4], 1, 0), ("neg", [3, 6], -2, 1), ("out", [2, 5, 3], 10, 0),
+          ("lower_neg", [5, 4], -7, 0), ("upper_min", [3, 3], INT64_MIN, 1), ("lower_max", [3, 4], INT64_MAX, 0),
+          ("upper_max", [4, 3], INT64_MAX, 1), ("lower_min", [2, 2], INT64_MIN, 0)]
+for name, xs, kv, up in trilus:
+    model("Trilu_" + name, "Trilu", [("x", F, xs)], xs, {"upper": up}, [("k", i64(kv))] if kv is not None else [],
+          opset=14, tol=BITS, node_inputs=["x"] + (["k"] if kv is not None else []))
+for t in (H, I64, BOOL, U8, D):
+    model("Trilu_" + tn[t], "Trilu", [("x", t, [2, 4, 5])], [2, 4, 5], {"upper": 0}, [("k", i64(1))], opset=14,
+          tol=BITS)
+for name, kt in (("k_i32", np.int32), ("k_scalar", np.int64)):  # k of another integer type, and a 0-D k
+    model("Trilu_" + name, "Trilu", [("x", F, [4, 4])], [4, 4], {}, [("k", np.array(-1 if kt == np.int64 else [1], kt))],
+          opset=14, tol=BITS)
+
+# GatherElements: any axis, random indices in [-5, 5] (every axis they index has 6 or more elements)
+ges = [([6, 4], [3, 4], 0), ([3, 7], [3, 9], 1), ([2, 6, 3], [2, 2, 3], -2), ([7], [12], 0), ([4, 3, 8], [4, 3, 20], 2)]
+for i, (xs, ids, axis) in enumerate(ges):
+    model("GatherElements_%d" % i, "GatherElements", [("x", F, xs), ("i", I64, ids)], ids, {"axis": axis}, opset=13,
+          tol=BITS)
+for t in (H, I64, BOOL, I8, D):
+    model("GatherElements_" + tn[t], "GatherElements", [("x", t, [7, 3]), ("i", I32, [5, 3])], [5, 3], opset=13,
+          tol=BITS)
+model("GatherElements_c128", "GatherElements", [("i", I64, [3, 2])], [3, 2], {"axis": 1}, [("x", cplx(3, 6))],
+      opset=13, tol=BITS, out_type=C128, node_inputs=["x", "i"])
+
+# GatherND: tuples of 1, 2 and all dims, batch_dims 0, 1 and 2
+gnds = [([6, 7], [4, 2], 0, [4]), ([6, 7, 3], [2, 3, 1], 0, [2, 3, 7, 3]), ([2, 6, 8], [2, 4, 1], 1, [2, 4, 8]),
+        ([2, 3, 6, 7], [2, 3, 5, 2], 2, [2, 3, 5]), ([6, 6, 6], [9, 3], 0, [9])]
+for i, (xs, ids, b, out) in enumerate(gnds):
+    model("GatherND_%d" % i, "GatherND", [("x", F, xs), ("i", I64, ids)], out, {"batch_dims": b}, opset=13, tol=BITS)
+for t in (H, I64, U8, D):
+    model("GatherND_" + tn[t], "GatherND", [("x", t, [6, 7, 2]), ("i", I32, [3, 2])], [3, 2], opset=13, tol=BITS)
+
+# ScatterElements (Scatter before 11): each reduction on each numeric type, random indices so targets repeat
+# (10 updates into 6 rows), any axis
+red_types = (F, H, B, D, I8, I16, I32, I64, U8, U16, U32, U64)
+for red in ("none", "add", "mul", "max", "min"):
+    for t in red_types:
+        model("ScatterElements_%s_%s" % (red, tn[t]), "ScatterElements", [("x", t, [6, 4]), ("i", I64, [10, 4]),
+              ("u", t, [10, 4])], [6, 4], {"reduction": red}, opset=18, tol=BITS)
+    model("ScatterND_%s" % red, "ScatterND", [("x", F, [6, 5, 4]), ("i", I64, [8, 1]), ("u", F, [8, 5, 4])],
+          [6, 5, 4], {"reduction": red}, opset=18, tol=BITS)
+    model("ScatterND_%s_i64" % red, "ScatterND", [("x", I64, [6, 7]), ("i", I64, [12, 2]), ("u", I64, [12])],
+          [6, 7], {"reduction": red}, opset=18, tol=BITS)
+for t in (BOOL, C128):  # moved, not reduced: none only
+    ins = [("x", t, [6, 4]), ("i", I64, [10, 4]), ("u", t, [10, 4])] if t != C128 else [("i", I64, [10, 4])]
+    model("ScatterElements_" + tn[t], "ScatterElements", ins, [6, 4], {},
+          [] if t != C128 else [("x", cplx(6, 4)), ("u", cplx(10, 4))], opset=18, tol=BITS, out_type=t,
+          node_inputs=None if t != C128 else ["x", "i", "u"])
+for i, (xs, ids, axis) in enumerate((([3, 7], [3, 9], 1), ([2, 6, 3], [2, 7, 3], -2), ([6], [15], 0))):
+    model("ScatterElements_axis%d" % i, "ScatterElements", [("x", F, xs), ("i", I64, ids), ("u", F, ids)], xs,
+          {"axis": axis, "reduction": "add"}, opset=18, tol=BITS)
+model("Scatter_9", "Scatter", [("x", F, [6, 3]), ("i", I64, [8, 3]), ("u", F, [8, 3])], [6, 3], opset=10, tol=BITS)
+model("ScatterElements_11", "ScatterElements", [("x", I64, [3, 6]), ("i", I32, [3, 8]), ("u", I64, [3, 8])], [3, 6],
+      {"axis": 1}, opset=11, tol=BITS)
+# many updates per target, in float (each sum rounds in the order of its updates), and targets past 65536 (two
+# passes of the sort that keeps that order)
+model("ScatterElements_crowd", "ScatterElements", [("x", F, [6]), ("i", I64, [3000]), ("u", F, [3000])], [6],
+      {"reduction": "add"}, opset=18, tol=BITS)
+model("ScatterElements_far", "ScatterElements", [("x", F, [70000]), ("i", I64, [500]), ("u", F, [500])], [70000],
+      {"reduction": "mul"}, opset=18, tol=BITS)
+model("ScatterND_elements", "ScatterND", [("x", H, [6, 6, 6]), ("i", I64, [40, 3]), ("u", H, [40])], [6, 6, 6],
+      {"reduction": "add"}, opset=18, tol=BITS)
+model("ScatterND_all", "ScatterND", [("x", F, [2, 3]), ("i", I64, [3, 0]), ("u", F, [3, 2, 3])], [2, 3],
+      {"reduction": "add"}, opset=18, tol=BITS)
+
+# OneHot: axes, depths (random indices in [-5, 5]: some out of range, their rows all off), index and value types
+onehots = [("last", I64, [3, 4], {}, 7, F, [3, 4, 7]), ("axis0", I32, [5], {"axis": 0}, 4, I64, [4, 5]),
+           ("axis1", F, [2, 3], {"axis": 1}, 6, H, [2, 6, 3]), ("neg", I8, [2, 3, 2], {"axis": -2}, 3, BOOL, [2, 3, 3, 2]),
+           ("u8", U8, [6], {}, 12, D, [6, 12])]
+for name, it, ids, a, depth, vt, out in onehots:
+    model("OneHot_" + name, "OneHot", [("i", it, ids)], out, a,
+          [("depth", np.array(depth, np.int64 if name != "u8" else np.float32)), ("v", arr(vt, [0, 1]) if vt != H else
+           np.array([-2.5, 7.25], np.float16))], opset=11, tol=BITS, out_type=vt)
+
+# Range in every type it takes (scalars from initializers, so the output's size is known on the host)
+ranges = [(I64, -5, 17, 3), (I32, 10, -7, -2), (I16, 0, 9, 4), (I8, -100, 100, 33), (U8, 2, 250, 7), (U16, 9, 1, 1),
+          (U32, 7, 4000000000, 987654321), (F, 0.1, 3.7, 0.3), (D, -1.5, 2.25, 0.125), (H, 0.5, 9.0, 0.7),
+          (I64, INT64_MIN + 1, INT64_MAX, 3000000000000000000)]
+for i, (t, a, b, d) in enumerate(ranges):
+    model("Range_%s_%d" % (tn[t], i), "Range", [], None, {},
+          [("s", np.array(a, NP[t])), ("l", np.array(b, NP[t])), ("d", np.array(d, NP[t]))], opset=11, tol=BITS,
+          out_type=t)
+
+# ConstantOfShape: no value (float zeros), zero and non-zero values of every size, an empty shape (a scalar)
+cos = [("default", F, None, [2, 3]), ("f32", F, 1.5, [3, 4]), ("zero_i64", I64, 0, [2, 5]), ("i64", I64, -7, [4, 1, 3]),
+       ("bool", BOOL, True, [5]), ("f16", H, -0.0, [2, 2]), ("u8", U8, 200, [3, 3]), ("c128", C128, 1 - 2j, [2, 3]),
+       ("scalar", D, 2.5, []), ("empty", F, 3, [4, 0])]
+for name, vt, v, shape in cos:
+    a = {} if v is None else {"value": numpy_helper.from_array(arr(vt, [v]))}
+    model("ConstantOfShape_" + name, "ConstantOfShape", [], shape, a, [("shape", np.array(shape, np.int64))],
+          opset=20, tol=BITS, out_type=vt)
+
+# EyeLike: the diagonal moved by k (beyond the matrix too), the input's type or dtype's
+eyes = [("plain", F, [4, 6], {}, F), ("k2", I64, [5, 5], {"k": 2}, I64), ("kneg", F, [6, 3], {"k": -3}, F),
+        ("out", F, [3, 4], {"k": 9}, F), ("dtype_i32", F, [3, 5], {"dtype": I32}, I32),
+        ("dtype_bool", I64, [4, 4], {"dtype": BOOL, "k": -1}, BOOL), ("dtype_f16", F, [3, 3], {"dtype": H}, H),
+        ("dtype_bf16", F, [2, 4], {"dtype": B, "k": 1}, B), ("dtype_u8", D, [4, 2], {"dtype": U8}, U8),
+        ("dtype_c128", F, [3, 3], {"dtype": C128}, C128)]
+for name, it, xs, a, ot in eyes:
+    model("EyeLike_" + name, "EyeLike", [("x", it, xs)], xs, a, opset=9, tol=BITS, out_type=ot)
+
+# CumSum (and CumProd, opset 26): every type it takes, any axis (from an input, negative too), exclusive, reverse;
+# long float lines, where the order of the additions shows in the bits
+cum_types = (F, H, B, D, I8, I16, I32, I64, U8, U16, U32, U64)
+for op, ops in (("CumSum", 14), ("CumProd", 26)):
+    for t in cum_types:
+        model("%s_%s" % (op, tn[t]), op, [("x", t, [3, 5, 4])], [3, 5, 4], {}, [("axis", i64(1))], opset=ops,
+              tol=BITS)
+    for i, (xs, axis, ex, rev) in enumerate((([7], 0, 1, 0), ([4, 6], -1, 0, 1), ([2, 3, 5], 0, 1, 1),
+                                             ([3, 1000], 1, 0, 0), ([1000, 3], 0, 1, 0))):
+        model("%s_%d" % (op, i), op, [("x", F, xs)], xs, {"exclusive": ex, "reverse": rev},
+              [("axis", np.array(axis, np.int32 if i % 2 else np.int64))], opset=ops, tol=BITS)
+
+# ReverseSequence: time-major and batch-major, lengths from 0 to the whole sequence
+revs = [("time", [5, 3, 4], 1, 0, [5, 0, 3]), ("batch", [3, 6, 2], 0, 1, [1, 6, 4]), ("2d", [4, 4], 1, 0, [4, 3, 2, 1])]
+for name, xs, ba, ta, lens in revs:
+    for t in (F, I64, H, BOOL):
+        model("ReverseSequence_%s_%s" % (name, tn[t]), "ReverseSequence", [("x", t, xs)], xs,
+              {"batch_axis": ba, "time_axis": ta}, [("lens", np.array(lens, np.int64))], opset=10, tol=BITS)
+
+# TopK: largest and smallest, any axis, K from 0 to the whole axis, ties (random integers tie often: the lower
+# position first), NaN, infinities and signed zeros; TopK-1's k attribute, TopK-10's K input, TopK-11's largest
+topks = [("last", F, [3, 20], {}, 5), ("smallest", F, [4, 9], {"largest": 0}, 3), ("axis0", F, [12, 3, 2], {"axis": 0}, 12),
+         ("mid", I64, [2, 15, 3], {"axis": 1}, 7), ("i32_small", I32, [6, 11], {"largest": 0}, 11), ("k0", F, [3, 4], {}, 0),
+         ("bool", BOOL, [3, 8], {}, 4), ("u64", U64, [2, 10], {"largest": 0}, 6), ("f16", H, [5, 7], {}, 2),
+         ("bf16_small", B, [3, 6], {"largest": 0, "axis": 0}, 2), ("f64", D, [4, 13], {"sorted": 0}, 5),
+         ("i8", I8, [40], {}, 40), ("u8", U8, [3, 30], {"largest": 0}, 9)]
+for name, t, xs, a, kk in topks:
+    out = list(xs)
+    out[a.get("axis", -1)] = kk
+    model("TopK_" + name, "TopK", [("x", t, xs)], out, a, [("k", i64(kk))], opset=11, tol=BITS,
+          more_outs=[("idx", I64, out)])
+special = np.array([[np.nan, 1, -0.0, 0.0, np.nan, 1, -np.inf, np.inf, 0.0, -0.0, 1, np.nan]], np.float32)
+for name, a in (("special_largest", {}), ("special_smallest", {"largest": 0})):
+    model("TopK_" + name, "TopK", [], [1, 9], a, [("x", special), ("k", i64(9))], opset=11, tol=BITS,
+          out_type=F, more_outs=[("idx", I64, [1, 9])])
+model("TopK_1", "TopK", [("x", F, [4, 10])], [4, 3], {"k": 3}, opset=9, tol=BITS, more_outs=[("idx", I64, [4, 3])])
+model("TopK_10", "TopK", [("x", H, [4, 10])], [4, 6], {}, [("k", i64(6))], opset=10, tol=BITS,
+      more_outs=[("idx", I64, [4, 6])])
+
+# CenterCropPad: crop, pad (the odd element at the end), all axes or some (negative too), element sizes
+ccps = [("crop_pad", [5, 7, 3], [3, 10], [0, 1], [3, 10, 3]), ("all", [4, 6], [7, 3], None, [7, 3]),
+        ("neg", [2, 5, 8], [4], [-1], [2, 5, 4]), ("same", [3, 3], [3, 3], None, [3, 3])]
+for name, xs, shape, axes, out in ccps:
+    for t in (F, I64, U8, H):
+        model("CenterCropPad_%s_%s" % (name, tn[t]), "CenterCropPad", [("x", t, xs)], out,
+              {"axes": axes} if axes is not None else {}, [("shape", np.array(shape, np.int64))], opset=18, tol=BITS)
+
+# indices, K, lengths and depths computed on the device (by a Gather the backend runs): read on the host with one
+# copy each, the nodes still on CUDA
+g = helper.make_graph([helper.make_node("Gather", ["table", "pick"], ["ids"], name="n0"),
+                       helper.make_node("ScatterElements", ["x", "ids", "u"], ["y"], name="n1", reduction="add")],
+                      "dev_indices", [vi("x", F, [6, 4]), vi("u", F, [3, 4])], [vi("y", F, [6, 4])],
+                      [numpy_helper.from_array(np.array([[0, 1, 2, 3], [5, 5, 5, 5], [-1, -2, 0, 4]], np.int64), "table"),
+                       numpy_helper.from_array(np.array([2, 0, 1], np.int64), "pick")])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+m.ir_version = 8
+onnx.save(m, "ScatterElements_device_indices.onnx")
+manifest.write("ScatterElements_device_indices %s y 0 x,u\n" % BITS)
 EOF
 
 # Each model: the CPU's output saved, then the CUDA backend's checked against it, with no node left to the CPU
@@ -883,10 +1069,20 @@ if ! "$ONNXVIEW" run "$name.onnx" "$@" --save "cpu_$name" >"$name.cpu.txt" 2>&1;
 	{ echo "the CPU run failed"; cat "$name.cpu.txt"; } >"$name.result"
 	exit 0
 fi
-# $expects is unquoted: one word per --expect and per name (no spaces in them)
-"$ONNXVIEW" run "$name.onnx" "$@" --backend cuda $expects --rtol "$rtol" --atol "$atol" >"$name.cuda.txt" 2>&1
-st=$?
-if [ "$st" -ne 0 ]; then
+if [ "$rtol" = bits ]; then
+	# the outputs saved, and compared with the CPU's byte for byte
+	rm -rf "cuda_$name"
+	"$ONNXVIEW" run "$name.onnx" "$@" --backend cuda --save "cuda_$name" >"$name.cuda.txt" 2>&1
+	st=$?
+	for e in $(echo "$expect" | tr ',' ' '); do
+		[ "$st" != 0 ] || cmp "cpu_$name/$e.npy" "cuda_$name/$e.npy" >>"$name.cuda.txt" 2>&1 || st=bits
+	done
+else
+	# $expects is unquoted: one word per --expect and per name (no spaces in them)
+	"$ONNXVIEW" run "$name.onnx" "$@" --backend cuda $expects --rtol "$rtol" --atol "$atol" >"$name.cuda.txt" 2>&1
+	st=$?
+fi
+if [ "$st" != 0 ]; then
 	{ echo "CUDA differs from the CPU (rtol $rtol, atol $atol) or failed (exit $st)"; cat "$name.cuda.txt"; } \
 		>"$name.result"
 elif { [ "$fallbacks" = 0 ] && grep -q 'on the CPU' "$name.cuda.txt"; } ||
@@ -1191,6 +1387,63 @@ diag "$("$PYTHON" -c 'import json; print(json.load(open("out.txt"))["repeat"])' 
 run int_l2.onnx --input x=random --backend cuda
 check "an int64 ReduceL2, which CUDA declines (the CPU computes it in double), runs on the CPU and is reported" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '(1 on the CPU' out.txt && grep -q '^on the CPU: #0 ReduceL2$' out.txt"
+
+# Index and layout nodes the CPU refuses (an index out of range, a bad attribute, a K over the axis...): the CUDA
+# kernels check them on the host before any output exists and decline them, so the run fails with the CPU's line
+"$PYTHON" - <<'EOF'
+import numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto as T
+i64 = lambda *v: np.array(v, dtype=np.int64)
+f32 = lambda *s: np.arange(np.prod(s), dtype=np.float32).reshape(s)
+bad = [("gather_elements", "GatherElements", [f32(5, 2), i64([1, 0], [7, 1])], {}),
+       ("gather_elements_neg", "GatherElements", [f32(5, 2), i64([1, 0], [-6, 1])], {}),
+       ("gather_nd", "GatherND", [f32(4, 3), i64([1, 3])], {}),
+       ("gather_nd_batch", "GatherND", [f32(2, 3), i64([[1]], [[3]])], {"batch_dims": 1}),
+       ("scatter_elements", "ScatterElements", [f32(4, 2), i64([0, 1], [-5, 0]), f32(2, 2)], {}),
+       ("scatter_nd", "ScatterND", [f32(3, 3), i64([3]), f32(1, 3)], {}),
+       ("scatter_nd_shape", "ScatterND", [f32(3, 3), i64([1]), f32(1, 2)], {}),
+       ("scatter_reduction", "ScatterElements", [f32(4, 2), i64([0, 1]), f32(1, 2)], {"reduction": "avg"}),
+       ("scatter_bool_add", "ScatterElements", [np.ones((4, 2), bool), i64([0, 1]), np.ones((1, 2), bool)],
+        {"reduction": "add"}),
+       ("topk", "TopK", [f32(3, 5), i64(9)], {}),
+       ("reverse_sequence", "ReverseSequence", [f32(4, 2), i64(2, 9)], {"batch_axis": 1, "time_axis": 0}),
+       ("depth_to_space", "DepthToSpace", [f32(1, 6, 2, 2)], {"blocksize": 2}),
+       ("depth_to_space_mode", "DepthToSpace", [f32(1, 4, 2, 2)], {"blocksize": 2, "mode": "XYZ"}),
+       ("space_to_depth", "SpaceToDepth", [f32(1, 1, 3, 4)], {"blocksize": 2}),
+       ("onehot", "OneHot", [i64(1, 2), np.array(0, np.int64), f32(2)], {}),
+       ("range", "Range", [np.array(1, np.int64), np.array(5, np.int64), np.array(0, np.int64)], {}),
+       ("range_nan", "Range", [np.array(np.nan, np.float32), np.array(5, np.float32), np.array(1, np.float32)], {}),
+       ("cumsum", "CumSum", [f32(2, 3), i64(3)], {}),
+       ("trilu", "Trilu", [f32(4)], {}),
+       ("center_crop_pad", "CenterCropPad", [f32(3, 4), i64(2, -1)], {}),
+       ("constant_of_shape", "ConstantOfShape", [i64(2, -3)], {}),
+       ("eye_like", "EyeLike", [f32(2, 2, 2)], {})]
+for name, op, vals, a in bad:
+    names = ["c%d" % i for i in range(len(vals))]
+    outs = ["y", "yi"] if op == "TopK" else ["y"]
+    g = helper.make_graph([helper.make_node(op, names, outs, name="bad", **a)], name, [],
+                          [helper.make_tensor_value_info(o, T.UNDEFINED, None) for o in outs],
+                          [numpy_helper.from_array(v, n) for n, v in zip(names, vals)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    m.ir_version = 8
+    onnx.save(m, "decline_%s.onnx" % name)
+EOF
+n_bad=0
+bad_fail=
+for m in decline_*.onnx; do
+	n_bad=$((n_bad + 1))
+	"$ONNXVIEW" run "$m" >cpu.out 2>cpu.err
+	cpu_rc=$?
+	"$ONNXVIEW" run "$m" --backend cuda >cuda.out 2>cuda.err
+	cuda_rc=$?
+	if [ "$cpu_rc $cuda_rc" != "1 1" ] || [ "$(wc -l <cuda.err)" -ne 1 ] || ! cmp -s cpu.err cuda.err; then
+		bad_fail="$bad_fail $m"
+		diag "$m: CPU (exit $cpu_rc): $(cat cpu.err)" "$m: CUDA (exit $cuda_rc): $(cat cuda.err)"
+	fi
+done
+check "$n_bad index and layout nodes the CPU refuses fail on CUDA with the CPU's line (exit 1)" \
+	test "$n_bad" -ge 20 -a -z "$bad_fail"
+diag "$(cat cuda.err)"
 
 # the ONNX conformance tests on CUDA
 if [ "${CUDA_CONFORMANCE:-1}" = 0 ]; then

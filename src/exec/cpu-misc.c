@@ -18,6 +18,7 @@
 #include "src/exec/cpu-nn.h"
 #include "src/exec/exec.h"
 #include "src/exec/ov-quant.h"
+#include "src/exec/index-plan.h"
 
 #define MAXR XT_MAX_RANK
 #define PI 3.14159265358979323846
@@ -350,15 +351,9 @@ static int k_eye_like(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = input(k, 0);
 	int64_t kk = xk_attr_int(k, "k", 0);
+	int32_t dt;
 
-	if (!x)
-		return xk_fail(k, "input 0 is missing");
-	if (x->rank != 2)
-		return xk_fail(k, "EyeLike needs a 2-D input, got rank %d", x->rank);
-	int32_t dt = (int32_t)xk_attr_int(k, "dtype", x->dtype);
-	if (!xt_elem_size(dt) || dt == OV_DT_STRING)
-		return xk_fail(k, "EyeLike of %s is not supported", dtype_name(dt));
-	if (xk_output(k, 0, dt, 2, x->dims))
+	if (cpu_eye_like_setup(k, &dt) || xk_output(k, 0, dt, 2, x->dims))
 		return -1;
 	struct xtensor *y = k->out[0];
 	int64_t rows = x->dims[0], cols = x->dims[1];
@@ -375,26 +370,10 @@ static int k_eye_like(struct exec_kernel_ctx *k)
 static int k_reverse_sequence(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = input(k, 0), *sl = input(k, 1);
-	int64_t ba = xk_attr_int(k, "batch_axis", 1), ta = xk_attr_int(k, "time_axis", 0);
+	int64_t B, T;
+	int ba;
 
-	if (!x || !sl)
-		return xk_fail(k, "input and sequence_lens are required");
-	if (!xt_elem_size(x->dtype))
-		return xk_fail(k, "element type %s is not supported", dtype_name(x->dtype));
-	if (x->rank < 2)
-		return xk_fail(k, "input must have rank 2 or more");
-	if (!((ba == 0 && ta == 1) || (ba == 1 && ta == 0)))
-		return xk_fail(k, "batch_axis and time_axis must be 0 and 1 in some order");
-	int64_t B = x->dims[ba], T = x->dims[ta];
-	if (sl->rank != 1 || sl->dims[0] != B)
-		return xk_fail(k, "sequence_lens must have one entry per batch (%" PRId64 ")", B);
-	for (int64_t b = 0; b < B; b++) {
-		int64_t L = xt_get_int(sl, b);
-		if (L < 0 || L > T)
-			return xk_fail(k, "sequence_lens[%" PRId64 "] = %" PRId64 " is out of range for %" PRId64 " steps", b,
-				       L, T);
-	}
-	if (xk_output(k, 0, x->dtype, x->rank, x->dims))
+	if (cpu_reverse_sequence_setup(k, cpu_host_input, &ba, &B, &T) || xk_output(k, 0, x->dtype, x->rank, x->dims))
 		return -1;
 	struct xtensor *y = k->out[0];
 	size_t es = xt_elem_size(x->dtype);

@@ -71,6 +71,11 @@ int cpu_matmul_setup(struct exec_kernel_ctx *k, const struct xtensor *a, const s
 /* How a shared setup reads input i's values on the host: the CPU passes one returning k->in[i]; the CUDA backend
  * passes cu_host (the value may live on the device).  NULL with the node's error set. */
 typedef const struct xtensor *(*cpu_host_fn)(struct exec_kernel_ctx *k, size_t i);
+/* The CPU's: input i itself (NULL when left out), its values on the host already (index-plan.c). */
+const struct xtensor *cpu_host_input(struct exec_kernel_ctx *k, size_t i);
+/* The integers of t, a 1-D list or a scalar of at most max numbers on the host (any numeric type, as xt_get_int
+ * reads them), into buf: the count, or -1 through xk_fail naming what (pad-plan.c). */
+int64_t cpu_host_ints(struct exec_kernel_ctx *k, const struct xtensor *t, int64_t *buf, int64_t max, const char *what);
 
 /* Pad's checks and geometry (mode, pads and value from the attributes before opset 11, pads, constant_value and
  * axes from the inputs after), shared by the CPU and CUDA kernels: begin and end pads per axis (negative: crop)

@@ -14,6 +14,7 @@
 
 #include "src/dtype.h"
 #include "src/exec/exec.h"
+#include "src/exec/index-plan.h"
 #include "src/exec/ov-math.h"
 
 #define MAXR XT_MAX_RANK
@@ -381,127 +382,37 @@ static int k_argmin(struct exec_kernel_ctx *k) { return arg_run(k, 0); }
 
 /* ---- TopK ------------------------------------------------------------------------------------------------------ */
 
-struct kv {
-	double f;     /* the value (floating types) */
-	int64_t i;    /* the value (integer types) */
-	int64_t at;   /* its position along the axis */
-};
-
-/* Orders: the wanted values first, ties by lower position (ONNX requires it); NaN counts as the largest. */
-static int fcmp(double a, double b)
-{
-	if (a != a || b != b)
-		return (a != a) - (b != b);
-	return a < b ? -1 : a > b;
-}
-static int cmp_f_desc(const void *p, const void *q)
-{
-	const struct kv *a = p, *b = q;
-	int c = fcmp(b->f, a->f);
-	return c ? c : (a->at > b->at) - (a->at < b->at);
-}
-static int cmp_f_asc(const void *p, const void *q)
-{
-	const struct kv *a = p, *b = q;
-	int c = fcmp(a->f, b->f);
-	return c ? c : (a->at > b->at) - (a->at < b->at);
-}
-static int cmp_i_desc(const void *p, const void *q)
-{
-	const struct kv *a = p, *b = q;
-	int c = (b->i > a->i) - (b->i < a->i);
-	return c ? c : (a->at > b->at) - (a->at < b->at);
-}
-static int cmp_i_asc(const void *p, const void *q)
-{
-	const struct kv *a = p, *b = q;
-	int c = (a->i > b->i) - (a->i < b->i);
-	return c ? c : (a->at > b->at) - (a->at < b->at);
-}
-static int cmp_u_desc(const void *p, const void *q)
-{
-	const struct kv *a = p, *b = q;
-	uint64_t u = (uint64_t)a->i, v = (uint64_t)b->i;
-	int c = (v > u) - (v < u);
-	return c ? c : (a->at > b->at) - (a->at < b->at);
-}
-static int cmp_u_asc(const void *p, const void *q)
-{
-	const struct kv *a = p, *b = q;
-	uint64_t u = (uint64_t)a->i, v = (uint64_t)b->i;
-	int c = (u > v) - (u < v);
-	return c ? c : (a->at > b->at) - (a->at < b->at);
-}
-
-static int k_topk_run(struct exec_kernel_ctx *k, int v)
+/* Each row's K first elements in TopK's order (ov_topk_row, which the CUDA kernel runs too): the larger (or
+ * smaller) values first, NaN as the largest, ties by lower position; sorted or not, the output is in that order (an
+ * order is allowed when sorted=0). */
+static int k_topk(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = input(k, 0);
 	int axis, largest = (int)xk_attr_int(k, "largest", 1);
 	int64_t kk, d[MAXR];
 
-	if (!x)
-		return xk_fail(k, "input 0 is missing");
-	if (!is_int_type(x->dtype) && !is_float_type(x->dtype))
-		return xk_fail(k, "TopK on %s is not supported", dtype_name(x->dtype));
-	if (k->n_out < 2)
-		return xk_fail(k, "TopK needs its two outputs");
-	if (x->rank == 0)
-		return xk_fail(k, "TopK of a scalar");
-	if (xk_norm_axis(k, xk_attr_int(k, "axis", -1), x->rank, &axis))
+	if (cpu_topk_setup(k, cpu_host_input, &axis, &kk))
 		return -1;
-	if (v < 10)
-		kk = xk_attr_int(k, "k", -1);
-	else {
-		const struct xtensor *kt = input(k, 1);
-		if (!kt || kt->numel != 1)
-			return xk_fail(k, "K must be a single value");
-		kk = xt_get_int(kt, 0);
-	}
-	int64_t len = x->dims[axis];
-	if (kk < 0 || kk > len)
-		return xk_fail(k, "K = %" PRId64 " is out of range for axis %d of %" PRId64, kk, axis, len);
 	memcpy(d, x->dims, sizeof d);
 	d[axis] = kk;
 	if (xk_output(k, 0, x->dtype, x->rank, d) || xk_output(k, 1, OV_DT_INT64, x->rank, d))
 		return -1;
 	struct xtensor *vals = k->out[0];
 	int64_t *idx = k->out[1]->data;
-	if (!vals->numel)
-		return 0;
-	struct kv *buf = malloc((size_t)(len ? len : 1) * sizeof *buf);
-	if (!buf)
-		return xk_fail(k, "out of memory");
-	int ints = is_int_type(x->dtype), uns = x->dtype == OV_DT_UINT64;
-	int (*cmp)(const void *, const void *) = ints ? (uns ? (largest ? cmp_u_desc : cmp_u_asc)
-							     : (largest ? cmp_i_desc : cmp_i_asc))
-						      : (largest ? cmp_f_desc : cmp_f_asc);
 	size_t es = xt_elem_size(x->dtype);
-	int64_t outer = xk_numel(axis, x->dims), inner = xk_numel(x->rank - axis - 1, x->dims + axis + 1);
-	for (int64_t o = 0; o < outer; o++)
+	int64_t len = x->dims[axis], outer = xk_numel(axis, x->dims), inner = xk_numel(x->rank - axis - 1, x->dims + axis + 1);
+	for (int64_t o = 0; o < outer && vals->numel; o++)
 		for (int64_t in = 0; in < inner; in++) {
-			int64_t base = o * len * inner + in;
-			for (int64_t j = 0; j < len; j++) {
-				buf[j].at = j;
-				if (ints)
-					buf[j].i = xt_get_int(x, base + j * inner);
-				else
-					buf[j].f = xt_get(x, base + j * inner);
-			}
-			/* sorted or not, the output is in order (an order is allowed when sorted=0) */
-			qsort(buf, (size_t)len, sizeof *buf, cmp);
+			int64_t base = o * len * inner + in, obase = o * kk * inner + in;
+			ov_topk_row(x->data, x->dtype, base, len, inner, kk, largest, idx + obase, inner);
 			for (int64_t j = 0; j < kk; j++) {
-				int64_t oi = (o * kk + j) * inner + in;
+				int64_t oi = obase + j * inner;
 				memcpy((char *)vals->data + (size_t)oi * es,
-				       (const char *)x->data + (size_t)(base + buf[j].at * inner) * es, es);
-				idx[oi] = buf[j].at;
+				       (const char *)x->data + (size_t)(base + idx[oi] * inner) * es, es);
 			}
 		}
-	free(buf);
 	return 0;
 }
-
-static int k_topk1(struct exec_kernel_ctx *k) { return k_topk_run(k, 1); }
-static int k_topk10(struct exec_kernel_ctx *k) { return k_topk_run(k, 10); }
 
 const struct exec_kernel cpu_reduce_kernels[] = {
 	{"ReduceSum", 1, k_reduce_sum_attr},
@@ -526,7 +437,7 @@ const struct exec_kernel cpu_reduce_kernels[] = {
 	{"ReduceSumSquare", 18, k_reduce_sum_square_input},
 	{"ArgMax", 1, k_argmax},
 	{"ArgMin", 1, k_argmin},
-	{"TopK", 1, k_topk1},
-	{"TopK", 10, k_topk10},
+	{"TopK", 1, k_topk},
+	{"TopK", 10, k_topk},
 };
 const size_t cpu_reduce_count = sizeof cpu_reduce_kernels / sizeof cpu_reduce_kernels[0];

@@ -11,6 +11,7 @@
 #include "src/dtype.h"
 #include "src/exec/cpu-nn.h"
 #include "src/exec/exec.h"
+#include "src/exec/index-plan.h"
 #include "src/exec/ov-resize.h"
 #include "src/exec/resize-plan.h"
 
@@ -151,12 +152,6 @@ static void resize_extrapolate(const struct resize_params *p, struct resize_axis
 	}
 }
 
-/* The CPU's inputs are on the host already. */
-static const struct xtensor *cpu_host_input(struct exec_kernel_ctx *k, size_t i)
-{
-	return k->in[i];
-}
-
 static int resize_run(struct exec_kernel_ctx *k, int upsample)
 {
 	const struct xtensor *x = k->n_in ? k->in[0] : NULL;
@@ -224,53 +219,21 @@ static int kernel_upsample(struct exec_kernel_ctx *k)
 
 static int depth_space(struct exec_kernel_ctx *k, int to_space)
 {
-	const struct xtensor *x = k->n_in ? k->in[0] : NULL;
-	int64_t b = xk_attr_int(k, "blocksize", 0);
-	char mode[16];
+	struct depth_space_plan p;
 
-	if (!x)
-		return xk_fail(k, "input is required");
-	if (x->rank != 4)
-		return xk_fail(k, "input must be 4-D (N, C, H, W), got rank %d", x->rank);
-	if (b <= 0 || b > (1 << 20))
-		return xk_fail(k, "blocksize %lld must be positive", (long long)b);
-	size_t es = xt_elem_size(x->dtype);
-	if (!es || x->dtype == OV_DT_STRING)
-		return xk_fail(k, "%s is not supported", dtype_short_name(x->dtype));
-	int64_t n = x->dims[0], c = x->dims[1], h = x->dims[2], w = x->dims[3], out[4];
-	int crd = to_space && !strcmp(xk_attr_str(k, "mode", "DCR", mode, sizeof mode), "CRD");
-	if (to_space && strcmp(mode, "DCR") && strcmp(mode, "CRD"))
-		return xk_fail(k, "unknown mode '%s'", mode);
-	if (to_space) {
-		if (c % (b * b))
-			return xk_fail(k, "%lld channels are not divisible by blocksize^2 = %lld", (long long)c,
-				       (long long)(b * b));
-		out[0] = n, out[1] = c / (b * b), out[2] = h * b, out[3] = w * b;
-	} else {
-		if (h % b || w % b)
-			return xk_fail(k, "H %lld and W %lld must be divisible by blocksize %lld", (long long)h,
-				       (long long)w, (long long)b);
-		out[0] = n, out[1] = c * b * b, out[2] = h / b, out[3] = w / b;
-	}
-	if (xk_output(k, 0, x->dtype, 4, out))
+	if (cpu_depth_space_setup(k, to_space, &p) || xk_output(k, 0, k->in[0]->dtype, 4, p.out))
 		return -1;
+	const struct xtensor *x = k->in[0];
+	size_t es = xt_elem_size(x->dtype);
 	const char *src = x->data;
 	char *dst = k->out[0]->data;
-	int64_t oc = out[1], oh = out[2], ow = out[3];
+	int64_t n = x->dims[0], c = x->dims[1], h = x->dims[2], w = x->dims[3], oc = p.out[1], oh = p.out[2], ow = p.out[3];
 	for (int64_t in = 0; in < n; in++)
 		for (int64_t co = 0; co < oc; co++)
 			for (int64_t y = 0; y < oh; y++)
 				for (int64_t xx = 0; xx < ow; xx++) {
 					int64_t ci, yi, xi;
-					if (to_space) {
-						int64_t by = y % b, bx = xx % b;
-						ci = crd ? co * b * b + by * b + bx : (by * b + bx) * oc + co;
-						yi = y / b, xi = xx / b;
-					} else {
-						/* output channel = (by * b + bx) * C + c */
-						int64_t cc = co % c, blk = co / c;
-						ci = cc, yi = y * b + blk / b, xi = xx * b + blk % b;
-					}
+					ov_depth_space_src(to_space, p.crd, p.b, c, oc, co, y, xx, &ci, &yi, &xi);
 					int64_t so = ((in * c + ci) * h + yi) * w + xi;
 					int64_t d = ((in * oc + co) * oh + y) * ow + xx;
 					memcpy(dst + (size_t)d * es, src + (size_t)so * es, es);

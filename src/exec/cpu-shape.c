@@ -4,7 +4,9 @@
  * These ops move elements without looking at them, so they copy bytes of any element size; strings (char * per
  * element) are moved as pointers and then duplicated at the end (own_strings), so every op handles them the same
  * way.  Output shapes follow the shape rules of src/shape-tensor.c; what those leave open at inference time (values
- * of shape inputs) is checked here, failing with one line rather than reading or allocating out of bounds. */
+ * of shape inputs) is checked here (for ConstantOfShape, Range, Trilu, CumSum, CumProd and CenterCropPad in
+ * index-plan.c, which the CUDA kernels share), failing with one line rather than reading or allocating out of
+ * bounds. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -15,36 +17,16 @@
 #include "src/dtype.h"
 #include "src/exec/cpu-nn.h"
 #include "src/exec/exec.h"
+#include "src/exec/index-plan.h"
 #include "src/exec/ov-shape.h"
 
 #define MAXR XT_MAX_RANK
 
 /* ---- helpers ---------------------------------------------------------------------------------------------- */
 
-static const Onnx__AttributeProto *node_attr(const struct exec_kernel_ctx *k, const char *name)
-{
-	const Onnx__NodeProto *n = k->g->nodes[k->node].proto;
-
-	for (size_t a = 0; a < n->n_attribute; a++)
-		if (n->attribute[a]->name && !strcmp(n->attribute[a]->name, name))
-			return n->attribute[a];
-	return NULL;
-}
-
 static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
 {
 	return i < k->n_in ? k->in[i] : NULL;
-}
-
-/* Input 0, which every op here needs. */
-static int need_x(struct exec_kernel_ctx *k, const struct xtensor **x)
-{
-	*x = input(k, 0);
-	if (!*x)
-		return xk_fail(k, "input 0 is missing");
-	if (!xt_elem_size((*x)->dtype))
-		return xk_fail(k, "element type %s is not supported", dtype_name((*x)->dtype));
-	return 0;
 }
 
 static int norm_axis(struct exec_kernel_ctx *k, int64_t a, int rank, const char *what, int *out)
@@ -54,18 +36,6 @@ static int norm_axis(struct exec_kernel_ctx *k, int64_t a, int rank, const char 
 		return xk_fail(k, "%s %" PRId64 " is out of range for rank %d", what, a, rank);
 	*out = (int)(a < 0 ? a + rank : a);
 	return 0;
-}
-
-/* The values of an integer input (a 1-D list or a scalar) into buf; returns the count, or -1 (failed). */
-static int64_t input_ints(struct exec_kernel_ctx *k, const struct xtensor *t, int64_t *buf, int64_t max, const char *what)
-{
-	if (t->rank > 1)
-		return xk_fail(k, "%s must be 1-D, got rank %d", what, t->rank);
-	if (t->numel > max)
-		return xk_fail(k, "%s has %" PRId64 " values, more than the %" PRId64 " allowed", what, t->numel, max);
-	for (int64_t i = 0; i < t->numel; i++)
-		buf[i] = xt_get_int(t, i);
-	return t->numel;
 }
 
 /* a * b for non-negative dims, -1 on overflow. */
@@ -242,7 +212,7 @@ static int k_reshape_run(struct exec_kernel_ctx *k, int v)
 	int64_t want[MAXR], n;
 	int allowzero = (int)xk_attr_int(k, "allowzero", 0);
 
-	if (need_x(k, &x))
+	if (cpu_need_x(k, &x))
 		return -1;
 	if (v < 5) {
 		if ((n = xk_attr_ints(k, "shape", want, MAXR)) < 0)
@@ -252,7 +222,7 @@ static int k_reshape_run(struct exec_kernel_ctx *k, int v)
 	} else {
 		if (!s)
 			return xk_fail(k, "the shape input is missing");
-		if ((n = input_ints(k, s, want, MAXR, "the shape")) < 0)
+		if ((n = cpu_host_ints(k, s, want, MAXR, "the shape")) < 0)
 			return -1;
 	}
 	int infer_at = -1, has_zero = 0;
@@ -302,7 +272,7 @@ static int k_flatten(struct exec_kernel_ctx *k)
 	const struct xtensor *x;
 	int64_t a = xk_attr_int(k, "axis", 1), d[2];
 
-	if (need_x(k, &x))
+	if (cpu_need_x(k, &x))
 		return -1;
 	if (a < 0)
 		a += x->rank;
@@ -320,7 +290,7 @@ static int64_t get_axes(struct exec_kernel_ctx *k, int64_t *axes, int from_input
 		const struct xtensor *t = input(k, 1);
 		if (!t)
 			return -2;
-		return input_ints(k, t, axes, MAXR, "axes");
+		return cpu_host_ints(k, t, axes, MAXR, "axes");
 	}
 	int64_t n = xk_attr_ints(k, "axes", axes, MAXR);
 	if (n > MAXR)
@@ -334,7 +304,7 @@ static int k_squeeze_impl(struct exec_kernel_ctx *k, int from_input)
 	int64_t axes[MAXR], d[MAXR];
 	int drop[MAXR] = {0}, n = 0;
 
-	if (need_x(k, &x))
+	if (cpu_need_x(k, &x))
 		return -1;
 	int64_t na = get_axes(k, axes, from_input);
 	if (na == -1)
@@ -366,7 +336,7 @@ static int k_unsqueeze_impl(struct exec_kernel_ctx *k, int from_input)
 	int64_t axes[MAXR], d[MAXR];
 	int ins[MAXR] = {0};
 
-	if (need_x(k, &x))
+	if (cpu_need_x(k, &x))
 		return -1;
 	int64_t na = get_axes(k, axes, from_input);
 	if (na == -1)
@@ -503,7 +473,7 @@ static int k_transpose(struct exec_kernel_ctx *k)
 	int64_t p[MAXR], d[MAXR];
 	int perm[MAXR], seen[MAXR] = {0};
 
-	if (need_x(k, &x))
+	if (cpu_need_x(k, &x))
 		return -1;
 	int64_t np = xk_attr_ints(k, "perm", p, MAXR);
 	if (np < 0) {
@@ -534,7 +504,7 @@ static int k_concat(struct exec_kernel_ctx *k)
 	int64_t d[MAXR];
 	int axis;
 
-	if (need_x(k, &x))
+	if (cpu_need_x(k, &x))
 		return -1;
 	/* Concat-1's axis is optional with 1 as its default; Concat-4 on require it */
 	if (norm_axis(k, xk_attr_int(k, "axis", k->opset < 4 ? 1 : 0), x->rank, "axis", &axis))
@@ -581,7 +551,7 @@ static int k_split_run(struct exec_kernel_ctx *k, int v)
 	int64_t *split = NULL;
 	int axis, rc = -1;
 
-	if (need_x(k, &x))
+	if (cpu_need_x(k, &x))
 		return -1;
 	if (x->rank == 0)
 		return xk_fail(k, "cannot split a scalar");
@@ -665,7 +635,7 @@ static int k_slice_run(struct exec_kernel_ctx *k, int v)
 	const struct xtensor *x;
 	int64_t starts[MAXR], ends[MAXR], axes[MAXR], steps[MAXR], ns, ne, na = -2, nst = -2;
 
-	if (need_x(k, &x))
+	if (cpu_need_x(k, &x))
 		return -1;
 	if (v < 10) {
 		ns = xk_attr_ints(k, "starts", starts, MAXR);
@@ -680,12 +650,12 @@ static int k_slice_run(struct exec_kernel_ctx *k, int v)
 	} else {
 		if (!input(k, 1) || !input(k, 2))
 			return xk_fail(k, "starts and ends are required");
-		if ((ns = input_ints(k, input(k, 1), starts, MAXR, "starts")) < 0 ||
-		    (ne = input_ints(k, input(k, 2), ends, MAXR, "ends")) < 0)
+		if ((ns = cpu_host_ints(k, input(k, 1), starts, MAXR, "starts")) < 0 ||
+		    (ne = cpu_host_ints(k, input(k, 2), ends, MAXR, "ends")) < 0)
 			return -1;
-		if (input(k, 3) && (na = input_ints(k, input(k, 3), axes, MAXR, "axes")) < 0)
+		if (input(k, 3) && (na = cpu_host_ints(k, input(k, 3), axes, MAXR, "axes")) < 0)
 			return -1;
-		if (input(k, 4) && (nst = input_ints(k, input(k, 4), steps, MAXR, "steps")) < 0)
+		if (input(k, 4) && (nst = cpu_host_ints(k, input(k, 4), steps, MAXR, "steps")) < 0)
 			return -1;
 	}
 	if (ns != ne)
@@ -748,11 +718,11 @@ static int k_expand(struct exec_kernel_ctx *k)
 	const struct xtensor *x, *s = input(k, 1);
 	int64_t want[MAXR], d[MAXR], xs[MAXR];
 
-	if (need_x(k, &x))
+	if (cpu_need_x(k, &x))
 		return -1;
 	if (!s)
 		return xk_fail(k, "the shape input is missing");
-	int64_t n = input_ints(k, s, want, MAXR, "the shape");
+	int64_t n = cpu_host_ints(k, s, want, MAXR, "the shape");
 	if (n < 0)
 		return -1;
 	int r = x->rank > n ? x->rank : (int)n;
@@ -794,11 +764,11 @@ static int k_tile(struct exec_kernel_ctx *k)
 	const struct xtensor *x, *rt = input(k, 1);
 	int64_t rep[MAXR], d[MAXR], xs[MAXR];
 
-	if (need_x(k, &x))
+	if (cpu_need_x(k, &x))
 		return -1;
 	if (!rt)
 		return xk_fail(k, "the repeats input is missing");
-	int64_t n = input_ints(k, rt, rep, MAXR, "repeats");
+	int64_t n = cpu_host_ints(k, rt, rep, MAXR, "repeats");
 	if (n < 0)
 		return -1;
 	if (n != x->rank)
@@ -828,18 +798,13 @@ static int k_tile(struct exec_kernel_ctx *k)
 
 /* ---- Pad --------------------------------------------------------------------------------------------------------- */
 
-static const struct xtensor *host_input(struct exec_kernel_ctx *k, size_t i)
-{
-	return input(k, i);
-}
-
 static int k_pad(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x;
 	struct pad_plan pl;
 	int64_t xs[MAXR], *pb = pl.pb, *pe = pl.pe, *d = pl.d;
 
-	if (need_x(k, &x) || cpu_pad_setup(k, x, host_input, &pl))
+	if (cpu_need_x(k, &x) || cpu_pad_setup(k, x, cpu_host_input, &pl))
 		return -1;
 	if (xk_output(k, 0, x->dtype, x->rank, d))
 		return -1;
@@ -877,30 +842,14 @@ static int k_pad(struct exec_kernel_ctx *k)
 
 static int k_constant_of_shape(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *s = input(k, 0);
 	int64_t d[MAXR];
 	struct xtensor v;
-	int have = 0;
+	int have, r;
 
-	if (!s)
-		return xk_fail(k, "the shape input is missing");
-	int64_t n = input_ints(k, s, d, MAXR, "the shape");
-	if (n < 0)
+	if (cpu_constant_of_shape_setup(k, cpu_host_input, &r, d, &v, &have))
 		return -1;
-	for (int64_t i = 0; i < n; i++)
-		if (d[i] < 0)
-			return xk_fail(k, "the shape has a negative entry %" PRId64 " at %" PRId64, d[i], i);
-	if (node_attr(k, "value")) {
-		if (xk_attr_tensor(k, "value", &v))
-			return -1;
-		have = 1;
-		if (v.numel != 1) {
-			xt_free(&v);
-			return xk_fail(k, "value has %" PRId64 " elements, not one", v.numel);
-		}
-	}
 	int32_t dt = have ? v.dtype : OV_DT_FLOAT;
-	if (xk_output(k, 0, dt, (int)n, d)) {
+	if (xk_output(k, 0, dt, r, d)) {
 		if (have)
 			xt_free(&v);
 		return -1;
@@ -923,70 +872,12 @@ static int k_constant_of_shape(struct exec_kernel_ctx *k)
 
 static int k_range(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *a = input(k, 0), *b = input(k, 1), *c = input(k, 2);
+	struct range_plan p;
 
-	if (!a || !b || !c)
-		return xk_fail(k, "start, limit and delta are all required");
-	if (a->numel != 1 || b->numel != 1 || c->numel != 1)
-		return xk_fail(k, "start, limit and delta must be scalars");
-	if (a->dtype != b->dtype || a->dtype != c->dtype)
-		return xk_fail(k, "start, limit and delta have different types");
-	int32_t dt = a->dtype;
-	int64_t n;
-	int is_int = dt == OV_DT_INT64 || dt == OV_DT_INT32 || dt == OV_DT_INT16 || dt == OV_DT_INT8 ||
-		     dt == OV_DT_UINT8 || dt == OV_DT_UINT16 || dt == OV_DT_UINT32;
-	if (is_int) {
-		int64_t s = xt_get_int(a, 0), l = xt_get_int(b, 0), st = xt_get_int(c, 0);
-		if (st == 0)
-			return xk_fail(k, "delta is 0");
-		/* ceil((l - s) / st) in 128 bits: the difference of two int64 can overflow 64 */
-		__int128 diff = (__int128)l - s, q;
-		if (st > 0)
-			q = diff > 0 ? (diff + st - 1) / st : 0;
-		else
-			q = diff < 0 ? (-diff + (-(__int128)st) - 1) / -(__int128)st : 0;
-		if (q > (1ll << 40))
-			return xk_fail(k, "Range of %s elements is over the executor's limit", "more than 2^40");
-		n = (int64_t)q;
-		if (xk_output(k, 0, dt, 1, &n))
-			return -1;
-		struct xtensor *y = k->out[0];
-		for (int64_t i = 0; i < n; i++) {
-			int64_t v = (int64_t)((__int128)s + (__int128)i * st);
-			switch (dt) {
-			case OV_DT_INT64: ((int64_t *)y->data)[i] = v; break;
-			case OV_DT_INT32: ((int32_t *)y->data)[i] = (int32_t)v; break;
-			case OV_DT_INT16: ((int16_t *)y->data)[i] = (int16_t)v; break;
-			case OV_DT_INT8: ((int8_t *)y->data)[i] = (int8_t)v; break;
-			case OV_DT_UINT8: ((uint8_t *)y->data)[i] = (uint8_t)v; break;
-			case OV_DT_UINT16: ((uint16_t *)y->data)[i] = (uint16_t)v; break;
-			case OV_DT_UINT32: ((uint32_t *)y->data)[i] = (uint32_t)v; break;
-			}
-		}
-		return 0;
-	}
-	if (dt != OV_DT_FLOAT && dt != OV_DT_DOUBLE && dt != OV_DT_FLOAT16 && dt != OV_DT_BFLOAT16)
-		return xk_fail(k, "Range on %s is not supported", dtype_name(dt));
-	double s = xt_get(a, 0), l = xt_get(b, 0), st = xt_get(c, 0);
-	if (st == 0)
-		return xk_fail(k, "delta is 0");
-	double q = ceil((l - s) / st);
-	if (q != q)
-		return xk_fail(k, "the element count of Range(%g, %g, %g) is not a number", s, l, st);
-	if (q > (double)(1ll << 40))
-		return xk_fail(k, "Range(%g, %g, %g) has %g elements, over the executor's limit", s, l, st, q);
-	n = q > 0 ? (int64_t)q : 0;
-	if (xk_output(k, 0, dt, 1, &n))
+	if (cpu_range_setup(k, cpu_host_input, &p) || xk_output(k, 0, p.dt, 1, &p.n))
 		return -1;
-	struct xtensor *y = k->out[0];
-	if (dt == OV_DT_FLOAT) {
-		/* in float like the reference (start + i * delta computed in the input type) */
-		float fs = (float)s, fd = (float)st;
-		for (int64_t i = 0; i < n; i++)
-			((float *)y->data)[i] = fs + (float)i * fd;
-	} else
-		for (int64_t i = 0; i < n; i++)
-			xt_set(y, i, s + (double)i * st);
+	for (int64_t i = 0; i < p.n; i++)
+		ov_range_at(k->out[0]->data, p.dt, i, p.si, p.di, p.sd, p.dd);
 	return 0;
 }
 
@@ -994,19 +885,12 @@ static int k_range(struct exec_kernel_ctx *k)
 
 static int k_trilu(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x;
-	int64_t kk = 0;
+	const struct xtensor *x = input(k, 0);
+	int64_t kk;
 	int upper = (int)xk_attr_int(k, "upper", 1);
 
-	if (need_x(k, &x))
+	if (cpu_trilu_setup(k, cpu_host_input, &kk))
 		return -1;
-	if (x->rank < 2)
-		return xk_fail(k, "Trilu needs rank 2 or more, got %d", x->rank);
-	if (input(k, 1)) {
-		if (input(k, 1)->numel != 1)
-			return xk_fail(k, "k must be a single value");
-		kk = xt_get_int(input(k, 1), 0);
-	}
 	if (xk_output(k, 0, x->dtype, x->rank, x->dims))
 		return -1;
 	struct xtensor *y = k->out[0];
@@ -1028,76 +912,20 @@ static int k_trilu(struct exec_kernel_ctx *k)
 	return xk_own_strings(k, y);
 }
 
-/* Running sums or products along the axis; integers accumulate unsigned, so overflow wraps without UB. */
-#define CUM_LOOP(T, ACC)                                                                                       \
-	do {                                                                                                   \
-		const T *xp = x->data;                                                                         \
-		T *yp = y->data;                                                                               \
-		for (int64_t o = 0; o < outer; o++)                                                            \
-			for (int64_t in = 0; in < inner; in++) {                                               \
-				ACC acc = prod ? 1 : 0;                                                        \
-				for (int64_t t = 0; t < len; t++) {                                            \
-					int64_t j = reverse ? len - 1 - t : t;                                 \
-					size_t at = (size_t)((o * len + j) * inner + in);                      \
-					if (exclusive)                                                         \
-						yp[at] = (T)acc;                                               \
-					acc = prod ? (ACC)(acc * (ACC)xp[at]) : (ACC)(acc + (ACC)xp[at]);     \
-					if (!exclusive)                                                        \
-						yp[at] = (T)acc;                                               \
-				}                                                                              \
-			}                                                                                      \
-	} while (0)
-
+/* Running sums or products along the axis, one line at a time (ov_cum_line, which the CUDA kernel runs too). */
 static int cum_run(struct exec_kernel_ctx *k, int prod)
 {
-	const struct xtensor *x, *ax = input(k, 1);
+	const struct xtensor *x = input(k, 0);
 	int axis;
 	int exclusive = (int)xk_attr_int(k, "exclusive", 0), reverse = (int)xk_attr_int(k, "reverse", 0);
 
-	if (need_x(k, &x))
+	if (cpu_cum_setup(k, prod, cpu_host_input, &axis) || xk_output(k, 0, x->dtype, x->rank, x->dims))
 		return -1;
-	if (!ax || ax->numel != 1)
-		return xk_fail(k, "axis must be a single value");
-	if (x->rank == 0)
-		return xk_fail(k, "%s of a scalar", prod ? "CumProd" : "CumSum");
-	if (norm_axis(k, xt_get_int(ax, 0), x->rank, "axis", &axis))
-		return -1;
-	if (xk_output(k, 0, x->dtype, x->rank, x->dims))
-		return -1;
-	struct xtensor *y = k->out[0];
-	if (!y->numel)
-		return 0;
 	int64_t outer = xk_numel(axis, x->dims), len = x->dims[axis], inner = xk_numel(x->rank - axis - 1, x->dims + axis + 1);
-	switch (x->dtype) {
-	case OV_DT_FLOAT: CUM_LOOP(float, float); break;
-	case OV_DT_DOUBLE: CUM_LOOP(double, double); break;
-	case OV_DT_INT32: CUM_LOOP(int32_t, uint32_t); break;
-	case OV_DT_INT64: CUM_LOOP(int64_t, uint64_t); break;
-	case OV_DT_UINT32: CUM_LOOP(uint32_t, uint32_t); break;
-	case OV_DT_UINT64: CUM_LOOP(uint64_t, uint64_t); break;
-	case OV_DT_INT8: CUM_LOOP(int8_t, uint8_t); break;
-	case OV_DT_UINT8: CUM_LOOP(uint8_t, uint8_t); break;
-	case OV_DT_INT16: CUM_LOOP(int16_t, uint16_t); break;
-	case OV_DT_UINT16: CUM_LOOP(uint16_t, uint16_t); break;
-	case OV_DT_FLOAT16:
-	case OV_DT_BFLOAT16:
-		for (int64_t o = 0; o < outer; o++)
-			for (int64_t in = 0; in < inner; in++) {
-				float acc = prod ? 1 : 0;
-				for (int64_t t = 0; t < len; t++) {
-					int64_t j = reverse ? len - 1 - t : t, p = (o * len + j) * inner + in;
-					float v = (float)xt_get(x, p);
-					if (exclusive)
-						xt_set(y, p, acc);
-					acc = prod ? acc * v : acc + v;
-					if (!exclusive)
-						xt_set(y, p, acc);
-				}
-			}
-		break;
-	default:
-		return xk_fail(k, "%s on %s is not supported", prod ? "CumProd" : "CumSum", dtype_name(x->dtype));
-	}
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t in = 0; in < inner; in++)
+			ov_cum_line(x->data, k->out[0]->data, x->dtype, o * len * inner + in, len, inner, exclusive, reverse,
+				    prod);
 	return 0;
 }
 
@@ -1106,45 +934,12 @@ static int k_cumprod(struct exec_kernel_ctx *k) { return cum_run(k, 1); }
 
 /* ---- CenterCropPad ------------------------------------------------------------------------------------------------ */
 
-/* Each listed axis is cropped or zero-padded to its target length around the centre (the odd element goes to the
- * end, as in the reference). */
 static int k_center_crop_pad(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x, *st = input(k, 1);
-	int64_t want[MAXR], axes[MAXR], d[MAXR], lead[MAXR] = {0}, xs[MAXR];
-	int seen[MAXR] = {0};
+	const struct xtensor *x = input(k, 0);
+	int64_t d[MAXR], lead[MAXR], xs[MAXR];
 
-	if (need_x(k, &x))
-		return -1;
-	if (!st)
-		return xk_fail(k, "the shape input is missing");
-	int64_t n = input_ints(k, st, want, MAXR, "the shape");
-	if (n < 0)
-		return -1;
-	int64_t na = xk_attr_ints(k, "axes", axes, MAXR);
-	if (na > MAXR)
-		return xk_fail(k, "%" PRId64 " axes, more than %d", na, MAXR);
-	if (na < 0) {
-		na = x->rank;
-		for (int i = 0; i < x->rank; i++)
-			axes[i] = i;
-	}
-	if (na != n)
-		return xk_fail(k, "the shape has %" PRId64 " entries for %" PRId64 " axes", n, na);
-	memcpy(d, x->dims, sizeof d);
-	for (int64_t i = 0; i < na; i++) {
-		int a;
-		if (norm_axis(k, axes[i], x->rank, "axis", &a))
-			return -1;
-		if (seen[a]++)
-			return xk_fail(k, "axis %d is listed twice", a);
-		if (want[i] < 0)
-			return xk_fail(k, "the shape has a negative entry %" PRId64, want[i]);
-		d[a] = want[i];
-		/* output index j reads input j + lead: lead > 0 crops, lead < 0 pads */
-		lead[a] = want[i] <= x->dims[a] ? (x->dims[a] - want[i]) / 2 : -((want[i] - x->dims[a]) / 2);
-	}
-	if (xk_output(k, 0, x->dtype, x->rank, d))
+	if (cpu_center_crop_pad_setup(k, cpu_host_input, d, lead) || xk_output(k, 0, x->dtype, x->rank, d))
 		return -1;
 	struct xtensor *y = k->out[0];
 	if (!y->numel)

@@ -300,6 +300,8 @@ static const struct {
 	{cuda_resize_kernels, &cuda_resize_count},
 	{cuda_rnn_kernels, &cuda_rnn_count},
 	{cuda_quant_kernels, &cuda_quant_count},
+	{cuda_index_kernels, &cuda_index_count},
+	{cuda_scatter_kernels, &cuda_scatter_count},
 };
 
 // The row with the greatest since <= opset, as for the CPU kernels (ai.onnx ops only).

@@ -162,6 +162,26 @@ static __device__ __forceinline__ void cu_store(void *p, int dt, int64_t i, floa
 int cu_ew_unary(struct exec_kernel_ctx *k, int op, unsigned doms, int out_bool, float a, float b);
 int cu_ew_binary(struct exec_kernel_ctx *k, int op, unsigned doms, int out_bool);
 int cu_ew_binary_as(struct exec_kernel_ctx *k, int op, int dom, int32_t out_dt);
+/* ---- elements moved whole, whatever they hold (cuda-shape.cu, cuda-index.cu, cuda-scatter.cu) ---- */
+
+/* The size in which elements of dt are moved, 0 for types left to the CPU (strings are pointers on the host,
+ * sub-byte types have no element of their own). */
+static inline size_t cu_move_size(int32_t dt)
+{
+	size_t es = dt == OV_DT_STRING ? 0 : xt_elem_size(dt);
+	return es == 1 || es == 2 || es == 4 || es == 8 || es == 16 ? es : 0;
+}
+
+/* Elements of 16 bytes (complex128) move as one of these. */
+struct cu_b16 {
+	uint64_t lo, hi;
+};
+
+/* fn<T>(args...) with T an unsigned type of es bytes (one of cu_move_size's). */
+#define CU_BY_SIZE(es, fn, ...)                                                                           \
+	((es) == 1 ? fn<uint8_t>(__VA_ARGS__) : (es) == 2 ? fn<uint16_t>(__VA_ARGS__)                     \
+	 : (es) == 4 ? fn<uint32_t>(__VA_ARGS__) : (es) == 8 ? fn<uint64_t>(__VA_ARGS__)                  \
+	 : fn<struct cu_b16>(__VA_ARGS__))
 
 /* The op families' kernels (each file's table; the backend looks ops up in all of them). */
 extern const struct exec_kernel cuda_elementwise_kernels[];
@@ -186,5 +206,9 @@ extern const struct exec_kernel cuda_rnn_kernels[];
 extern const size_t cuda_rnn_count;
 extern const struct exec_kernel cuda_quant_kernels[];
 extern const size_t cuda_quant_count;
+extern const struct exec_kernel cuda_index_kernels[];
+extern const size_t cuda_index_count;
+extern const struct exec_kernel cuda_scatter_kernels[];
+extern const size_t cuda_scatter_count;
 
 #endif

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "src/exec/ov-index.h"
 #include "src/exec/ov-math.h"
 #include "src/exec/ov-window.h"
 
@@ -278,12 +279,7 @@ static inline OV_HD void cu_softmax_row(const float *x, float *y, int64_t base, 
 /* Element i of a float32, float64, float16 or bfloat16 buffer, as xt_get reads it. */
 static inline OV_HD double cu_load_d(const void *p, int dt, int64_t i)
 {
-	switch (dt) {
-	case OV_DT_FLOAT: return (double)((const float *)p)[i];
-	case OV_DT_DOUBLE: return ((const double *)p)[i];
-	case OV_DT_FLOAT16: return (double)ov_f16_to_f32(((const uint16_t *)p)[i]);
-	default: return (double)ov_bf16_to_f32(((const uint16_t *)p)[i]);
-	}
+	return ov_load_d(p, dt, i);
 }
 
 /* Store v as xt_set does for the float types: through float for the 16-bit ones. */

@@ -1,14 +1,14 @@
 // Tensor plumbing on the CUDA device: Identity, Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Concat, Split,
-// Slice, Gather, Expand, Where, Tile, Pad, Cast, CastLike, Dropout (inference), Shape and Size, with the semantics
-// of src/exec/cpu-shape.c, cpu-gather.c and cpu-elementwise.c.
+// Slice, Gather, Expand, Where, Tile, Pad, CenterCropPad, Cast, CastLike, Dropout (inference), Shape and Size,
+// with the semantics of src/exec/cpu-shape.c, cpu-gather.c and cpu-elementwise.c.
 //
 // These ops move elements without looking at them, so they take any element type of 1, 2, 4, 8 or 16 bytes and
 // move it whole (strings and sub-byte types stay on the CPU).  Shapes and the values of shape-like inputs (Reshape's
 // shape, Slice's starts, Gather's indices...) are read on the host through cu_host, checked as the CPU checks them,
 // and anything the CPU would refuse is declined, so the CPU names the problem in its own words.  Slice, Expand,
-// Tile, Pad and Transpose are one mapped copy each (ov-shape.h: input offsets per output axis, computed on the
-// host with the CPU's arithmetic, as a stride per axis where they are a line, else as a table copied to the
-// device; one thread per output element); the reshapes are device-to-device copies.
+// Tile, Pad, CenterCropPad and Transpose are one mapped copy each (ov-shape.h: input offsets per output axis,
+// computed on the host with the CPU's arithmetic, as a stride per axis where they are a line, else as a table
+// copied to the device; one thread per output element); the reshapes are device-to-device copies.
 #include "config.h"
 
 #include <stdlib.h>
@@ -16,6 +16,7 @@
 
 #include "src/exec/cuda-backend.h"
 #include "src/exec/cuda-points.h"
+#include "src/exec/index-plan.h"
 #include "src/exec/ov-shape.h"
 
 #define MAXR XT_MAX_RANK
@@ -28,19 +29,11 @@ static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
 	return i < k->n_in ? k->in[i] : NULL;
 }
 
-// The size in which elements of dt are moved, 0 for types left to the CPU (strings are pointers on the host,
-// sub-byte types have no element of their own).
-static size_t move_size(int32_t dt)
-{
-	size_t es = dt == OV_DT_STRING ? 0 : xt_elem_size(dt);
-	return es == 1 || es == 2 || es == 4 || es == 8 || es == 16 ? es : 0;
-}
-
 // Input 0 when it is there and movable, else NULL (the CPU then runs the node, or refuses it).
 static const struct xtensor *movable_x(const struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = input(k, 0);
-	return x && move_size(x->dtype) ? x : NULL;
+	return x && cu_move_size(x->dtype) ? x : NULL;
 }
 
 // Results of host_ints besides a count.
@@ -60,7 +53,7 @@ static int64_t host_ints(struct exec_kernel_ctx *k, size_t i, int64_t *buf, int6
 
 	if (!t)
 		return HOST_FAILED;
-	if (t->rank > 1 || t->numel > max || !move_size(t->dtype))
+	if (t->rank > 1 || t->numel > max || !cu_move_size(t->dtype))
 		return HOST_DECLINE;
 	for (int64_t j = 0; j < t->numel; j++)
 		buf[j] = xt_get_int(t, j);
@@ -83,17 +76,6 @@ static void strides_of(int rank, const int64_t *d, int64_t *s)
 		acc *= d[i];
 	}
 }
-
-// Elements of 16 bytes (complex128) move as one of these.
-struct cu_b16 {
-	uint64_t lo, hi;
-};
-
-// fn<T>(args...) with T an unsigned type of es bytes (one of move_size's).
-#define BY_SIZE(es, fn, ...)                                                                              \
-	((es) == 1 ? fn<uint8_t>(__VA_ARGS__) : (es) == 2 ? fn<uint16_t>(__VA_ARGS__)                     \
-	 : (es) == 4 ? fn<uint32_t>(__VA_ARGS__) : (es) == 8 ? fn<uint64_t>(__VA_ARGS__)                  \
-	 : fn<struct cu_b16>(__VA_ARGS__))
 
 // ---- device-to-device copies: Identity and the reshapes ----
 
@@ -310,7 +292,7 @@ static int64_t *plan_axis(struct map_plan *p, int a)
 static int plan_run(struct exec_kernel_ctx *k, struct map_plan *p, const char *fill)
 {
 	struct xtensor *y = k->out[0];
-	size_t es = move_size(y->dtype), tb = (size_t)p->len * sizeof *p->tab;
+	size_t es = cu_move_size(y->dtype), tb = (size_t)p->len * sizeof *p->tab;
 	struct cu_bufs bufs = {};
 	int64_t *dtab = NULL;
 	void *dy = NULL;
@@ -325,7 +307,7 @@ static int plan_run(struct exec_kernel_ctx *k, struct map_plan *p, const char *f
 		goto out;
 	if (dtab && cu_upload(k, dtab, p->tab, tb))
 		goto out;
-	if (BY_SIZE(es, map_launch, k, &p->m, dtab, dx, dy, fill, y->numel) || cu_output(k, &bufs, 0, dy))
+	if (CU_BY_SIZE(es, map_launch, k, &p->m, dtab, dx, dy, fill, y->numel) || cu_output(k, &bufs, 0, dy))
 		goto out;
 	rc = 0;
 out:
@@ -581,7 +563,7 @@ static int k_pad(struct exec_kernel_ctx *k)
 	int64_t *pb = pl.pb, *pe = pl.pe, *d = pl.d;
 	int mode = pl.mode;
 	char fill[16] = {0};
-	size_t es = move_size(x->dtype);
+	size_t es = cu_move_size(x->dtype);
 	if (cv && cv->numel) {
 		memcpy(fill, cv->data, es);
 	} else if (!cv && cval != 0) {
@@ -593,6 +575,38 @@ static int k_pad(struct exec_kernel_ctx *k)
 		return -1;
 	struct pad_ctx c = {x, pb, pe, mode};
 	return map_copy(k, pad_fill, &c, fill);
+}
+
+// CenterCropPad: position j of axis a reads input position j + lead[a] (outside the input: zero).
+struct crop_ctx {
+	const struct xtensor *x;
+	const int64_t *lead;
+};
+
+static void crop_fill(struct map_plan *p, const void *ctx)
+{
+	const struct crop_ctx *c = (const struct crop_ctx *)ctx;
+	int64_t xs[MAXR];
+
+	strides_of(c->x->rank, c->x->dims, xs);
+	for (int a = 0; a < p->m.rank; a++)
+		for (int64_t j = 0; j < p->m.dims[a]; j++) {
+			int64_t i = j + c->lead[a];
+			plan_axis(p, a)[j] = i >= 0 && i < c->x->dims[a] ? i * xs[a] : -1;
+		}
+}
+
+static int k_center_crop_pad(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = movable_x(k);
+	int64_t d[MAXR], lead[MAXR];
+
+	if (!x || cpu_center_crop_pad_setup(k, cu_host, d, lead))
+		return EXEC_DECLINE; // the CPU says what is wrong
+	if (xk_output_raw(k, 0, x->dtype, x->rank, d))
+		return -1;
+	struct crop_ctx c = {x, lead};
+	return map_copy(k, crop_fill, &c, NULL);
 }
 
 // ---- Concat, Split: blocks of rows ----
@@ -644,7 +658,7 @@ static int k_concat(struct exec_kernel_ctx *k)
 	struct xtensor *y = k->out[0];
 	if (!y->numel)
 		return 0;
-	size_t es = move_size(x->dtype);
+	size_t es = cu_move_size(x->dtype);
 	int64_t outer = xk_numel(axis, x->dims), inner = xk_numel(x->rank - axis - 1, x->dims + axis + 1);
 	int64_t yrow = d[axis] * inner, at = 0;
 	void *dy = cu_alloc(k, &bufs, y->bytes);
@@ -653,7 +667,7 @@ static int k_concat(struct exec_kernel_ctx *k)
 	for (size_t i = 0; i < k->n_in; i++) {
 		int64_t row = k->in[i]->dims[axis] * inner;
 		const void *dx = row ? cu_input(k, &bufs, i) : NULL;
-		if (row && (!dx || BY_SIZE(es, rows_launch, k, dx, row, 0, dy, yrow, at, row, outer * row)))
+		if (row && (!dx || CU_BY_SIZE(es, rows_launch, k, dx, row, 0, dy, yrow, at, row, outer * row)))
 			goto out;
 		at += row;
 	}
@@ -687,7 +701,7 @@ static int k_split(struct exec_kernel_ctx *k)
 			rc = -1;
 			goto out;
 		}
-		if (st->rank > 1 || st->numel != (int64_t)n || !move_size(st->dtype))
+		if (st->rank > 1 || st->numel != (int64_t)n || !cu_move_size(st->dtype))
 			goto out;
 		for (size_t i = 0; i < n; i++)
 			split[i] = xt_get_int(st, (int64_t)i);
@@ -723,7 +737,7 @@ static int k_split(struct exec_kernel_ctx *k)
 			goto out;
 	}
 	{
-		size_t es = move_size(x->dtype);
+		size_t es = cu_move_size(x->dtype);
 		int64_t outer = xk_numel(axis, x->dims), at = 0;
 		int64_t inner = xk_numel(x->rank - axis - 1, x->dims + axis + 1);
 		const void *dx = x->numel ? cu_input(k, &bufs, 0) : NULL;
@@ -735,7 +749,7 @@ static int k_split(struct exec_kernel_ctx *k)
 			// each output's buffer leaves the list as it is handed over, so any number of outputs fits
 			void *dy = y->numel ? cu_alloc(k, &bufs, y->bytes) : NULL;
 			if (y->numel && (!dy ||
-					 BY_SIZE(es, rows_launch, k, dx, len * inner, at * inner, dy, row, 0, row,
+					 CU_BY_SIZE(es, rows_launch, k, dx, len * inner, at * inner, dy, row, 0, row,
 						 outer * row) ||
 					 cu_output(k, &bufs, i, dy)))
 				goto out;
@@ -770,12 +784,6 @@ static int gather_launch(struct exec_kernel_ctx *k, const void *x, const int64_t
 	return CU_LAUNCH(k, gather_kernel<T>, cu_grid(n), CU_BLOCK, (const T *)x, ix, (T *)y, ni, len, inner, n);
 }
 
-static int is_index_type(int32_t dt)
-{
-	return dt == OV_DT_INT64 || dt == OV_DT_INT32 || dt == OV_DT_INT16 || dt == OV_DT_INT8 || dt == OV_DT_UINT8 ||
-	       dt == OV_DT_UINT16 || dt == OV_DT_UINT32 || dt == OV_DT_UINT64;
-}
-
 // The indices are read and checked on the host, as the CPU checks them before reading anything: one out of range
 // is declined, and the CPU fails the node naming it.
 static int k_gather(struct exec_kernel_ctx *k)
@@ -785,7 +793,7 @@ static int k_gather(struct exec_kernel_ctx *k)
 	struct cu_bufs bufs = {};
 	int rc = EXEC_DECLINE;
 
-	if (!x || !idx || !is_index_type(idx->dtype))
+	if (!x || !idx || !cpu_is_index_type(idx->dtype))
 		return EXEC_DECLINE;
 	int axis = axis_of(xk_attr_int(k, "axis", 0), x->rank), n = 0;
 	if (axis < 0 || x->rank - 1 + idx->rank > MAXR)
@@ -820,7 +828,7 @@ static int k_gather(struct exec_kernel_ctx *k)
 			int64_t *dix = dx ? (int64_t *)cu_alloc(k, &bufs, ib) : NULL;
 			void *dy = dix ? cu_alloc(k, &bufs, y->bytes) : NULL;
 			if (!dy || cu_upload(k, dix, ix, ib) ||
-			    BY_SIZE(move_size(x->dtype), gather_launch, k, dx, dix, dy, ni, len, inner, y->numel) ||
+			    CU_BY_SIZE(cu_move_size(x->dtype), gather_launch, k, dx, dix, dy, ni, len, inner, y->numel) ||
 			    cu_output(k, &bufs, 0, dy))
 				goto out;
 		}
@@ -858,7 +866,7 @@ static int k_where(struct exec_kernel_ctx *k)
 	struct cu_bufs bufs = {};
 	int rc = -1;
 
-	if (!c || !x || !y || c->dtype != OV_DT_BOOL || x->dtype != y->dtype || !move_size(x->dtype))
+	if (!c || !x || !y || c->dtype != OV_DT_BOOL || x->dtype != y->dtype || !cu_move_size(x->dtype))
 		return EXEC_DECLINE;
 	ranks[0] = c->rank, ranks[1] = x->rank, ranks[2] = y->rank;
 	d[0] = c->dims, d[1] = x->dims, d[2] = y->dims;
@@ -875,7 +883,7 @@ static int k_where(struct exec_kernel_ctx *k)
 	const void *dx = dc ? cu_input(k, &bufs, 1) : NULL;
 	const void *dyv = dx ? cu_input(k, &bufs, 2) : NULL;
 	void *dout = dyv ? cu_alloc(k, &bufs, out->bytes) : NULL;
-	if (!dout || BY_SIZE(move_size(x->dtype), where_launch, k, &bc, dc, dx, dyv, dout) || cu_output(k, &bufs, 0, dout))
+	if (!dout || CU_BY_SIZE(cu_move_size(x->dtype), where_launch, k, &bc, dc, dx, dyv, dout) || cu_output(k, &bufs, 0, dout))
 		goto out;
 	rc = 0;
 out:
@@ -997,6 +1005,7 @@ static int k_dims_only(struct exec_kernel_ctx *k)
 const struct exec_kernel cuda_shape_kernels[] = {
 	{"Cast", 1, k_cast},
 	{"CastLike", 15, k_cast_like},
+	{"CenterCropPad", 18, k_center_crop_pad},
 	{"Concat", 4, k_concat},
 	{"Dropout", 1, k_dropout},
 	{"Expand", 8, k_expand},
