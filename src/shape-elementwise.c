@@ -53,15 +53,20 @@ static void fold_binary(struct infer_ctx *c, const char *op)
 				r[i] = x;
 			continue;
 		}
+		/* int64 arithmetic wraps, as the CPU kernels compute it (never C's signed overflow) */
 		if (!strcmp(op, "Add"))
-			r[i] = dim_num(x.v + y.v);
+			r[i] = dim_num((int64_t)((uint64_t)x.v + (uint64_t)y.v));
 		else if (!strcmp(op, "Sub"))
-			r[i] = dim_num(x.v - y.v);
+			r[i] = dim_num((int64_t)((uint64_t)x.v - (uint64_t)y.v));
 		else if (!strcmp(op, "Mul"))
-			r[i] = dim_num(x.v * y.v);
+			r[i] = dim_num((int64_t)((uint64_t)x.v * (uint64_t)y.v));
+		else if (!strcmp(op, "Div") && y.v == -1)
+			r[i] = dim_num((int64_t)(0 - (uint64_t)x.v)); /* INT64_MIN / -1 wraps to itself */
 		else if (!strcmp(op, "Div") && y.v != 0) {
 			int64_t q = x.v / y.v; /* integer Div truncates toward zero, like C */
 			r[i] = dim_num(q);
+		} else if (!strcmp(op, "Mod") && y.v == -1) {
+			r[i] = dim_num(0);
 		} else if (!strcmp(op, "Mod") && y.v != 0) {
 			int64_t m = x.v % y.v; /* fmod=0: the sign of the divisor */
 			if (m && ((m < 0) != (y.v < 0)))

@@ -392,7 +392,7 @@ int rule_slice(struct infer_ctx *c)
 		for (int64_t i = 0; i < ns; i++)
 			steps[i] = 1;
 	memcpy(out, x->dims, (size_t)x->rank * sizeof *out);
-	int fold_ok = x->rank == 1 && x->n_val >= 0;
+	int fold_ok = x->rank == 1 && x->n_val >= 0 && x->val;
 	int64_t vs = 0, ve = 0, vstep = 1;
 	for (int64_t i = 0; i < ns; i++) {
 		int a = norm_axis(c, axes[i], x->rank);

@@ -235,7 +235,7 @@ int64_t in_vals(const struct infer_ctx *c, size_t k, const struct dim **vals)
 {
 	const struct vshape *v = in_shape(c, k);
 
-	if (!v || v->n_val < 0)
+	if (!v || v->n_val < 0 || !v->val) /* a float constant folds into fval, not val */
 		return -1;
 	*vals = v->val;
 	return v->n_val;

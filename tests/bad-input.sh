@@ -103,4 +103,17 @@ check "--version names the program and the CUDA backend state" sh -c "grep -q '^
 # The TUI refuses to start without a terminal instead of scribbling on a pipe.
 timeout 10 "$ONNXVIEW" srcnn.onnx </dev/null >"$TMP/out" 2>"$TMP/err"
 check "the TUI without a terminal: status 2 and a hint" sh -c "[ $? -eq 2 ] && grep -q 'needs a terminal' '$TMP/err'"
+# Every input the fuzzers ever found a problem with (tests/fuzz/regress): each reading command ends with one of
+# the documented statuses (0 to 3), never a crash or a hang.
+for f in "$SRCDIR"/tests/fuzz/regress/*; do
+	bad=
+	for cmd in info dump check "run --input random"; do
+		# shellcheck disable=SC2086
+		timeout 60 "$ONNXVIEW" $cmd "$f" >/dev/null 2>&1
+		rc=$?
+		[ $rc -le 3 ] || bad="$bad $cmd:$rc"
+	done
+	check "fuzz regression input $(basename "$f"): info, dump, check and run end with a documented status${bad:+ (got$bad)}" \
+		[ -z "$bad" ]
+done
 done_testing
