@@ -314,25 +314,6 @@ static inline OV_HD double cu_xget_d(const void *p, int dt, int64_t i)
 	}
 }
 
-/* The same as xt_get_int reads it: integers as int64 (uint64 wrapped), floats truncated and saturated, NaN 0. */
-static inline OV_HD int64_t cu_xget_i(const void *p, int dt, int64_t i)
-{
-	switch (dt) {
-	case OV_DT_INT64: return ((const int64_t *)p)[i];
-	case OV_DT_UINT64: return (int64_t)((const uint64_t *)p)[i];
-	case OV_DT_INT32: return ((const int32_t *)p)[i];
-	case OV_DT_UINT32: return ((const uint32_t *)p)[i];
-	case OV_DT_INT16: return ((const int16_t *)p)[i];
-	case OV_DT_UINT16: return ((const uint16_t *)p)[i];
-	case OV_DT_INT8: return ((const int8_t *)p)[i];
-	case OV_DT_UINT8: case OV_DT_BOOL: return ((const uint8_t *)p)[i];
-	default: {
-		double d = cu_xget_d(p, dt, i);
-		return d != d ? 0 : d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : (int64_t)d;
-	}
-	}
-}
-
 /* ---- pools computed in double on float32 or float64 x (dt) ---- */
 
 /* LpPool's output element t: the sum over the window's taps of |x|^p (x * x when p is 2) in double, in
