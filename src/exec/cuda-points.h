@@ -282,7 +282,7 @@ static inline OV_HD double cu_load_d(const void *p, int dt, int64_t i)
 	return ov_load_d(p, dt, i);
 }
 
-/* Store v as xt_set does for the float types: through float for the 16-bit ones. */
+/* Store v as xt_set does for the float types: through float for the 16-bit ones (a NaN's payload bits aside). */
 static inline OV_HD void cu_store_d(void *p, int dt, int64_t i, double v)
 {
 	switch (dt) {
