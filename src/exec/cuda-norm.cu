@@ -9,7 +9,7 @@
 //   cpu_float_dispatch takes them): the statistics of each row or group in double, one thread per row or group
 //   summing in the CPU's order (cu_norm_stats), then one thread per element writing it as the CPU does
 //   (cu_layernorm_value, cu_group_norm_f/_d, cu_batchnorm_f).  The parameter vectors are read on the device, of
-//   any numeric type, as the CPU's xt_get reads them (cu_xget_d), so constant ones are uploaded once and stay there
+//   any numeric type, as the CPU's xt_get reads them (cu_get_d), so constant ones are uploaded once and stay there
 //   from one run to the next; BatchNormalization folds its four into a factor and an offset per channel there, in
 //   double (cu_batchnorm_fold).
 // - MeanVarianceNormalization over its axes, float32, float64, float16 and bfloat16 each computed in double: one
@@ -152,7 +152,7 @@ static int norm_type(int32_t dt)
 }
 
 // A parameter vector on the device (Scale, B, mean...), read as cpu-norm.c's param() reads it: element j of n, or
-// its only element broadcast (one), of any type cu_xget_d reads.
+// its only element broadcast (one), of any type cu_get_d reads.
 struct cu_param {
 	const void *p;
 	int dt, one;
@@ -160,10 +160,10 @@ struct cu_param {
 
 static __device__ __forceinline__ double param_at(struct cu_param q, int64_t j)
 {
-	return cu_xget_d(q.p, q.dt, q.one ? 0 : j);
+	return cu_get_d(q.p, q.dt, q.one ? 0 : j);
 }
 
-// 1 when input i can be read as n parameter values (n of them, or one broadcast, of a type cu_xget_d reads); else
+// 1 when input i can be read as n parameter values (n of them, or one broadcast, of a type cu_get_d reads); else
 // the CPU refuses it (naming it) or reads a type left to it: declined.
 static int param_ok(const struct exec_kernel_ctx *k, size_t i, int64_t n)
 {

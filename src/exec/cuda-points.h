@@ -293,27 +293,6 @@ static inline OV_HD void cu_store_d(void *p, int dt, int64_t i, double v)
 	}
 }
 
-/* Element i of a buffer of any type cu_cast_type takes, as xt_get reads it (bool as 0 or 1). */
-static inline OV_HD double cu_xget_d(const void *p, int dt, int64_t i)
-{
-	switch (dt) {
-	case OV_DT_FLOAT: return (double)((const float *)p)[i];
-	case OV_DT_DOUBLE: return ((const double *)p)[i];
-	case OV_DT_FLOAT16: return (double)ov_f16_to_f32(((const uint16_t *)p)[i]);
-	case OV_DT_BFLOAT16: return (double)ov_bf16_to_f32(((const uint16_t *)p)[i]);
-	case OV_DT_INT8: return ((const int8_t *)p)[i];
-	case OV_DT_UINT8: return ((const uint8_t *)p)[i];
-	case OV_DT_INT16: return ((const int16_t *)p)[i];
-	case OV_DT_UINT16: return ((const uint16_t *)p)[i];
-	case OV_DT_INT32: return ((const int32_t *)p)[i];
-	case OV_DT_UINT32: return ((const uint32_t *)p)[i];
-	case OV_DT_INT64: return (double)((const int64_t *)p)[i];
-	case OV_DT_UINT64: return (double)((const uint64_t *)p)[i];
-	case OV_DT_BOOL: return ((const uint8_t *)p)[i] != 0;
-	default: return NAN;
-	}
-}
-
 /* ---- pools computed in double on float32 or float64 x (dt) ---- */
 
 /* LpPool's output element t: the sum over the window's taps of |x|^p (x * x when p is 2) in double, in
@@ -500,6 +479,8 @@ static inline OV_HD void cu_put_f(void *p, int dt, int64_t i, float v)
 	}
 }
 
+/* Element i of a buffer of any type cu_cast_type takes, as a double: what Cast gives, which is also what xt_get
+ * reads (bool as 0 or 1). */
 static inline OV_HD double cu_get_d(const void *p, int dt, int64_t i)
 {
 	double v;

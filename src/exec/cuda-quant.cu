@@ -9,7 +9,7 @@
 // - DynamicQuantizeLinear, float32: the range of x (widened to hold 0) found by one block of the device, which
 //   then derives the scale and zero point as the CPU does; x holding NaN is refused with the CPU's message (the
 //   device says where: one small copy to the host per run).
-// The scale and zero point are read on the device with cu_xget_d and ov_get_int, as the CPU's xt_get and xt_get_int
+// The scale and zero point are read on the device with cu_get_d and ov_get_int, as the CPU's xt_get and xt_get_int
 // read them, so constant ones are uploaded once.  What the CPU refuses (the float8 and int4 types, int32 or other
 // outputs of QuantizeLinear, shapes that do not fit) is declined, for the CPU to name.
 #include "config.h"
@@ -43,7 +43,7 @@ static __global__ void quantize_kernel(struct ov_qparams q, const void *x, int x
 	CU_FOR(i, n)
 	{
 		int64_t p = ov_qparam_index(&q, i);
-		double v = ov_quantize(cu_xget_d(x, xdt, i), cu_xget_d(s, sdt, p), single, zp != NULL,
+		double v = ov_quantize(cu_get_d(x, xdt, i), cu_get_d(s, sdt, p), single, zp != NULL,
 				       zp ? ov_get_int(zp, zdt, p) : 0, lo, hi);
 		switch (ydt) {
 		case OV_DT_UINT8: ((uint8_t *)y)[i] = (uint8_t)v; break;
@@ -97,7 +97,7 @@ static __global__ void dequantize_kernel(struct ov_qparams q, const void *x, int
 	CU_FOR(i, n)
 	{
 		int64_t p = ov_qparam_index(&q, i);
-		float v = ov_dequantize(ov_get_int(x, xdt, i), zp != NULL, zp ? ov_get_int(zp, xdt, p) : 0, cu_xget_d(s, sdt, p));
+		float v = ov_dequantize(ov_get_int(x, xdt, i), zp != NULL, zp ? ov_get_int(zp, xdt, p) : 0, cu_get_d(s, sdt, p));
 		cu_store_d(y, ydt, i, (double)v);
 	}
 }

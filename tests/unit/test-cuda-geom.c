@@ -1238,7 +1238,7 @@ static void test_more_norm_points(void)
 				cu_norm_stats(x.data, dt, g * gsize, gsize, 1e-5f, &m, &inv);
 				for (int64_t i = g * gsize; i < (g + 1) * gsize; i++) {
 					int64_t pi = opset < 21 ? g % groups : i / inner % c;
-					double sc = cu_xget_d(p[0].data, dt, pi), bi = cu_xget_d(p[1].data, dt, pi);
+					double sc = cu_get_d(p[0].data, dt, pi), bi = cu_get_d(p[1].data, dt, pi);
 					if (dt == OV_DT_FLOAT)
 						((float *)z.data)[i] = cu_group_norm_f(((float *)x.data)[i], m, inv, sc, bi);
 					else
