@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/error.h"
-#include "src/layout.h"
+#include "src/base/error.h"
+#include "src/present/layout.h"
 
 struct graph_in {
 	uint32_t n, ne, cap, cap_n;

@@ -22,5 +22,5 @@ out=${TMPDIR:-/tmp}/bench-layout.$$
 trap 'rm -f "$out"' EXIT INT TERM
 # shellcheck disable=SC2046 # the flags are meant to split into words
 $(var CC) -std=c11 $(var WARN_CFLAGS) $(var SAN_FLAGS) $(var CFLAGS) -I"$top" -I"$build" \
-  "$top/src/layout.c" "$top/src/error.c" "$here/bench-layout.c" -o "$out"
+  "$top/src/present/layout.c" "$top/src/base/error.c" "$here/bench-layout.c" -o "$out"
 "$out" "$@"

@@ -7,8 +7,8 @@ Use the newest onnx available: Debian's python3-onnx knows fewer opsets than PyP
     python3 -m venv /tmp/opdb-venv && /tmp/opdb-venv/bin/pip install onnx
     /tmp/opdb-venv/bin/python scripts/gen-opdb.py share/onnxview/opdb.txt
 
-The format is line oriented, one record per line, fields separated by one space (src/opdb.h describes it and
-src/opdb.c parses it). Only facts are taken from the schemas (names, versions, arities, types, defaults),
+The format is line oriented, one record per line, fields separated by one space (src/graph/opdb.h describes it and
+src/graph/opdb.c parses it). Only facts are taken from the schemas (names, versions, arities, types, defaults),
 no documentation text. The output is sorted, so the same onnx version always gives the same bytes.
 """
 

@@ -53,18 +53,18 @@ s3-opset9 1 op-not-in-opset,unknown-attribute
 s5-node2-gather 0 gather-on-shape
 EOF
 
-# Every code of DIAG_TABLE (src/check.h) has a model here, and every model here was generated.
-sed -n 's/^[[:space:]]*X(\([a-z_]*\), *[A-Z]*,.*/\1/p' "$SRCDIR/src/check.h" | tr _ - | sort >"$TMP/codes.all"
+# Every code of DIAG_TABLE (src/check/check.h) has a model here, and every model here was generated.
+sed -n 's/^[[:space:]]*X(\([a-z_]*\), *[A-Z]*,.*/\1/p' "$SRCDIR/src/check/check.h" | tr _ - | sort >"$TMP/codes.all"
 awk '{ print $3 }' "$TMP/expect" | tr , '\n' | grep -v '^-$' | sort -u >"$TMP/codes.tested"
 check "DIAG_TABLE has codes" [ -s "$TMP/codes.all" ]
 if diff "$TMP/codes.all" "$TMP/codes.tested" >"$TMP/codes.diff"; then
-	ok "every diagnostic code of src/check.h has a test model"
+	ok "every diagnostic code of src/check/check.h has a test model"
 else
-	not_ok "every diagnostic code of src/check.h has a test model"
+	not_ok "every diagnostic code of src/check/check.h has a test model"
 	sed 's/^/# /' "$TMP/codes.diff"
 fi
 # ... and the man page's DIAGNOSTICS lists each with its severity.
-sed -n 's/^[[:space:]]*X(\([a-z_]*\), *\([A-Z]*\),.*/\1 \2/p' "$SRCDIR/src/check.h" | while read -r code sev; do
+sed -n 's/^[[:space:]]*X(\([a-z_]*\), *\([A-Z]*\),.*/\1 \2/p' "$SRCDIR/src/check/check.h" | while read -r code sev; do
 	entry=".BR $(echo "$code" | sed 's/_/\\-/g') \" ($(echo "$sev" | tr A-Z a-z))\""
 	grep -qxF "$entry" "$SRCDIR/man/onnxview.1" || echo "$entry"
 done >"$TMP/man.missing"

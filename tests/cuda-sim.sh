@@ -1,5 +1,5 @@
 #!/bin/sh
-# The CUDA backend on the host simulator (tests/onnxview-cudasim, src/exec/cuda-sim.h), for machines without a
+# The CUDA backend on the host simulator (tests/onnxview-cudasim, src/exec/cuda/sim/sim.h), for machines without a
 # GPU: the same backend files compiled for the host, with the CUDA runtime, cuBLAS and cuDNN simulated.
 # - tests/cuda.sh's device checks, run on the simulator: every op model against the CPU, notes, --tf32,
 #   fallbacks, and the conformance list on the CUDA backend;

@@ -402,7 +402,7 @@ for op in ("Softmax", "LogSoftmax"):
         model("%s_%d" % (op, i), op, [("x", F, xs)], xs, a, opset=ops, tol="1e-5 1e-6")
     model("%s_f16" % op, op, [("x", H, [3, 9])], [3, 9], opset=13, tol="1e-3 1e-3")
 
-# ---- data movement (cuda-shape.cu): any element type, moved whole ----
+# ---- data movement (cuda/shape.cu): any element type, moved whole ----
 I64, I32, I8, U8, BOOL, D = T.INT64, T.INT32, T.INT8, T.UINT8, T.BOOL, T.DOUBLE
 tn = {F: "f32", H: "f16", B: "bf16", D: "f64", I64: "i64", I32: "i32", I8: "i8", U8: "u8", BOOL: "bool"}
 def i64(*v):
@@ -550,7 +550,7 @@ model("Shape_2", "Shape", [("x", I64, [2, 3])], [0], {"start": 5}, opset=15, out
 model("Size_0", "Size", [("x", F, [2, 3, 4])], [], opset=13, out_type=I64)
 model("Size_1", "Size", [("x", BOOL, [2, 0])], [], opset=13, out_type=I64)
 
-# ---- reductions (cuda-reduce.cu) ----
+# ---- reductions (cuda/reduce.cu) ----
 # axes as an attribute (before 13 for ReduceSum, before 18 for the others) and as an input, keepdims, every
 # axis, float16, an empty axis (each op's empty result), noop_with_empty_axes; integer forms
 def reduced(xs, axes, keep):
@@ -585,7 +585,7 @@ for op in ("ArgMax", "ArgMin"):
         model("%s_%d" % (op, i), op, [("x", t, xs)], out,
               {"axis": axis, "keepdims": keep, "select_last_index": last}, opset=13, out_type=I64)
 
-# ---- normalisations (cuda-norm.cu) ----
+# ---- normalisations (cuda/norm.cu) ----
 # LayerNormalization: the last axis, several axes, Scale broadcast, with and without B, Mean and InvStdDev (in
 # float32 and float64), float16 and float64 inputs
 lns = [("last", [2, 3, 8], -1, [8], True, 1), ("axis1", [2, 3, 4], 1, [3, 4], True, 1),
@@ -621,7 +621,7 @@ for i, xs in enumerate(([2, 3, 5, 5], [2, 4, 7], [1, 2, 40, 30])):
           [("scale", rnd(xs[1])), ("bias", rnd(xs[1]))], opset=6, tol="1e-4 1e-5")
 model("InstanceNorm_f16", "InstanceNormalization", [("x", H, [2, 3, 6])], [2, 3, 6], {},
       [("scale", rnd(3).astype(np.float16)), ("bias", rnd(3).astype(np.float16))], opset=6, tol="2e-3 2e-3")
-# ---- more normalisations, pools and the quantization ops (cuda-norm.cu, cuda-pool.cu, cuda-quant.cu) ----
+# ---- more normalisations, pools and the quantization ops (cuda/norm.cu, cuda/pool.cu, cuda/quant.cu) ----
 model("InstanceNorm_f64", "InstanceNormalization", [("x", D, [2, 3, 4, 5])], [2, 3, 4, 5], {},
       [("scale", rnd(3).astype(np.float64)), ("bias", rnd(3).astype(np.float64))], opset=6, tol="0 0")
 
@@ -756,7 +756,7 @@ for i, xs in enumerate(([3, 100], [5000], [], [0, 3])):
     model("DynQuant_%d" % i, "DynamicQuantizeLinear", [("x", F, xs)], xs, opset=11, tol="0 0", out_type=U8,
           more_outs=[("scale", F, []), ("zp", U8, [])])
 
-# ---- integers and double, comparisons, logic, bits (cuda-elementwise.cu, cuda-logic.cu) ----
+# ---- integers and double, comparisons, logic, bits (cuda/elementwise.cu, cuda/logic.cu) ----
 # Random integers are small (signed in [-5, 5], unsigned in [0, 9]): divisions by 0, negative exponents and Mod's
 # sign rules show; the edges (INT_MIN / -1, wrap-around, shifts by the width) come from constants.  Integer
 # results must be the CPU's exactly (tolerance 0), double ones to the last bits.
@@ -869,7 +869,7 @@ model("Dropout_y_only", "Dropout", [("x", D, [5])], [5], opset=13)
 model("Dropout_training", "Dropout", [("x", F, [3, 4])], [3, 4],
       inits=[("ratio", np.float32(0.0)), ("train", np.array(True))], opset=13, fallbacks=1)
 
-# ---- index and layout ops (cuda-index.cu, cuda-scatter.cu; CenterCropPad in cuda-shape.cu) ----
+# ---- index and layout ops (cuda/index.cu, cuda/scatter.cu; CenterCropPad in cuda/shape.cu) ----
 # Every element size, each op's modes and attributes, indices random (so negative ones, and targets that repeat:
 # a scatter's result then depends on the order of its updates) or extreme; the outputs are compared with the CPU's
 # byte for byte (tol BITS).

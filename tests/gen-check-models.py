@@ -3,7 +3,7 @@
 
 # Usage: gen-check-models.py OUTDIR
 #
-# Each model trips one rule of src/check-*.c (see DIAG_TABLE in src/check.h), plus only
+# Each model trips one rule of src/check/rules-*.c (see DIAG_TABLE in src/check/check.h), plus only
 # the companions it cannot avoid; a clean model trips none.  tests/check.sh says which
 # code each model must produce.  Inputs are rank 2, or have a symbolic batch, so that
 # the fixed-batch info appears only where it is the point.  Models that break the ONNX

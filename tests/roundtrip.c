@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/model.h"
-#include "src/save.h"
+#include "src/model/model.h"
+#include "src/model/save.h"
 
 static int tap, tap_n;
 

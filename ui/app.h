@@ -1,7 +1,7 @@
 /* The TUI's state and the interface between its parts: the app (model, edit session, views, messages), the
  * views (one file each, behind a table of operations, like tig's), drawing helpers and the prompt.
  *
- * Views never read protobuf structs: what they show comes from the core (src/present.h, src/graph.h for
+ * Views never read protobuf structs: what they show comes from the core (src/present/present.h, src/graph/graph.h for
  * structure, the edit engine for changes).  Event handlers return whether they used the action; drawing is done
  * afterwards for the whole screen, never from a handler. */
 #ifndef OV_UI_APP_H
@@ -10,10 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "src/cli.h"
-#include "src/edit.h"
+#include "ui/tui.h"
+#include "src/edit/edit.h"
 #include "src/exec/exec.h"
-#include "src/present.h"
+#include "src/present/present.h"
 #include "ui/action.h"
 
 struct app;

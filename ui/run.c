@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/cmd.h"
-#include "src/run-session.h"
+#include "src/report/report.h"
+#include "src/exec/session.h"
 #include "ui/app.h"
 
 #define MAX_ARGS 256

@@ -14,9 +14,9 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "src/cmd.h"
-#include "src/model.h"
-#include "src/save.h"
+#include "src/report/report.h"
+#include "src/model/model.h"
+#include "src/model/save.h"
 #include "ui/app.h"
 #include "ui/tui.h"
 
@@ -507,7 +507,7 @@ int tui_main(const struct tui_options *opts)
 	struct ov_error e = {0};
 	FILE *devnull = NULL;
 	SCREEN *scr = NULL;
-	int rc = cmd_load(opts->path, &a.m, stderr);
+	int rc = model_load_report(opts->path, &a.m, stderr);
 
 	if (rc)
 		return rc;
@@ -519,7 +519,7 @@ int tui_main(const struct tui_options *opts)
 		a.headless = 1;
 		a.dump_path = opts->dump;
 		if (parse_keys(&a, opts->keys, &e)) {
-			rc = cmd_report(stderr, NULL, &e);
+			rc = ov_error_report(stderr, NULL, &e);
 			goto out;
 		}
 	} else if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
@@ -529,7 +529,7 @@ int tui_main(const struct tui_options *opts)
 		goto out;
 	}
 	if (edit_session_open(&a.ed, a.m, &e)) {
-		rc = cmd_report(stderr, opts->path, &e);
+		rc = ov_error_report(stderr, opts->path, &e);
 		goto out;
 	}
 	a.ed->say = say_status;

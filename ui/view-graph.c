@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/layout.h"
-#include "src/scene-fold.h"
-#include "src/cmd.h"
+#include "src/present/layout.h"
+#include "src/present/scene-fold.h"
+#include "src/report/report.h"
 #include "ui/app.h"
 
 struct graph_view {
@@ -25,7 +25,7 @@ struct graph_view {
 	int follow;
 	uint32_t *visible;
 	size_t cap_visible;
-	/* folding by module scope (src/scene-fold.h): on by itself for large graphs */
+	/* folding by module scope (src/present/scene-fold.h): on by itself for large graphs */
 	int fold_on;
 	char **expanded;
 	size_t n_expanded;

@@ -1,4 +1,4 @@
-/* The neighbourhood view: Graphviz's layout of the boxes around a node (src/dot-layout.h) drawn in cells, with a
+/* The neighbourhood view: Graphviz's layout of the boxes around a node (src/graphviz/dot-layout.h) drawn in cells, with a
  * selection that moves to the nearest box in the direction of the arrow key, + and - to widen or narrow the
  * neighbourhood, and Enter to go back to the graph view with the selected node selected there. */
 #include "config.h"
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/dot-layout.h"
-#include "src/dot.h"
+#include "src/graphviz/dot-layout.h"
+#include "src/graphviz/dot.h"
 #include "ui/app.h"
 
 #define NB_DEFAULT_RADIUS 2 /* a terminal shows a few ranks: the radius that fills about one screen */

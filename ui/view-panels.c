@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/check.h"
-#include "src/cmd.h"
-#include "src/version.h"
+#include "src/check/check.h"
+#include "src/report/report.h"
+#include "src/exec/device.h"
 #include "ui/app.h"
 
 /* Lines of the node panel that name another node ("from #3 ...", "to #5 ...") jump there. */

@@ -1,7 +1,7 @@
 /* The tensor view: one constant's dtype, shape, storage, statistics and histogram, then its values in a grid that
  * pages through any size.  An N-d tensor shows one 2-d slice at a time (the last dim across, the second-last
  * down); the leading indices are a cursor, [0, 3, :, :], that [ ] and { } move.  Everything it shows comes from
- * the core: present_value_tensor (src/present.h) and tensor_stats_compute (src/tensor-stats.h). */
+ * the core: present_value_tensor (src/present/present.h) and tensor_stats_compute (src/model/tensor-stats.h). */
 #include "config.h"
 
 #include <curses.h>
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/dtype.h"
-#include "src/tensor-stats.h"
+#include "src/base/dtype.h"
+#include "src/model/tensor-stats.h"
 #include "ui/app.h"
 
 #define HIST_MAX_BINS 120

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "src/dtype.h"
+#include "src/base/dtype.h"
 #include "src/exec/exec.h"
 
 static int is_int_dtype(int32_t dt)

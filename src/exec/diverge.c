@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/dtype.h"
+#include "src/base/dtype.h"
 #include "src/exec/diverge.h"
-#include "src/strmap.h"
+#include "src/base/strmap.h"
 
 static int as_double(const struct xtensor *t, struct xtensor *out, struct ov_error *err)
 {

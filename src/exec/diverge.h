@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "src/exec/exec.h"
-#include "src/graph.h"
+#include "src/graph/graph.h"
 
 enum diverge_status {
 	DIV_MATCH,   /* same dtype-compatible values within tolerance */

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "src/describe.h"
-#include "src/dtype.h"
+#include "src/model/describe.h"
+#include "src/base/dtype.h"
 #include "src/exec/exec.h"
 
 /* ---- model tensors ---- */

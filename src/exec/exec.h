@@ -14,8 +14,8 @@
 #include <stdint.h>
 
 #include "src/exec/xtensor.h"
-#include "src/graph.h"
-#include "src/model.h"
+#include "src/graph/graph.h"
+#include "src/model/model.h"
 
 struct exec_kernel_ctx;
 struct exec_env; /* the values of the graphs being run, innermost first (for subgraphs) */
@@ -97,9 +97,9 @@ struct exec_kernel {
 	exec_kernel_fn fn;
 };
 
-/* The CPU backend's kernels, one table per op family (src/exec/cpu-*.c), gathered by src/exec/cpu-registry.c. */
+/* The CPU backend's kernels, one table per op family (src/exec/cpu-*.c), gathered by src/exec/cpu/registry.c. */
 exec_kernel_fn cpu_find_kernel(const char *domain, const char *op, int64_t opset);
-/* Sequences and optionals (src/exec/cpu-sequence.c).  1 when op's kernel may be handed one as its input number
+/* Sequences and optionals (src/exec/cpu/sequence.c).  1 when op's kernel may be handed one as its input number
  * input (the Sequence* and Optional* ops, SequenceMap, Identity, If, Loop's carried values), with *fn the kernel
  * to use for them instead of the op's own (Identity), else NULL.  The runner refuses a sequence or optional
  * anywhere else with one line, so tensor kernels never see one. */
@@ -127,8 +127,8 @@ struct exec_backend_ops {
 	void (*run_end)(void);
 };
 const struct exec_backend_ops *exec_backend_cpu(void);
-/* The CUDA backend (src/exec/cuda-backend.cu), or NULL with err saying why: no usable device ("no CUDA device:
- * ..."), or a build without CUDA (src/exec/cuda-stub.c). */
+/* The CUDA backend (src/exec/cuda/backend.cu), or NULL with err saying why: no usable device ("no CUDA device:
+ * ..."), or a build without CUDA (src/exec/cuda/stub.c). */
 const struct exec_backend_ops *exec_backend_cuda(struct ov_error *err);
 /* TF32 tensor-core arithmetic for float32 matrix products and convolutions on the CUDA backend: off (full float32)
  * unless asked for (onnxview run --tf32). Without CUDA it changes nothing. */

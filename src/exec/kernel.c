@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/dtype.h"
+#include "src/base/dtype.h"
 #include "src/exec/exec.h"
 
 static const Onnx__AttributeProto *find_attr(const struct exec_kernel_ctx *k, const char *name)

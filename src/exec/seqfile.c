@@ -8,10 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "src/dtype.h"
+#include "src/base/dtype.h"
 #include "src/exec/exec.h"
 #include "src/exec/seqfile.h"
-#include "src/tensorfile.h"
+#include "src/model/tensorfile.h"
 
 #define SEQFILE_MAX_BYTES ((size_t)1 << 31) /* protobuf's own limit for one message */
 

@@ -4,7 +4,7 @@
  *
  * The bytes are untrusted: the few fields onnxview needs are read by hand from the protobuf wire format, every
  * length checked against what remains, and each tensor inside goes through the TensorProto reader of
- * src/tensorfile.c.  A refusal is one line naming the file, the byte offset and what is wrong ("seq.pb: byte 2:
+ * src/model/tensorfile.c.  A refusal is one line naming the file, the byte offset and what is wrong ("seq.pb: byte 2:
  * field 3 says 4000 bytes, 12 are left").  Sequences of tensors are read (no maps, sparse tensors or nested
  * sequences); an optional holds nothing, a tensor, or a sequence of tensors. */
 #ifndef OV_EXEC_SEQFILE_H
@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "src/error.h"
+#include "src/base/error.h"
 #include "src/exec/xtensor.h"
 
 /* data[0..len) as a SequenceProto (kind XT_SEQUENCE) or an OptionalProto (XT_OPTIONAL) into out (owned by the

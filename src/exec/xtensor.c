@@ -11,8 +11,8 @@
 #include <sys/mman.h>
 #endif
 
-#include "src/describe.h"
-#include "src/dtype.h"
+#include "src/model/describe.h"
+#include "src/base/dtype.h"
 #include "src/exec/xtensor.h"
 
 #define XT_NUMEL_LIMIT (1ll << 40)

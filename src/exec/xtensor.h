@@ -3,14 +3,14 @@
  *
  * An xtensor can also be a sequence or an optional (kind, below): a value that holds other values.  Putting them
  * in the same struct lets the runner's slots, exec_value, exec_input and subgraph runs carry them unchanged; the
- * runner hands one only to kernels that take them (src/exec/cpu-sequence.c), so tensor kernels never see one. */
+ * runner hands one only to kernels that take them (src/exec/cpu/sequence.c), so tensor kernels never see one. */
 #ifndef OV_EXEC_XTENSOR_H
 #define OV_EXEC_XTENSOR_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "src/error.h"
+#include "src/base/error.h"
 
 #define XT_MAX_RANK 16
 
@@ -24,7 +24,7 @@ enum xt_kind {
 #define XT_MAX_ITEMS (1 << 20)
 
 struct xtensor {
-	int32_t dtype;                /* ONNX element type (src/dtype.h); float16/bfloat16 stored as such */
+	int32_t dtype;                /* ONNX element type (src/base/dtype.h); float16/bfloat16 stored as such */
 	int rank;
 	int64_t dims[XT_MAX_RANK];
 	int64_t numel;

@@ -29,8 +29,8 @@ BUILD=$(cd "$BUILD" && pwd)
 # The generated schema code, as Makefile.am makes it.
 protoc-c --proto_path="$(dirname "$ONNX_PROTO")" --c_out="$BUILD/gen" "$ONNX_PROTO"
 
-# A minimal config.h, found before a configured tree's own: the sources only need PACKAGE_VERSION (src/version.c)
-# and OV_NO_CUDA_REASON (src/exec/cuda-stub.c); _GNU_SOURCE, which the real
+# A minimal config.h, found before a configured tree's own: the sources only need PACKAGE_VERSION (cli/version.c)
+# and OV_NO_CUDA_REASON (src/exec/cuda/stub.c); _GNU_SOURCE, which the real
 # build gets from AC_USE_SYSTEM_EXTENSIONS, and OV_DATADIR (Makefile.am's AM_CPPFLAGS; here the source tree's
 # share/onnxview) are passed on the command line below.
 cat >"$BUILD/config.h" <<'CONFIG'
@@ -47,9 +47,9 @@ WARN="-Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes -Wmissing
 # The core: the C files of libovcore_a_SOURCES in Makefile.am (so that files not yet part of the build cannot
 # break this one), else every src/*.c; or the files named in $SOURCES (paths relative to the source tree).
 if [ -z "${SOURCES:-}" ]; then
-	SOURCES=$(awk '/^(libovcore|libovdot|libovkernels)_a_SOURCES \+?= /{on=1} on{print; if (!/\\$/) on=0}' "$ROOT/Makefile.am" |
-		tr -s ' \t\\' '\n\n\n' | grep '^src/.*\.c$' | grep -v '^src/exec/cuda' || true)
-	[ -n "$SOURCES" ] || SOURCES=$(cd "$ROOT" && printf '%s ' src/*.c)
+	SOURCES=$(awk '/^libov[a-z]+_a_SOURCES \+?= /{on=1} on{print; if (!/\\$/) on=0}' "$ROOT/Makefile.am" |
+		tr -s ' \t\\' '\n\n\n' | grep '^src/.*\.c$' | grep -v '^src/exec/cuda/stub\.c$' || true)
+	[ -n "$SOURCES" ] || SOURCES=$(cd "$ROOT" && printf '%s ' src/*/*.c src/*/*/*.c | sed 's|src/exec/cuda/stub.c||')
 fi
 SOURCES=$(for f in $SOURCES; do printf '%s ' "$ROOT/$f"; done)
 
@@ -62,8 +62,8 @@ OBJS=
 pids=
 n=0
 failed=0
-for f in $SOURCES "$ROOT/src/exec/cuda-stub.c" "$BUILD/gen/onnx.pb-c.c"; do
-	o="$OBJ/$(basename "$f" .c).o"
+for f in $SOURCES "$ROOT/src/exec/cuda/stub.c" "$BUILD/gen/onnx.pb-c.c"; do
+	o="$OBJ/$(echo "${f#"$ROOT"/}" | tr / -)"; o="${o%.c}.o" # the path, since basenames repeat across layers
 	# shellcheck disable=SC2086 # the flag variables are word lists
 	$CC $CFLAGS $CPPFLAGS $WARN -c "$f" -o "$o" &
 	pids="$pids $!"
@@ -96,7 +96,7 @@ echo "built $BUILD/fuzz-command"
 $CC $CFLAGS $CPPFLAGS $WARN -o "$BUILD/fuzz-exec" "$ROOT/tests/fuzz/fuzz-exec.c" $OBJS $LIBS
 echo "built $BUILD/fuzz-exec"
 
-# The CUDA backend on the host simulator (src/exec/cuda-sim.h), against the CPU (tests/fuzz/fuzz-exec-cuda.c):
+# The CUDA backend on the host simulator (src/exec/cuda/sim/sim.h), against the CPU (tests/fuzz/fuzz-exec-cuda.c):
 # where the CUDA toolkit's headers are, the backend's files (CUDA_SRCS in Makefile.am, not the loaders) and the
 # simulator's are compiled as C++ with -DOV_CUDA_SIM and take the place of the CUDA stub.
 CXX=${CXX:-clang++}
@@ -106,20 +106,14 @@ if [ -f "$CUDA_INC/cuda_runtime.h" ] && [ -f "$CUDA_INC/cudnn.h" ] && command -v
 	CXXFLAGS="-std=c++17 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined"
 	CXXFLAGS="$CXXFLAGS -fno-sanitize-recover=undefined -Wno-deprecated-declarations -DOV_CUDA_SIM -I$CUDA_INC"
 	SIM_OBJS=
-	for f in $CUDA_FILES src/exec/cuda-sim.cc src/exec/cuda-sim-blas.cc src/exec/cuda-sim-dnn.cc; do
-		o="$OBJ/sim-$(basename "$f" | sed 's/\.[a-z]*$//').o"
+	for f in $CUDA_FILES src/exec/cuda/sim/sim.cc src/exec/cuda/sim/blas.cc src/exec/cuda/sim/dnn.cc; do
+		o="$OBJ/sim-$(echo "$f" | tr / - | sed 's/\.[a-z]*$//').o"
 		# shellcheck disable=SC2086 # the flag variables are word lists
 		$CXX $CXXFLAGS $CPPFLAGS -x c++ -c "$ROOT/$f" -o "$o"
 		SIM_OBJS="$SIM_OBJS $o"
 	done
-	# the backend's plain C helpers (src/exec/cuda-*.c but the stub), which the core build above leaves out
-	for f in $(cd "$ROOT" && ls src/exec/cuda-*.c | grep -v cuda-stub.c); do
-		o="$OBJ/sim-$(basename "$f" .c).o"
-		# shellcheck disable=SC2086 # the flag variables are word lists
-		$CC $CFLAGS $CPPFLAGS $WARN -c "$ROOT/$f" -o "$o"
-		SIM_OBJS="$SIM_OBJS $o"
-	done
-	CORE_OBJS=$(for o in $OBJS; do case $o in */cuda-stub.o) ;; *) printf '%s ' "$o" ;; esac; done)
+	# the backend's plain C helpers (src/exec/cuda/geom.c) are in the core build above; the stub makes way
+	CORE_OBJS=$(for o in $OBJS; do case $o in */src-exec-cuda-stub.o) ;; *) printf '%s ' "$o" ;; esac; done)
 	# shellcheck disable=SC2086 # the flag variables are word lists
 	$CC $CFLAGS $CPPFLAGS $WARN -c "$ROOT/tests/fuzz/fuzz-exec-cuda.c" -o "$OBJ/fuzz-exec-cuda.o"
 	# shellcheck disable=SC2086 # the flag variables are word lists

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/edit.h"
-#include "src/graph.h"
-#include "src/model.h"
+#include "src/edit/edit.h"
+#include "src/graph/graph.h"
+#include "src/model/model.h"
 
 #define MAX_LINES 16
 #define FUZZ_MAX_BYTES 4096

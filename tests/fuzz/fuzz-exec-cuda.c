@@ -1,6 +1,6 @@
 /* libFuzzer target for the CUDA backend, differential: the input is a model; when it loads and every input of its
  * graph has a known, small shape, the graph runs with random inputs on the CPU and on the CUDA backend, here the
- * host simulator of the device (src/exec/cuda-sim.h: the backend's own kernels, launches, copies and library calls,
+ * host simulator of the device (src/exec/cuda/sim/sim.h: the backend's own kernels, launches, copies and library calls,
  * with device memory, pointers and launch limits checked).  Findings, each an abort with a line on stderr:
  * - a crash, an out-of-bounds access (ASan), undefined behaviour (UBSan), or a simulator refusal ("cudasim: ...",
  *   which fails the run as the device would);
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/dtype.h"
+#include "src/base/dtype.h"
 #include "tests/fuzz/fuzz-feed.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

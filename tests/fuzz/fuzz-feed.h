@@ -8,11 +8,11 @@
 #include <string.h>
 
 #include "src/exec/exec.h"
-#include "src/graph.h"
-#include "src/model.h"
-#include "src/run-feed.h"
-#include "src/run-repeat.h"
-#include "src/shape.h"
+#include "src/graph/graph.h"
+#include "src/model/model.h"
+#include "src/exec/feed.h"
+#include "src/exec/repeat.h"
+#include "src/graph/shape.h"
 
 #define FUZZ_TENSOR_BYTES (64u << 20) /* the most one tensor may take (xt_set_limit) */
 #define FUZZ_INPUT_ELEMENTS 65536

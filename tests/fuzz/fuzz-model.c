@@ -1,4 +1,4 @@
-/* libFuzzer target for model loading: src/wire.c's pre-pass, protobuf-c unpacking, payload lifting and
+/* libFuzzer target for model loading: src/model/wire.c's pre-pass, protobuf-c unpacking, payload lifting and
  * validation, then everything `info` and `dump` render from a model that loaded, then packing it again.
  *
  * Build and run with tests/fuzz/build.sh and tests/fuzz/run.sh.  The target never writes files: the model's
@@ -18,11 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/cmd.h"
-#include "src/error.h"
-#include "src/model.h"
-#include "src/save.h"
-#include "src/strbuf.h"
+#include "src/report/report.h"
+#include "src/base/error.h"
+#include "src/model/model.h"
+#include "src/model/save.h"
+#include "src/base/strbuf.h"
 
 #define FUZZ_NAME "/nonexistent-dir/fuzz.onnx"
 

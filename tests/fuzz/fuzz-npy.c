@@ -1,4 +1,4 @@
-/* libFuzzer target for tensor files (src/tensorfile.c) and sequence files (src/exec/seqfile.c): the same bytes are
+/* libFuzzer target for tensor files (src/model/tensorfile.c) and sequence files (src/exec/seqfile.c): the same bytes are
  * read as a .npy file, as a .pb TensorProto, and as a SequenceProto and an OptionalProto.  Whatever reads must be a
  * consistent tensor (raw_data exactly as long as its dtype and dims say), and a .npy tensor must survive the
  * writer: encode it, read that back, and get the same dtype, dims and bytes.
@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/dtype.h"
+#include "src/base/dtype.h"
 #include "src/exec/seqfile.h"
-#include "src/model.h"
-#include "src/tensorfile.h"
+#include "src/model/model.h"
+#include "src/model/tensorfile.h"
 
 static void fail(const char *what, const char *detail)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/dtype.h"
+#include "src/base/dtype.h"
 #include "src/exec/diverge.h"
 #include "src/exec/exec.h"
 #include "tests/unit/tap.h"

@@ -1,4 +1,4 @@
-/* Constants kept across runs (exec_consts, src/exec/exec.h) and run --repeat (src/run-repeat.h), with a fake device
+/* Constants kept across runs (exec_consts, src/exec/exec.h) and run --repeat (src/exec/repeat.h), with a fake device
  * backend that "uploads" every input it has no copy of, as the CUDA backend's cu_input does: a kept constant is
  * uploaded by the first run only, a new graph index (an edit) drops what was kept, a fed value still replaces an
  * initializer, every device copy is released, and --repeat notices a run whose bits differ. */
@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/dtype.h"
+#include "src/base/dtype.h"
 #include "src/exec/exec.h"
-#include "src/graph.h"
-#include "src/model.h"
-#include "src/run-repeat.h"
+#include "src/graph/graph.h"
+#include "src/model/model.h"
+#include "src/exec/repeat.h"
 #include "tests/unit/tap.h"
 
 /* y = Add(x, W), W an initializer float32[2,3] of value w */

@@ -8,14 +8,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "src/describe.h"
-#include "src/dtype.h"
-#include "src/json.h"
-#include "src/model.h"
-#include "src/save.h"
-#include "src/strbuf.h"
-#include "src/strmap.h"
-#include "src/wire.h"
+#include "src/model/describe.h"
+#include "src/base/dtype.h"
+#include "src/base/json.h"
+#include "src/model/model.h"
+#include "src/model/save.h"
+#include "src/base/strbuf.h"
+#include "src/base/strmap.h"
+#include "src/model/wire.h"
 #include "tests/unit/tap.h"
 
 /* ---- a tiny protobuf writer to build models byte by byte ---- */

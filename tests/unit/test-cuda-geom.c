@@ -1,12 +1,12 @@
 /* Host-side parts of the CUDA backend, tested on any machine (no GPU, no CUDA needed):
- * - what one CUDA thread computes (src/exec/cuda-points.h), run here on the host against the CPU kernels: every
+ * - what one CUDA thread computes (src/exec/cuda/points.h), run here on the host against the CPU kernels: every
  *   element-wise op the backend takes (bit for bit: the same functions in the same order, on the same machine),
  *   in every compute domain (float32, double, int64, uint64) on every element type, with the types it takes
  *   and declines checked against the CPU's,
  *   MaxPool (with its Indices too), AveragePool and LpPool on random windows, Softmax and LogSoftmax on random shapes
  *   and axes, Cast between every pair of its types, ReduceX, ArgMax/ArgMin, the normalisations (Layer, Instance,
  *   Batch, Group, MeanVariance), LRN, Hardmax and GlobalLpPool on random shapes and axes;
- * - conv_geom_from_window (src/exec/cuda-geom.c), which maps the window the CPU reads onto cuDNN's
+ * - conv_geom_from_window (src/exec/cuda/geom.c), which maps the window the CPU reads onto cuDNN's
  *   descriptors: on fixed cases and on random geometries, every tap must land on the same input element as ONNX
  *   says (begin pad = descriptor pad + explicit padding, at both ends), with ONNX's output size;
  * - the runner's hooks a device backend relies on (src/exec/exec.c): a backend that declines a node gets it run
@@ -19,12 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/dtype.h"
-#include "src/exec/cuda-geom.h"
-#include "src/exec/cuda-points.h"
+#include "src/base/dtype.h"
+#include "src/exec/cuda/geom.h"
+#include "src/exec/cuda/points.h"
 #include "src/exec/exec.h"
-#include "src/graph.h"
-#include "src/model.h"
+#include "src/graph/graph.h"
+#include "src/model/model.h"
 #include "tests/unit/tap.h"
 
 #include "tests/unit/knode.h"
@@ -336,7 +336,7 @@ static void test_note_without_result(void)
 	OK(1, "xk_note without a result drops the note");
 }
 
-/* ---- cuda-points.h against the CPU kernels ---- */
+/* ---- cuda/points.h against the CPU kernels ---- */
 
 /* the same float, NaN matching NaN */
 static int same_f(float a, float b)
@@ -617,7 +617,7 @@ static void test_softmax_points(void)
 			continue;
 		}
 		tried++;
-		/* cuda-norm.cu's rows */
+		/* cuda/norm.cu's rows */
 		int64_t a = axis < 0 ? axis + r : axis, outer = 1, len = 1, inner = 1;
 		for (int i = 0; i < rank; i++) {
 			if (i < a)
@@ -761,7 +761,7 @@ static int ew_same(const struct xtensor *y, const struct xtensor *z, int64_t i)
 	return fl && xt_get(y, i) != xt_get(y, i) && xt_get(z, i) != xt_get(z, i);
 }
 
-/* Every binary op of cuda-elementwise.cu and cuda-logic.cu on every type: where the CUDA kernel takes the type
+/* Every binary op of cuda/elementwise.cu and cuda/logic.cu on every type: where the CUDA kernel takes the type
  * (cu_dom_pick with the op's domains), the CPU takes it too, and cu_bin_point gives its output bit for bit on
  * every pair of ew_fill's values; where the CUDA kernel declines it, so does the CPU. */
 static void test_domain_binary_points(void)
@@ -963,7 +963,7 @@ static void test_reduce_points(void)
 		int32_t dt = irand(0, 2) ? OV_DT_FLOAT : irand(0, 1) ? OV_DT_INT64 : OV_DT_INT32;
 		int64_t xd[4], axes[4], na = 0;
 		if (dt != OV_DT_FLOAT && (op == OV_RED_L2 || op == OV_RED_LOGSUM || op == OV_RED_LOGSUMEXP))
-			dt = OV_DT_FLOAT; /* computed in double on the CPU: cuda-reduce.cu declines them */
+			dt = OV_DT_FLOAT; /* computed in double on the CPU: cuda/reduce.cu declines them */
 		for (int i = 0; i < rank; i++) {
 			xd[i] = irand(0, 12) ? irand(1, 5) : 0;
 			if (irand(0, 1)) {
@@ -1065,7 +1065,7 @@ static void test_arg_points(void)
 }
 
 /* LayerNormalization over the last axes, InstanceNormalization and BatchNormalization on float32 and float64, as
- * cuda-norm.cu puts cu_norm_stats and the element functions together. */
+ * cuda/norm.cu puts cu_norm_stats and the element functions together. */
 static void test_norm_points(void)
 {
 	int tried = 0, agree = 0;
@@ -1161,7 +1161,7 @@ static void test_norm_points(void)
 }
 
 /* GroupNormalization (opset 18's scale per group, 21's per channel), MeanVarianceNormalization, LRN, Hardmax and
- * GlobalLpPool on float32 and float64, as cuda-norm.cu and cuda-pool.cu put the cuda-points.h functions together,
+ * GlobalLpPool on float32 and float64, as cuda/norm.cu and cuda/pool.cu put the cuda/points.h functions together,
  * bit for bit against the CPU kernels. */
 static void test_more_norm_points(void)
 {
@@ -1278,7 +1278,7 @@ next:
 			for (int j = 0; j < 2; j++)
 				xt_free(&p[j]);
 	}
-	OK(tried == 300 && agree == tried, "the cuda-points.h functions give the CPU's GroupNormalization, "
+	OK(tried == 300 && agree == tried, "the cuda/points.h functions give the CPU's GroupNormalization, "
 	   "MeanVarianceNormalization, LRN, Hardmax and GlobalLpPool bit for bit (%d of %d)", agree, tried);
 }
 

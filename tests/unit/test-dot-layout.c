@@ -1,4 +1,4 @@
-/* Unit tests of Graphviz's layout in cells (src/dot-layout.h): points to cells, routes (they start and end just
+/* Unit tests of Graphviz's layout in cells (src/graphviz/dot-layout.h): points to cells, routes (they start and end just
  * outside their boxes, turn only at right angles, keep off label rows and other boxes where they can, pass where
  * dot's label says), and the layout of srcnn's conv1 neighbourhood (boxes apart, edges joined to their boxes,
  * labels off the boxes). */
@@ -7,11 +7,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "src/dot-layout.h"
-#include "src/dot.h"
-#include "src/graph.h"
-#include "src/model.h"
-#include "src/shape.h"
+#include "src/graphviz/dot-layout.h"
+#include "src/graphviz/dot.h"
+#include "src/graph/graph.h"
+#include "src/model/model.h"
+#include "src/graph/shape.h"
 #include "tests/unit/tap.h"
 
 /* Graphviz keeps memory it never frees (each context's plugin configuration, see tests/dot.sh): under

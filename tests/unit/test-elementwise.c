@@ -1,5 +1,5 @@
-/* Unit tests of the shared element arithmetic (src/exec/ov-math.h: 16-bit floats, rounding, integer division,
- * stable activations, broadcasting plans) and of the CPU element-wise kernels (src/exec/cpu-elementwise.c) run on
+/* Unit tests of the shared element arithmetic (src/exec/ops/ov-math.h: 16-bit floats, rounding, integer division,
+ * stable activations, broadcasting plans) and of the CPU element-wise kernels (src/exec/cpu/elementwise.c) run on
  * hand-built nodes: types, broadcasting, ONNX's integer rules, Cast, and hostile shapes that must fail cleanly. */
 #include "config.h"
 
@@ -8,15 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/dtype.h"
+#include "src/base/dtype.h"
 #include "src/exec/exec.h"
-#include "src/exec/ov-math.h"
+#include "src/exec/ops/ov-math.h"
 #include "tests/unit/tap.h"
 
 extern const struct exec_kernel cpu_elementwise_kernels[];
 extern const size_t cpu_elementwise_count;
 
-/* ---- ov-math.h ---- */
+/* ---- ops/ov-math.h ---- */
 
 static void test_half(void)
 {

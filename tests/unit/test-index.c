@@ -1,5 +1,5 @@
-/* The index and layout ops' shared arithmetic (src/exec/ov-index.h), which the CPU kernels loop over and the CUDA
- * kernels (cuda-index.cu, cuda-scatter.cu) run a thread of, checked on the host against references written the
+/* The index and layout ops' shared arithmetic (src/exec/ops/ov-index.h), which the CPU kernels loop over and the CUDA
+ * kernels (cuda/index.cu, cuda/scatter.cu) run a thread of, checked on the host against references written the
  * way the CPU kernels computed before they shared it:
  * - ov_get_int, the device's reading of an index, against xt_get_int for every type it reads;
  * - ov_topk_row (a heap) against a sort of the whole row with TopK's comparison, on random rows with ties, NaN,
@@ -9,7 +9,7 @@
  * - ov_cum_line against a running sum or product in the widest type, truncated, or in the float type (bit for
  *   bit, but for the sign of a NaN that two NaNs make);
  * - ov_range_at against the exact value in 128 bits;
- * - the setups' index resolution (index-plan.c): offsets of GatherElements, GatherND with batch_dims and
+ * - the setups' index resolution (ops/index.c): offsets of GatherElements, GatherND with batch_dims and
  *   ScatterND on small cases worked by hand, and their refusals. */
 #include "config.h"
 
@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/dtype.h"
+#include "src/base/dtype.h"
 #include "src/exec/exec.h"
-#include "src/exec/index-plan.h"
-#include "src/exec/ov-index.h"
+#include "src/exec/ops/index.h"
+#include "src/exec/ops/ov-index.h"
 #include "tests/unit/tap.h"
 
 #include "tests/unit/knode.h"

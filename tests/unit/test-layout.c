@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "src/error.h"
-#include "src/layout.h"
+#include "src/base/error.h"
+#include "src/present/layout.h"
 #include "tests/unit/tap.h"
 
 struct g {

@@ -1,5 +1,5 @@
-/* Unit tests of the CPU neural-network kernels (src/exec/cpu-conv.c, cpu-gemm.c, cpu-pool.c, cpu-norm.c,
- * cpu-resize.c) and their shared arithmetic (ov-window.h, ov-resize.h), on what the ONNX node tests leave out:
+/* Unit tests of the CPU neural-network kernels (src/exec/cpu/conv.c, cpu/gemm.c, cpu/pool.c, cpu/norm.c,
+ * cpu/resize.c) and their shared arithmetic (ops/ov-window.h, ops/ov-resize.h), on what the ONNX node tests leave out:
  * Conv and ConvTranspose against naive loops over random geometries (groups, depthwise, dilations, strides,
  * asymmetric pads, auto_pad, 1-D to 3-D, the tiled im2col path, the 3x3 depthwise blocks at every width), a Relu
  * or Clip fused into Conv (bit for bit the separate kernels, and invisible to --all, --to and --from), MatMul
@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/dtype.h"
+#include "src/base/dtype.h"
 #include "src/exec/exec.h"
-#include "src/graph.h"
-#include "src/model.h"
-#include "src/exec/ov-resize.h"
-#include "src/exec/ov-window.h"
+#include "src/graph/graph.h"
+#include "src/model/model.h"
+#include "src/exec/ops/ov-resize.h"
+#include "src/exec/ops/ov-window.h"
 #include "tests/unit/tap.h"
 
 #include "tests/unit/knode.h"

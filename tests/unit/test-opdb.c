@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "src/datadir.h"
-#include "src/error.h"
-#include "src/opdb.h"
-#include "src/opdoc.h"
+#include "src/base/datadir.h"
+#include "src/base/error.h"
+#include "src/graph/opdb.h"
+#include "src/graph/opdoc.h"
 #include "tests/unit/tap.h"
 
 static char *read_all(const char *path, size_t *len)

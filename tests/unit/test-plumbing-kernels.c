@@ -1,5 +1,5 @@
-/* Unit tests of the CPU plumbing, indexing, reduction and detection kernels (src/exec/cpu-shape.c, cpu-gather.c,
- * cpu-reduce.c, cpu-misc.c), on what the ONNX node tests leave out: every Transpose permutation and element size
+/* Unit tests of the CPU plumbing, indexing, reduction and detection kernels (src/exec/cpu/shape.c, cpu/gather.c,
+ * cpu/reduce.c, cpu/misc.c), on what the ONNX node tests leave out: every Transpose permutation and element size
  * against a naive loop, Slice clamping against a brute-force model of the ONNX rules, Pad modes with negative
  * pads, strings through the byte-moving ops, exact int64 reductions, ties in ArgMax/TopK/NonMaxSuppression, the recurrent, spectral and quantization kernels' checks, and
  * hostile inputs (out-of-range indices, absurd sizes) that must fail with one line instead of crashing. */
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/dtype.h"
+#include "src/base/dtype.h"
 #include "src/exec/exec.h"
 #include "tests/unit/tap.h"
 

@@ -1,4 +1,4 @@
-/* Unit tests of tensor statistics and histograms (src/tensor-stats.c): float32 in raw_data and typed fields,
+/* Unit tests of tensor statistics and histograms (src/model/tensor-stats.c): float32 in raw_data and typed fields,
  * NaN and infinities kept out of min/max/mean/std, exact int64 and uint64 extremes, bool, float16 and bfloat16,
  * strings and empty tensors, histogram bins and edges, accuracy on a long tensor, and present_tensor_element's
  * text for the same values. */
@@ -7,9 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "src/dtype.h"
-#include "src/present.h"
-#include "src/tensor-stats.h"
+#include "src/base/dtype.h"
+#include "src/present/present.h"
+#include "src/model/tensor-stats.h"
 #include "tests/unit/tap.h"
 
 /* A tensor of n elements whose raw_data is the given bytes (not copied: they must outlive the tensor). */

@@ -1,4 +1,4 @@
-/* Unit tests of tensor files (src/tensorfile.c): .npy round trips for every dtype, byte order, Fortran order,
+/* Unit tests of tensor files (src/model/tensorfile.c): .npy round trips for every dtype, byte order, Fortran order,
  * versions 1-3, a battery of hostile headers; .pb typed fields, raw data, strings, refusals; and the float16 /
  * bfloat16 rounding that set-tensor uses for literal values. */
 #include "config.h"
@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "src/describe.h"
-#include "src/dtype.h"
-#include "src/edit-internal.h"
-#include "src/tensorfile.h"
+#include "src/model/describe.h"
+#include "src/base/dtype.h"
+#include "src/edit/internal.h"
+#include "src/model/tensorfile.h"
 #include "tests/unit/tap.h"
 
 static char tmpdir[] = "/tmp/ov-tensorfile.XXXXXX";

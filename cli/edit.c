@@ -1,0 +1,140 @@
+/* `onnxview edit`: load a model, apply edit commands (-e CMD, -s SCRIPT, in the order given), save atomically. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cmd.h"
+#include "src/edit/edit.h"
+#include "src/model/model.h"
+#include "src/model/save.h"
+
+static const char edit_usage[] =
+	"usage: onnxview edit MODEL [-e COMMAND]... [-s SCRIPT]... -o OUT [--force] [--journal FILE]";
+
+static int same_path(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static void print_help(FILE *out)
+{
+	size_t n;
+	const struct edit_cmd *const *cmds = edit_commands(&n);
+
+	fprintf(out, "%s\n\nCommands (also for -s scripts, one per line, '# ' starts a comment, and the TUI's ':'):\n",
+		edit_usage);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "  %-34s %s\n", cmds[i]->usage, cmds[i]->help);
+	fprintf(out, "\nNodes are named by their name or #N (their index); values by their tensor name.\n");
+}
+
+static void say_stderr(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "onnxview: %s\n", line);
+}
+
+struct step {
+	int is_script;
+	const char *text;
+};
+
+int cmd_edit(int argc, char **argv, FILE *out, FILE *err)
+{
+	const char *path = NULL, *dest = NULL, *journal = NULL;
+	int force = 0, rc;
+	struct step *steps = calloc((size_t)argc + 1, sizeof *steps);
+	int n_steps = 0;
+	struct ov_model *m = NULL;
+	struct edit_session *s = NULL;
+	struct ov_error e = {0};
+
+	if (!steps)
+		return ov_usage_error(err, edit_usage, "edit: out of memory");
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "-e") || !strcmp(a, "-s") ||
+		    !strcmp(a, "--journal")) {
+			if (i + 1 >= argc) {
+				free(steps);
+				return ov_usage_error(err, edit_usage, "edit: %s needs an argument", a);
+			}
+			const char *v = argv[++i];
+			if (a[1] == 'e' || a[1] == 's')
+				steps[n_steps++] = (struct step){a[1] == 's', v};
+			else if (a[2] == 'j')
+				journal = v;
+			else
+				dest = v;
+		} else if (!strcmp(a, "--force") || !strcmp(a, "-f")) {
+			force = 1;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			print_help(out);
+			free(steps);
+			return 0;
+		} else if (a[0] == '-' && a[1]) {
+			free(steps);
+			return ov_usage_error(err, edit_usage, "edit: unknown option '%s'", a);
+		} else if (path) {
+			free(steps);
+			return ov_usage_error(err, edit_usage, "edit: one model at a time ('%s' and '%s')", path, a);
+		} else {
+			path = a;
+		}
+	}
+	if (!path || !dest) {
+		free(steps);
+		return ov_usage_error(err, edit_usage, !path ? "edit: no model given" :
+				       "edit: no output given (-o OUT; -o MODEL saves in place)");
+	}
+	rc = model_load_report(path, &m, err);
+	if (rc)
+		goto out;
+	if (edit_session_open(&s, m, &e)) {
+		rc = ov_error_report(err, path, &e);
+		goto out;
+	}
+	s->say = say_stderr;
+	/* Saving over the model itself is the explicit way to save in place. */
+	s->save_path = dest;
+	s->save_flags = (force || same_path(path, dest)) ? OV_SAVE_REPLACE : 0;
+	for (int i = 0; i < n_steps; i++) {
+		int r = steps[i].is_script ? edit_run_script(s, steps[i].text, &e) : edit_run(s, steps[i].text, &e);
+		if (r) {
+			char what[600];
+			snprintf(what, sizeof what, "%s: %s%s%s", path, steps[i].is_script ? "" : "'",
+				 steps[i].is_script ? "" : steps[i].text, steps[i].is_script ? "" : "'");
+			rc = ov_error_report(err, what, &e);
+			goto out; /* nothing is written */
+		}
+	}
+	if (journal) {
+		FILE *jf = fopen(journal, "wx");
+		if (!jf && errno == EEXIST && force)
+			jf = fopen(journal, "w");
+		if (!jf) {
+			ov_fail(&e, OV_WRITE, "cannot write the journal: %s%s", strerror(errno),
+				errno == EEXIST ? " (use --force to replace it)" : "");
+			rc = ov_error_report(err, journal, &e);
+			goto out;
+		}
+		edit_journal_write(s, jf);
+		if (fclose(jf)) {
+			ov_fail(&e, OV_WRITE, "cannot write the journal: %s", strerror(errno));
+			rc = ov_error_report(err, journal, &e);
+			goto out;
+		}
+	}
+	if (model_save(m, dest, s->save_flags, &e))
+		rc = ov_error_report(err, dest, &e);
+out:
+	edit_session_free(s);
+	model_free(m);
+	free(steps);
+	return rc;
+}

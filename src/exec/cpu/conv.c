@@ -1,0 +1,1130 @@
+/* CPU convolutions: Conv (im2col + GEMM per group, a direct path for pointwise and depthwise, and a Relu or Clip the
+ * runner offers to fuse applied as the output is written), ConvTranspose (GEMM + col2im), ConvInteger and QLinearConv
+ * (through the double path), and the helpers shared by the NN families (src/exec/ops/ops.h). */
+#include "config.h"
+
+#include <cblas.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/base/dtype.h"
+#include "src/exec/ops/ops.h"
+#include "src/exec/exec.h"
+#include "src/exec/ops/ov-window.h"
+
+/* ---- shared helpers -------------------------------------------------------------------------------------- */
+
+int cpu_is_half(int32_t dtype)
+{
+	return dtype == OV_DT_FLOAT16 || dtype == OV_DT_BFLOAT16;
+}
+
+int64_t cpu_read_doubles(const struct xtensor *t, double *buf, int64_t max)
+{
+	int64_t n = t->numel < max ? t->numel : max;
+
+	for (int64_t i = 0; i < n; i++)
+		buf[i] = xt_get(t, i);
+	return n;
+}
+
+int cpu_via_f32(struct exec_kernel_ctx *k, exec_kernel_fn fn, unsigned keep_mask)
+{
+	size_t nin = k->n_in, nout = k->n_out;
+	struct xtensor *in = calloc(nin ? nin : 1, sizeof *in), *out = calloc(nout ? nout : 1, sizeof *out);
+	const struct xtensor **inp = calloc(nin ? nin : 1, sizeof *inp);
+	struct xtensor **outp = calloc(nout ? nout : 1, sizeof *outp);
+	int32_t half = 0;
+	int rc = -1;
+
+	if (!in || !out || !inp || !outp) {
+		rc = xk_fail(k, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < nin; i++) {
+		const struct xtensor *t = k->in[i];
+		inp[i] = t;
+		if (!t || !cpu_is_half(t->dtype))
+			continue;
+		if (!half)
+			half = t->dtype;
+		if (xt_alloc(&in[i], OV_DT_FLOAT, t->rank, t->dims, k->err))
+			goto out;
+		float *d = in[i].data;
+		for (int64_t j = 0; j < t->numel; j++)
+			d[j] = (float)xt_get(t, j);
+		inp[i] = &in[i];
+	}
+	for (size_t i = 0; i < nout; i++)
+		outp[i] = &out[i];
+	struct exec_kernel_ctx sub = *k;
+	sub.in = inp;
+	sub.out = outp;
+	sub.act.kind = EXEC_ACT_NONE; /* the activation would run before the rounding to the half type */
+	if (fn(&sub))
+		goto out;
+	for (size_t i = 0; i < nout; i++) {
+		struct xtensor *o = &out[i];
+		if (half && o->dtype == OV_DT_FLOAT && !(i < 32 && (keep_mask >> i & 1u))) {
+			if (xk_output(k, i, half, o->rank, o->dims))
+				goto out;
+			const float *s = o->data;
+			for (int64_t j = 0; j < o->numel; j++)
+				xt_set(k->out[i], j, s[j]);
+		} else {
+			xt_free(k->out[i]);
+			*k->out[i] = *o; /* hand the buffer over */
+			memset(o, 0, sizeof *o);
+		}
+	}
+	rc = 0;
+out:
+	for (size_t i = 0; in && i < nin; i++)
+		xt_free(&in[i]);
+	for (size_t i = 0; out && i < nout; i++)
+		xt_free(&out[i]);
+	free(in);
+	free(out);
+	free(inp);
+	free(outp);
+	return rc;
+}
+
+int cpu_float_dispatch(struct exec_kernel_ctx *k, exec_kernel_fn fn, unsigned keep_mask, const char *op)
+{
+	const struct xtensor *x = k->n_in ? k->in[0] : NULL;
+
+	if (!x)
+		return xk_fail(k, "X is required");
+	if (x->dtype == OV_DT_FLOAT || x->dtype == OV_DT_DOUBLE)
+		return fn(k);
+	if (cpu_is_half(x->dtype))
+		return cpu_via_f32(k, fn, keep_mask);
+	return xk_fail(k, "%s on %s is not supported", op, dtype_short_name(x->dtype));
+}
+
+/* A plain loop for GEMMs too large for CBLAS's int dimensions. */
+#define NAIVE_GEMM(T)                                                                                            \
+	for (int64_t i = 0; i < m; i++)                                                                          \
+		for (int64_t j = 0; j < n; j++) {                                                                \
+			double acc = 0;                                                                          \
+			for (int64_t p = 0; p < kk; p++)                                                         \
+				acc += (double)((const T *)a)[trans_a ? p * lda + i : i * lda + p] *             \
+				       (double)((const T *)b)[trans_b ? j * ldb + p : p * ldb + j];              \
+			T *cp = (T *)c + i * ldc + j;                                                            \
+			*cp = (T)(alpha * acc + (beta != 0 ? beta * (double)*cp : 0));                           \
+		}
+
+void cpu_gemm(int32_t dtype, int trans_a, int trans_b, int64_t m, int64_t n, int64_t kk, double alpha,
+	      const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c, int64_t ldc)
+{
+	if (m <= 0 || n <= 0)
+		return;
+	if (m > INT_MAX || n > INT_MAX || kk > INT_MAX || lda > INT_MAX || ldb > INT_MAX || ldc > INT_MAX) {
+		if (dtype == OV_DT_FLOAT) {
+			NAIVE_GEMM(float)
+		} else {
+			NAIVE_GEMM(double)
+		}
+		return;
+	}
+	if (kk <= 0) { /* C = beta * C */
+		for (int64_t i = 0; i < m; i++)
+			for (int64_t j = 0; j < n; j++) {
+				if (dtype == OV_DT_FLOAT) {
+					float *cp = (float *)c + i * ldc + j;
+					*cp = beta != 0 ? (float)(beta * *cp) : 0.0f;
+				} else {
+					double *cp = (double *)c + i * ldc + j;
+					*cp = beta != 0 ? beta * *cp : 0.0;
+				}
+			}
+		return;
+	}
+	enum CBLAS_TRANSPOSE ta = trans_a ? CblasTrans : CblasNoTrans, tb = trans_b ? CblasTrans : CblasNoTrans;
+	if (dtype == OV_DT_FLOAT && (m == 1 || n == 1)) {
+		/* a matrix times a vector (a batch of one through a Gemm): GEMV reads the matrix once, where GEMM would
+		 * first copy it into its packed layout.  beta 0 starts from zeros: C may hold anything, NaN too. */
+		if (beta == 0)
+			for (int64_t i = 0; i < (m == 1 ? n : m); i++)
+				((float *)c)[m == 1 ? i : i * ldc] = 0.0f;
+		if (m == 1) /* c = op(B)^T a: B is K x N (or N x K transposed) */
+			cblas_sgemv(CblasRowMajor, trans_b ? CblasNoTrans : CblasTrans, trans_b ? (int)n : (int)kk,
+				    trans_b ? (int)kk : (int)n, (float)alpha, b, (int)ldb, a, trans_a ? (int)lda : 1,
+				    (float)beta, c, 1);
+		else /* c = op(A) b */
+			cblas_sgemv(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_a ? (int)kk : (int)m,
+				    trans_a ? (int)m : (int)kk, (float)alpha, a, (int)lda, b, trans_b ? 1 : (int)ldb,
+				    (float)beta, c, (int)ldc);
+		return;
+	}
+	if (dtype == OV_DT_FLOAT)
+		cblas_sgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)kk, (float)alpha, a, (int)lda, b, (int)ldb,
+			    (float)beta, c, (int)ldc);
+	else
+		cblas_dgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)kk, alpha, a, (int)lda, b, (int)ldb, beta, c,
+			    (int)ldc);
+}
+
+/* ---- im2col / col2im --------------------------------------------------------------------------------------- */
+
+/* Columns [p0, p1) of the im2col matrix of one group (cg channels) of a 2-D input (1-D runs as H = 1):
+ * col[(c, kh, kw)][p - p0] for output position p = oh * ow_n + ow. */
+#define DEFINE_IM2COL_2D(T, NAME)                                                                                \
+	static void NAME(const T *x, int64_t cg, int64_t h, int64_t wd, const struct cpu_window *w2, int64_t p0, \
+			 int64_t p1, T *col)                                                                     \
+	{                                                                                                        \
+		int64_t kh_n = w2->k[0], kw_n = w2->k[1], ow_n = w2->out[1];                                     \
+		int64_t sh = w2->s[0], sw = w2->s[1], dh = w2->d[0], dw = w2->d[1];                              \
+		int64_t pt = w2->pb[0], pl = w2->pb[1], ncol = p1 - p0;                                          \
+		for (int64_t c = 0; c < cg; c++)                                                                 \
+			for (int64_t kh = 0; kh < kh_n; kh++)                                                    \
+				for (int64_t kw = 0; kw < kw_n; kw++) {                                          \
+					T *row = col + ((c * kh_n + kh) * kw_n + kw) * ncol;                     \
+					int64_t iw0 = kw * dw - pl;                                              \
+					int64_t owa = iw0 >= 0 ? 0 : (-iw0 + sw - 1) / sw;                       \
+					int64_t owb = iw0 >= wd ? 0 : (wd - iw0 + sw - 1) / sw;                  \
+					if (owb > ow_n)                                                          \
+						owb = ow_n;                                                      \
+					if (owa > owb)                                                           \
+						owa = owb;                                                       \
+					for (int64_t oh = p0 / ow_n; oh * ow_n < p1; oh++) {                     \
+						int64_t lo = p0 - oh * ow_n, hi = p1 - oh * ow_n;                \
+						if (lo < 0)                                                      \
+							lo = 0;                                                  \
+						if (hi > ow_n)                                                   \
+							hi = ow_n;                                               \
+						T *dst = row + oh * ow_n - p0;                                   \
+						int64_t ih = oh * sh - pt + kh * dh;                             \
+						if (ih < 0 || ih >= h) {                                         \
+							memset(dst + lo, 0, (size_t)(hi - lo) * sizeof(T));      \
+							continue;                                                \
+						}                                                                \
+						const T *src = x + (c * h + ih) * wd + iw0;                      \
+						int64_t a = owa < lo ? lo : owa > hi ? hi : owa;                 \
+						int64_t b = owb < lo ? lo : owb > hi ? hi : owb;                 \
+						if (a > b)                                                       \
+							a = b;                                                   \
+						if (a > lo)                                                      \
+							memset(dst + lo, 0, (size_t)(a - lo) * sizeof(T));       \
+						if (sw == 1) {                                                   \
+							if (b > a)                                               \
+								memcpy(dst + a, src + a,                         \
+								       (size_t)(b - a) * sizeof(T));             \
+						} else {                                                         \
+							for (int64_t ow = a; ow < b; ow++)                       \
+								dst[ow] = src[ow * sw];                          \
+						}                                                                \
+						if (hi > b)                                                      \
+							memset(dst + b, 0, (size_t)(hi - b) * sizeof(T));        \
+					}                                                                        \
+				}                                                                                \
+	}
+
+/* The same for any spatial rank: the odometer over the kernel and the output positions. */
+#define DEFINE_IM2COL_ND(T, NAME)                                                                                \
+	static void NAME(const T *x, int64_t cg, const struct cpu_window *w, int64_t p0, int64_t p1, T *col)     \
+	{                                                                                                        \
+		int n = w->n;                                                                                    \
+		int64_t kidx[XT_MAX_RANK], oidx[XT_MAX_RANK], ncol = p1 - p0;                                    \
+		for (int64_t c = 0; c < cg; c++) {                                                               \
+			const T *xc = x + c * w->in_size;                                                        \
+			memset(kidx, 0, sizeof kidx);                                                            \
+			for (int64_t kr = 0; kr < w->k_size; kr++) {                                             \
+				T *row = col + (c * w->k_size + kr) * ncol;                                      \
+				int64_t rem = p0;                                                                \
+				for (int i = n - 1; i >= 0; i--) {                                               \
+					oidx[i] = rem % w->out[i];                                               \
+					rem /= w->out[i];                                                        \
+				}                                                                                \
+				for (int64_t p = p0; p < p1; p++) {                                              \
+					int64_t off = 0, inside = 1;                                             \
+					for (int i = 0; i < n; i++) {                                            \
+						int64_t ii = oidx[i] * w->s[i] - w->pb[i] + kidx[i] * w->d[i];   \
+						if (ii < 0 || ii >= w->in[i]) {                                  \
+							inside = 0;                                              \
+							break;                                                   \
+						}                                                                \
+						off = off * w->in[i] + ii;                                       \
+					}                                                                        \
+					row[p - p0] = inside ? xc[off] : (T)0;                                   \
+					xt_index_next(oidx, w->out, n);      \
+				}                                                                                \
+				xt_index_next(kidx, w->k, n); \
+			}                                                                                        \
+		}                                                                                                \
+	}
+
+/* ConvTranspose: accumulate col[(m, k...)][p - p0] (input positions p in [p0, p1)) into y (mg channels). */
+#define DEFINE_COL2IM_ND(T, NAME)                                                                                \
+	static void NAME(const T *col, int64_t mg, const struct cpu_window *w, int64_t p0, int64_t p1, T *y)     \
+	{                                                                                                        \
+		int n = w->n;                                                                                    \
+		int64_t kidx[XT_MAX_RANK], iidx[XT_MAX_RANK], ncol = p1 - p0;                                    \
+		for (int64_t m = 0; m < mg; m++) {                                                               \
+			T *ym = y + m * w->out_size;                                                             \
+			memset(kidx, 0, sizeof kidx);                                                            \
+			for (int64_t kr = 0; kr < w->k_size; kr++) {                                             \
+				const T *row = col + (m * w->k_size + kr) * ncol;                                \
+				int64_t rem = p0;                                                                \
+				for (int i = n - 1; i >= 0; i--) {                                               \
+					iidx[i] = rem % w->in[i];                                                \
+					rem /= w->in[i];                                                         \
+				}                                                                                \
+				if (n == 2) {                                                                    \
+					int64_t iw_n = w->in[1], ow_n = w->out[1], sw = w->s[1];                 \
+					int64_t ow0 = kidx[1] * w->d[1] - w->pb[1];                              \
+					int64_t a = ow0 >= 0 ? 0 : (-ow0 + sw - 1) / sw;                         \
+					int64_t b = ow0 >= ow_n ? 0 : (ow_n - ow0 + sw - 1) / sw;                \
+					if (b > iw_n)                                                            \
+						b = iw_n;                                                        \
+					for (int64_t ih = p0 / iw_n; ih * iw_n < p1; ih++) {                     \
+						int64_t oh = ih * w->s[0] - w->pb[0] + kidx[0] * w->d[0];        \
+						if (oh < 0 || oh >= w->out[0])                                   \
+							continue;                                                \
+						int64_t lo = p0 - ih * iw_n, hi = p1 - ih * iw_n;                \
+						if (lo < a)                                                      \
+							lo = a;                                                  \
+						if (hi > b)                                                      \
+							hi = b;                                                  \
+						const T *src = row + ih * iw_n - p0;                             \
+						T *dst = ym + oh * ow_n + ow0;                                   \
+						for (int64_t iw = lo; iw < hi; iw++)                             \
+							dst[iw * sw] += src[iw];                                 \
+					}                                                                        \
+				} else {                                                                         \
+					for (int64_t p = p0; p < p1; p++) {                                      \
+						int64_t off = 0, inside = 1;                                     \
+						for (int i = 0; i < n; i++) {                                    \
+							int64_t oo = iidx[i] * w->s[i] - w->pb[i] +              \
+								     kidx[i] * w->d[i];                          \
+							if (oo < 0 || oo >= w->out[i]) {                         \
+								inside = 0;                                      \
+								break;                                           \
+							}                                                        \
+							off = off * w->out[i] + oo;                              \
+						}                                                                \
+						if (inside)                                                      \
+							ym[off] += row[p - p0];                                  \
+						xt_index_next(iidx, w->in, n);              \
+					}                                                                        \
+				}                                                                                \
+				xt_index_next(kidx, w->k, n); \
+			}                                                                                        \
+		}                                                                                                \
+	}
+
+/* Depthwise 2-D (1-D as H = 1): one input channel per group, mult output channels each. Taps outermost,
+ * accumulating whole output rows, so the inner loop runs without bounds checks. */
+#define DEFINE_DEPTHWISE(T, NAME)                                                                                \
+	static void NAME(const T *x, const T *wt, const T *bias, int64_t nb, int64_t c_n, int64_t mult,          \
+			 const struct cpu_window *w2, T *y)                                                      \
+	{                                                                                                        \
+		int64_t h = w2->in[0], wd = w2->in[1], oh_n = w2->out[0], ow_n = w2->out[1];                     \
+		int64_t kh_n = w2->k[0], kw_n = w2->k[1], sh = w2->s[0], sw = w2->s[1], dh = w2->d[0],           \
+			dw = w2->d[1], pt = w2->pb[0], pl = w2->pb[1];                                           \
+		for (int64_t b = 0; b < nb; b++)                                                                 \
+			for (int64_t m = 0; m < c_n * mult; m++) {                                               \
+				const T *xc = x + (b * c_n + m / mult) * h * wd;                                 \
+				const T *wm = wt + m * kh_n * kw_n;                                              \
+				T *ym = y + (b * c_n * mult + m) * oh_n * ow_n;                                  \
+				T b0 = bias ? bias[m] : (T)0;                                                    \
+				for (int64_t oh = 0; oh < oh_n; oh++) {                                          \
+					T *yr = ym + oh * ow_n;                                                  \
+					for (int64_t ow = 0; ow < ow_n; ow++)                                    \
+						yr[ow] = b0;                                                     \
+					for (int64_t kh = 0; kh < kh_n; kh++) {                                  \
+						int64_t ih = oh * sh - pt + kh * dh;                             \
+						if (ih < 0 || ih >= h)                                           \
+							continue;                                                \
+						const T *xr = xc + ih * wd;                                      \
+						for (int64_t kw = 0; kw < kw_n; kw++) {                          \
+							T wv = wm[kh * kw_n + kw];                               \
+							int64_t iw0 = kw * dw - pl;                              \
+							int64_t a = iw0 >= 0 ? 0 : (-iw0 + sw - 1) / sw;         \
+							int64_t e = iw0 >= wd ? 0 : (wd - iw0 + sw - 1) / sw;    \
+							if (e > ow_n)                                            \
+								e = ow_n;                                        \
+							const T *xs = xr + iw0;                                  \
+							if (sw == 1)                                             \
+								for (int64_t ow = a; ow < e; ow++)               \
+									yr[ow] += wv * xs[ow];                   \
+							else if (sw == 2)                                        \
+								for (int64_t ow = a; ow < e; ow++)               \
+									yr[ow] += wv * xs[2 * ow];               \
+							else                                                     \
+								for (int64_t ow = a; ow < e; ow++)               \
+									yr[ow] += wv * xs[ow * sw];              \
+						}                                                                \
+					}                                                                        \
+				}                                                                                \
+			}                                                                                        \
+	}
+
+/* The float depthwise path and the bias/activation pass, vectorised by hand (GCC vector extensions: 8 floats, two
+ * SSE registers on a baseline x86-64, one AVX2 register with FMA in the x86-64-v3 clone picked at load time), since
+ * -O2 leaves these loops scalar. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define NN_CLONES __attribute__((target_clones("arch=x86-64-v3", "default"), optimize("fp-contract=fast")))
+#define NN_WIDE __attribute__((target("arch=x86-64-v4"), optimize("fp-contract=fast")))
+#else
+#define NN_CLONES
+#endif
+
+typedef float v8f __attribute__((vector_size(32)));
+typedef int v8i __attribute__((vector_size(32)));
+/* The even and the odd elements of the 16 in (a, b), for stride 2: GCC's __builtin_shuffle, clang's (the fuzz
+ * build) __builtin_shufflevector. */
+#if defined(__clang__)
+#define V8_EVEN(a, b) __builtin_shufflevector((a), (b), 0, 2, 4, 6, 8, 10, 12, 14)
+#define V8_ODD(a, b) __builtin_shufflevector((a), (b), 1, 3, 5, 7, 9, 11, 13, 15)
+#else
+#define V8_EVEN(a, b) __builtin_shuffle((a), (b), (v8i){0, 2, 4, 6, 8, 10, 12, 14})
+#define V8_ODD(a, b) __builtin_shuffle((a), (b), (v8i){1, 3, 5, 7, 9, 11, 13, 15})
+#endif
+
+/* Clip's rule on 8 floats (Relu is lo 0, hi infinity): below lo gives below (lo, or hi when lo > hi), above hi
+ * gives hi, NaN passes. */
+struct act8 {
+	int on;
+	v8f lo, hi, below;
+};
+
+static void act8_init(struct act8 *a, const struct exec_act *act)
+{
+	enum exec_act_kind kind = act ? act->kind : EXEC_ACT_NONE;
+	float lo = kind == EXEC_ACT_RELU ? 0.0f : act ? act->lo : 0.0f;
+	float hi = kind == EXEC_ACT_RELU ? INFINITY : act ? act->hi : 0.0f;
+	float below = lo > hi ? hi : lo;
+
+	a->on = kind != EXEC_ACT_NONE;
+	a->lo = (v8f){lo, lo, lo, lo, lo, lo, lo, lo};
+	a->hi = (v8f){hi, hi, hi, hi, hi, hi, hi, hi};
+	a->below = (v8f){below, below, below, below, below, below, below, below};
+}
+
+/* (pointers, not values: v8f passed by value would change the calling convention between the clones) */
+static inline void act8_apply(v8f *x, const struct act8 *a)
+{
+	v8i lt = *x < a->lo, gt = (*x > a->hi) & ~lt;
+	*x = (v8f)(((v8i)*x & ~(lt | gt)) | ((v8i)a->below & lt) | ((v8i)a->hi & gt));
+}
+
+/* 8 floats from anywhere */
+typedef float v8f_any __attribute__((vector_size(32), aligned(4), may_alias));
+#define LOAD8(p) (*(const v8f_any *)(p))
+
+/* y[0..n) = act(y), with the same float operations as the Relu and Clip kernels, so fusing changes no bit. */
+NN_CLONES static void act_f(float *restrict y, int64_t n, const struct exec_act *act)
+{
+	struct act8 a;
+	int64_t i = 0;
+
+	act8_init(&a, act);
+	if (!a.on)
+		return;
+	for (; i + 8 <= n; i += 8) {
+		v8f x = LOAD8(y + i);
+		act8_apply(&x, &a);
+		memcpy(y + i, &x, sizeof x);
+	}
+	for (; i < n; i++)
+		y[i] = y[i] < a.lo[0] ? a.below[0] : y[i] > a.hi[0] ? a.hi[0] : y[i];
+}
+
+/* One block of a pointwise convolution: rows [m, m + MR) by 8 * NV positions, over all K inputs: the sums start
+ * from the bias, the activation is applied, and the block is stored (all of it, or the first `keep` positions).
+ * Inlined with constant MR and NV, the loops unroll and the sums stay in registers (MR x NV of them: 12 of AVX2's
+ * 16, or 24 of AVX-512's 32 for 8 rows). */
+static inline __attribute__((always_inline)) void pw_block(const float *x, int64_t ldx, const float *w, int64_t K,
+							   const float *bias, const struct act8 *a, float *y,
+							   int64_t ldy, const int MR, const int NV, int keep)
+{
+	v8f acc[8][3] = {{{0}}};
+
+#pragma GCC unroll 8
+	for (int i = 0; i < MR; i++) {
+		float b = bias ? bias[i] : 0.0f;
+#pragma GCC unroll 3
+		for (int v = 0; v < NV; v++)
+			acc[i][v] = (v8f){b, b, b, b, b, b, b, b};
+	}
+	for (int64_t k = 0; k < K; k++) {
+		v8f xv[3];
+#pragma GCC unroll 3
+		for (int v = 0; v < NV; v++)
+			xv[v] = LOAD8(x + k * ldx + 8 * v);
+#pragma GCC unroll 8
+		for (int i = 0; i < MR; i++) {
+			float wk = w[i * K + k];
+			v8f wb = {wk, wk, wk, wk, wk, wk, wk, wk};
+#pragma GCC unroll 3
+			for (int v = 0; v < NV; v++)
+				acc[i][v] += wb * xv[v];
+		}
+	}
+#pragma GCC unroll 8
+	for (int i = 0; i < MR; i++)
+#pragma GCC unroll 3
+		for (int v = 0; v < NV; v++) {
+			if (a->on)
+				act8_apply(&acc[i][v], a);
+			if (keep >= 8 * (v + 1)) {
+				memcpy(y + i * ldy + 8 * v, &acc[i][v], sizeof acc[i][v]);
+			} else if (keep > 8 * v) {
+				float t[8];
+				memcpy(t, &acc[i][v], sizeof t);
+				memcpy(y + i * ldy + 8 * v, t, (size_t)(keep - 8 * v) * sizeof *y);
+			}
+		}
+}
+
+/* Floats of X pointwise_f keeps in L1 while it goes over the outputs. */
+#define PW_L1 4096
+
+/* Y = act(W X + B) for a pointwise convolution (1x1, stride 1, no pads) of one image and group: X is K rows of N
+ * positions (ldx apart), W is M x K, Y is M rows (ldy apart).  Without packing or a pass of its own for the bias
+ * and the activation: blocks of 24 positions by MR outputs (then 4, then 1), a stretch of them whose X fits in L1
+ * for each MR outputs (X's block is read from L1 again and again while W's rows stream; each output row is written
+ * in runs); the positions left (N mod 24) go 8 at a time, the last few through xt (K x 8 floats, zero-padded) so
+ * nothing is read past X's end. */
+static inline __attribute__((always_inline)) void pointwise_run(const float *x, int64_t ldx, const float *w,
+								const float *bias, float *y, int64_t ldy, int64_t M,
+								int64_t K, int64_t N, const struct exec_act *act,
+								float *xt, const int MR)
+{
+	struct act8 a;
+	int64_t p0 = 0;
+
+	act8_init(&a, act);
+	int64_t span = PW_L1 / (K ? K : 1) / 24 * 24, n24 = N / 24 * 24;
+	if (span < 24)
+		span = 24;
+/* the rows [m, M) over the positions from q0 to q1, in blocks of NV vectors (keeping keep positions of the last) */
+#define PW_ROWS(q0, q1, step, xb, ld, NV, keep)                                                                  \
+	do {                                                                                                      \
+		int64_t m = 0;                                                                                    \
+		for (; m + MR <= M; m += MR)                                                                      \
+			for (int64_t q = (q0); q < (q1); q += (step))                                             \
+				pw_block((xb) + q - (q0), ld, w + m * K, K, bias ? bias + m : NULL, &a,            \
+					 y + m * ldy + q, ldy, MR, NV, keep);                                       \
+		if (MR > 4)                                                                                       \
+			for (; m + 4 <= M; m += 4)                                                                \
+				for (int64_t q = (q0); q < (q1); q += (step))                                     \
+					pw_block((xb) + q - (q0), ld, w + m * K, K, bias ? bias + m : NULL, &a,    \
+						 y + m * ldy + q, ldy, 4, NV, keep);                                \
+		for (; m < M; m++)                                                                                \
+			for (int64_t q = (q0); q < (q1); q += (step))                                             \
+				pw_block((xb) + q - (q0), ld, w + m * K, K, bias ? bias + m : NULL, &a,            \
+					 y + m * ldy + q, ldy, 1, NV, keep);                                        \
+	} while (0)
+	for (; p0 < n24; p0 += span) {
+		int64_t p1 = p0 + span < n24 ? p0 + span : n24;
+		PW_ROWS(p0, p1, 24, x + p0, ldx, 3, 24);
+	}
+	for (p0 = n24; p0 + 8 <= N; p0 += 8)
+		PW_ROWS(p0, p0 + 8, 8, x + p0, ldx, 1, 8);
+	if (p0 < N) {
+		int64_t keep = N - p0;
+		for (int64_t k = 0; k < K; k++) {
+			memcpy(xt + k * 8, x + k * ldx + p0, (size_t)keep * sizeof *xt);
+			memset(xt + k * 8 + keep, 0, (size_t)(8 - keep) * sizeof *xt);
+		}
+		PW_ROWS(p0, p0 + 8, 8, xt, 8, 1, (int)keep);
+	}
+#undef PW_ROWS
+}
+
+/* 4 rows at a time: AVX2's 16 registers. */
+NN_CLONES static void pointwise_f(const float *x, int64_t ldx, const float *w, const float *bias, float *y, int64_t ldy,
+				  int64_t M, int64_t K, int64_t N, const struct exec_act *act, float *xt)
+{
+	pointwise_run(x, ldx, w, bias, y, ldy, M, K, N, act, xt, 4);
+}
+
+#ifdef NN_WIDE
+/* 8 rows at a time: AVX-512's 32 registers (still 8-float vectors), fewer loads per multiply-add, so that many
+ * inputs (up to a thousand: MobileNet's projections and 7x7 layers) run faster than OpenBLAS's packed GEMM. */
+NN_WIDE static void pointwise_f_wide(const float *x, int64_t ldx, const float *w, const float *bias, float *y,
+				     int64_t ldy, int64_t M, int64_t K, int64_t N, const struct exec_act *act, float *xt)
+{
+	pointwise_run(x, ldx, w, bias, y, ldy, M, K, N, act, xt, 8);
+}
+
+/* The CPU runs pointwise_f_wide (what x86-64-v4 lets the compiler use in it). */
+static int cpu_wide(void)
+{
+	return __builtin_cpu_supports("x86-64-v4");
+}
+#endif
+
+/* y[0..n) = v */
+NN_CLONES static void fill_f(float *restrict y, int64_t n, float v)
+{
+	v8f vv = {v, v, v, v, v, v, v, v};
+	int64_t i = 0;
+
+	for (; i + 8 <= n; i += 8)
+		memcpy(y + i, &vv, sizeof vv);
+	for (; i < n; i++)
+		y[i] = v;
+}
+
+/* 3x3 depthwise, dilation 1, the same stride (1 or 2) on both axes, for all n_in input planes (h x wd) and their
+ * mult outputs each (oh_n x ow_n), with the bias and the activation: each input plane is copied into the zero-padded
+ * xpad (wp wide, its pads at pt, pl, 32 floats of slack after it), then each output plane is computed straight into
+ * y 8 outputs at a time, a row's last block spilling into the next row or plane, which is written after it; only a
+ * block that would pass y's end goes through a buffer.  Each tap row is summed apart, to keep the chains short.
+ * One call for the whole tensor: small planes (7x7) cost little more than their arithmetic. */
+NN_CLONES static void depthwise_3x3(const float *x, int64_t n_in, int64_t h, int64_t wd, int64_t pt, int64_t pl,
+				    int64_t mult, const float *wt, const float *bias, float *y, int64_t oh_n,
+				    int64_t ow_n, int64_t s, float *xpad, int64_t wp, const struct exec_act *act)
+{
+	const float *yend = y + n_in * mult * oh_n * ow_n;
+	struct act8 a;
+
+	act8_init(&a, act);
+	for (int64_t c = 0; c < n_in; c++) {
+		const float *xc = x + c * h * wd;
+		for (int64_t i = 0; i < h; i++) {
+			float *dst = xpad + (pt + i) * wp + pl;
+			const float *src = xc + i * wd;
+			int64_t j = 0;
+			for (; j + 8 <= wd; j += 8)
+				memcpy(dst + j, src + j, 8 * sizeof *dst); /* a fixed size: two moves, not a call */
+			for (; j < wd; j++)
+				dst[j] = src[j];
+		}
+		for (int64_t m = c * mult; m < (c + 1) * mult; m++) {
+			const float *wm = wt + m * 9;
+			float *ym = y + m * oh_n * ow_n, b = bias ? bias[m] : 0.0f;
+			v8f bv = {b, b, b, b, b, b, b, b};
+#define BC(i) (v8f){wm[i], wm[i], wm[i], wm[i], wm[i], wm[i], wm[i], wm[i]}
+			v8f w0 = BC(0), w1 = BC(1), w2 = BC(2), w3 = BC(3), w4 = BC(4), w5 = BC(5), w6 = BC(6),
+			    w7 = BC(7), w8 = BC(8);
+#undef BC
+			for (int64_t oh = 0; oh < oh_n; oh++) {
+				const float *r0 = xpad + oh * s * wp, *r1 = r0 + wp, *r2 = r1 + wp;
+				float *yr = ym + oh * ow_n;
+				for (int64_t ow = 0; ow < ow_n; ow += 8) {
+					v8f p0, p1, p2;
+					if (s == 1) {
+						p0 = w0 * LOAD8(r0 + ow) + w1 * LOAD8(r0 + ow + 1) + w2 * LOAD8(r0 + ow + 2);
+						p1 = w3 * LOAD8(r1 + ow) + w4 * LOAD8(r1 + ow + 1) + w5 * LOAD8(r1 + ow + 2);
+						p2 = w6 * LOAD8(r2 + ow) + w7 * LOAD8(r2 + ow + 1) + w8 * LOAD8(r2 + ow + 2);
+					} else {
+#define ROW(r, wa, wb, wc)                                                                                      \
+	(wa * V8_EVEN(LOAD8(r + 2 * ow), LOAD8(r + 2 * ow + 8)) +                                 \
+	 wb * V8_ODD(LOAD8(r + 2 * ow), LOAD8(r + 2 * ow + 8)) +                                  \
+	 wc * V8_EVEN(LOAD8(r + 2 * ow + 2), LOAD8(r + 2 * ow + 10)))
+						p0 = ROW(r0, w0, w1, w2);
+						p1 = ROW(r1, w3, w4, w5);
+						p2 = ROW(r2, w6, w7, w8);
+#undef ROW
+					}
+					v8f acc = (bv + p0) + (p1 + p2);
+					if (a.on)
+						act8_apply(&acc, &a);
+					if (yr + ow + 8 <= yend) {
+						memcpy(yr + ow, &acc, sizeof acc);
+					} else {
+						float t[8];
+						memcpy(t, &acc, sizeof acc);
+						memcpy(yr + ow, t, (size_t)(ow_n - ow < 8 ? ow_n - ow : 8) * sizeof *yr);
+					}
+				}
+			}
+		}
+	}
+}
+
+/* Stride 1: the whole plane as one contiguous 1-D convolution over the zero-padded input flattened row by row
+ * (outputs in the pad columns are computed and dropped), so small planes vectorise too. xpad is hp x wp. */
+NN_CLONES static void depthwise_plane_s1(float *restrict y, const float *xpad, int64_t wp, int64_t oh_n, int64_t ow_n,
+					 const float *wm, int64_t kh_n, int64_t kw_n, int64_t dh, int64_t dw, float b,
+					 float *restrict tmp)
+{
+	int64_t n = (oh_n - 1) * wp + ow_n, q = 0;
+
+	for (; q + 8 <= n; q += 8) {
+		v8f acc = {b, b, b, b, b, b, b, b};
+		for (int64_t kh = 0; kh < kh_n; kh++)
+			for (int64_t kw = 0; kw < kw_n; kw++) {
+				v8f xv;
+				memcpy(&xv, xpad + q + kh * dh * wp + kw * dw, sizeof xv);
+				acc += wm[kh * kw_n + kw] * xv;
+			}
+		memcpy(tmp + q, &acc, sizeof acc);
+	}
+	for (; q < n; q++) {
+		float acc = b;
+		for (int64_t kh = 0; kh < kh_n; kh++)
+			for (int64_t kw = 0; kw < kw_n; kw++)
+				acc += wm[kh * kw_n + kw] * xpad[q + kh * dh * wp + kw * dw];
+		tmp[q] = acc;
+	}
+	for (int64_t oh = 0; oh < oh_n; oh++)
+		memcpy(y + oh * ow_n, tmp + oh * wp, (size_t)ow_n * sizeof *y);
+}
+
+/* Other strides: row by row over the zero-padded plane (no bounds checks); 8 outputs at a time for strides 1 and
+ * 2 (stride 2 loads 16 values for 8, so xpad has 16 floats of slack at its end). */
+NN_CLONES static void depthwise_plane_strided(float *restrict y, const float *xpad, int64_t wp, int64_t oh_n,
+					      int64_t ow_n, const float *wm, int64_t kh_n, int64_t kw_n, int64_t sh,
+					      int64_t sw, int64_t dh, int64_t dw, float b)
+{
+
+	for (int64_t oh = 0; oh < oh_n; oh++) {
+		const float *base = xpad + oh * sh * wp;
+		float *yr = y + oh * ow_n;
+		int64_t ow = 0;
+		if (sw == 2)
+			for (; ow + 8 <= ow_n; ow += 8) {
+				v8f acc = {b, b, b, b, b, b, b, b};
+				for (int64_t kh = 0; kh < kh_n; kh++)
+					for (int64_t kw = 0; kw < kw_n; kw++) {
+						const float *src = base + kh * dh * wp + ow * 2 + kw * dw;
+						v8f a0, a1;
+						memcpy(&a0, src, sizeof a0);
+						memcpy(&a1, src + 8, sizeof a1);
+						acc += wm[kh * kw_n + kw] * V8_EVEN(a0, a1);
+					}
+				memcpy(yr + ow, &acc, sizeof acc);
+			}
+		if (kh_n == 3 && kw_n == 3) { /* the common 3x3: weights and rows in registers */
+			const float *r0 = base, *r1 = base + dh * wp, *r2 = base + 2 * dh * wp;
+			float w0 = wm[0], w1 = wm[1], w2 = wm[2], w3 = wm[3], w4 = wm[4], w5 = wm[5], w6 = wm[6],
+			      w7 = wm[7], w8 = wm[8];
+			for (; ow < ow_n; ow++) {
+				int64_t i = ow * sw;
+				yr[ow] = b + w0 * r0[i] + w1 * r0[i + dw] + w2 * r0[i + 2 * dw] + w3 * r1[i] +
+					 w4 * r1[i + dw] + w5 * r1[i + 2 * dw] + w6 * r2[i] + w7 * r2[i + dw] +
+					 w8 * r2[i + 2 * dw];
+			}
+		}
+		for (; ow < ow_n; ow++) {
+			float acc = b;
+			for (int64_t kh = 0; kh < kh_n; kh++)
+				for (int64_t kw = 0; kw < kw_n; kw++)
+					acc += wm[kh * kw_n + kw] * base[kh * dh * wp + ow * sw + kw * dw];
+			yr[ow] = acc;
+		}
+	}
+}
+
+static int depthwise_f(struct exec_kernel_ctx *k, const float *x, const float *wt, const float *bias, int64_t nb,
+		       int64_t c_n, int64_t mult, const struct cpu_window *w2, const struct exec_act *act, float *y)
+{
+	int64_t h = w2->in[0], wd = w2->in[1], oh_n = w2->out[0], ow_n = w2->out[1];
+	int64_t kh_n = w2->k[0], kw_n = w2->k[1], pt = w2->pb[0], pl = w2->pb[1];
+	/* the padded plane holds every tap: at least the input plus its pads, and what the windows reach */
+	int64_t hp = h + pt + w2->pe[0], wp = wd + pl + w2->pe[1];
+	int64_t hneed = (oh_n - 1) * w2->s[0] + (kh_n - 1) * w2->d[0] + 1;
+	int64_t wneed = (ow_n - 1) * w2->s[1] + (kw_n - 1) * w2->d[1] + 1;
+	hp = hp > hneed ? hp : hneed;
+	wp = wp > wneed ? wp : wneed;
+	int s1 = w2->s[0] == 1 && w2->s[1] == 1;
+	int fast = kh_n == 3 && kw_n == 3 && w2->d[0] == 1 && w2->d[1] == 1 && w2->s[0] == w2->s[1] &&
+		   (s1 || w2->s[0] == 2);
+	/* the padded plane, 32 floats of slack, and (the general stride-1 path) the flattened plane's outputs */
+	float *xpad = calloc((size_t)(hp * wp + 32 + (fast ? 0 : oh_n * wp)), sizeof *xpad);
+	if (!xpad)
+		return xk_fail(k, "out of memory for a %lld x %lld padded plane", (long long)hp, (long long)wp);
+	float *tmp = xpad + hp * wp + 32;
+	if (fast) {
+		/* one call per image: the same weights and biases for each */
+		for (int64_t b = 0; b < nb; b++)
+			depthwise_3x3(x + b * c_n * h * wd, c_n, h, wd, pt, pl, mult, wt, bias,
+				      y + b * c_n * mult * oh_n * ow_n, oh_n, ow_n, w2->s[0], xpad, wp, act);
+		free(xpad);
+		return 0;
+	}
+	for (int64_t b = 0; b < nb; b++)
+		for (int64_t m = 0; m < c_n * mult; m++) {
+			if (m % mult == 0) {
+				const float *xc = x + (b * c_n + m / mult) * h * wd;
+				for (int64_t i = 0; i < h; i++)
+					memcpy(xpad + (pt + i) * wp + pl, xc + i * wd, (size_t)wd * sizeof *xpad);
+			}
+			float *ym = y + (b * c_n * mult + m) * oh_n * ow_n;
+			float bv = bias ? bias[m] : 0.0f;
+			if (s1)
+				depthwise_plane_s1(ym, xpad, wp, oh_n, ow_n, wt + m * kh_n * kw_n, kh_n, kw_n, w2->d[0],
+						   w2->d[1], bv, tmp);
+			else
+				depthwise_plane_strided(ym, xpad, wp, oh_n, ow_n, wt + m * kh_n * kw_n, kh_n, kw_n,
+							w2->s[0], w2->s[1], w2->d[0], w2->d[1], bv);
+			if (act)
+				act_f(ym, oh_n * ow_n, act);
+		}
+	free(xpad);
+	return 0;
+}
+
+DEFINE_IM2COL_2D(float, im2col2d_f)
+DEFINE_IM2COL_2D(double, im2col2d_d)
+DEFINE_IM2COL_ND(float, im2colnd_f)
+DEFINE_IM2COL_ND(double, im2colnd_d)
+DEFINE_COL2IM_ND(float, col2im_f)
+DEFINE_COL2IM_ND(double, col2im_d)
+DEFINE_DEPTHWISE(double, depthwise_d)
+
+/* Budget of one im2col/col2im tile, in elements. */
+#define COL_TILE (1 << 20)
+/* The most inputs a pointwise convolution goes through pointwise_f with, and pointwise_f_wide (more: OpenBLAS). */
+#define PW_MAX_K 128
+#define PW_WIDE_K 1024
+/* The most im2col rows a convolution goes through pointwise_f_wide with (more: OpenBLAS). */
+#define PW_IM2COL_K 256
+/* Budget of one block of a pointwise convolution's output (all its channels), in elements. */
+#define OUT_TILE (1 << 16)
+
+/* The 2-D view of a 1-D or 2-D window (1-D as H = 1). */
+static void window_2d(const struct cpu_window *w, struct cpu_window *w2)
+{
+	*w2 = *w;
+	if (w->n == 1) {
+		w2->n = 2;
+		w2->in[1] = w->in[0], w2->k[1] = w->k[0], w2->s[1] = w->s[0], w2->d[1] = w->d[0];
+		w2->pb[1] = w->pb[0], w2->pe[1] = w->pe[0], w2->out[1] = w->out[0];
+		w2->in[0] = w2->k[0] = w2->s[0] = w2->d[0] = w2->out[0] = 1;
+		w2->pb[0] = w2->pe[0] = 0;
+	}
+}
+
+/* Y = act(conv(X, W) + B) for float or double tensors of the same dtype; Y allocated (N, M, out...), written
+ * whole.  act (NULL: none) is applied to float only. */
+static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *wt,
+			const struct xtensor *b, int64_t group, const struct cpu_window *w, const struct exec_act *act,
+			struct xtensor *y)
+{
+	int32_t dt = x->dtype;
+	size_t es = dt == OV_DT_FLOAT ? 4 : 8;
+	int64_t nb = x->dims[0], c = x->dims[1], m = wt->dims[0], cg = c / group, mg = m / group;
+	int64_t ck = cg * w->k_size, os = w->out_size, is = w->in_size;
+	const char *xd = x->data, *wd = wt->data, *bd = b ? b->data : NULL;
+	char *yd = y->data;
+	int pointwise = 1;
+	struct cpu_window w2 = *w;
+
+	if (!os || !nb || !m)
+		return 0;
+	for (int i = 0; i < w->n; i++)
+		if (w->k[i] != 1 || w->s[i] != 1 || w->pb[i] || w->pe[i])
+			pointwise = 0;
+	if (w->n <= 2)
+		window_2d(w, &w2);
+	if (group == c && cg == 1 && w->n <= 2 && c > 1) {
+		if (dt == OV_DT_FLOAT)
+			return depthwise_f(k, (const float *)xd, (const float *)wd, (const float *)bd, nb, c, mg, &w2,
+					   act, (float *)yd);
+		depthwise_d((const double *)xd, (const double *)wd, (const double *)bd, nb, c, mg, &w2,
+				    (double *)yd);
+		return 0;
+	}
+	/* pointwise float: the direct kernel for few inputs (MobileNet's expansions: 16 to 96) over enough positions
+	 * for whole blocks, and with AVX-512's registers for up to a thousand inputs; else OpenBLAS (measured on
+	 * MobileNetV2's shapes: the 4-row kernel is ahead up to 128 inputs and behind from about 320, the 8-row one
+	 * ahead on all of them) */
+	int narrow = cg <= PW_MAX_K && os >= 64, wide = 0;
+#ifdef NN_WIDE
+	wide = !narrow && cg <= PW_WIDE_K && cpu_wide();
+#endif
+	if (pointwise && dt == OV_DT_FLOAT && (narrow || wide)) {
+		float *xt = malloc((size_t)(cg ? cg : 1) * 8 * sizeof *xt);
+		if (!xt)
+			return xk_fail(k, "out of memory");
+		for (int64_t n = 0; n < nb; n++)
+			for (int64_t g = 0; g < group; g++) {
+				const float *xg = (const float *)xd + (n * c + g * cg) * is;
+				const float *wg = (const float *)wd + g * mg * ck, *bg = bd ? (const float *)bd + g * mg : NULL;
+				float *yg = (float *)yd + (n * m + g * mg) * os;
+#ifdef NN_WIDE
+				if (wide) {
+					pointwise_f_wide(xg, is, wg, bg, yg, os, mg, cg, os, act, xt);
+					continue;
+				}
+#endif
+				pointwise_f(xg, is, wg, bg, yg, os, mg, cg, os, act, xt);
+			}
+		free(xt);
+		return 0;
+	}
+	/* about a thousand output columns per tile: the im2col block stays in cache for its GEMM, and for float the
+	 * output block too, between the bias filled in before the GEMM and the activation after it */
+	int64_t tile = pointwise ? os : COL_TILE / (ck ? ck : 1);
+	if (pointwise && dt == OV_DT_FLOAT && (bd || act))
+		tile = OUT_TILE / (mg ? mg : 1) / 16 * 16;
+	if (tile > 1024 && !pointwise)
+		tile = 1024;
+	if (tile < 64 && pointwise)
+		tile = 64;
+	if (tile < 1)
+		tile = 1;
+	if (tile > os)
+		tile = os;
+	void *col = NULL;
+	float *xt = NULL;
+	if (!pointwise && ck) {
+		col = malloc((size_t)(ck * tile) * es);
+		if (!col)
+			return xk_fail(k, "out of memory for a %lld x %lld im2col buffer", (long long)ck, (long long)tile);
+	}
+	/* a short im2col block (a first layer over RGB: 27 or 147 rows) through the 8-row kernel, where there is one
+	 * (measured ahead of OpenBLAS on MobileNetV2's and ResNet-18's first layers) */
+#ifdef NN_WIDE
+	int direct = !pointwise && dt == OV_DT_FLOAT && ck && ck <= PW_IM2COL_K && cpu_wide();
+	if (direct && !(xt = malloc((size_t)ck * 8 * sizeof *xt))) {
+		free(col);
+		return xk_fail(k, "out of memory");
+	}
+#endif
+	for (int64_t n = 0; n < nb; n++)
+		for (int64_t g = 0; g < group; g++) {
+			const char *xg = xd + (size_t)((n * c + g * cg) * is) * es;
+			const char *wg = wd + (size_t)(g * mg * ck) * es;
+			char *yg = yd + (size_t)((n * m + g * mg) * os) * es;
+			for (int64_t p0 = 0; p0 < os; p0 += tile) {
+				int64_t p1 = p0 + tile < os ? p0 + tile : os;
+				const void *bm = xg + (size_t)p0 * es;
+				int64_t ldb = is;
+				if (!pointwise && ck) {
+					if (w->n <= 2 && dt == OV_DT_FLOAT)
+						im2col2d_f((const float *)xg, cg, w2.in[0], w2.in[1], &w2, p0, p1, col);
+					else if (w->n <= 2)
+						im2col2d_d((const double *)xg, cg, w2.in[0], w2.in[1], &w2, p0, p1, col);
+					else if (dt == OV_DT_FLOAT)
+						im2colnd_f((const float *)xg, cg, w, p0, p1, col);
+					else
+						im2colnd_d((const double *)xg, cg, w, p0, p1, col);
+					bm = col;
+					ldb = p1 - p0;
+				}
+#ifdef NN_WIDE
+				if (direct) {
+					pointwise_f_wide(col, ldb, (const float *)wg, bd ? (const float *)bd + g * mg : NULL,
+							 (float *)yg + p0, os, mg, ck, p1 - p0, act, xt);
+					continue;
+				}
+#endif
+				/* float: the bias goes in first and the product is added to it (the pass zeroing C
+				 * that beta 0 costs in OpenBLAS fills it instead); then the activation */
+				double beta = 0.0;
+				if (dt == OV_DT_FLOAT && bd) {
+					for (int64_t j = 0; j < mg; j++)
+						fill_f((float *)yg + j * os + p0, p1 - p0, ((const float *)bd)[g * mg + j]);
+					beta = 1.0;
+				}
+				cpu_gemm(dt, 0, 0, mg, p1 - p0, ck, 1.0, wg, ck, bm, ldb, beta, yg + (size_t)p0 * es, os);
+				if (act)
+					for (int64_t j = 0; j < mg; j++)
+						act_f((float *)yg + j * os + p0, p1 - p0, act);
+			}
+			if (bd && dt == OV_DT_DOUBLE)
+				for (int64_t j = 0; j < mg; j++) {
+					double bv = ((const double *)bd)[g * mg + j], *yr = (double *)yg + j * os;
+					for (int64_t p = 0; p < os; p++)
+						yr[p] += bv;
+				}
+		}
+	free(col);
+	free(xt);
+	return 0;
+}
+
+static int conv_float(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = k->in[0], *wt = k->n_in > 1 ? k->in[1] : NULL, *b = k->n_in > 2 ? k->in[2] : NULL;
+	struct cpu_window w;
+	int64_t group, out[XT_MAX_RANK];
+
+	if (cpu_conv_setup(k, x, wt, b, &group, &w, out))
+		return -1;
+	if (wt->dtype != x->dtype || (b && b->dtype != x->dtype))
+		return xk_fail(k, "X, W and B must have the same element type");
+	if (xk_output_raw(k, 0, x->dtype, x->rank, out))
+		return -1;
+	/* the runner's offered activation, for float32 (double keeps the separate kernel) */
+	const struct exec_act *act = x->dtype == OV_DT_FLOAT && k->act.kind != EXEC_ACT_NONE ? &k->act : NULL;
+	if (conv_compute(k, x, wt, b, group, &w, act, k->out[0]))
+		return -1;
+	k->act_done = act != NULL;
+	return 0;
+}
+
+static int kernel_conv(struct exec_kernel_ctx *k)
+{
+	return cpu_float_dispatch(k, conv_float, 0, "Conv");
+}
+
+/* ---- ConvTranspose ------------------------------------------------------------------------------------------ */
+
+static int convt_float(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = k->in[0], *wt = k->n_in > 1 ? k->in[1] : NULL, *b = k->n_in > 2 ? k->in[2] : NULL;
+	struct cpu_window w;
+	int64_t out[XT_MAX_RANK], group;
+
+	if (cpu_convt_setup(k, x, wt, b, &w, out, &group))
+		return -1;
+	int64_t c = x->dims[1], mg = wt->dims[1], m = mg * group, cg = c / group;
+	if (xk_output(k, 0, x->dtype, x->rank, out))
+		return -1;
+	struct xtensor *y = k->out[0];
+	int32_t dt = x->dtype;
+	size_t es = dt == OV_DT_FLOAT ? 4 : 8;
+	int64_t is = w.in_size, ks = w.k_size, nb = x->dims[0], osz = w.out_size;
+	int64_t rows = mg * ks;
+	if (!is || !nb || !m || !osz)
+		return 0;
+	int64_t tile = COL_TILE / (rows ? rows : 1);
+	if (tile < 1)
+		tile = 1;
+	if (tile > is)
+		tile = is;
+	void *col = malloc((size_t)(rows * tile) * es + 1);
+	if (!col)
+		return xk_fail(k, "out of memory for a %lld x %lld col2im buffer", (long long)rows, (long long)tile);
+	for (int64_t bn = 0; bn < nb; bn++)
+		for (int64_t g = 0; g < group; g++) {
+			const char *xg = (const char *)x->data + (size_t)((bn * c + g * cg) * is) * es;
+			const char *wg = (const char *)wt->data + (size_t)(g * cg * rows) * es;
+			char *yg = (char *)y->data + (size_t)((bn * m + g * mg) * osz) * es;
+			for (int64_t p0 = 0; p0 < is; p0 += tile) {
+				int64_t p1 = p0 + tile < is ? p0 + tile : is;
+				cpu_gemm(dt, 1, 0, rows, p1 - p0, cg, 1.0, wg, rows, xg + (size_t)p0 * es, is, 0.0, col,
+					 p1 - p0);
+				if (dt == OV_DT_FLOAT)
+					col2im_f(col, mg, &w, p0, p1, (float *)yg);
+				else
+					col2im_d(col, mg, &w, p0, p1, (double *)yg);
+			}
+			for (int64_t j = 0; b && j < mg; j++)
+				for (int64_t p = 0; p < osz; p++) {
+					if (dt == OV_DT_FLOAT)
+						((float *)yg)[j * osz + p] += ((const float *)b->data)[g * mg + j];
+					else
+						((double *)yg)[j * osz + p] += ((const double *)b->data)[g * mg + j];
+				}
+		}
+	free(col);
+	return 0;
+}
+
+static int kernel_conv_transpose(struct exec_kernel_ctx *k)
+{
+	return cpu_float_dispatch(k, convt_float, 0, "ConvTranspose");
+}
+
+/* ---- ConvInteger, QLinearConv: exact integer sums through the double path ------------------------------------ */
+
+/* t minus its zero point (a scalar, or per channel along axis 0 for W) as a double tensor. */
+static int to_double_minus_zp(struct exec_kernel_ctx *k, const struct xtensor *t, const struct xtensor *zp,
+			      struct xtensor *out, const char *what)
+{
+	if (xt_alloc(out, OV_DT_DOUBLE, t->rank, t->dims, k->err))
+		return -1;
+	int64_t per = zp && zp->numel > 1 ? t->numel / (t->dims[0] ? t->dims[0] : 1) : 0;
+	if (zp && zp->numel > 1 && (t->rank < 1 || zp->numel != t->dims[0])) {
+		xt_free(out);
+		return xk_fail(k, "%s zero point has %lld values for %lld channels", what, (long long)zp->numel,
+			       (long long)(t->rank ? t->dims[0] : 0));
+	}
+	double *d = out->data;
+	for (int64_t i = 0; i < t->numel; i++) {
+		double z = !zp || !zp->numel ? 0 : xt_get(zp, per ? i / per : 0);
+		d[i] = xt_get(t, i) - z;
+	}
+	return 0;
+}
+
+static int kernel_conv_integer_like(struct exec_kernel_ctx *k, int qlinear)
+{
+	/* ConvInteger: x, w, x_zero_point, w_zero_point. QLinearConv: x, x_scale, x_zp, w, w_scale, w_zp, y_scale,
+	 * y_zp, B. */
+	const struct xtensor *x = k->in[0], *w = qlinear ? (k->n_in > 3 ? k->in[3] : NULL) : (k->n_in > 1 ? k->in[1] : NULL);
+	const struct xtensor *xzp = qlinear ? (k->n_in > 2 ? k->in[2] : NULL) : (k->n_in > 2 ? k->in[2] : NULL);
+	const struct xtensor *wzp = qlinear ? (k->n_in > 5 ? k->in[5] : NULL) : (k->n_in > 3 ? k->in[3] : NULL);
+	struct xtensor xd = {0}, wd = {0}, bd = {0}, yd = {0};
+	struct cpu_window win;
+	int64_t group, out[XT_MAX_RANK];
+	int rc = -1;
+
+	if (!x || !w)
+		return xk_fail(k, "x and w are required");
+	if (xzp && xzp->numel > 1)
+		return xk_fail(k, "x zero point must be a scalar");
+	if (to_double_minus_zp(k, x, xzp, &xd, "x") || to_double_minus_zp(k, w, wzp, &wd, "w"))
+		goto out;
+	const struct xtensor *b = qlinear && k->n_in > 8 ? k->in[8] : NULL;
+	if (b) {
+		if (xt_alloc(&bd, OV_DT_DOUBLE, b->rank, b->dims, k->err))
+			goto out;
+		for (int64_t i = 0; i < b->numel; i++)
+			((double *)bd.data)[i] = xt_get(b, i);
+	}
+	if (cpu_conv_setup(k, &xd, &wd, b ? &bd : NULL, &group, &win, out))
+		goto out;
+	if (xt_alloc(&yd, OV_DT_DOUBLE, x->rank, out, k->err))
+		goto out;
+	if (conv_compute(k, &xd, &wd, b ? &bd : NULL, group, &win, NULL, &yd))
+		goto out;
+	const double *yv = yd.data;
+	if (!qlinear) {
+		if (xk_output(k, 0, OV_DT_INT32, x->rank, out))
+			goto out;
+		for (int64_t i = 0; i < yd.numel; i++)
+			((int32_t *)k->out[0]->data)[i] = (int32_t)llrint(yv[i]);
+	} else {
+		const struct xtensor *xs = k->in[1], *ws = k->n_in > 4 ? k->in[4] : NULL;
+		const struct xtensor *ys = k->n_in > 6 ? k->in[6] : NULL, *yzp = k->n_in > 7 ? k->in[7] : NULL;
+		if (!xs || !ws || !ys || !xs->numel || !ws->numel || !ys->numel)
+			goto fail_scales;
+		int32_t odt = yzp ? yzp->dtype : OV_DT_UINT8;
+		if (xk_output(k, 0, odt, x->rank, out))
+			goto out;
+		int64_t m = out[1], per = m ? yd.numel / (out[0] ? out[0] : 1) / m : 0;
+		double lo = odt == OV_DT_INT8 ? -128 : 0, hi = odt == OV_DT_INT8 ? 127 : 255;
+		double z = yzp && yzp->numel ? xt_get(yzp, 0) : 0, xsv = xt_get(xs, 0), ysv = xt_get(ys, 0);
+		if (ws->numel != 1 && ws->numel != m) {
+			rc = xk_fail(k, "w_scale has %lld values for %lld output channels", (long long)ws->numel,
+				     (long long)m);
+			goto out;
+		}
+		for (int64_t i = 0; i < yd.numel; i++) {
+			int64_t ch = per ? (i / per) % m : 0;
+			double v = nearbyint(yv[i] * (xsv * xt_get(ws, ws->numel > 1 ? ch : 0) / ysv)) + z;
+			xt_set(k->out[0], i, v < lo ? lo : v > hi ? hi : v);
+		}
+	}
+	rc = 0;
+	goto out;
+fail_scales:
+	rc = xk_fail(k, "QLinearConv needs x_scale, w_scale and y_scale");
+out:
+	xt_free(&xd);
+	xt_free(&wd);
+	xt_free(&bd);
+	xt_free(&yd);
+	return rc;
+}
+
+static int kernel_conv_integer(struct exec_kernel_ctx *k)
+{
+	return kernel_conv_integer_like(k, 0);
+}
+
+static int kernel_qlinear_conv(struct exec_kernel_ctx *k)
+{
+	return kernel_conv_integer_like(k, 1);
+}
+
+const struct exec_kernel cpu_conv_kernels[] = {
+	{"Conv", 1, kernel_conv},
+	{"ConvTranspose", 1, kernel_conv_transpose},
+	{"ConvInteger", 10, kernel_conv_integer},
+	{"QLinearConv", 10, kernel_qlinear_conv},
+};
+const size_t cpu_conv_count = sizeof cpu_conv_kernels / sizeof cpu_conv_kernels[0];

@@ -1,0 +1,527 @@
+/* CPU normalisations: BatchNormalization (inference, and training_mode's batch statistics),
+ * InstanceNormalization, LayerNormalization (with Mean and InvStdDev), GroupNormalization (opset 18's per-group
+ * and opset 21's per-channel scale), LRN, and Softmax/LogSoftmax/Hardmax (2-D coercion before opset 13, one axis
+ * from 13).  Statistics accumulate in double; float tensors are read and written as float. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/base/dtype.h"
+#include "src/exec/ops/ops.h"
+#include "src/exec/exec.h"
+
+/* Element i of a float or double tensor's data. */
+#define GETF(dt, p, i) ((dt) == OV_DT_FLOAT ? (double)((const float *)(p))[i] : ((const double *)(p))[i])
+#define SETF(dt, p, i, v)                                                                                        \
+	do {                                                                                                     \
+		if ((dt) == OV_DT_FLOAT)                                                                         \
+			((float *)(p))[i] = (float)(v);                                                          \
+		else                                                                                             \
+			((double *)(p))[i] = (v);                                                                \
+	} while (0)
+
+static int norm_axis(struct exec_kernel_ctx *k, int64_t axis, int rank, int allow_rank)
+{
+	int64_t r = rank;
+	if (axis < -r || axis > (allow_rank ? r : r - 1))
+		return xk_fail(k, "axis %lld is out of range for rank %d", (long long)axis, rank);
+	return (int)(axis < 0 ? axis + r : axis);
+}
+
+/* A per-channel (or per-element) parameter vector as doubles: n values, or 1 broadcast. */
+static double *param(struct exec_kernel_ctx *k, const struct xtensor *t, int64_t n, const char *name)
+{
+	if (!t) {
+		xk_fail(k, "%s is required", name);
+		return NULL;
+	}
+	if (t->numel != n && t->numel != 1) {
+		xk_fail(k, "%s has %lld values; %lld expected", name, (long long)t->numel, (long long)n);
+		return NULL;
+	}
+	double *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+	if (!v) {
+		xk_fail(k, "out of memory");
+		return NULL;
+	}
+	for (int64_t i = 0; i < n; i++)
+		v[i] = xt_get(t, t->numel == 1 ? 0 : i);
+	return v;
+}
+
+/* ---- BatchNormalization --------------------------------------------------------------------------------------- */
+
+static int batchnorm_f(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = k->in[0];
+	double eps = xk_attr_float(k, "epsilon", 1e-5f), mom = xk_attr_float(k, "momentum", 0.9f);
+	int training = k->opset >= 14 && xk_attr_int(k, "training_mode", 0) != 0;
+	double *sc = NULL, *bi = NULL, *mean = NULL, *var = NULL, *bm = NULL, *bv = NULL;
+	int rc = -1;
+
+	if (x->rank < 1)
+		return xk_fail(k, "X must have at least rank 1");
+	for (size_t i = 1; i < 5; i++)
+		if (i >= k->n_in || !k->in[i])
+			return xk_fail(k, "BatchNormalization needs X, scale, B, input_mean and input_var");
+	int64_t nb = x->rank >= 2 ? x->dims[0] : 1, c = x->rank >= 2 ? x->dims[1] : x->dims[0], inner = 1;
+	for (int i = 2; i < x->rank; i++)
+		inner *= x->dims[i];
+	/* spatial = 0 (before opset 9): the parameters are per element of (C, D1, ...) */
+	int64_t pn = k->in[1]->numel == c * inner && inner > 1 && !training ? c * inner : c;
+	int64_t pinner = pn == c ? inner : 1;
+	if (!(sc = param(k, k->in[1], pn, "scale")) || !(bi = param(k, k->in[2], pn, "B")) ||
+	    !(mean = param(k, k->in[3], pn, "input_mean")) || !(var = param(k, k->in[4], pn, "input_var")))
+		goto out;
+	if (xk_output(k, 0, x->dtype, x->rank, x->dims))
+		goto out;
+	int32_t dt = x->dtype;
+	const void *xd = x->data;
+	void *yd = k->out[0]->data;
+	if (training) {
+		bm = calloc((size_t)c + 1, sizeof *bm);
+		bv = calloc((size_t)c + 1, sizeof *bv);
+		if (!bm || !bv) {
+			rc = xk_fail(k, "out of memory");
+			goto out;
+		}
+		double cnt = (double)(nb * inner);
+		for (int64_t ch = 0; ch < c; ch++) {
+			double s = 0, s2 = 0;
+			for (int64_t n = 0; n < nb; n++)
+				for (int64_t i = 0; i < inner; i++)
+					s += GETF(dt, xd, (n * c + ch) * inner + i);
+			double m = cnt ? s / cnt : 0;
+			for (int64_t n = 0; n < nb; n++)
+				for (int64_t i = 0; i < inner; i++) {
+					double d = GETF(dt, xd, (n * c + ch) * inner + i) - m;
+					s2 += d * d;
+				}
+			bm[ch] = m;
+			bv[ch] = cnt ? s2 / cnt : 0;
+		}
+	}
+	for (int64_t n = 0; n < nb; n++)
+		for (int64_t ch = 0; ch < c; ch++) {
+			for (int64_t i = 0; i < inner; i++) {
+				int64_t p = pn == c ? ch : ch * inner + i;
+				double m = training ? bm[ch] : mean[p], v = training ? bv[ch] : var[p];
+				double a = sc[p] / sqrt(v + eps), b = bi[p] - m * a;
+				int64_t at = (n * c + ch) * inner + i;
+				if (dt == OV_DT_FLOAT) {
+					/* the common case: one scale and shift per channel, in float */
+					if (pinner > 1) {
+						float af = (float)a, bf = (float)b;
+						const float *xp = (const float *)xd + at;
+						float *yp = (float *)yd + at;
+						for (int64_t j = 0; j < inner; j++)
+							yp[j] = xp[j] * af + bf;
+						break;
+					}
+					((float *)yd)[at] = (float)(((const float *)xd)[at] * a + b);
+				} else {
+					((double *)yd)[at] = ((const double *)xd)[at] * a + b;
+				}
+			}
+		}
+	/* extra outputs: running mean/var (opset 14+ training), or the statistics used */
+	for (size_t o = 1; o < k->n_out && o < 5; o++) {
+		int64_t dims[1] = {c};
+		const struct xtensor *like = k->in[o == 2 || o == 4 ? 4 : 3];
+		if (xk_output(k, o, like->dtype, 1, dims))
+			goto out;
+		for (int64_t ch = 0; ch < c; ch++) {
+			double v;
+			if (training)
+				v = o == 1 ? mean[ch] * mom + bm[ch] * (1 - mom) : var[ch] * mom + bv[ch] * (1 - mom);
+			else
+				v = o == 1 || o == 3 ? mean[pn == c ? ch : ch * inner] : var[pn == c ? ch : ch * inner];
+			xt_set(k->out[o], ch, v);
+		}
+	}
+	rc = 0;
+out:
+	free(sc);
+	free(bi);
+	free(mean);
+	free(var);
+	free(bm);
+	free(bv);
+	return rc;
+}
+
+static int kernel_batchnorm(struct exec_kernel_ctx *k)
+{
+	return cpu_float_dispatch(k, batchnorm_f, 0, "BatchNormalization");
+}
+
+/* ---- InstanceNormalization, GroupNormalization ----------------------------------------------------------------- */
+
+/* Normalise groups of gsize contiguous values (n * groups of them), then y = yhat * scale[ch] + bias[ch] where
+ * ch = the channel (channels of inner values each). */
+static void group_norm(int32_t dt, const void *xd, void *yd, int64_t ngroups, int64_t gsize, int64_t inner,
+		       int64_t c, const double *scale, const double *bias, double eps, int per_group, int64_t groups)
+{
+	for (int64_t g = 0; g < ngroups; g++) {
+		double s = 0, s2 = 0;
+		int64_t base = g * gsize;
+		if (dt == OV_DT_FLOAT) {
+			const float *xp = (const float *)xd + base;
+			for (int64_t i = 0; i < gsize; i++)
+				s += xp[i];
+			double m = gsize ? s / (double)gsize : 0;
+			for (int64_t i = 0; i < gsize; i++) {
+				double d = xp[i] - m;
+				s2 += d * d;
+			}
+			double inv = 1 / sqrt((gsize ? s2 / (double)gsize : 0) + eps);
+			for (int64_t i = 0; i < gsize; i += inner) {
+				int64_t ch = (base + i) / inner % c;
+				int64_t pi = per_group ? g % groups : ch;
+				float a = (float)(inv * scale[pi]), b = (float)(bias[pi] - m * inv * scale[pi]);
+				float *yp = (float *)yd + base + i;
+				for (int64_t j = 0; j < inner; j++)
+					yp[j] = xp[i + j] * a + b;
+			}
+		} else {
+			const double *xp = (const double *)xd + base;
+			for (int64_t i = 0; i < gsize; i++)
+				s += xp[i];
+			double m = gsize ? s / (double)gsize : 0;
+			for (int64_t i = 0; i < gsize; i++)
+				s2 += (xp[i] - m) * (xp[i] - m);
+			double inv = 1 / sqrt((gsize ? s2 / (double)gsize : 0) + eps);
+			for (int64_t i = 0; i < gsize; i++) {
+				int64_t ch = (base + i) / inner % c;
+				int64_t pi = per_group ? g % groups : ch;
+				((double *)yd)[base + i] = (xp[i] - m) * inv * scale[pi] + bias[pi];
+			}
+		}
+	}
+}
+
+static int instancenorm_f(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = k->in[0];
+	double eps = xk_attr_float(k, "epsilon", 1e-5f);
+
+	if (x->rank < 3)
+		return xk_fail(k, "X must be (N, C, D1, ...), got rank %d", x->rank);
+	int64_t c = x->dims[1], inner = 1;
+	for (int i = 2; i < x->rank; i++)
+		inner *= x->dims[i];
+	double *sc = param(k, k->n_in > 1 ? k->in[1] : NULL, c, "scale"), *bi = NULL;
+	int rc = -1;
+	if (sc && (bi = param(k, k->n_in > 2 ? k->in[2] : NULL, c, "B")) &&
+	    !xk_output(k, 0, x->dtype, x->rank, x->dims)) {
+		group_norm(x->dtype, x->data, k->out[0]->data, x->dims[0] * c, inner, inner, c, sc, bi, eps, 0, 1);
+		rc = 0;
+	}
+	free(sc);
+	free(bi);
+	return rc;
+}
+
+static int kernel_instancenorm(struct exec_kernel_ctx *k)
+{
+	return cpu_float_dispatch(k, instancenorm_f, 0, "InstanceNormalization");
+}
+
+static int groupnorm_f(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = k->in[0], *s = k->n_in > 1 ? k->in[1] : NULL, *b = k->n_in > 2 ? k->in[2] : NULL;
+	double eps = xk_attr_float(k, "epsilon", 1e-5f);
+	int64_t groups = xk_attr_int(k, "num_groups", -1);
+
+	if (x->rank < 2)
+		return xk_fail(k, "X must be (N, C, ...), got rank %d", x->rank);
+	int64_t c = x->dims[1], inner = 1;
+	for (int i = 2; i < x->rank; i++)
+		inner *= x->dims[i];
+	if (groups <= 0 || c % groups)
+		return xk_fail(k, "num_groups %lld must be positive and divide the %lld channels", (long long)groups,
+			       (long long)c);
+	if (!s || !b)
+		return xk_fail(k, "scale and bias are required");
+	/* opset 18: one scale per group; opset 21: one per channel (the same thing when groups == C) */
+	int per_group = k->opset < 21 && s->numel == groups;
+	int64_t pn = per_group ? groups : c;
+	double *sc = param(k, s, pn, "scale"), *bi = NULL;
+	int rc = -1;
+	if (sc && (bi = param(k, b, pn, "bias")) && !xk_output(k, 0, x->dtype, x->rank, x->dims)) {
+		group_norm(x->dtype, x->data, k->out[0]->data, x->dims[0] * groups, c / groups * inner, inner, c, sc,
+			   bi, eps, per_group, groups);
+		rc = 0;
+	}
+	free(sc);
+	free(bi);
+	return rc;
+}
+
+static int kernel_groupnorm(struct exec_kernel_ctx *k)
+{
+	return cpu_float_dispatch(k, groupnorm_f, 0, "GroupNormalization");
+}
+
+/* ---- LayerNormalization ---------------------------------------------------------------------------------------- */
+
+static int layernorm_f(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = k->in[0], *s = k->n_in > 1 ? k->in[1] : NULL, *b = k->n_in > 2 ? k->in[2] : NULL;
+	struct ln_plan pl;
+
+	if (cpu_layernorm_setup(k, x, s, b, &pl))
+		return -1;
+	int axis = pl.axis;
+	int64_t outer = pl.outer, inner = pl.len, *sstr = pl.sstr, *bstr = pl.bstr;
+	int32_t st = pl.stash;
+	double eps = pl.eps;
+	if (xk_output(k, 0, x->dtype, x->rank, x->dims))
+		return -1;
+	for (size_t o = 1; o < 3 && o < k->n_out; o++)
+		if (xk_output(k, o, st, x->rank, pl.sdims))
+			return -1;
+	/* Scale and B indexed by the position inside the normalised block when they do not vary with the outer
+	 * dims (the usual [normalized shape]); else through the full broadcast */
+	int simple = 1;
+	for (int i = 0; i < axis; i++)
+		if (sstr[i] || (b && bstr[i]))
+			simple = 0;
+	int32_t dt = x->dtype;
+	int64_t idx[XT_MAX_RANK] = {0}, *tab = NULL;
+	if (simple) {
+		tab = malloc((size_t)(2 * inner + 1) * sizeof *tab);
+		if (!tab)
+			return xk_fail(k, "out of memory");
+		for (int64_t j = 0; j < inner; j++) {
+			int64_t q = j, si = 0, bi = 0;
+			for (int i = x->rank - 1; i >= axis; i--) {
+				int64_t c = q % x->dims[i];
+				q /= x->dims[i];
+				si += c * sstr[i];
+				if (b)
+					bi += c * bstr[i];
+			}
+			tab[j] = si;
+			tab[inner + j] = bi;
+		}
+	}
+	for (int64_t r = 0; r < outer; r++) {
+		int64_t base = r * inner;
+		double sum = 0, sq = 0;
+		for (int64_t j = 0; j < inner; j++)
+			sum += GETF(dt, x->data, base + j);
+		double m = inner ? sum / (double)inner : 0;
+		for (int64_t j = 0; j < inner; j++) {
+			double d = GETF(dt, x->data, base + j) - m;
+			sq += d * d;
+		}
+		double inv = 1 / sqrt((inner ? sq / (double)inner : 0) + eps);
+		if (st == OV_DT_FLOAT) /* stash_type float: the statistics are float */
+			m = (float)m, inv = (float)inv;
+		for (int64_t j = 0; j < inner; j++) {
+			int64_t si, bi = 0;
+			if (simple) {
+				si = tab[j];
+				if (b)
+					bi = tab[inner + j];
+			} else {
+				si = 0;
+				for (int i = 0; i < x->rank; i++) {
+					si += idx[i] * sstr[i];
+					if (b)
+						bi += idx[i] * bstr[i];
+				}
+				xt_index_next(idx, x->dims, x->rank);
+			}
+			double v = (GETF(dt, x->data, base + j) - m) * inv * GETF(dt, s->data, si) +
+				   (b ? GETF(dt, b->data, bi) : 0);
+			SETF(dt, k->out[0]->data, base + j, v);
+		}
+		if (k->n_out > 1)
+			xt_set(k->out[1], r, m);
+		if (k->n_out > 2)
+			xt_set(k->out[2], r, inv);
+	}
+	free(tab);
+	return 0;
+}
+
+static int kernel_layernorm(struct exec_kernel_ctx *k)
+{
+	return cpu_float_dispatch(k, layernorm_f, 6u, "LayerNormalization");
+}
+
+/* ---- LRN ------------------------------------------------------------------------------------------------------- */
+
+static int lrn_f(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = k->in[0];
+	double alpha = xk_attr_float(k, "alpha", 1e-4f), beta = xk_attr_float(k, "beta", 0.75f);
+	double bias = xk_attr_float(k, "bias", 1.0f);
+	int64_t size = xk_attr_int(k, "size", -1);
+
+	if (size <= 0)
+		return xk_fail(k, "size must be positive");
+	if (x->rank < 2)
+		return xk_fail(k, "X must be (N, C, ...), got rank %d", x->rank);
+	if (xk_output(k, 0, x->dtype, x->rank, x->dims))
+		return -1;
+	int64_t nb = x->dims[0], c = x->dims[1], inner = 1;
+	for (int i = 2; i < x->rank; i++)
+		inner *= x->dims[i];
+	int64_t lo = (size - 1) / 2, hi = size - 1 - lo;
+	int32_t dt = x->dtype;
+	for (int64_t n = 0; n < nb; n++)
+		for (int64_t ch = 0; ch < c; ch++) {
+			int64_t c0 = ch - lo < 0 ? 0 : ch - lo, c1 = ch + hi >= c ? c - 1 : ch + hi;
+			for (int64_t i = 0; i < inner; i++) {
+				double sq = 0;
+				for (int64_t cc = c0; cc <= c1; cc++) {
+					double v = GETF(dt, x->data, (n * c + cc) * inner + i);
+					sq += v * v;
+				}
+				int64_t at = (n * c + ch) * inner + i;
+				SETF(dt, k->out[0]->data, at,
+				     GETF(dt, x->data, at) / pow(bias + alpha / (double)size * sq, beta));
+			}
+		}
+	return 0;
+}
+
+static int kernel_lrn(struct exec_kernel_ctx *k)
+{
+	return cpu_float_dispatch(k, lrn_f, 0, "LRN");
+}
+
+/* ---- Softmax, LogSoftmax, Hardmax -------------------------------------------------------------------------------- */
+
+enum smax_kind { SMAX_SOFT, SMAX_LOG, SMAX_HARD };
+
+static int softmax_run(struct exec_kernel_ctx *k, enum smax_kind kind)
+{
+	const struct xtensor *x = k->in[0];
+	int v13 = k->opset >= 13;
+
+	if (x->rank < 1) { /* a scalar: a single class */
+		if (xk_output(k, 0, x->dtype, 0, x->dims))
+			return -1;
+		SETF(x->dtype, k->out[0]->data, 0, kind == SMAX_LOG ? 0.0 : 1.0);
+		return 0;
+	}
+	int axis = norm_axis(k, xk_attr_int(k, "axis", v13 ? -1 : 1), x->rank, !v13);
+	if (axis < 0)
+		return -1;
+	int64_t outer = 1, len = 1, inner = 1;
+	for (int i = 0; i < x->rank; i++) {
+		if (i < axis)
+			outer *= x->dims[i];
+		else if (i == axis || !v13)
+			len *= x->dims[i];
+		else
+			inner *= x->dims[i];
+	}
+	if (xk_output(k, 0, x->dtype, x->rank, x->dims))
+		return -1;
+	int32_t dt = x->dtype;
+	const void *xd = x->data;
+	void *yd = k->out[0]->data;
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t in = 0; in < inner; in++) {
+			int64_t base = o * len * inner + in;
+			if (dt == OV_DT_FLOAT && inner == 1 && kind != SMAX_HARD) {
+				const float *xp = (const float *)xd + base;
+				float *yp = (float *)yd + base;
+				float mx = -INFINITY;
+				for (int64_t j = 0; j < len; j++)
+					mx = xp[j] > mx ? xp[j] : mx;
+				double sum = 0;
+				for (int64_t j = 0; j < len; j++) {
+					float e = expf(xp[j] - mx);
+					sum += e;
+					if (kind == SMAX_SOFT)
+						yp[j] = e;
+				}
+				if (kind == SMAX_SOFT) {
+					float r = (float)(1 / sum);
+					for (int64_t j = 0; j < len; j++)
+						yp[j] *= r;
+				} else {
+					float ls = (float)log(sum);
+					for (int64_t j = 0; j < len; j++)
+						yp[j] = xp[j] - mx - ls;
+				}
+				continue;
+			}
+			double mx = -INFINITY;
+			int64_t arg = 0;
+			for (int64_t j = 0; j < len; j++) {
+				double v = GETF(dt, xd, base + j * inner);
+				if (v > mx) {
+					mx = v;
+					arg = j;
+				}
+			}
+			if (kind == SMAX_HARD) {
+				for (int64_t j = 0; j < len; j++)
+					SETF(dt, yd, base + j * inner, j == arg ? 1.0 : 0.0);
+				continue;
+			}
+			double sum = 0;
+			for (int64_t j = 0; j < len; j++)
+				sum += exp(GETF(dt, xd, base + j * inner) - mx);
+			for (int64_t j = 0; j < len; j++) {
+				double v = GETF(dt, xd, base + j * inner) - mx;
+				SETF(dt, yd, base + j * inner, kind == SMAX_SOFT ? exp(v) / sum : v - log(sum));
+			}
+		}
+	return 0;
+}
+
+static int softmax_f(struct exec_kernel_ctx *k)
+{
+	return softmax_run(k, SMAX_SOFT);
+}
+
+static int logsoftmax_f(struct exec_kernel_ctx *k)
+{
+	return softmax_run(k, SMAX_LOG);
+}
+
+static int hardmax_f(struct exec_kernel_ctx *k)
+{
+	return softmax_run(k, SMAX_HARD);
+}
+
+static int kernel_softmax(struct exec_kernel_ctx *k)
+{
+	return cpu_float_dispatch(k, softmax_f, 0, "Softmax");
+}
+
+static int kernel_logsoftmax(struct exec_kernel_ctx *k)
+{
+	return cpu_float_dispatch(k, logsoftmax_f, 0, "LogSoftmax");
+}
+
+static int kernel_hardmax(struct exec_kernel_ctx *k)
+{
+	return cpu_float_dispatch(k, hardmax_f, 0, "Hardmax");
+}
+
+/* Softmax & co. read the opset themselves (2-D coercion before 13); the two rows make the change visible. */
+const struct exec_kernel cpu_norm_kernels[] = {
+	{"BatchNormalization", 1, kernel_batchnorm},
+	{"InstanceNormalization", 1, kernel_instancenorm},
+	{"LayerNormalization", 17, kernel_layernorm},
+	{"GroupNormalization", 18, kernel_groupnorm},
+	{"LRN", 1, kernel_lrn},
+	{"Softmax", 1, kernel_softmax},
+	{"Softmax", 13, kernel_softmax},
+	{"LogSoftmax", 1, kernel_logsoftmax},
+	{"LogSoftmax", 13, kernel_logsoftmax},
+	{"Hardmax", 1, kernel_hardmax},
+	{"Hardmax", 13, kernel_hardmax},
+};
+const size_t cpu_norm_count = sizeof cpu_norm_kernels / sizeof cpu_norm_kernels[0];

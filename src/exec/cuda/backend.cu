@@ -1,0 +1,473 @@
+// The CUDA backend: the device set up once (stream, cuBLAS and cuDNN handles, the memory pool), the backend's
+// table of operations for the runner, error checks, and the transfers every kernel uses (see cuda/backend.h for
+// how a node runs and where values live).
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/exec/cuda/backend.h"
+
+struct cu_state cu_dev;
+
+static char cu_failed[sizeof(((struct ov_error *)0)->msg)]; // why the device cannot be used, once known
+static char cu_desc[512];
+
+// ---- checks ----
+
+int cu_ok(struct exec_kernel_ctx *k, cudaError_t e, const char *call)
+{
+	if (e == cudaSuccess)
+		return 0;
+	cudaGetLastError(); // clear a non-sticky error so the next node starts clean
+	return xk_fail(k, "CUDA error in %s: %s (%s)", call, cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+int cu_blas_ok(struct exec_kernel_ctx *k, cublasStatus_t s, const char *call)
+{
+	if (s == CUBLAS_STATUS_SUCCESS)
+		return 0;
+	return xk_fail(k, "cuBLAS error in %s: %s", call, cu_blas.status_string(s));
+}
+
+int cu_dnn_ok(struct exec_kernel_ctx *k, cudnnStatus_t s, const char *call)
+{
+	if (s == CUDNN_STATUS_SUCCESS)
+		return 0;
+	return xk_fail(k, "cuDNN error in %s: %s", call, cu_dnn.get_error_string(s));
+}
+
+int cu_launched(struct exec_kernel_ctx *k, const char *kernel)
+{
+	cudaError_t e = cudaGetLastError();
+
+	if (e == cudaSuccess)
+		return 0;
+	return xk_fail(k, "CUDA error at the launch of kernel %s: %s (%s)", kernel, cudaGetErrorString(e),
+		       cudaGetErrorName(e));
+}
+
+// ---- memory ----
+
+static cudaError_t raw_alloc(void **p, size_t bytes)
+{
+	*p = NULL;
+	if (bytes == 0)
+		bytes = 1;
+	return cu_dev.pools ? cudaMallocAsync(p, bytes, cu_dev.stream) : cudaMalloc(p, bytes);
+}
+
+static void raw_free(void *p)
+{
+	if (!p)
+		return;
+	if (cu_dev.pools)
+		cudaFreeAsync(p, cu_dev.stream);
+	else
+		cudaFree(p);
+}
+
+void *cu_alloc(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t bytes)
+{
+	void *p;
+
+	if (b->n >= CU_MAX_BUFS) {
+		xk_fail(k, "the CUDA kernel asked for more than %d device buffers", CU_MAX_BUFS);
+		return NULL;
+	}
+	cudaError_t e = raw_alloc(&p, bytes);
+	if (e != cudaSuccess) {
+		cudaGetLastError();
+		xk_fail(k, "cannot allocate %zu bytes on the CUDA device: %s", bytes, cudaGetErrorString(e));
+		return NULL;
+	}
+	b->p[b->n++] = p;
+	return p;
+}
+
+void cu_bufs_free(struct cu_bufs *b)
+{
+	for (int i = 0; i < b->n; i++)
+		raw_free(b->p[i]);
+	b->n = 0;
+}
+
+// ---- values on the device ----
+
+static int download(struct xtensor *t, struct ov_error *err)
+{
+	cudaError_t e = t->bytes ? cudaMemcpyAsync(t->data, t->dev, t->bytes, cudaMemcpyDeviceToHost, cu_dev.stream)
+				 : cudaSuccess;
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(cu_dev.stream);
+	if (e == cudaSuccess)
+		return 0;
+	cudaGetLastError();
+	return ov_fail(err, OV_INVALID, "CUDA error copying the value to the host: %s (%s)", cudaGetErrorString(e),
+		       cudaGetErrorName(e));
+}
+
+static const struct xt_devops cu_devops = {download, raw_free};
+
+// The tensor keeps dev as its device copy (the runner's own slot: the copy caches the same value).
+static void attach(const struct xtensor *t, void *dev, int host_stale)
+{
+	struct xtensor *w = (struct xtensor *)t;
+
+	w->dev = dev;
+	w->devops = &cu_devops;
+	w->host_stale = host_stale;
+}
+
+const void *cu_input(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i)
+{
+	const struct xtensor *t = i < k->n_in ? k->in[i] : NULL;
+	void *d;
+
+	(void)b;
+	if (!t || !t->data) {
+		xk_fail(k, "input %zu is missing", i);
+		return NULL;
+	}
+	if (t->dev) {
+		if (t->devops != &cu_devops) {
+			xk_fail(k, "input %zu is on another device", i);
+			return NULL;
+		}
+		return t->dev;
+	}
+	if (t->dtype == OV_DT_STRING || !xt_elem_size(t->dtype)) {
+		xk_fail(k, "input %zu is %s, which the CUDA backend cannot hold", i, dtype_short_name(t->dtype));
+		return NULL;
+	}
+	cudaError_t e = raw_alloc(&d, t->bytes);
+	if (e != cudaSuccess) {
+		cudaGetLastError();
+		xk_fail(k, "cannot allocate %zu bytes on the CUDA device for input %zu: %s", t->bytes, i,
+			cudaGetErrorString(e));
+		return NULL;
+	}
+	if (cu_upload(k, d, t->data, t->bytes)) {
+		raw_free(d);
+		return NULL;
+	}
+	attach(t, d, 0);
+	return d;
+}
+
+// From pageable memory, cudaMemcpyAsync has taken the data when it returns: the caller may free host at once.
+int cu_upload(struct exec_kernel_ctx *k, void *dev, const void *host, size_t bytes)
+{
+	if (!bytes)
+		return 0;
+	if (CU_OK(k, cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, cu_dev.stream)))
+		return -1;
+	if (k->res) {
+		k->res->to_device++;
+		k->res->to_device_bytes += bytes;
+	}
+	return 0;
+}
+
+int cu_download(struct exec_kernel_ctx *k, void *host, const void *dev, size_t bytes)
+{
+	if (!bytes)
+		return 0;
+	if (CU_OK(k, cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, cu_dev.stream)) ||
+	    CU_OK(k, cudaStreamSynchronize(cu_dev.stream)))
+		return -1;
+	if (k->res) {
+		k->res->to_host++;
+		k->res->to_host_bytes += bytes;
+	}
+	return 0;
+}
+
+const struct xtensor *cu_host(struct exec_kernel_ctx *k, size_t i)
+{
+	const struct xtensor *t = i < k->n_in ? k->in[i] : NULL;
+
+	if (!t || (!t->data && t->bytes)) {
+		xk_fail(k, "input %zu is missing", i);
+		return NULL;
+	}
+	int copied = t->host_stale;
+	if (xt_host((struct xtensor *)t, k->err)) {
+		ov_wrap(k->err, "input %zu: ", i);
+		return NULL;
+	}
+	if (copied && k->res) {
+		k->res->to_host++;
+		k->res->to_host_bytes += t->bytes;
+	}
+	return t;
+}
+
+static __global__ void to_f32(const void *x, int dt, float *y, int64_t n)
+{
+	CU_FOR(i, n)
+	y[i] = cu_load(x, dt, i);
+}
+
+static __global__ void from_f32(const float *x, void *y, int dt, int64_t n)
+{
+	CU_FOR(i, n)
+	cu_store(y, dt, i, x[i]);
+}
+
+const float *cu_input_f32(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i)
+{
+	const void *d = cu_input(k, b, i);
+
+	if (!d)
+		return NULL;
+	const struct xtensor *t = k->in[i];
+	if (t->dtype == OV_DT_FLOAT)
+		return (const float *)d;
+	if (!cu_float_type(t->dtype)) {
+		xk_fail(k, "input %zu is %s, not a float type", i, dtype_short_name(t->dtype));
+		return NULL;
+	}
+	float *f = (float *)cu_alloc(k, b, (size_t)t->numel * sizeof(float));
+	if (!f)
+		return NULL;
+	if (t->numel) {
+		if (CU_LAUNCH(k, to_f32, cu_grid(t->numel), CU_BLOCK, d, t->dtype, f, t->numel))
+			return NULL;
+	}
+	return f;
+}
+
+const void *cu_input_fd(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, int *dt)
+{
+	*dt = i < k->n_in && k->in[i] && k->in[i]->dtype == OV_DT_DOUBLE ? OV_DT_DOUBLE : OV_DT_FLOAT;
+	return *dt == OV_DT_DOUBLE ? cu_input(k, b, i) : (const void *)cu_input_f32(k, b, i);
+}
+
+int cu_output(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, void *dev)
+{
+	struct xtensor *y = k->out[i];
+	int j = 0;
+
+	while (j < b->n && b->p[j] != dev)
+		j++;
+	if (j == b->n)
+		return xk_fail(k, "output %zu: the CUDA kernel handed over a buffer it did not allocate", i);
+	b->p[j] = b->p[--b->n]; // the tensor owns it now
+	attach(y, dev, 1);
+	return CU_OK(k, cudaStreamSynchronize(cu_dev.stream));
+}
+
+int cu_output_f32(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, float *dev)
+{
+	struct xtensor *y = k->out[i];
+
+	if (y->dtype == OV_DT_FLOAT)
+		return cu_output(k, b, i, dev);
+	if (!cu_float_type(y->dtype))
+		return xk_fail(k, "output %zu is %s, not a float type", i, dtype_short_name(y->dtype));
+	void *h = cu_alloc(k, b, y->bytes);
+	if (!h)
+		return -1;
+	if (y->numel) {
+		if (CU_LAUNCH(k, from_f32, cu_grid(y->numel), CU_BLOCK, dev, h, y->dtype, y->numel))
+			return -1;
+	}
+	return cu_output(k, b, i, h);
+}
+
+int cu_output_fd(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, void *dev, int dt)
+{
+	return dt == OV_DT_DOUBLE ? cu_output(k, b, i, dev) : cu_output_f32(k, b, i, (float *)dev);
+}
+
+// ---- the backend ----
+
+static const struct {
+	const struct exec_kernel *rows;
+	const size_t *count;
+} families[] = {
+	{cuda_elementwise_kernels, &cuda_elementwise_count},
+	{cuda_logic_kernels, &cuda_logic_count},
+	{cuda_gemm_kernels, &cuda_gemm_count},
+	{cuda_conv_kernels, &cuda_conv_count},
+	{cuda_pool_kernels, &cuda_pool_count},
+	{cuda_norm_kernels, &cuda_norm_count},
+	{cuda_shape_kernels, &cuda_shape_count},
+	{cuda_reduce_kernels, &cuda_reduce_count},
+	{cuda_resize_kernels, &cuda_resize_count},
+	{cuda_rnn_kernels, &cuda_rnn_count},
+	{cuda_quant_kernels, &cuda_quant_count},
+	{cuda_index_kernels, &cuda_index_count},
+	{cuda_scatter_kernels, &cuda_scatter_count},
+};
+
+// The row with the greatest since <= opset, as for the CPU kernels (ai.onnx ops only).
+static exec_kernel_fn find_kernel(const char *domain, const char *op, int64_t opset)
+{
+	const struct exec_kernel *best = NULL;
+
+	if (domain && *domain && strcmp(domain, "ai.onnx"))
+		return NULL;
+	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
+		for (size_t r = 0; r < *families[f].count; r++) {
+			const struct exec_kernel *e = &families[f].rows[r];
+			if (!strcmp(e->op, op) && e->since <= opset && (!best || e->since > best->since))
+				best = e;
+		}
+	return best ? best->fn : NULL;
+}
+
+static int cuda_supports_op(const char *domain, const char *op, int64_t opset)
+{
+	return find_kernel(domain, op, opset) != NULL;
+}
+
+static int cuda_run_node(struct exec_kernel_ctx *k)
+{
+	const Onnx__NodeProto *n = k->g->nodes[k->node].proto;
+	exec_kernel_fn fn = find_kernel(n->domain ? n->domain : "", n->op_type ? n->op_type : "", k->opset);
+
+	if (!fn)
+		return EXEC_DECLINE;
+	return fn(k);
+}
+
+// After a run: the device idle, and a fault that outlives the run (CUDA's sticky errors, e.g. an illegal address:
+// the context is lost) remembered, so later requests for the backend say so instead of failing node by node.
+static void cuda_run_end(void)
+{
+	if (!cu_dev.ready)
+		return;
+	cudaError_t e = cudaStreamSynchronize(cu_dev.stream);
+	cudaGetLastError();
+	// the pool keeps freed memory during a run (node after node); between runs (the TUI waits for the user) the
+	// device's memory goes back to the driver, for the other programs sharing the GPU
+	if (e == cudaSuccess && cu_dev.pools)
+		cudaMemPoolTrimTo(cu_dev.pool, 0);
+	if (e != cudaSuccess && (e = cudaStreamSynchronize(cu_dev.stream)) != cudaSuccess) {
+		snprintf(cu_failed, sizeof cu_failed,
+			 "the CUDA device failed earlier in this session (%s); restart onnxview to use it again",
+			 cudaGetErrorString(e));
+		cu_dev.ready = 0;
+	}
+}
+
+static const char *cuda_describe(void)
+{
+	return cu_desc;
+}
+
+// name, supports_op, run_node, describe, run_end (C++17 has no designated initializers)
+static const struct exec_backend_ops cuda_backend = {"cuda", cuda_supports_op, cuda_run_node, cuda_describe,
+						     cuda_run_end};
+
+// Record why the device cannot be used (and undo what was set up), so every later request gets the same answer.
+static void init_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void init_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cu_failed, sizeof cu_failed, fmt, ap);
+	va_end(ap);
+	if (cu_dev.dnn)
+		cu_dnn.destroy(cu_dev.dnn);
+	if (cu_dev.blas)
+		cu_blas.destroy(cu_dev.blas);
+	if (cu_dev.stream)
+		cudaStreamDestroy(cu_dev.stream);
+	memset(&cu_dev, 0, sizeof cu_dev);
+	cudaGetLastError();
+}
+
+static void init_device(void)
+{
+	int count = 0, pools = 0;
+	cudaError_t e = cudaGetDeviceCount(&count);
+
+	if (e != cudaSuccess) {
+		init_fail("no CUDA device: %s", cudaGetErrorString(e));
+		return;
+	}
+	if (count < 1) {
+		init_fail("no CUDA device: the CUDA runtime found none");
+		return;
+	}
+	if ((e = cudaSetDevice(0)) != cudaSuccess) {
+		init_fail("no CUDA device: device 0 cannot be used: %s", cudaGetErrorString(e));
+		return;
+	}
+	cudaDeviceProp p;
+	if ((e = cudaGetDeviceProperties(&p, 0)) != cudaSuccess) {
+		init_fail("no CUDA device: device 0 cannot be queried: %s", cudaGetErrorString(e));
+		return;
+	}
+	if ((e = cudaStreamCreateWithFlags(&cu_dev.stream, cudaStreamNonBlocking)) != cudaSuccess) {
+		init_fail("the CUDA device cannot start a stream: %s", cudaGetErrorString(e));
+		return;
+	}
+	char why[512];
+	if (cu_blas_load(why, sizeof why)) {
+		init_fail("cuBLAS cannot be loaded: %s", why);
+		return;
+	}
+	cublasStatus_t bs = cu_blas.create(&cu_dev.blas);
+	if (bs != CUBLAS_STATUS_SUCCESS) {
+		cu_dev.blas = NULL;
+		init_fail("cuBLAS cannot start: %s", cu_blas.status_string(bs));
+		return;
+	}
+	if ((bs = cu_blas.set_stream(cu_dev.blas, cu_dev.stream)) != CUBLAS_STATUS_SUCCESS) {
+		init_fail("cuBLAS: %s", cu_blas.status_string(bs));
+		return;
+	}
+	if (cu_dnn_load(why, sizeof why)) {
+		init_fail("cuDNN cannot be loaded: %s", why);
+		return;
+	}
+	cudnnStatus_t ds = cu_dnn.create(&cu_dev.dnn);
+	if (ds != CUDNN_STATUS_SUCCESS) {
+		cu_dev.dnn = NULL;
+		init_fail("cuDNN cannot start: %s", cu_dnn.get_error_string(ds));
+		return;
+	}
+	if ((ds = cu_dnn.set_stream(cu_dev.dnn, cu_dev.stream)) != CUDNN_STATUS_SUCCESS) {
+		init_fail("cuDNN: %s", cu_dnn.get_error_string(ds));
+		return;
+	}
+	// Stream-ordered allocation from the device's pool, which keeps freed memory for the next node instead of
+	// handing it back to the driver at every synchronisation (the default threshold).
+	if (cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, 0) == cudaSuccess && pools) {
+		uint64_t keep = UINT64_MAX;
+		if (cudaDeviceGetDefaultMemPool(&cu_dev.pool, 0) == cudaSuccess &&
+		    cudaMemPoolSetAttribute(cu_dev.pool, cudaMemPoolAttrReleaseThreshold, &keep) == cudaSuccess)
+			cu_dev.pools = 1;
+	}
+	cudaGetLastError();
+	size_t dv = cu_dnn.get_version();
+	int bmaj = 0, bmin = 0;
+	cu_blas.get_property(MAJOR_VERSION, &bmaj);
+	cu_blas.get_property(MINOR_VERSION, &bmin);
+	snprintf(cu_desc, sizeof cu_desc, "CUDA device 0: %s (compute %d.%d), cuBLAS %d.%d, cuDNN %zu.%zu", p.name,
+		 p.major, p.minor, bmaj, bmin, dv / 10000, dv / 100 % 100);
+	cu_dev.ready = 1;
+}
+
+extern "C" const struct exec_backend_ops *exec_backend_cuda(struct ov_error *err)
+{
+	if (!cu_dev.ready && !cu_failed[0])
+		init_device();
+	if (!cu_dev.ready) {
+		ov_fail(err, OV_INVALID, "%s", cu_failed);
+		return NULL;
+	}
+	return &cuda_backend;
+}
+
+extern "C" void exec_cuda_set_tf32(int on)
+{
+	cu_dev.tf32 = on != 0;
+}

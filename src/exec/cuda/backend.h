@@ -1,0 +1,214 @@
+/* The CUDA backend's insides, shared by its files (C++, compiled by nvcc): the device state, checks that turn every
+ * CUDA, cuBLAS and cuDNN failure into the node's error message (never an abort), transfers between the host
+ * xtensors the runner hands over and device buffers, element access for the float types, and the kernel tables of
+ * the op families (src/exec/cuda-*.cu, one family per file).
+ *
+ * How a node runs: a kernel checks its inputs' types and shapes first and answers EXEC_DECLINE for anything it
+ * does not handle (an element type, a rank, or inputs the CPU kernel would refuse: the CPU then runs the node, or
+ * names the problem in its own words); only then does it allocate its outputs (xk_output_raw: the host buffer a
+ * value comes back to if anyone asks), take its inputs on the device (cu_input*), run, and hand each output's
+ * device buffer over (cu_output*), which waits for the device so that an error is this node's.
+ *
+ * Where values live: on the device, from the node that computes them to their last consumer, like the CPU
+ * backend's values (the runner frees both copies after the last use).  A device value is an xtensor whose dev
+ * holds the device buffer and whose host data is stale (xtensor.h); cu_input uses dev when there is one, and
+ * otherwise uploads the host data once and keeps the upload on the tensor (graph inputs, constants, what a CPU
+ * node computed), so a value crosses the bus at most once each way.  The runner copies a value to the host only
+ * for a node the CPU runs and for the values the run hands back. */
+#ifndef OV_EXEC_CUDA_BACKEND_H
+#define OV_EXEC_CUDA_BACKEND_H
+
+#ifdef OV_CUDA_SIM
+#include "src/exec/cuda/sim/sim.h" /* the host simulator's stand-ins for the device built-ins (tests only) */
+#else
+#include <cuda_runtime.h>
+#endif
+#include <cudnn.h>
+#include <stddef.h>
+#include <stdint.h>
+
+extern "C" {
+#include "src/base/dtype.h"
+#include "src/exec/ops/ops.h"
+#include "src/exec/exec.h"
+}
+#include "src/exec/cuda/blas.h"
+#include "src/exec/cuda/dnn.h"
+#include "src/exec/ops/ov-math.h"
+
+/* The device, set up once by exec_backend_cuda(). */
+struct cu_state {
+	int ready;
+	cudaStream_t stream;  /* every copy, kernel and library call of the backend runs on it */
+	cublasHandle_t blas;
+	cudnnHandle_t dnn;
+	int pools;            /* stream-ordered allocation (cudaMallocAsync) is available */
+	cudaMemPool_t pool;   /* the device's default pool, which cudaMallocAsync takes from */
+	int tf32;             /* exec_cuda_set_tf32() */
+};
+extern struct cu_state cu_dev;
+
+/* Checks: 0, or -1 with the node's error naming the call and the library's message. */
+int cu_ok(struct exec_kernel_ctx *k, cudaError_t e, const char *call);
+int cu_blas_ok(struct exec_kernel_ctx *k, cublasStatus_t s, const char *call);
+int cu_dnn_ok(struct exec_kernel_ctx *k, cudnnStatus_t s, const char *call);
+#define CU_OK(k, call) cu_ok((k), (call), #call)
+#define CU_BLAS_OK(k, call) cu_blas_ok((k), (call), #call)
+#define CU_DNN_OK(k, call) cu_dnn_ok((k), (call), #call)
+/* After a kernel launch: the launch's own error (errors while it runs surface at the next synchronisation, which
+ * cu_output does). */
+int cu_launched(struct exec_kernel_ctx *k, const char *kernel);
+
+/* Launch kernel(args...) on the backend's stream with grid blocks of block threads: 0, or -1 with the node's
+ * error naming the kernel.  CU_LAUNCH_SYNC is for kernels that call __syncthreads(): on the GPU both are the same
+ * launch; the host simulator (tests/onnxview-cudasim, src/exec/cuda/sim/sim.cc) runs a block's threads one after the
+ * other for CU_LAUNCH, and side by side, switching at each barrier, for CU_LAUNCH_SYNC (a barrier reached in a
+ * CU_LAUNCH kernel fails the run there, so a wrong macro cannot pass the tests). */
+#ifdef OV_CUDA_SIM
+#define CU_LAUNCH(k, kernel, grid, block, ...) \
+	(cusim_launch(#kernel, (grid), (block), 0, kernel, __VA_ARGS__), cu_launched((k), #kernel))
+#define CU_LAUNCH_SYNC(k, kernel, grid, block, ...) \
+	(cusim_launch(#kernel, (grid), (block), 1, kernel, __VA_ARGS__), cu_launched((k), #kernel))
+#else
+#define CU_LAUNCH(k, kernel, grid, block, ...) \
+	(kernel<<<(grid), (block), 0, cu_dev.stream>>>(__VA_ARGS__), cu_launched((k), #kernel))
+#define CU_LAUNCH_SYNC CU_LAUNCH
+#endif
+
+/* The device buffers of one node, freed together by cu_bufs_free (a buffer handed over as an output by cu_output
+ * leaves the set). */
+#define CU_MAX_BUFS 16
+struct cu_bufs {
+	void *p[CU_MAX_BUFS];
+	int n;
+};
+/* bytes of device memory (at least 1), or NULL with the node's error set */
+void *cu_alloc(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t bytes);
+void cu_bufs_free(struct cu_bufs *b);
+/* Input i on the device, in its own element type (its device copy, made now if it has none; the tensor keeps
+ * it); NULL with the node's error set. */
+const void *cu_input(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i);
+/* Copy bytes of host memory (a kernel's own table: indices, weights...) to dev, counted with the run's copies
+ * to the device: 0, or -1 with the node's error set.  The host memory may be freed when it returns. */
+int cu_upload(struct exec_kernel_ctx *k, void *dev, const void *host, size_t bytes);
+/* Copy bytes of device memory (a kernel's own small result, such as where it met a value it must refuse) to host,
+ * after the node's work so far, counted with the run's copies to the host: 0, or -1 with the node's error set. */
+int cu_download(struct exec_kernel_ctx *k, void *host, const void *dev, size_t bytes);
+/* Input i readable on the host (k->in[i] itself, its host copy brought up to date first when the value lives on
+ * the device): for the few inputs a kernel reads on the host, such as Clip's bounds, Reshape's shape or Slice's
+ * starts.  Reading k->in[i]->data without it is a bug: a value computed on the device has no host copy yet.
+ * NULL (with the node's error set) when the input is missing or cannot be copied. */
+const struct xtensor *cu_host(struct exec_kernel_ctx *k, size_t i);
+/* Input i on the device as float32 (float16 and bfloat16 are converted there, as the CPU kernels convert them
+ * before computing in float32); NULL with the node's error set. */
+const float *cu_input_f32(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i);
+/* Input i on the device in the type the kernels that compute in float32 or float64 read: float64 as it is, the
+ * other float types as float32 (cu_input_f32); *dt says which (OV_DT_DOUBLE or OV_DT_FLOAT). */
+const void *cu_input_fd(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, int *dt);
+/* Hand dev (output i's elements in its type, a buffer of b from cu_alloc) over as output i's value, k->out[i]
+ * (already allocated by xk_output*), and wait for the device: every error of the node's work surfaces here. */
+int cu_output(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, void *dev);
+/* The same from float32 values, rounded on the device to output i's type (float16, bfloat16) when it differs. */
+int cu_output_f32(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, float *dev);
+/* Output i from dev computed in dt (cu_input_fd's): cu_output for float64, cu_output_f32 otherwise. */
+int cu_output_fd(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, void *dev, int dt);
+
+/* Launch geometry for grid-stride loops over n elements. */
+#define CU_BLOCK 256
+static inline unsigned cu_grid(int64_t n)
+{
+	int64_t g = (n + CU_BLOCK - 1) / CU_BLOCK;
+	return g < 1 ? 1u : g > 65535 ? 65535u : (unsigned)g;
+}
+
+#define CU_FOR(i, n) \
+	for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (int64_t)gridDim.x * blockDim.x)
+
+/* The element types the float kernels take, all computed in float32 like the CPU backend does. */
+static inline int cu_float_type(int32_t dt)
+{
+	return dt == OV_DT_FLOAT || dt == OV_DT_FLOAT16 || dt == OV_DT_BFLOAT16;
+}
+
+static __device__ __forceinline__ float cu_load(const void *p, int dt, int64_t i)
+{
+	if (dt == OV_DT_FLOAT)
+		return ((const float *)p)[i];
+	if (dt == OV_DT_FLOAT16)
+		return ov_f16_to_f32(((const uint16_t *)p)[i]);
+	return ov_bf16_to_f32(((const uint16_t *)p)[i]);
+}
+
+static __device__ __forceinline__ void cu_store(void *p, int dt, int64_t i, float v)
+{
+	if (dt == OV_DT_FLOAT)
+		((float *)p)[i] = v;
+	else if (dt == OV_DT_FLOAT16)
+		((uint16_t *)p)[i] = ov_f32_to_f16(v);
+	else
+		((uint16_t *)p)[i] = ov_f32_to_bf16(v);
+}
+
+/* Element-wise launchers (cuda/elementwise.cu), shared with cuda/logic.cu.  op is one of cuda/points.h's
+ * cu_un_op / cu_bin_op, computed per element in a domain of the CPU's (cuda/points.h's cu_dom: the type the CPU
+ * converts the operands to); doms is the set of domains the op takes (CU_D_* bits, the loops its CPU family has).
+ * Each answers EXEC_DECLINE for inputs outside that (the CPU then runs the node, or names the problem), else runs
+ * the node like any kernel (0, or -1 with the node's error).
+ * - cu_ew_unary: output 0 = op(input 0), of input 0's type, or bool (out_bool); a, b: the op's parameters;
+ * - cu_ew_binary: output 0 = op(input 0, input 1), numpy-broadcast, both inputs of one type, the output of that
+ *   type or bool (out_bool);
+ * - cu_ew_binary_as: the same in the domain dom, for inputs of any types, into an output of type out_dt (Pow, whose
+ *   exponent may be of another type, and BitShift, which the CPU computes in uint64). */
+int cu_ew_unary(struct exec_kernel_ctx *k, int op, unsigned doms, int out_bool, float a, float b);
+int cu_ew_binary(struct exec_kernel_ctx *k, int op, unsigned doms, int out_bool);
+int cu_ew_binary_as(struct exec_kernel_ctx *k, int op, int dom, int32_t out_dt);
+/* ---- elements moved whole, whatever they hold (cuda/shape.cu, cuda/index.cu, cuda/scatter.cu) ---- */
+
+/* The size in which elements of dt are moved, 0 for types left to the CPU (strings are pointers on the host,
+ * sub-byte types have no element of their own). */
+static inline size_t cu_move_size(int32_t dt)
+{
+	size_t es = dt == OV_DT_STRING ? 0 : xt_elem_size(dt);
+	return es == 1 || es == 2 || es == 4 || es == 8 || es == 16 ? es : 0;
+}
+
+/* Elements of 16 bytes (complex128) move as one of these. */
+struct cu_b16 {
+	uint64_t lo, hi;
+};
+
+/* fn<T>(args...) with T an unsigned type of es bytes (one of cu_move_size's). */
+#define CU_BY_SIZE(es, fn, ...)                                                                           \
+	((es) == 1 ? fn<uint8_t>(__VA_ARGS__) : (es) == 2 ? fn<uint16_t>(__VA_ARGS__)                     \
+	 : (es) == 4 ? fn<uint32_t>(__VA_ARGS__) : (es) == 8 ? fn<uint64_t>(__VA_ARGS__)                  \
+	 : fn<struct cu_b16>(__VA_ARGS__))
+
+/* The op families' kernels (each file's table; the backend looks ops up in all of them). */
+extern const struct exec_kernel cuda_elementwise_kernels[];
+extern const size_t cuda_elementwise_count;
+extern const struct exec_kernel cuda_logic_kernels[];
+extern const size_t cuda_logic_count;
+extern const struct exec_kernel cuda_gemm_kernels[];
+extern const size_t cuda_gemm_count;
+extern const struct exec_kernel cuda_conv_kernels[];
+extern const size_t cuda_conv_count;
+extern const struct exec_kernel cuda_pool_kernels[];
+extern const size_t cuda_pool_count;
+extern const struct exec_kernel cuda_norm_kernels[];
+extern const size_t cuda_norm_count;
+extern const struct exec_kernel cuda_shape_kernels[];
+extern const size_t cuda_shape_count;
+extern const struct exec_kernel cuda_reduce_kernels[];
+extern const size_t cuda_reduce_count;
+extern const struct exec_kernel cuda_resize_kernels[];
+extern const size_t cuda_resize_count;
+extern const struct exec_kernel cuda_rnn_kernels[];
+extern const size_t cuda_rnn_count;
+extern const struct exec_kernel cuda_quant_kernels[];
+extern const size_t cuda_quant_count;
+extern const struct exec_kernel cuda_index_kernels[];
+extern const size_t cuda_index_count;
+extern const struct exec_kernel cuda_scatter_kernels[];
+extern const size_t cuda_scatter_count;
+
+#endif

@@ -1,0 +1,555 @@
+// Normalisations on the CUDA device, as src/exec/cpu/norm.c (and cpu/misc.c, MeanVarianceNormalization) computes
+// them:
+// - Softmax and LogSoftmax, float32 (float16 and bfloat16 through float32), and Hardmax, float32 and float64
+//   (float16 and bfloat16 as they are: its outputs are 0 and 1): before opset 13 the input is coerced to 2-D at
+//   axis (default 1), from 13 on one axis (default -1) is normalised.  One thread per row (cu_softmax_row,
+//   cu_hardmax_row of cuda/points.h), with the CPU's arithmetic.
+// - LayerNormalization, InstanceNormalization, GroupNormalization (opset 18's scale per group, 21's per channel)
+//   and inference-mode BatchNormalization, float32 and float64 (float16 and bfloat16 through float32, as the CPU's
+//   cpu_float_dispatch takes them): the statistics of each row or group in double, one thread per row or group
+//   summing in the CPU's order (cu_norm_stats), then one thread per element writing it as the CPU does
+//   (cu_layernorm_value, cu_group_norm_f/_d, cu_batchnorm_f).  The parameter vectors are read on the device, of
+//   any numeric type, as the CPU's xt_get reads them (cu_get_d), so constant ones are uploaded once and stay there
+//   from one run to the next; BatchNormalization folds its four into a factor and an offset per channel there, in
+//   double (cu_batchnorm_fold).
+// - MeanVarianceNormalization over its axes, float32, float64, float16 and bfloat16 each computed in double: one
+//   thread per group summing its values and their squares in the input's order (cu_mvn_stats).
+// - LRN, float32 and float64 (float16 and bfloat16 through float32): one thread per element summing the squares
+//   of its channel window in order (cu_lrn_point).
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/exec/cuda/backend.h"
+#include "src/exec/cuda/points.h"
+
+static __global__ void softmax_kernel(const float *x, float *y, int64_t outer, int64_t len, int64_t inner, int logsm)
+{
+	CU_FOR(row, outer * inner)
+	{
+		int64_t o = row / inner, in = row - o * inner;
+		cu_softmax_row(x, y, o * len * inner + in, len, inner, logsm);
+	}
+}
+
+// The rows Softmax, LogSoftmax and Hardmax normalise: outer * inner rows of len values, inner apart (before opset
+// 13 the dims from axis on are one row).  0, or EXEC_DECLINE for an axis the CPU refuses.
+static int smax_rows(struct exec_kernel_ctx *k, const struct xtensor *x, int64_t *outer, int64_t *len,
+		     int64_t *inner)
+{
+	int v13 = k->opset >= 13;
+	int64_t axis = xk_attr_int(k, "axis", v13 ? -1 : 1), r = x->rank;
+
+	// before opset 13 axis may equal the rank (coercion to [N, 1]), as cpu/norm.c's norm_axis allows
+	if (axis < -r || axis > (v13 ? r - 1 : r))
+		return EXEC_DECLINE;
+	if (axis < 0)
+		axis += r;
+	*outer = *len = *inner = 1;
+	for (int i = 0; i < x->rank; i++) {
+		if (i < axis)
+			*outer *= x->dims[i];
+		else if (i == axis || !v13)
+			*len *= x->dims[i];
+		else
+			*inner *= x->dims[i];
+	}
+	return 0;
+}
+
+static int softmax_run(struct exec_kernel_ctx *k, int logsm)
+{
+	const struct xtensor *x = k->n_in ? k->in[0] : NULL;
+	struct cu_bufs bufs = {};
+	int64_t outer, len, inner;
+	int rc = -1;
+
+	if (!x || !cu_float_type(x->dtype) || x->rank < 1)
+		return EXEC_DECLINE; // a scalar is one class: the CPU's special case
+	if (smax_rows(k, x, &outer, &len, &inner))
+		return EXEC_DECLINE;
+	if (xk_output_raw(k, 0, x->dtype, x->rank, x->dims))
+		return -1;
+	struct xtensor *y = k->out[0];
+	if (!y->numel)
+		return 0;
+	const float *dx = cu_input_f32(k, &bufs, 0);
+	float *dy = dx ? (float *)cu_alloc(k, &bufs, (size_t)y->numel * sizeof(float)) : NULL;
+	if (!dy)
+		goto out;
+	if (CU_LAUNCH(k, softmax_kernel, cu_grid(outer * inner), CU_BLOCK, dx, dy, outer, len, inner, logsm) ||
+	    cu_output_f32(k, &bufs, 0, dy))
+		goto out;
+	rc = 0;
+out:
+	cu_bufs_free(&bufs);
+	return rc;
+}
+
+static int k_softmax(struct exec_kernel_ctx *k)
+{
+	return softmax_run(k, 0);
+}
+
+static int k_log_softmax(struct exec_kernel_ctx *k)
+{
+	return softmax_run(k, 1);
+}
+
+// ---- Hardmax ----
+
+static __global__ void hardmax_kernel(const void *x, void *y, int dt, int64_t len, int64_t inner, int64_t rows)
+{
+	CU_FOR(row, rows)
+	{
+		int64_t o = row / inner, in = row - o * inner;
+		cu_hardmax_row(x, y, dt, o * len * inner + in, len, inner);
+	}
+}
+
+static int k_hardmax(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = k->n_in ? k->in[0] : NULL;
+	struct cu_bufs bufs = {};
+	int64_t outer, len, inner;
+	int rc = -1;
+
+	if (!x || !(cu_float_type(x->dtype) || x->dtype == OV_DT_DOUBLE) || x->rank < 1)
+		return EXEC_DECLINE;
+	if (smax_rows(k, x, &outer, &len, &inner))
+		return EXEC_DECLINE;
+	if (xk_output_raw(k, 0, x->dtype, x->rank, x->dims))
+		return -1;
+	struct xtensor *y = k->out[0];
+	if (!y->numel)
+		return 0;
+	const void *dx = cu_input(k, &bufs, 0);
+	void *dy = dx ? cu_alloc(k, &bufs, y->bytes) : NULL;
+	if (!dy ||
+	    CU_LAUNCH(k, hardmax_kernel, cu_grid(outer * inner), CU_BLOCK, dx, dy, (int)x->dtype, len, inner,
+		      outer * inner) ||
+	    cu_output(k, &bufs, 0, dy))
+		goto out;
+	rc = 0;
+out:
+	cu_bufs_free(&bufs);
+	return rc;
+}
+
+// ---- shared by the normalisations ----
+
+static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
+{
+	return i < k->n_in ? k->in[i] : NULL;
+}
+
+// The types the normalisations take: float32 and float64 as they are, float16 and bfloat16 through float32.
+static int norm_type(int32_t dt)
+{
+	return cu_float_type(dt) || dt == OV_DT_DOUBLE;
+}
+
+// A parameter vector on the device (Scale, B, mean...), read as cpu/norm.c's param() reads it: element j of n, or
+// its only element broadcast (one), of any type cu_get_d reads.
+struct cu_param {
+	const void *p;
+	int dt, one;
+};
+
+static __device__ __forceinline__ double param_at(struct cu_param q, int64_t j)
+{
+	return cu_get_d(q.p, q.dt, q.one ? 0 : j);
+}
+
+// 1 when input i can be read as n parameter values (n of them, or one broadcast, of a type cu_get_d reads); else
+// the CPU refuses it (naming it) or reads a type left to it: declined.
+static int param_ok(const struct exec_kernel_ctx *k, size_t i, int64_t n)
+{
+	const struct xtensor *t = input(k, i);
+
+	return t && (t->numel == n || t->numel == 1) && cu_cast_type(t->dtype);
+}
+
+// Input i (param_ok) on the device: 0, or -1 with the node's error set.
+static int param_input(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, struct cu_param *q)
+{
+	q->p = cu_input(k, b, i);
+	q->dt = k->in[i]->dtype;
+	q->one = k->in[i]->numel == 1;
+	return q->p ? 0 : -1;
+}
+
+// The mean and 1/sqrt(variance + eps) of each of the n rows of len values (stash_float: both rounded to float,
+// LayerNormalization's default stash_type), and when asked, LayerNormalization's Mean and InvStdDev outputs in
+// type st.
+static __global__ void stats_kernel(const void *x, int dt, int64_t len, double eps, int stash_float, double *mean,
+				    double *inv, void *mean_out, void *inv_out, int st, int64_t n)
+{
+	CU_FOR(r, n)
+	{
+		double m, iv;
+		cu_norm_stats(x, dt, r * len, len, eps, &m, &iv);
+		if (stash_float)
+			m = (float)m, iv = (float)iv;
+		mean[r] = m;
+		inv[r] = iv;
+		if (mean_out)
+			cu_store_d(mean_out, st, r, m);
+		if (inv_out)
+			cu_store_d(inv_out, st, r, iv);
+	}
+}
+
+// ---- LayerNormalization ----
+
+// X's dims and Scale's and B's broadcast strides (cpu_layernorm_setup's), by value to the kernel.
+struct ln_bcast {
+	int rank;
+	int64_t dims[XT_MAX_RANK], sstr[XT_MAX_RANK], bstr[XT_MAX_RANK];
+};
+
+static __global__ void layernorm_kernel(struct ln_bcast bc, const void *x, const void *s, const void *b, int dt,
+					const double *mean, const double *inv, void *y, int64_t len, int64_t n)
+{
+	CU_FOR(i, n)
+	{
+		int64_t q = i, si = 0, bi = 0, r = i / len;
+		for (int a = bc.rank - 1; a >= 0; a--) {
+			int64_t p = q % bc.dims[a];
+			q /= bc.dims[a];
+			si += p * bc.sstr[a];
+			bi += p * bc.bstr[a];
+		}
+		double v = cu_layernorm_value(cu_load_d(x, dt, i), mean[r], inv[r], cu_load_d(s, dt, si),
+					      b ? cu_load_d(b, dt, bi) : 0.0);
+		cu_store_d(y, dt, i, v);
+	}
+}
+
+static int k_layernorm(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = input(k, 0), *s = input(k, 1), *b = input(k, 2);
+	struct ln_bcast bc;
+	struct ln_plan pl;
+	struct cu_bufs bufs = {};
+	int rc = -1, dt;
+
+	if (!x || !s || !norm_type(x->dtype) || s->dtype != x->dtype || (b && b->dtype != x->dtype))
+		return EXEC_DECLINE;
+	if (cpu_layernorm_setup(k, x, s, b, &pl))
+		return EXEC_DECLINE; // the CPU says what is wrong
+	memset(&bc, 0, sizeof bc);
+	bc.rank = x->rank;
+	memcpy(bc.dims, x->dims, sizeof bc.dims);
+	memcpy(bc.sstr, pl.sstr, sizeof bc.sstr);
+	memcpy(bc.bstr, pl.bstr, sizeof bc.bstr);
+	int32_t st = pl.stash;
+	int64_t outer = pl.outer, len = pl.len;
+	double eps = pl.eps;
+	if (xk_output_raw(k, 0, x->dtype, x->rank, x->dims))
+		return -1;
+	for (size_t o = 1; o < 3 && o < k->n_out; o++)
+		if (xk_output_raw(k, o, st, x->rank, pl.sdims))
+			return -1;
+	if (!outer)
+		return 0;
+	const void *dx = cu_input_fd(k, &bufs, 0, &dt);
+	const void *ds = dx ? cu_input_fd(k, &bufs, 1, &dt) : NULL;
+	const void *db = ds && b ? cu_input_fd(k, &bufs, 2, &dt) : NULL;
+	double *dm = ds && (!b || db) ? (double *)cu_alloc(k, &bufs, (size_t)outer * sizeof(double)) : NULL;
+	double *dinv = dm ? (double *)cu_alloc(k, &bufs, (size_t)outer * sizeof(double)) : NULL;
+	void *dmo = dinv && k->n_out > 1 ? cu_alloc(k, &bufs, k->out[1]->bytes) : NULL;
+	void *dio = dinv && k->n_out > 2 ? cu_alloc(k, &bufs, k->out[2]->bytes) : NULL;
+	if (!dinv || (k->n_out > 1 && !dmo) || (k->n_out > 2 && !dio))
+		goto out;
+	if (CU_LAUNCH(k, stats_kernel, cu_grid(outer), CU_BLOCK, dx, dt, len, eps, st == OV_DT_FLOAT, dm, dinv, dmo,
+		      dio, (int)st, outer))
+		goto out;
+	if (x->numel) {
+		void *dy = cu_alloc(k, &bufs, (size_t)x->numel * (dt == OV_DT_DOUBLE ? sizeof(double) : sizeof(float)));
+		if (!dy ||
+		    CU_LAUNCH(k, layernorm_kernel, cu_grid(x->numel), CU_BLOCK, bc, dx, ds, db, dt, dm, dinv, dy, len,
+			      x->numel) ||
+		    cu_output_fd(k, &bufs, 0, dy, dt))
+			goto out;
+	}
+	if ((dmo && cu_output(k, &bufs, 1, dmo)) || (dio && cu_output(k, &bufs, 2, dio)))
+		goto out;
+	rc = 0;
+out:
+	cu_bufs_free(&bufs);
+	return rc;
+}
+
+// ---- InstanceNormalization, GroupNormalization ----
+
+// Element i of groups of gsize values (channels of inner values each, c of them): y from its group's statistics
+// and the scale and bias of its group (per_group: index g % groups) or channel.
+static __global__ void groupnorm_kernel(const void *x, int dt, const double *mean, const double *inv,
+					struct cu_param scale, struct cu_param bias, int64_t gsize, int64_t inner,
+					int64_t c, int64_t groups, int per_group, void *y, int64_t n)
+{
+	CU_FOR(i, n)
+	{
+		int64_t g = i / gsize, ch = i / inner % c, pi = per_group ? g % groups : ch;
+		double m = mean[g], iv = inv[g], sc = param_at(scale, pi), bi = param_at(bias, pi);
+		if (dt == OV_DT_DOUBLE)
+			((double *)y)[i] = cu_group_norm_d(((const double *)x)[i], m, iv, sc, bi);
+		else
+			((float *)y)[i] = cu_group_norm_f(((const float *)x)[i], m, iv, sc, bi);
+	}
+}
+
+// x (N, C, ...) normalised over groups of its channels (C / groups channels each), then scaled by Scale and B
+// (inputs 1 and 2, checked by the caller) of the group (per_group) or the channel, as cpu/norm.c's group_norm.
+static int group_run(struct exec_kernel_ctx *k, int64_t groups, int per_group)
+{
+	const struct xtensor *x = k->in[0];
+	struct cu_param sc, bi;
+	struct cu_bufs bufs = {};
+	int rc = -1, dt;
+
+	int64_t c = x->dims[1], inner = xk_numel(x->rank - 2, x->dims + 2), ng = x->dims[0] * groups;
+	if (xk_output_raw(k, 0, x->dtype, x->rank, x->dims))
+		return -1;
+	if (!x->numel)
+		return 0;
+	int64_t gsize = c / groups * inner;
+	const void *dx = cu_input_fd(k, &bufs, 0, &dt);
+	double *dm = dx && !param_input(k, &bufs, 1, &sc) && !param_input(k, &bufs, 2, &bi)
+			     ? (double *)cu_alloc(k, &bufs, (size_t)ng * sizeof(double))
+			     : NULL;
+	double *dinv = dm ? (double *)cu_alloc(k, &bufs, (size_t)ng * sizeof(double)) : NULL;
+	void *dy = dinv ? cu_alloc(k, &bufs, (size_t)x->numel * (dt == OV_DT_DOUBLE ? 8 : 4)) : NULL;
+	if (!dy ||
+	    CU_LAUNCH(k, stats_kernel, cu_grid(ng), CU_BLOCK, dx, dt, gsize, (double)xk_attr_float(k, "epsilon", 1e-5f),
+		      0, dm, dinv, (void *)NULL, (void *)NULL, 0, ng) ||
+	    CU_LAUNCH(k, groupnorm_kernel, cu_grid(x->numel), CU_BLOCK, dx, dt, dm, dinv, sc, bi, gsize, inner, c,
+		      groups, per_group, dy, x->numel) ||
+	    cu_output_fd(k, &bufs, 0, dy, dt))
+		goto out;
+	rc = 0;
+out:
+	cu_bufs_free(&bufs);
+	return rc;
+}
+
+static int k_instancenorm(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = input(k, 0);
+
+	if (!x || !norm_type(x->dtype) || x->rank < 3 || !param_ok(k, 1, x->dims[1]) || !param_ok(k, 2, x->dims[1]))
+		return EXEC_DECLINE;
+	return group_run(k, x->dims[1], 0);
+}
+
+// opset 18: one scale and bias per group; opset 21: one per channel (the same when num_groups is C).  stash_type
+// (21) is not read, as on the CPU: the statistics are always in double.
+static int k_groupnorm(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = input(k, 0), *s = input(k, 1);
+	int64_t groups = xk_attr_int(k, "num_groups", -1);
+
+	if (!x || !s || !norm_type(x->dtype) || x->rank < 2 || groups <= 0 || x->dims[1] % groups)
+		return EXEC_DECLINE;
+	int per_group = k->opset < 21 && s->numel == groups;
+	int64_t pn = per_group ? groups : x->dims[1];
+	if (!param_ok(k, 1, pn) || !param_ok(k, 2, pn))
+		return EXEC_DECLINE;
+	return group_run(k, groups, per_group);
+}
+
+// ---- BatchNormalization (inference) ----
+
+struct bn_params {
+	struct cu_param p[4]; // scale, B, input_mean, input_var
+};
+
+// The factor and offset of each of the pn channels (or elements), in double as the CPU computes them.
+static __global__ void bn_fold_kernel(struct bn_params bp, double eps, double *a, double *b, int64_t pn)
+{
+	CU_FOR(j, pn)
+	cu_batchnorm_fold(param_at(bp.p[0], j), param_at(bp.p[1], j), param_at(bp.p[2], j), param_at(bp.p[3], j), eps,
+			  &a[j], &b[j]);
+}
+
+static __global__ void batchnorm_kernel(const void *x, int dt, const double *a, const double *b, int64_t c,
+					int64_t inner, int64_t pn, int per_channel, void *y, int64_t n)
+{
+	CU_FOR(i, n)
+	{
+		int64_t q = i / inner, ch = q % c, p = pn == c ? ch : ch * inner + (i - q * inner);
+		if (dt == OV_DT_DOUBLE)
+			((double *)y)[i] = ((const double *)x)[i] * a[p] + b[p];
+		else
+			((float *)y)[i] = cu_batchnorm_f(((const float *)x)[i], a[p], b[p], per_channel);
+	}
+}
+
+// The running statistics' form (training_mode, opset 14 on, is left to the CPU, as are the optional outputs).
+static int k_batchnorm(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = input(k, 0);
+	struct bn_params bp;
+	struct cu_bufs bufs = {};
+	int rc = -1, dt;
+
+	if (!x || !norm_type(x->dtype) || x->rank < 1 || k->n_out > 1 || !input(k, 1))
+		return EXEC_DECLINE;
+	if (k->opset >= 14 && xk_attr_int(k, "training_mode", 0) != 0)
+		return EXEC_DECLINE;
+	int64_t c = x->rank >= 2 ? x->dims[1] : x->dims[0], inner = 1;
+	for (int i = 2; i < x->rank; i++)
+		inner *= x->dims[i];
+	// spatial = 0 (before opset 9): the parameters are per element of (C, D1, ...)
+	int64_t pn = k->in[1]->numel == c * inner && inner > 1 ? c * inner : c;
+	int per_channel = pn == c && inner > 1;
+	for (size_t i = 1; i < 5; i++)
+		if (!param_ok(k, i, pn))
+			return EXEC_DECLINE;
+	if (xk_output_raw(k, 0, x->dtype, x->rank, x->dims))
+		return -1;
+	if (!x->numel)
+		return 0;
+	{
+		const void *dx = cu_input_fd(k, &bufs, 0, &dt);
+		int ok = dx != NULL;
+		for (int i = 0; ok && i < 4; i++)
+			ok = !param_input(k, &bufs, (size_t)i + 1, &bp.p[i]);
+		double *da = ok ? (double *)cu_alloc(k, &bufs, (size_t)(2 * pn) * sizeof(double)) : NULL;
+		void *dy = da ? cu_alloc(k, &bufs, (size_t)x->numel * (dt == OV_DT_DOUBLE ? 8 : 4)) : NULL;
+		if (!dy ||
+		    CU_LAUNCH(k, bn_fold_kernel, cu_grid(pn), CU_BLOCK, bp, (double)xk_attr_float(k, "epsilon", 1e-5f),
+			      da, da + pn, pn) ||
+		    CU_LAUNCH(k, batchnorm_kernel, cu_grid(x->numel), CU_BLOCK, dx, dt, (const double *)da,
+			      (const double *)da + pn, c, inner, pn, per_channel && dt == OV_DT_FLOAT, dy, x->numel) ||
+		    cu_output_fd(k, &bufs, 0, dy, dt))
+			goto out;
+	}
+	rc = 0;
+out:
+	cu_bufs_free(&bufs);
+	return rc;
+}
+
+// ---- MeanVarianceNormalization ----
+
+static __global__ void mvn_stats_kernel(struct cu_reduce r, const void *x, int dt, double *mean, double *den,
+					int64_t ng)
+{
+	CU_FOR(g, ng)
+	cu_mvn_stats(&r, x, dt, g, &mean[g], &den[g]);
+}
+
+static __global__ void mvn_kernel(struct cu_reduce r, const void *x, int dt, const double *mean, const double *den,
+				  void *y, int64_t n)
+{
+	CU_FOR(i, n)
+	{
+		int64_t g = cu_reduce_out_index(&r, i);
+		cu_store_d(y, dt, i, (cu_load_d(x, dt, i) - mean[g]) / den[g]);
+	}
+}
+
+static int k_mvn(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = input(k, 0);
+	int64_t axes[XT_MAX_RANK] = {0, 2, 3};
+	int red[XT_MAX_RANK] = {0};
+	struct cu_reduce r;
+	struct cu_bufs bufs = {};
+	int rc = -1;
+
+	if (!x || !norm_type(x->dtype))
+		return EXEC_DECLINE;
+	int64_t na = xk_attr_ints(k, "axes", axes, XT_MAX_RANK);
+	if (na < 0)
+		na = 3;
+	if (na > XT_MAX_RANK)
+		return EXEC_DECLINE;
+	for (int64_t i = 0; i < na; i++) {
+		int64_t a = axes[i] < 0 ? axes[i] + x->rank : axes[i];
+		if (a < 0 || a >= x->rank)
+			return EXEC_DECLINE; // the CPU names the axis
+		red[a] = 1;
+	}
+	if (xk_output_raw(k, 0, x->dtype, x->rank, x->dims))
+		return -1;
+	if (!x->numel)
+		return 0;
+	cu_reduce_make(x->dims, x->rank, red, &r);
+	int64_t ng = x->numel / r.count;
+	const void *dx = cu_input(k, &bufs, 0);
+	double *dm = dx ? (double *)cu_alloc(k, &bufs, (size_t)ng * sizeof(double)) : NULL;
+	double *dd = dm ? (double *)cu_alloc(k, &bufs, (size_t)ng * sizeof(double)) : NULL;
+	void *dy = dd ? cu_alloc(k, &bufs, k->out[0]->bytes) : NULL;
+	if (!dy || CU_LAUNCH(k, mvn_stats_kernel, cu_grid(ng), CU_BLOCK, r, dx, (int)x->dtype, dm, dd, ng) ||
+	    CU_LAUNCH(k, mvn_kernel, cu_grid(x->numel), CU_BLOCK, r, dx, (int)x->dtype, (const double *)dm,
+		      (const double *)dd, dy, x->numel) ||
+	    cu_output(k, &bufs, 0, dy))
+		goto out;
+	rc = 0;
+out:
+	cu_bufs_free(&bufs);
+	return rc;
+}
+
+// ---- LRN ----
+
+static __global__ void lrn_kernel(const void *x, int dt, int64_t c, int64_t inner, int64_t size, double alpha,
+				  double beta, double bias, void *y, int64_t n)
+{
+	CU_FOR(i, n)
+	cu_store_d(y, dt, i, cu_lrn_point(x, dt, c, inner, size, alpha, beta, bias, i));
+}
+
+static int k_lrn(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = input(k, 0);
+	int64_t size = xk_attr_int(k, "size", -1);
+	struct cu_bufs bufs = {};
+	int rc = -1, dt;
+
+	if (!x || !norm_type(x->dtype) || size <= 0 || x->rank < 2)
+		return EXEC_DECLINE; // the CPU names the bad size or rank
+	if (xk_output_raw(k, 0, x->dtype, x->rank, x->dims))
+		return -1;
+	if (!x->numel)
+		return 0;
+	int64_t inner = xk_numel(x->rank - 2, x->dims + 2);
+	const void *dx = cu_input_fd(k, &bufs, 0, &dt);
+	void *dy = dx ? cu_alloc(k, &bufs, (size_t)x->numel * (dt == OV_DT_DOUBLE ? 8 : 4)) : NULL;
+	if (!dy ||
+	    CU_LAUNCH(k, lrn_kernel, cu_grid(x->numel), CU_BLOCK, dx, dt, x->dims[1], inner, size,
+		      (double)xk_attr_float(k, "alpha", 1e-4f), (double)xk_attr_float(k, "beta", 0.75f),
+		      (double)xk_attr_float(k, "bias", 1.0f), dy, x->numel) ||
+	    cu_output_fd(k, &bufs, 0, dy, dt))
+		goto out;
+	rc = 0;
+out:
+	cu_bufs_free(&bufs);
+	return rc;
+}
+
+// the opset-13 rows mark the change of behaviour (the kernel reads the opset itself); BatchNormalization's rows
+// its forms of 9 (no spatial attribute), 14 (training_mode) and 15 (scale and mean of their own types);
+// GroupNormalization's 18 (the kernel reads opset 21's per-channel scale itself)
+const struct exec_kernel cuda_norm_kernels[] = {
+	{"BatchNormalization", 9, k_batchnorm},
+	{"BatchNormalization", 14, k_batchnorm},
+	{"BatchNormalization", 15, k_batchnorm},
+	{"GroupNormalization", 18, k_groupnorm},
+	{"Hardmax", 1, k_hardmax},
+	{"Hardmax", 13, k_hardmax},
+	{"InstanceNormalization", 1, k_instancenorm},
+	{"LRN", 1, k_lrn},
+	{"LayerNormalization", 17, k_layernorm},
+	{"LogSoftmax", 1, k_log_softmax},
+	{"LogSoftmax", 13, k_log_softmax},
+	{"MeanVarianceNormalization", 9, k_mvn},
+	{"Softmax", 1, k_softmax},
+	{"Softmax", 13, k_softmax},
+};
+const size_t cuda_norm_count = sizeof cuda_norm_kernels / sizeof cuda_norm_kernels[0];

@@ -1,0 +1,491 @@
+// The host simulator's CUDA runtime (see cuda/sim/sim.h): device memory, copies, streams (everything runs at once, in
+// order), launches, errors, and one simulated device.  Tests only: linked into tests/onnxview-cudasim.
+#include "config.h"
+
+#include <ucontext.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <map>
+
+#include "src/exec/cuda/sim/sim.h"
+#include "src/exec/cuda/sim/simlib.h"
+
+uint3 threadIdx, blockIdx;
+dim3 blockDim, gridDim;
+
+// ---- state ----
+
+static struct {
+	int init;
+	int devices;              // OV_CUDASIM_DEVICES (1 unless set)
+	size_t mem_limit;         // OV_CUDASIM_MEM (0: none)
+	const char *fault;        // OV_CUDASIM_FAULT
+	int stats;                // OV_CUDASIM_STATS
+	std::map<uintptr_t, size_t> *allocs; // device allocations: start -> bytes
+	size_t in_use, peak;
+	cudaError_t last;         // the last launch's error (cudaGetLastError clears it)
+	cudaError_t sticky;       // a fault: every later call returns it
+	cudaError_t pending;      // a fault while a kernel ran: sticky from the next synchronisation on
+	int64_t copies[4], bytes[4], launches, memsets;
+} sim;
+
+static void report(void)
+{
+	fprintf(stderr,
+		"cudasim: H2D %lld copies %lld bytes, D2H %lld copies %lld bytes, D2D %lld copies %lld bytes, "
+		"%lld launches, %lld memsets, peak device memory %zu bytes, %zu bytes still allocated\n",
+		(long long)sim.copies[cudaMemcpyHostToDevice], (long long)sim.bytes[cudaMemcpyHostToDevice],
+		(long long)sim.copies[cudaMemcpyDeviceToHost], (long long)sim.bytes[cudaMemcpyDeviceToHost],
+		(long long)sim.copies[cudaMemcpyDeviceToDevice], (long long)sim.bytes[cudaMemcpyDeviceToDevice],
+		(long long)sim.launches, (long long)sim.memsets, sim.peak, sim.in_use);
+}
+
+static void setup(void)
+{
+	if (sim.init)
+		return;
+	sim.init = 1;
+	const char *e = getenv("OV_CUDASIM_DEVICES");
+	sim.devices = e ? atoi(e) : 1;
+	e = getenv("OV_CUDASIM_MEM");
+	sim.mem_limit = e ? strtoull(e, NULL, 10) : 0;
+	sim.fault = getenv("OV_CUDASIM_FAULT");
+	e = getenv("OV_CUDASIM_STATS");
+	sim.stats = e && *e == '1';
+	sim.allocs = new std::map<uintptr_t, size_t>;
+	if (sim.stats)
+		atexit(report);
+}
+
+void cusim_say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("cudasim: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+// The allocation holding [p, p + n), or 0 when none does.
+int cusim_is_device(const void *p, size_t n)
+{
+	setup();
+	uintptr_t a = (uintptr_t)p;
+	auto it = sim.allocs->upper_bound(a);
+	if (it == sim.allocs->begin())
+		return 0;
+	--it;
+	return a >= it->first && a - it->first <= it->second && n <= it->second - (a - it->first);
+}
+
+// A fault while a kernel runs: the launch itself succeeded.
+static void kernel_fault(cudaError_t e)
+{
+	if (!sim.pending)
+		sim.pending = e;
+}
+
+// ---- errors ----
+
+extern "C" const char *cudaGetErrorString(cudaError_t e)
+{
+	switch (e) {
+	case cudaSuccess: return "no error";
+	case cudaErrorInvalidValue: return "invalid argument";
+	case cudaErrorMemoryAllocation: return "out of memory";
+	case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+	case cudaErrorInvalidDevicePointer: return "invalid device pointer";
+	case cudaErrorNoDevice: return "no CUDA-capable device is detected";
+	case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
+	case cudaErrorLaunchFailure: return "unspecified launch failure";
+	default: return "unknown error";
+	}
+}
+
+extern "C" const char *cudaGetErrorName(cudaError_t e)
+{
+	switch (e) {
+	case cudaSuccess: return "cudaSuccess";
+	case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+	case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
+	case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
+	case cudaErrorInvalidDevicePointer: return "cudaErrorInvalidDevicePointer";
+	case cudaErrorNoDevice: return "cudaErrorNoDevice";
+	case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
+	case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
+	default: return "cudaErrorUnknown";
+	}
+}
+
+extern "C" cudaError_t cudaGetLastError(void)
+{
+	cudaError_t e = sim.sticky ? sim.sticky : sim.last;
+	sim.last = cudaSuccess;
+	return e;
+}
+
+extern "C" cudaError_t cudaPeekAtLastError(void)
+{
+	return sim.sticky ? sim.sticky : sim.last;
+}
+
+// ---- the device ----
+
+extern "C" cudaError_t cudaGetDeviceCount(int *n)
+{
+	setup();
+	*n = 0;
+	if (sim.devices <= 0)
+		return cudaErrorNoDevice;
+	*n = sim.devices;
+	return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaSetDevice(int d)
+{
+	setup();
+	return d >= 0 && d < sim.devices ? cudaSuccess : cudaErrorInvalidDevice;
+}
+
+extern "C" cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d)
+{
+	setup();
+	if (d < 0 || d >= sim.devices)
+		return cudaErrorInvalidDevice;
+	memset(p, 0, sizeof *p);
+	snprintf(p->name, sizeof p->name, "onnxview CUDA simulator (host)");
+	p->major = 9;
+	p->minor = 0;
+	p->totalGlobalMem = sim.mem_limit ? sim.mem_limit : (size_t)80 << 30;
+	p->maxThreadsPerBlock = 1024;
+	p->maxGridSize[0] = 2147483647;
+	p->maxGridSize[1] = p->maxGridSize[2] = 65535;
+	p->warpSize = 32;
+	return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int d)
+{
+	setup();
+	if (d < 0 || d >= sim.devices)
+		return cudaErrorInvalidDevice;
+	*v = a == cudaDevAttrMemoryPoolsSupported ? 1 : 0;
+	return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int d)
+{
+	static int token;
+	if (d < 0 || d >= sim.devices)
+		return cudaErrorInvalidDevice;
+	*pool = (cudaMemPool_t)&token;
+	return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t, cudaMemPoolAttr, void *)
+{
+	return cudaSuccess;
+}
+
+// Freed memory goes back at once here: there is no pool to trim.
+extern "C" cudaError_t cudaMemPoolTrimTo(cudaMemPool_t, size_t)
+{
+	return sim.sticky ? sim.sticky : cudaSuccess;
+}
+
+extern "C" cudaError_t cudaRuntimeGetVersion(int *v)
+{
+	*v = CUDART_VERSION;
+	return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaDriverGetVersion(int *v)
+{
+	setup();
+	*v = sim.devices > 0 ? CUDART_VERSION : 0;
+	return cudaSuccess;
+}
+
+// Streams: one token each; work runs when it is issued, so a stream is always idle.
+extern "C" cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned)
+{
+	setup();
+	if (sim.devices <= 0)
+		return cudaErrorNoDevice;
+	*s = (cudaStream_t)malloc(1);
+	return *s ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+
+extern "C" cudaError_t cudaStreamDestroy(cudaStream_t s)
+{
+	free(s);
+	return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaStreamSynchronize(cudaStream_t)
+{
+	if (sim.pending) { // as on the device, a kernel's fault shows when the host waits for it
+		sim.sticky = sim.pending;
+		sim.pending = cudaSuccess;
+	}
+	return sim.sticky;
+}
+
+extern "C" cudaError_t cudaDeviceSynchronize(void)
+{
+	return cudaStreamSynchronize(NULL);
+}
+
+// ---- memory ----
+
+extern "C" cudaError_t cudaMalloc(void **p, size_t bytes)
+{
+	setup();
+	*p = NULL;
+	if (sim.sticky)
+		return sim.sticky;
+	if (sim.devices <= 0)
+		return cudaErrorNoDevice;
+	if (sim.mem_limit && (bytes > sim.mem_limit || sim.in_use > sim.mem_limit - bytes))
+		return cudaErrorMemoryAllocation;
+	size_t n = (bytes + 255) / 256 * 256; // cudaMalloc aligns to 256 bytes
+	void *q = aligned_alloc(256, n ? n : 256);
+	if (!q)
+		return cudaErrorMemoryAllocation;
+	memset(q, 0xff, n ? n : 256); // what nobody wrote reads as NaN (or -1)
+	(*sim.allocs)[(uintptr_t)q] = bytes;
+	sim.in_use += bytes;
+	if (sim.in_use > sim.peak)
+		sim.peak = sim.in_use;
+	*p = q;
+	return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaMallocAsync(void **p, size_t bytes, cudaStream_t)
+{
+	return cudaMalloc(p, bytes);
+}
+
+extern "C" cudaError_t cudaFree(void *p)
+{
+	setup();
+	if (!p)
+		return cudaSuccess;
+	auto it = sim.allocs->find((uintptr_t)p);
+	if (it == sim.allocs->end()) {
+		cusim_say("cudaFree(%p): not the start of a device allocation", p);
+		return cudaErrorInvalidDevicePointer;
+	}
+	sim.in_use -= it->second;
+	sim.allocs->erase(it);
+	free(p);
+	return sim.sticky ? sim.sticky : cudaSuccess;
+}
+
+extern "C" cudaError_t cudaFreeAsync(void *p, cudaStream_t)
+{
+	return cudaFree(p);
+}
+
+extern "C" cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, cudaMemcpyKind kind, cudaStream_t)
+{
+	static const char *names[] = {"HostToHost", "HostToDevice", "DeviceToHost", "DeviceToDevice", "Default"};
+	setup();
+	if (sim.sticky)
+		return sim.sticky;
+	if ((unsigned)kind > cudaMemcpyDeviceToDevice) {
+		cusim_say("cudaMemcpyAsync: kind %d is not one the backend should use", (int)kind);
+		return cudaErrorInvalidMemcpyDirection;
+	}
+	if (!n)
+		return cudaSuccess;
+	int dst_dev = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+	int src_dev = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+	if (cusim_is_device(dst, n) != dst_dev || cusim_is_device(src, n) != src_dev || !dst || !src) {
+		cusim_say("cudaMemcpyAsync(%p <- %p, %zu bytes, %s): %s is %s", dst, src, n, names[kind],
+			  cusim_is_device(dst, n) != dst_dev || !dst ? "the destination" : "the source",
+			  (cusim_is_device(dst, n) != dst_dev ? dst_dev : src_dev) ? "not (all) device memory"
+										  : "device memory");
+		return cudaErrorInvalidValue;
+	}
+	memmove(dst, src, n);
+	sim.copies[kind]++;
+	sim.bytes[kind] += (int64_t)n;
+	return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind kind)
+{
+	return cudaMemcpyAsync(dst, src, n, kind, NULL);
+}
+
+extern "C" cudaError_t cudaMemsetAsync(void *dst, int v, size_t n, cudaStream_t)
+{
+	setup();
+	if (sim.sticky)
+		return sim.sticky;
+	if (n && !cusim_is_device(dst, n)) {
+		cusim_say("cudaMemsetAsync(%p, %zu bytes): not (all) device memory", dst, n);
+		return cudaErrorInvalidValue;
+	}
+	memset(dst, v, n);
+	sim.memsets++;
+	return cudaSuccess;
+}
+
+// ---- launches ----
+
+static const char *running;   // the kernel being run
+static int sync_launch;       // it was launched with CU_LAUNCH_SYNC
+static int bad_launch;        // it broke a rule (a host pointer, a barrier in a CU_LAUNCH kernel)
+
+void cusim_check_ptr(const char *name, int i, const void *p)
+{
+	if (p && !cusim_is_device(p, 1)) {
+		cusim_say("kernel %s: argument %d (%p) is not device memory", name, i, p);
+		bad_launch = 1;
+	}
+}
+
+// CU_LAUNCH_SYNC blocks: each thread of the block is a coroutine on this OS thread; __syncthreads() switches back
+// to the scheduler, which runs every thread of the block up to the barrier before any goes past it.
+struct fiber {
+	ucontext_t ctx;
+	uint3 tid;
+	int done;
+};
+static ucontext_t scheduler;
+static struct fiber *current;
+static void (*fiber_thunk)(void *);
+static void *fiber_ctx;
+
+static void fiber_main(void)
+{
+	fiber_thunk(fiber_ctx);
+	current->done = 1; // returning resumes the scheduler (uc_link)
+}
+
+void __syncthreads(void)
+{
+	if (!sync_launch) {
+		if (!bad_launch)
+			cusim_say("kernel %s calls __syncthreads() but was launched with CU_LAUNCH, not CU_LAUNCH_SYNC",
+				  running);
+		bad_launch = 1;
+		return;
+	}
+	swapcontext(&current->ctx, &scheduler);
+}
+
+#define FIBER_STACK (128 * 1024)
+
+// Run one block's threads side by side; -1 when a coroutine cannot be set up.
+static int run_block_sync(struct fiber *fs, char *stacks, uint64_t threads, dim3 block)
+{
+	uint64_t i = 0;
+
+	for (unsigned tz = 0; tz < block.z; tz++)
+		for (unsigned ty = 0; ty < block.y; ty++)
+			for (unsigned tx = 0; tx < block.x; tx++, i++) {
+				struct fiber *f = &fs[i];
+				f->tid = make_uint3(tx, ty, tz);
+				f->done = 0;
+				if (getcontext(&f->ctx))
+					return -1;
+				f->ctx.uc_stack.ss_sp = stacks + i * FIBER_STACK;
+				f->ctx.uc_stack.ss_size = FIBER_STACK;
+				f->ctx.uc_link = &scheduler;
+				makecontext(&f->ctx, fiber_main, 0);
+			}
+	for (uint64_t live = threads; live;) {
+		live = 0;
+		for (i = 0; i < threads; i++) {
+			if (fs[i].done)
+				continue;
+			current = &fs[i];
+			threadIdx = fs[i].tid;
+			if (swapcontext(&scheduler, &fs[i].ctx))
+				return -1;
+			live += !fs[i].done;
+		}
+	}
+	return 0;
+}
+
+void cusim_run(const char *name, dim3 grid, dim3 block, int sync, void (*thunk)(void *), void *ctx)
+{
+	setup();
+	sim.launches++;
+	if (sim.sticky) {
+		bad_launch = 0;
+		return;
+	}
+	uint64_t threads = (uint64_t)block.x * block.y * block.z;
+	if (!grid.x || !grid.y || !grid.z || !threads || threads > 1024 || grid.y > 65535 || grid.z > 65535 ||
+	    block.z > 64) {
+		cusim_say("kernel %s: launch of (%u,%u,%u) blocks of (%u,%u,%u) threads is outside the device's limits",
+			  name, grid.x, grid.y, grid.z, block.x, block.y, block.z);
+		sim.last = cudaErrorInvalidConfiguration;
+		bad_launch = 0;
+		return;
+	}
+	if (bad_launch) { // a pointer argument was checked before the launch
+		bad_launch = 0;
+		kernel_fault(cudaErrorIllegalAddress);
+		return;
+	}
+	running = name;
+	sync_launch = sync;
+	if (!sync) {
+		blockDim = block;
+		gridDim = grid;
+		for (unsigned bz = 0; bz < grid.z; bz++)
+			for (unsigned by = 0; by < grid.y; by++)
+				for (unsigned bx = 0; bx < grid.x && !bad_launch; bx++) {
+					blockIdx = make_uint3(bx, by, bz);
+					for (unsigned tz = 0; tz < block.z; tz++)
+						for (unsigned ty = 0; ty < block.y; ty++)
+							for (unsigned tx = 0; tx < block.x; tx++) {
+								threadIdx = make_uint3(tx, ty, tz);
+								thunk(ctx);
+							}
+				}
+	} else {
+		struct fiber *fs = (struct fiber *)calloc(threads, sizeof *fs);
+		char *stacks = (char *)malloc(threads * FIBER_STACK);
+		blockDim = block;
+		gridDim = grid;
+		fiber_thunk = thunk;
+		fiber_ctx = ctx;
+		int failed = !fs || !stacks;
+		for (unsigned bz = 0; bz < grid.z && !failed; bz++)
+			for (unsigned by = 0; by < grid.y && !failed; by++)
+				for (unsigned bx = 0; bx < grid.x && !failed && !bad_launch; bx++) {
+					blockIdx = make_uint3(bx, by, bz);
+					failed = run_block_sync(fs, stacks, threads, block) != 0;
+				}
+		free(fs);
+		free(stacks);
+		if (failed) {
+			cusim_say("kernel %s: cannot run the block's threads side by side", name);
+			sim.last = cudaErrorMemoryAllocation;
+			running = NULL;
+			return;
+		}
+	}
+	running = NULL;
+	if (bad_launch) {
+		bad_launch = 0;
+		kernel_fault(cudaErrorLaunchFailure);
+		return;
+	}
+	if (sim.fault && !strcmp(sim.fault, name)) {
+		cusim_say("kernel %s: fault injected (OV_CUDASIM_FAULT)", name);
+		kernel_fault(cudaErrorIllegalAddress);
+	}
+}

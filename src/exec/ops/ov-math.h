@@ -1,0 +1,625 @@
+/* One arithmetic for two machines: the element functions (activations, rounding, integer division and modulo as
+ * ONNX defines them), 16-bit float conversions and numpy broadcasting index math, as static inline functions that
+ * compile for the host (the CPU backend loops over them) and, under nvcc, for the device too (CUDA kernels call the
+ * same functions).  So the CPU tests check the arithmetic the GPU runs.
+ *
+ * Everything here is C11 and C++ at once (nvcc compiles .cu files as C++): no compound literals, no restrict,
+ * explicit casts from void *.  Float functions come in pairs: _f (float32, also used for float16/bfloat16, which are
+ * computed in float32) and _d (double). */
+#ifndef OV_EXEC_OV_MATH_H
+#define OV_EXEC_OV_MATH_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__CUDACC__)
+#define OV_HD __host__ __device__
+#else
+#define OV_HD
+#endif
+
+/* ---- bits ---- */
+
+static inline OV_HD uint32_t ov_f32_bits(float f)
+{
+#if defined(__CUDA_ARCH__)
+	return __float_as_uint(f);
+#else
+	uint32_t u;
+	memcpy(&u, &f, sizeof u);
+	return u;
+#endif
+}
+
+static inline OV_HD float ov_bits_f32(uint32_t u)
+{
+#if defined(__CUDA_ARCH__)
+	return __uint_as_float(u);
+#else
+	float f;
+	memcpy(&f, &u, sizeof f);
+	return f;
+#endif
+}
+
+/* ---- float16 and bfloat16 (stored as uint16_t; rounding to nearest even, NaN stays NaN) ---- */
+
+static inline OV_HD float ov_f16_to_f32(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
+
+	if (exp == 0x1f)
+		return ov_bits_f32(sign | 0x7f800000u | (mant << 13));
+	if (exp)
+		return ov_bits_f32(sign | ((exp + 112) << 23) | (mant << 13));
+	/* zero and subnormals: mant * 2^-24, exact in float */
+	float v = (float)mant * 5.9604644775390625e-08f;
+	return sign ? -v : v;
+}
+
+static inline OV_HD uint16_t ov_f32_to_f16(float f)
+{
+	uint32_t x = ov_f32_bits(f);
+	uint32_t sign = (x >> 16) & 0x8000u, mant = x & 0x7fffffu;
+	int32_t exp = (int32_t)((x >> 23) & 0xff);
+
+	if (exp == 255)
+		return (uint16_t)(sign | 0x7c00u | (mant ? 0x200u | (mant >> 13) : 0));
+	int32_t e = exp - 127 + 15;
+	if (e >= 31)
+		return (uint16_t)(sign | 0x7c00u);
+	if (e <= 0) { /* subnormal half (or zero) */
+		if (e < -10)
+			return (uint16_t)sign;
+		mant |= 0x800000u;
+		uint32_t shift = (uint32_t)(14 - e);
+		uint32_t h = mant >> shift, rem = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
+		if (rem > half || (rem == half && (h & 1)))
+			h++;
+		return (uint16_t)(sign | h);
+	}
+	uint32_t h = (uint32_t)e << 10 | mant >> 13, rem = mant & 0x1fffu;
+	if (rem > 0x1000u || (rem == 0x1000u && (h & 1)))
+		h++; /* a carry into the exponent is right, up to infinity */
+	return (uint16_t)(sign | h);
+}
+
+static inline OV_HD float ov_bf16_to_f32(uint16_t h)
+{
+	return ov_bits_f32((uint32_t)h << 16);
+}
+
+static inline OV_HD uint16_t ov_f32_to_bf16(float f)
+{
+	uint32_t x = ov_f32_bits(f);
+
+	if ((x & 0x7fffffffu) > 0x7f800000u)
+		return (uint16_t)((x >> 16) | 0x40u);
+	x += 0x7fffu + ((x >> 16) & 1);
+	return (uint16_t)(x >> 16);
+}
+
+/* double to float rounding to odd: converting that float on to 16 bits then rounds as if from the double itself
+ * (no double rounding), since float keeps more than twice the bits of either 16-bit format plus two. */
+static inline OV_HD float ov_f64_to_f32_odd(double d)
+{
+	float f = (float)d;
+
+	if ((double)f == d || d != d)
+		return f;
+	uint32_t b = ov_f32_bits(f);
+	if (fabs((double)f) > fabs(d))
+		b -= 1; /* (float)d rounded away from zero: step back toward zero (same sign, magnitude - 1 ulp) */
+	return ov_bits_f32(b | 1u);
+}
+
+static inline OV_HD uint16_t ov_f64_to_f16(double d) { return ov_f32_to_f16(ov_f64_to_f32_odd(d)); }
+static inline OV_HD uint16_t ov_f64_to_bf16(double d) { return ov_f32_to_bf16(ov_f64_to_f32_odd(d)); }
+
+/* ---- float to integer: truncation toward zero, saturating (NaN gives 0), never undefined behaviour ---- */
+
+static inline OV_HD int64_t ov_f64_to_i64(double d)
+{
+	if (d != d)
+		return 0;
+	if (d >= 9223372036854775808.0)
+		return INT64_MAX;
+	if (d < -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)d;
+}
+
+static inline OV_HD uint64_t ov_f64_to_u64(double d)
+{
+	if (d != d)
+		return 0;
+	if (d >= 18446744073709551616.0)
+		return UINT64_MAX;
+	if (d < 0) /* numpy and C on x86 wrap negative values through int64 */
+		return (uint64_t)ov_f64_to_i64(d);
+	return (uint64_t)d;
+}
+
+/* ---- integer arithmetic with ONNX/numpy results and no undefined behaviour (wrapping, division by zero gives 0) -- */
+
+static inline OV_HD int64_t ov_add_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+static inline OV_HD int64_t ov_sub_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+static inline OV_HD int64_t ov_mul_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+static inline OV_HD int64_t ov_neg_i64(int64_t a) { return (int64_t)(0 - (uint64_t)a); }
+static inline OV_HD int64_t ov_abs_i64(int64_t a) { return a < 0 ? ov_neg_i64(a) : a; }
+
+/* Div truncates toward zero (ONNX's reference and onnxruntime, like C) */
+static inline OV_HD int64_t ov_div_i64(int64_t a, int64_t b)
+{
+	if (b == 0)
+		return 0;
+	if (b == -1)
+		return ov_neg_i64(a);
+	return a / b;
+}
+
+static inline OV_HD uint64_t ov_div_u64(uint64_t a, uint64_t b) { return b ? a / b : 0; }
+
+/* Mod with fmod=1: the sign of the dividend (C's %) */
+static inline OV_HD int64_t ov_fmod_i64(int64_t a, int64_t b)
+{
+	if (b == 0 || b == -1)
+		return 0;
+	return a % b;
+}
+
+/* Mod with fmod=0: the sign of the divisor (Python's %, numpy's mod) */
+static inline OV_HD int64_t ov_mod_i64(int64_t a, int64_t b)
+{
+	int64_t r = ov_fmod_i64(a, b);
+	if (r != 0 && ((r < 0) != (b < 0)))
+		r += b;
+	return r;
+}
+
+static inline OV_HD uint64_t ov_mod_u64(uint64_t a, uint64_t b) { return b ? a % b : 0; }
+
+/* Integer power by squaring (wrapping); a negative exponent gives the truncated real result (1, -1 or 0). */
+static inline OV_HD int64_t ov_pow_i64(int64_t a, int64_t e)
+{
+	if (e < 0)
+		return a == 1 ? 1 : a == -1 ? ((e & 1) ? -1 : 1) : 0;
+	uint64_t r = 1, b = (uint64_t)a;
+	while (e) {
+		if (e & 1)
+			r *= b;
+		b *= b;
+		e >>= 1;
+	}
+	return (int64_t)r;
+}
+
+static inline OV_HD uint64_t ov_pow_u64(uint64_t a, uint64_t e)
+{
+	uint64_t r = 1;
+	while (e) {
+		if (e & 1)
+			r *= a;
+		a *= a;
+		e >>= 1;
+	}
+	return r;
+}
+
+/* BitShift: shifting by the width or more gives 0 */
+static inline OV_HD uint64_t ov_shl_u64(uint64_t a, uint64_t s) { return s >= 64 ? 0 : a << s; }
+static inline OV_HD uint64_t ov_shr_u64(uint64_t a, uint64_t s) { return s >= 64 ? 0 : a >> s; }
+
+/* ---- float element functions ---- */
+
+/* NaN goes through (x < 0 is false for NaN), as numpy's maximum(x, 0) */
+static inline OV_HD float ov_relu_f(float x) { return x < 0.0f ? 0.0f : x; }
+static inline OV_HD double ov_relu_d(double x) { return x < 0.0 ? 0.0 : x; }
+
+/* exp for float32 without branches or calls, so loops over it vectorize (libm's expf is a call per element):
+ * x = n ln2 + r with |r| <= ln2/2 (ln2 split in two, Cody and Waite), exp(r) by Cephes' degree-7 polynomial,
+ * 2^n applied in two halves so that subnormal results and the top of the range come out right.  Within 1 ulp of
+ * the exact result (checked on every 7th float from -110 to 90); inf above 88.72, 0 below -103.97, NaN for NaN. */
+static inline OV_HD float ov_exp_f(float x)
+{
+	/* No branch may guard the arithmetic (GCC would not if-convert it, so not vectorize it): the polynomial runs on
+	 * every x, n comes from the bits of the rounded sum (no float-to-int conversion to go undefined on NaN or
+	 * huge x), and out-of-range x is patched in the result. */
+	float k = x * 1.44269504088896341f + 12582912.0f; /* 1.5 * 2^23: rounds to an integer in the low bits */
+	int32_t n = (int32_t)(ov_f32_bits(k) - 0x4b400000u), h = n / 2;
+	float fn = k - 12582912.0f;
+	float r = x - fn * 0.693359375f;
+	r = r - fn * -2.12194440e-4f;
+	float p = 1.9875691500e-4f;
+	p = p * r + 1.3981999507e-3f;
+	p = p * r + 8.3334519073e-3f;
+	p = p * r + 4.1665795894e-2f;
+	p = p * r + 1.6666665459e-1f;
+	p = p * r + 5.0000001201e-1f;
+	float y = p * r * r + r + 1.0f;
+	y = y * ov_bits_f32((uint32_t)(h + 127) << 23) * ov_bits_f32((uint32_t)(n - h + 127) << 23);
+	/* masks, not selects, so that y is always needed (GCC sinks what a select leaves unused into a branch) */
+	uint32_t under = 0u - (uint32_t)(x < -104.0f), over = 0u - (uint32_t)(x > 89.0f);
+	return ov_bits_f32((ov_f32_bits(y) & ~(under | over)) | (over & 0x7f800000u)); /* NaN: neither, NaN already */
+}
+
+/* stable at both ends (exp of -|x| only, never overflowing) and branch-free */
+static inline OV_HD float ov_sigmoid_f(float x)
+{
+	float e = ov_exp_f(-fabsf(x));
+	float s = 1.0f / (1.0f + e), t = e * s;
+	uint32_t pos = 0u - (uint32_t)(x >= 0.0f); /* a mask, as in ov_exp_f; NaN takes t, which is NaN */
+	return ov_bits_f32((ov_f32_bits(s) & pos) | (ov_f32_bits(t) & ~pos));
+}
+
+static inline OV_HD double ov_sigmoid_d(double x)
+{
+	if (x >= 0.0)
+		return 1.0 / (1.0 + exp(-x));
+	double e = exp(x);
+	return e / (1.0 + e);
+}
+
+/* max(0, min(1, alpha*x + beta)); ONNX defaults alpha 0.2, beta 0.5 */
+static inline OV_HD float ov_hard_sigmoid_f(float x, float alpha, float beta)
+{
+	float v = alpha * x + beta;
+	return v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
+}
+
+static inline OV_HD double ov_hard_sigmoid_d(double x, double alpha, double beta)
+{
+	double v = alpha * x + beta;
+	return v < 0.0 ? 0.0 : v > 1.0 ? 1.0 : v;
+}
+
+/* x * HardSigmoid(x) with alpha 1/6, beta 0.5 */
+static inline OV_HD float ov_hard_swish_f(float x) { return x * ov_hard_sigmoid_f(x, 1.0f / 6.0f, 0.5f); }
+static inline OV_HD double ov_hard_swish_d(double x) { return x * ov_hard_sigmoid_d(x, 1.0 / 6.0, 0.5); }
+
+/* exact Gelu: x/2 * (1 + erf(x/sqrt(2))) */
+static inline OV_HD float ov_gelu_f(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752440f)); }
+static inline OV_HD double ov_gelu_d(double x) { return 0.5 * x * (1.0 + erf(x * 0.70710678118654752440)); }
+
+/* Gelu approximate="tanh": x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))) */
+static inline OV_HD float ov_gelu_tanh_f(float x)
+{
+	return 0.5f * x * (1.0f + tanhf(0.79788456080286535588f * (x + 0.044715f * x * x * x)));
+}
+
+static inline OV_HD double ov_gelu_tanh_d(double x)
+{
+	return 0.5 * x * (1.0 + tanh(0.79788456080286535588 * (x + 0.044715 * x * x * x)));
+}
+
+/* Elu: x for x >= 0, alpha*(exp(x)-1) below (default alpha 1) */
+static inline OV_HD float ov_elu_f(float x, float alpha) { return x < 0.0f ? alpha * expm1f(x) : x; }
+static inline OV_HD double ov_elu_d(double x, double alpha) { return x < 0.0 ? alpha * expm1(x) : x; }
+
+/* Selu with ONNX's defaults */
+#define OV_SELU_ALPHA 1.67326319217681884765625
+#define OV_SELU_GAMMA 1.05070102214813232421875
+static inline OV_HD float ov_selu_f(float x, float alpha, float gamma)
+{
+	return x <= 0.0f ? gamma * (alpha * expf(x) - alpha) : gamma * x;
+}
+
+static inline OV_HD double ov_selu_d(double x, double alpha, double gamma)
+{
+	return x <= 0.0 ? gamma * (alpha * exp(x) - alpha) : gamma * x;
+}
+
+/* Celu: max(0,x) + min(0, alpha*(exp(x/alpha)-1)) */
+static inline OV_HD float ov_celu_f(float x, float alpha) { return x < 0.0f ? alpha * expm1f(x / alpha) : x; }
+static inline OV_HD double ov_celu_d(double x, double alpha) { return x < 0.0 ? alpha * expm1(x / alpha) : x; }
+
+static inline OV_HD float ov_leaky_relu_f(float x, float alpha) { return x < 0.0f ? alpha * x : x; }
+static inline OV_HD double ov_leaky_relu_d(double x, double alpha) { return x < 0.0 ? alpha * x : x; }
+
+static inline OV_HD float ov_thresholded_relu_f(float x, float alpha) { return x > alpha ? x : 0.0f; }
+static inline OV_HD double ov_thresholded_relu_d(double x, double alpha) { return x > alpha ? x : 0.0; }
+
+/* Shrink: x+bias below -lambd, x-bias above lambd, 0 between */
+static inline OV_HD double ov_shrink_d(double x, double bias, double lambd)
+{
+	return x < -lambd ? x + bias : x > lambd ? x - bias : 0.0;
+}
+
+static inline OV_HD float ov_shrink_f(float x, float bias, float lambd)
+{
+	return x < -lambd ? x + bias : x > lambd ? x - bias : 0.0f;
+}
+
+/* log(1 + exp(x)) without overflow */
+static inline OV_HD float ov_softplus_f(float x) { return x > 0.0f ? x + log1pf(expf(-x)) : log1pf(expf(x)); }
+static inline OV_HD double ov_softplus_d(double x) { return x > 0.0 ? x + log1p(exp(-x)) : log1p(exp(x)); }
+
+static inline OV_HD float ov_softsign_f(float x) { return x / (1.0f + fabsf(x)); }
+static inline OV_HD double ov_softsign_d(double x) { return x / (1.0 + fabs(x)); }
+
+/* x * tanh(softplus(x)) */
+static inline OV_HD float ov_mish_f(float x) { return x * tanhf(ov_softplus_f(x)); }
+static inline OV_HD double ov_mish_d(double x) { return x * tanh(ov_softplus_d(x)); }
+
+/* -1, 0, 1 (NaN stays NaN) */
+static inline OV_HD float ov_sign_f(float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : x; }
+static inline OV_HD double ov_sign_d(double x) { return x > 0.0 ? 1.0 : x < 0.0 ? -1.0 : x; }
+static inline OV_HD int64_t ov_sign_i64(int64_t x) { return (x > 0) - (x < 0); }
+
+/* Round: halves to even, as ONNX (rint in the default rounding mode, which nothing here changes) */
+static inline OV_HD float ov_round_f(float x) { return rintf(x); }
+static inline OV_HD double ov_round_d(double x) { return rint(x); }
+
+static inline OV_HD float ov_reciprocal_f(float x) { return 1.0f / x; }
+static inline OV_HD double ov_reciprocal_d(double x) { return 1.0 / x; }
+
+/* Mod with fmod=0 on floats: the sign of the divisor (numpy's mod) */
+static inline OV_HD float ov_mod_f(float a, float b)
+{
+	float r = fmodf(a, b);
+	if (r != 0.0f && ((r < 0.0f) != (b < 0.0f)))
+		r += b;
+	return r;
+}
+
+static inline OV_HD double ov_mod_d(double a, double b)
+{
+	double r = fmod(a, b);
+	if (r != 0.0 && ((r < 0.0) != (b < 0.0)))
+		r += b;
+	return r;
+}
+
+/* Min and Max propagate NaN (numpy's minimum/maximum) */
+static inline OV_HD float ov_min_f(float a, float b) { return a != a ? a : b != b ? b : a < b ? a : b; }
+static inline OV_HD float ov_max_f(float a, float b) { return a != a ? a : b != b ? b : a > b ? a : b; }
+static inline OV_HD double ov_min_d(double a, double b) { return a != a ? a : b != b ? b : a < b ? a : b; }
+static inline OV_HD double ov_max_d(double a, double b) { return a != a ? a : b != b ? b : a > b ? a : b; }
+
+/* Clip: max(lo, min(...)) in ONNX's order, so lo > hi gives hi; NaN goes through */
+static inline OV_HD float ov_clip_f(float x, float lo, float hi) { return x < lo ? (lo > hi ? hi : lo) : x > hi ? hi : x; }
+static inline OV_HD double ov_clip_d(double x, double lo, double hi)
+{
+	return x < lo ? (lo > hi ? hi : lo) : x > hi ? hi : x;
+}
+
+static inline OV_HD int ov_isinf_d(double x, int detect_positive, int detect_negative)
+{
+	return (detect_positive && x == INFINITY) || (detect_negative && x == -INFINITY);
+}
+
+/* ---- reductions: the running step, start and end of ReduceX, and ArgMax/ArgMin's step ----
+ * The CPU (cpu/reduce.c) and CUDA (cuda/reduce.cu, through cuda/points.h) visit a reduction's elements in the
+ * input's C order and fold each in with these, so both add the same doubles in the same order. */
+
+enum ov_red_op {
+	OV_RED_SUM, OV_RED_MEAN, OV_RED_MAX, OV_RED_MIN, OV_RED_PROD, OV_RED_L1, OV_RED_L2, OV_RED_LOGSUM,
+	OV_RED_LOGSUMEXP, OV_RED_SUMSQ
+};
+
+static inline OV_HD double ov_red_init_d(int op)
+{
+	return op == OV_RED_PROD ? 1.0 : op == OV_RED_MAX ? -INFINITY : op == OV_RED_MIN ? INFINITY : 0.0;
+}
+
+/* acc with v folded in; shift: LogSumExp's (the maximum, when finite), which keeps exp from overflowing.  For Max
+ * and Min a NaN propagates (and then stays: nothing compares above or below it). */
+static inline OV_HD double ov_red_step_d(int op, double acc, double v, double shift)
+{
+	switch (op) {
+	case OV_RED_SUM: case OV_RED_MEAN: case OV_RED_LOGSUM: return acc + v;
+	case OV_RED_L1: return acc + fabs(v);
+	case OV_RED_L2: case OV_RED_SUMSQ: return acc + v * v;
+	case OV_RED_PROD: return acc * v;
+	case OV_RED_MAX: return v > acc || v != v ? v : acc;
+	case OV_RED_MIN: return v < acc || v != v ? v : acc;
+	case OV_RED_LOGSUMEXP: return acc + exp(v - shift);
+	default: return acc;
+	}
+}
+
+/* The result from the accumulated value, over count elements (an empty Mean is 0/0: NaN). */
+static inline OV_HD double ov_red_final_d(int op, double v, int64_t count, double shift)
+{
+	switch (op) {
+	case OV_RED_MEAN: return v / (double)count;
+	case OV_RED_L2: return sqrt(v);
+	case OV_RED_LOGSUM: return log(v);
+	case OV_RED_LOGSUMEXP: return log(v) + shift;
+	default: return v;
+	}
+}
+
+/* Integer reductions wrap like the reference's int64 arithmetic; uns: the values are unsigned (Max, Min). */
+static inline OV_HD int64_t ov_red_init_i(int op, int uns)
+{
+	if (op == OV_RED_MAX)
+		return uns ? 0 : INT64_MIN;
+	if (op == OV_RED_MIN)
+		return uns ? -1 : INT64_MAX;
+	return op == OV_RED_PROD ? 1 : 0;
+}
+
+static inline OV_HD int64_t ov_red_step_i(int op, int64_t acc, int64_t v, int uns)
+{
+	switch (op) {
+	case OV_RED_SUM: case OV_RED_MEAN: return ov_add_i64(acc, v);
+	case OV_RED_L1: return ov_add_i64(acc, ov_abs_i64(v));
+	case OV_RED_SUMSQ: return ov_add_i64(acc, ov_mul_i64(v, v));
+	case OV_RED_PROD: return ov_mul_i64(acc, v);
+	case OV_RED_MAX: return (uns ? (uint64_t)v > (uint64_t)acc : v > acc) ? v : acc;
+	case OV_RED_MIN: return (uns ? (uint64_t)v < (uint64_t)acc : v < acc) ? v : acc;
+	default: return acc;
+	}
+}
+
+/* ArgMax (want_max) or ArgMin: fold in value v at position j, *bv and *best being the best value and position so
+ * far (from position 0).  A NaN wins, as in numpy: the first one, or the last with select_last_index (last); ties
+ * go to the first position, or the last with select_last_index. */
+static inline OV_HD void ov_arg_step_d(double v, int64_t j, int want_max, int last, double *bv, int64_t *best)
+{
+	if (*bv != *bv) {
+		if (last && v != v)
+			*best = j;
+		return;
+	}
+	if (v != v || (want_max ? v > *bv : v < *bv) || (last && v == *bv)) {
+		*bv = v;
+		*best = j;
+	}
+}
+
+static inline OV_HD void ov_arg_step_i(int64_t v, int64_t j, int want_max, int last, int uns, int64_t *bv,
+				       int64_t *best)
+{
+	int better = uns ? (want_max ? (uint64_t)v > (uint64_t)*bv : (uint64_t)v < (uint64_t)*bv)
+			 : (want_max ? v > *bv : v < *bv);
+	if (better || (last && v == *bv)) {
+		*bv = v;
+		*best = j;
+	}
+}
+
+/* ---- numpy broadcasting ----
+ *
+ * Shapes are right-aligned; each dim must match or be 1 (a 0 meets a 0 or a 1).  A plan holds the output dims
+ * after merging (dims of size 1 dropped, neighbours that every input walks the same way fused) and, for each
+ * input, its element stride along each merged dim (0 where the input is broadcast).  The CPU walks rows (the last
+ * merged dim) with ov_bcast_iter; a CUDA thread maps its output index with ov_bcast_offset. */
+
+#define OV_BC_MAX_RANK 16
+#define OV_BC_MAX_IN 3
+
+struct ov_bcast {
+	int rank;                                  /* merged, at least 1 */
+	int n_in;
+	int64_t numel;
+	int64_t dims[OV_BC_MAX_RANK];
+	int64_t strides[OV_BC_MAX_IN][OV_BC_MAX_RANK];
+};
+
+/* The broadcast shape of n shapes (n <= OV_BC_MAX_IN is not required here; any count).  Returns -1 when they
+ * broadcast, else the index of the first shape that does not fit those before it (out holds the shape of those
+ * before).  Ranks must be <= OV_BC_MAX_RANK. */
+static inline int ov_bcast_shape(int n, const int *ranks, const int64_t *const *dims, int *out_rank,
+				 int64_t *out_dims)
+{
+	int r = 0;
+
+	for (int k = 0; k < n; k++)
+		if (ranks[k] > r)
+			r = ranks[k];
+	for (int d = 0; d < r; d++)
+		out_dims[d] = 1;
+	*out_rank = r;
+	for (int k = 0; k < n; k++) {
+		int off = r - ranks[k];
+		for (int d = 0; d < ranks[k]; d++) {
+			int64_t a = out_dims[off + d], b = dims[k][d];
+			if (a == b || b == 1)
+				continue;
+			if (a == 1)
+				out_dims[off + d] = b;
+			else
+				return k;
+		}
+	}
+	return -1;
+}
+
+/* Plan n (<= OV_BC_MAX_IN) inputs against the output shape (their broadcast shape, from ov_bcast_shape). */
+static inline void ov_bcast_plan(struct ov_bcast *b, int n, const int *ranks, const int64_t *const *dims, int out_rank,
+				 const int64_t *out_dims)
+{
+	int64_t st[OV_BC_MAX_IN][OV_BC_MAX_RANK];
+	int64_t numel = 1;
+
+	b->n_in = n;
+	for (int d = 0; d < out_rank; d++)
+		numel *= out_dims[d];
+	b->numel = numel;
+	for (int k = 0; k < n; k++) {
+		int64_t s = 1;
+		int off = out_rank - ranks[k];
+		for (int d = out_rank - 1; d >= 0; d--) {
+			int64_t in_dim = d >= off ? dims[k][d - off] : 1;
+			st[k][d] = in_dim == 1 ? 0 : s;
+			s *= in_dim;
+		}
+	}
+	int r = 0;
+	for (int d = 0; d < out_rank; d++) {
+		if (out_dims[d] == 1)
+			continue;
+		int fuse = r > 0;
+		for (int k = 0; k < n && fuse; k++)
+			fuse = b->strides[k][r - 1] == st[k][d] * out_dims[d];
+		if (fuse) {
+			b->dims[r - 1] *= out_dims[d];
+			for (int k = 0; k < n; k++)
+				b->strides[k][r - 1] = st[k][d];
+		} else {
+			b->dims[r] = out_dims[d];
+			for (int k = 0; k < n; k++)
+				b->strides[k][r] = st[k][d];
+			r++;
+		}
+	}
+	if (r == 0 || numel == 0) { /* a scalar, or nothing to do */
+		r = 1;
+		b->dims[0] = numel;
+		for (int k = 0; k < n; k++)
+			b->strides[k][0] = 0;
+	}
+	b->rank = r;
+}
+
+/* Input k's element offset for output element i (one division per merged dim). */
+static inline OV_HD int64_t ov_bcast_offset(const struct ov_bcast *b, int k, int64_t i)
+{
+	int64_t off = 0;
+
+	for (int d = b->rank - 1; d >= 0 && i; d--) {
+		int64_t q = i / b->dims[d];
+		off += (i - q * b->dims[d]) * b->strides[k][d];
+		i = q;
+	}
+	return off;
+}
+
+/* Row walker: a row is the last merged dim, b->dims[rank-1] elements, where input k advances by
+ * b->strides[k][rank-1] (0 or 1) per element. */
+struct ov_bcast_iter {
+	int64_t pos[OV_BC_MAX_RANK];
+	int64_t off[OV_BC_MAX_IN];                 /* each input's offset at the start of the current row */
+};
+
+/* Start at row 'row' (rows are numel / dims[rank-1]; a worker can start anywhere). */
+static inline OV_HD void ov_bcast_iter_seek(const struct ov_bcast *b, struct ov_bcast_iter *it, int64_t row)
+{
+	for (int k = 0; k < OV_BC_MAX_IN; k++)
+		it->off[k] = 0;
+	for (int d = b->rank - 2; d >= 0; d--) {
+		int64_t q = row / b->dims[d], p = row - q * b->dims[d];
+		it->pos[d] = p;
+		for (int k = 0; k < b->n_in; k++)
+			it->off[k] += p * b->strides[k][d];
+		row = q;
+	}
+}
+
+static inline OV_HD void ov_bcast_iter_next(const struct ov_bcast *b, struct ov_bcast_iter *it)
+{
+	for (int d = b->rank - 2; d >= 0; d--) {
+		for (int k = 0; k < b->n_in; k++)
+			it->off[k] += b->strides[k][d];
+		if (++it->pos[d] < b->dims[d])
+			return;
+		for (int k = 0; k < b->n_in; k++)
+			it->off[k] -= b->strides[k][d] * b->dims[d];
+		it->pos[d] = 0;
+	}
+}
+
+#endif
