@@ -9,7 +9,7 @@
  * - conv_geom_from_window (src/exec/cuda/geom.c), which maps the window the CPU reads onto cuDNN's
  *   descriptors: on fixed cases and on random geometries, every tap must land on the same input element as ONNX
  *   says (begin pad = descriptor pad + explicit padding, at both ends), with ONNX's output size;
- * - the runner's hooks a device backend relies on (src/exec/exec.c): a backend that declines a node gets it run
+ * - the runner's hooks a device backend relies on (src/exec/run.c): a backend that declines a node gets it run
  *   on the CPU and listed among the fallback nodes, notes filed with xk_note come back in the result with their
  *   node, and run_end is called once per run, after a failure too. */
 #include "config.h"
@@ -33,11 +33,11 @@
 
 /* Read the window of a Conv node with these attributes for x and wt, then map it. */
 static int geom(struct tnode *t, const struct xtensor *x, const struct xtensor *wt, int64_t group,
-		struct cpu_window *w, struct conv_geom *g, char *why)
+		struct ops_window *w, struct conv_geom *g, char *why)
 {
 	struct exec_kernel_ctx k = {.g = &t->g, .opset = 13, .err = &t->err};
 
-	if (cpu_window_read(&k, x, wt->dims + 2, 0, 0, w))
+	if (ops_window_read(&k, x, wt->dims + 2, 0, 0, w))
 		return -2;
 	return conv_geom_from_window(w, x->dims, wt->dims, group, g, why, 160);
 }
@@ -48,7 +48,7 @@ static void dims_only(struct xtensor *t, int rank, const int64_t *d)
 }
 
 /* Every tap of every output position reads the same input coordinate in ONNX's terms and the library's. */
-static int taps_agree(const struct cpu_window *w, const struct conv_geom *g)
+static int taps_agree(const struct ops_window *w, const struct conv_geom *g)
 {
 	int off = g->nd - w->n; /* 1 for a 1-D convolution, whose H is 1 */
 	for (int i = 0; i < w->n; i++) {
@@ -79,7 +79,7 @@ static void test_fixed(void)
 {
 	struct tnode t;
 	struct xtensor x, wt;
-	struct cpu_window w;
+	struct ops_window w;
 	struct conv_geom g;
 	char why[160];
 	int64_t xd[4] = {2, 4, 7, 9}, wd[4] = {6, 2, 3, 3};
@@ -170,7 +170,7 @@ static void test_random(void)
 	for (int it = 0; it < 3000; it++) {
 		struct tnode t;
 		struct xtensor x, wt;
-		struct cpu_window w;
+		struct ops_window w;
 		struct conv_geom g;
 		char why[160];
 		int n = (int)irand(1, 3);
@@ -502,7 +502,7 @@ static void test_pool_points(void)
 	for (int it = 0; it < 600; it++) {
 		struct tnode t;
 		struct xtensor x, y;
-		struct cpu_window w;
+		struct ops_window w;
 		int64_t xd[5];
 		int avg = (int)irand(0, 1), ceil_mode;
 		int n = random_window(&t, avg ? "AveragePool" : "MaxPool", xd, &ceil_mode);
@@ -512,7 +512,7 @@ static void test_pool_points(void)
 		fill(&x, 2 + n, xd, irand(0, 3) == 0);
 		const struct xtensor *in[1] = {&x};
 		struct exec_kernel_ctx kc = {.g = &t.g, .opset = 19, .in = in, .n_in = 1, .err = &t.err};
-		if (cpu_window_read(&kc, &x, NULL, ceil_mode, 0, &w) || run(&t, 19, in, 1, &y, 1)) {
+		if (ops_window_read(&kc, &x, NULL, ceil_mode, 0, &w) || run(&t, 19, in, 1, &y, 1)) {
 			xt_free(&x);
 			continue;
 		}
@@ -548,7 +548,7 @@ static void test_pool_index_lp_points(void)
 	for (int it = 0; it < 400; it++) {
 		struct tnode t;
 		struct xtensor x, y[2];
-		struct cpu_window w;
+		struct ops_window w;
 		int64_t xd[5], pv = irand(1, 3);
 		int lp = it % 2, so = (int)irand(0, 1), ceil_mode;
 		int32_t dt = lp && irand(0, 1) ? OV_DT_DOUBLE : OV_DT_FLOAT;
@@ -567,7 +567,7 @@ static void test_pool_index_lp_points(void)
 		}
 		const struct xtensor *in[1] = {&x};
 		struct exec_kernel_ctx kc = {.g = &t.g, .opset = 18, .in = in, .n_in = 1, .err = &t.err};
-		if (cpu_window_read(&kc, &x, NULL, ceil_mode, 0, &w) || run(&t, 18, in, 1, y, lp ? 1 : 2)) {
+		if (ops_window_read(&kc, &x, NULL, ceil_mode, 0, &w) || run(&t, 18, in, 1, y, lp ? 1 : 2)) {
 			xt_free(&x);
 			continue;
 		}

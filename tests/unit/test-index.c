@@ -304,14 +304,14 @@ static struct xtensor mk(int32_t dt, int rank, const int64_t *dims, const double
 }
 
 static int plan(struct tnode *t, int scatter, int nd, const struct xtensor *const *in, size_t n_in,
-		struct index_plan *p)
+		struct index_geom *p)
 {
 	struct exec_kernel_ctx k = {.g = &t->g, .opset = 18, .in = (const struct xtensor **)in, .n_in = n_in,
 				    .err = &t->err};
-	return scatter ? cpu_scatter_setup(&k, nd, cpu_host_input, p) : cpu_gather_setup(&k, nd, cpu_host_input, p);
+	return scatter ? ops_scatter_setup(&k, nd, ops_host_input, p) : ops_gather_setup(&k, nd, ops_host_input, p);
 }
 
-static int offs_are(const struct index_plan *p, int64_t n, int64_t slice, const int64_t *want)
+static int offs_are(const struct index_geom *p, int64_t n, int64_t slice, const int64_t *want)
 {
 	if (p->n != n || p->slice != slice)
 		return 0;
@@ -324,7 +324,7 @@ static int offs_are(const struct index_plan *p, int64_t n, int64_t slice, const 
 static void test_setups(void)
 {
 	struct tnode t;
-	struct index_plan p;
+	struct index_geom p;
 
 	/* GatherElements over axis 1 of a 3x4: element (r, c) of the indices names (r, idx) */
 	struct xtensor x = mk(OV_DT_FLOAT, 2, (int64_t[]){3, 4}, (double[12]){0});

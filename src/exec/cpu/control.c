@@ -1,4 +1,4 @@
-/* CPU control flow: If, Loop and Scan, each running its subgraph through xk_run_subgraph (src/exec/exec.c), which
+/* CPU control flow: If, Loop and Scan, each running its subgraph through xk_run_subgraph (src/exec/run.c), which
  * binds the body's formal inputs and the values it captures from the graphs around it.
  *
  * - If: the branch the condition picks; its outputs become the node's.

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "src/base/dtype.h"
+#include "src/exec/cpu/kernels.h"
 #include "src/exec/ops/ops.h"
 #include "src/exec/exec.h"
 #include "src/exec/ops/ov-window.h"
@@ -173,7 +174,7 @@ void cpu_gemm(int32_t dtype, int trans_a, int trans_b, int64_t m, int64_t n, int
 /* Columns [p0, p1) of the im2col matrix of one group (cg channels) of a 2-D input (1-D runs as H = 1):
  * col[(c, kh, kw)][p - p0] for output position p = oh * ow_n + ow. */
 #define DEFINE_IM2COL_2D(T, NAME)                                                                                \
-	static void NAME(const T *x, int64_t cg, int64_t h, int64_t wd, const struct cpu_window *w2, int64_t p0, \
+	static void NAME(const T *x, int64_t cg, int64_t h, int64_t wd, const struct ops_window *w2, int64_t p0, \
 			 int64_t p1, T *col)                                                                     \
 	{                                                                                                        \
 		int64_t kh_n = w2->k[0], kw_n = w2->k[1], ow_n = w2->out[1];                                     \
@@ -225,7 +226,7 @@ void cpu_gemm(int32_t dtype, int trans_a, int trans_b, int64_t m, int64_t n, int
 
 /* The same for any spatial rank: the odometer over the kernel and the output positions. */
 #define DEFINE_IM2COL_ND(T, NAME)                                                                                \
-	static void NAME(const T *x, int64_t cg, const struct cpu_window *w, int64_t p0, int64_t p1, T *col)     \
+	static void NAME(const T *x, int64_t cg, const struct ops_window *w, int64_t p0, int64_t p1, T *col)     \
 	{                                                                                                        \
 		int n = w->n;                                                                                    \
 		int64_t kidx[XT_MAX_RANK], oidx[XT_MAX_RANK], ncol = p1 - p0;                                    \
@@ -259,7 +260,7 @@ void cpu_gemm(int32_t dtype, int trans_a, int trans_b, int64_t m, int64_t n, int
 
 /* ConvTranspose: accumulate col[(m, k...)][p - p0] (input positions p in [p0, p1)) into y (mg channels). */
 #define DEFINE_COL2IM_ND(T, NAME)                                                                                \
-	static void NAME(const T *col, int64_t mg, const struct cpu_window *w, int64_t p0, int64_t p1, T *y)     \
+	static void NAME(const T *col, int64_t mg, const struct ops_window *w, int64_t p0, int64_t p1, T *y)     \
 	{                                                                                                        \
 		int n = w->n;                                                                                    \
 		int64_t kidx[XT_MAX_RANK], iidx[XT_MAX_RANK], ncol = p1 - p0;                                    \
@@ -320,7 +321,7 @@ void cpu_gemm(int32_t dtype, int trans_a, int trans_b, int64_t m, int64_t n, int
  * accumulating whole output rows, so the inner loop runs without bounds checks. */
 #define DEFINE_DEPTHWISE(T, NAME)                                                                                \
 	static void NAME(const T *x, const T *wt, const T *bias, int64_t nb, int64_t c_n, int64_t mult,          \
-			 const struct cpu_window *w2, T *y)                                                      \
+			 const struct ops_window *w2, T *y)                                                      \
 	{                                                                                                        \
 		int64_t h = w2->in[0], wd = w2->in[1], oh_n = w2->out[0], ow_n = w2->out[1];                     \
 		int64_t kh_n = w2->k[0], kw_n = w2->k[1], sh = w2->s[0], sw = w2->s[1], dh = w2->d[0],           \
@@ -715,7 +716,7 @@ NN_CLONES static void depthwise_plane_strided(float *restrict y, const float *xp
 }
 
 static int depthwise_f(struct exec_kernel_ctx *k, const float *x, const float *wt, const float *bias, int64_t nb,
-		       int64_t c_n, int64_t mult, const struct cpu_window *w2, const struct exec_act *act, float *y)
+		       int64_t c_n, int64_t mult, const struct ops_window *w2, const struct exec_act *act, float *y)
 {
 	int64_t h = w2->in[0], wd = w2->in[1], oh_n = w2->out[0], ow_n = w2->out[1];
 	int64_t kh_n = w2->k[0], kw_n = w2->k[1], pt = w2->pb[0], pl = w2->pb[1];
@@ -782,7 +783,7 @@ DEFINE_DEPTHWISE(double, depthwise_d)
 #define OUT_TILE (1 << 16)
 
 /* The 2-D view of a 1-D or 2-D window (1-D as H = 1). */
-static void window_2d(const struct cpu_window *w, struct cpu_window *w2)
+static void window_2d(const struct ops_window *w, struct ops_window *w2)
 {
 	*w2 = *w;
 	if (w->n == 1) {
@@ -797,7 +798,7 @@ static void window_2d(const struct cpu_window *w, struct cpu_window *w2)
 /* Y = act(conv(X, W) + B) for float or double tensors of the same dtype; Y allocated (N, M, out...), written
  * whole.  act (NULL: none) is applied to float only. */
 static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *wt,
-			const struct xtensor *b, int64_t group, const struct cpu_window *w, const struct exec_act *act,
+			const struct xtensor *b, int64_t group, const struct ops_window *w, const struct exec_act *act,
 			struct xtensor *y)
 {
 	int32_t dt = x->dtype;
@@ -807,7 +808,7 @@ static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, cons
 	const char *xd = x->data, *wd = wt->data, *bd = b ? b->data : NULL;
 	char *yd = y->data;
 	int pointwise = 1;
-	struct cpu_window w2 = *w;
+	struct ops_window w2 = *w;
 
 	if (!os || !nb || !m)
 		return 0;
@@ -937,10 +938,10 @@ static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, cons
 static int conv_float(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = k->in[0], *wt = k->n_in > 1 ? k->in[1] : NULL, *b = k->n_in > 2 ? k->in[2] : NULL;
-	struct cpu_window w;
+	struct ops_window w;
 	int64_t group, out[XT_MAX_RANK];
 
-	if (cpu_conv_setup(k, x, wt, b, &group, &w, out))
+	if (ops_conv_setup(k, x, wt, b, &group, &w, out))
 		return -1;
 	if (wt->dtype != x->dtype || (b && b->dtype != x->dtype))
 		return xk_fail(k, "X, W and B must have the same element type");
@@ -964,10 +965,10 @@ static int kernel_conv(struct exec_kernel_ctx *k)
 static int convt_float(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = k->in[0], *wt = k->n_in > 1 ? k->in[1] : NULL, *b = k->n_in > 2 ? k->in[2] : NULL;
-	struct cpu_window w;
+	struct ops_window w;
 	int64_t out[XT_MAX_RANK], group;
 
-	if (cpu_convt_setup(k, x, wt, b, &w, out, &group))
+	if (ops_convt_setup(k, x, wt, b, &w, out, &group))
 		return -1;
 	int64_t c = x->dims[1], mg = wt->dims[1], m = mg * group, cg = c / group;
 	if (xk_output(k, 0, x->dtype, x->rank, out))
@@ -1048,7 +1049,7 @@ static int kernel_conv_integer_like(struct exec_kernel_ctx *k, int qlinear)
 	const struct xtensor *xzp = qlinear ? (k->n_in > 2 ? k->in[2] : NULL) : (k->n_in > 2 ? k->in[2] : NULL);
 	const struct xtensor *wzp = qlinear ? (k->n_in > 5 ? k->in[5] : NULL) : (k->n_in > 3 ? k->in[3] : NULL);
 	struct xtensor xd = {0}, wd = {0}, bd = {0}, yd = {0};
-	struct cpu_window win;
+	struct ops_window win;
 	int64_t group, out[XT_MAX_RANK];
 	int rc = -1;
 
@@ -1065,7 +1066,7 @@ static int kernel_conv_integer_like(struct exec_kernel_ctx *k, int qlinear)
 		for (int64_t i = 0; i < b->numel; i++)
 			((double *)bd.data)[i] = xt_get(b, i);
 	}
-	if (cpu_conv_setup(k, &xd, &wd, b ? &bd : NULL, &group, &win, out))
+	if (ops_conv_setup(k, &xd, &wd, b ? &bd : NULL, &group, &win, out))
 		goto out;
 	if (xt_alloc(&yd, OV_DT_DOUBLE, x->rank, out, k->err))
 		goto out;

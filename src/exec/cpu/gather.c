@@ -46,7 +46,7 @@ static int k_gather(struct exec_kernel_ctx *k)
 	if (need_inputs(k, 2))
 		return -1;
 	const struct xtensor *x = k->in[0], *idx = k->in[1];
-	if (!cpu_is_index_type(idx->dtype))
+	if (!ops_is_index_type(idx->dtype))
 		return xk_fail(k, "indices are %s, not an integer type", dtype_name(idx->dtype));
 	if (xk_norm_axis(k, xk_attr_int(k, "axis", 0), x->rank, &axis))
 		return -1;
@@ -63,7 +63,7 @@ static int k_gather(struct exec_kernel_ctx *k)
 	if (!(ix = malloc((size_t)(ni ? ni : 1) * sizeof *ix)))
 		return xk_fail(k, "out of memory");
 	for (int64_t i = 0; i < ni; i++)
-		if (cpu_index_at(k, idx, i, len, "indices", &ix[i])) {
+		if (ops_index_at(k, idx, i, len, "indices", &ix[i])) {
 			free(ix);
 			return -1;
 		}
@@ -88,9 +88,9 @@ static int k_gather(struct exec_kernel_ctx *k)
 
 static int gather_run(struct exec_kernel_ctx *k, int nd)
 {
-	struct index_plan p;
+	struct index_geom p;
 
-	if (need_inputs(k, 2) || cpu_gather_setup(k, nd, cpu_host_input, &p))
+	if (need_inputs(k, 2) || ops_gather_setup(k, nd, ops_host_input, &p))
 		return -1;
 	const struct xtensor *x = k->in[0];
 	if (xk_output(k, 0, x->dtype, p.rank, p.dims)) {
@@ -111,9 +111,9 @@ static int k_gather_nd(struct exec_kernel_ctx *k) { return gather_run(k, 1); }
 
 static int scatter_run(struct exec_kernel_ctx *k, int nd)
 {
-	struct index_plan p;
+	struct index_geom p;
 
-	if (need_inputs(k, 3) || cpu_scatter_setup(k, nd, cpu_host_input, &p))
+	if (need_inputs(k, 3) || ops_scatter_setup(k, nd, ops_host_input, &p))
 		return -1;
 	const struct xtensor *x = k->in[0], *u = k->in[2];
 	/* a byte copy of data (string pointers borrowed until own_strings) */
@@ -151,7 +151,7 @@ static int k_onehot(struct exec_kernel_ctx *k)
 	int64_t d[MAXR], depth;
 	int axis, r;
 
-	if (need_inputs(k, 3) || cpu_onehot_setup(k, cpu_host_input, &depth, &axis, &r, d))
+	if (need_inputs(k, 3) || ops_onehot_setup(k, ops_host_input, &depth, &axis, &r, d))
 		return -1;
 	const struct xtensor *idx = k->in[0], *v = k->in[2];
 	if (xk_output(k, 0, v->dtype, r, d))
@@ -434,6 +434,53 @@ out:
 	return rc;
 }
 
+/* ---- EyeLike, ReverseSequence ------------------------------------------------------------------------------------ */
+
+static int k_eye_like(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = input(k, 0);
+	int64_t kk = xk_attr_int(k, "k", 0);
+	int32_t dt;
+
+	if (ops_eye_like_setup(k, &dt) || xk_output(k, 0, dt, 2, x->dims))
+		return -1;
+	struct xtensor *y = k->out[0];
+	int64_t rows = x->dims[0], cols = x->dims[1];
+	if (kk >= cols || kk <= -rows) /* the diagonal misses the matrix (and i + k could overflow) */
+		return 0;
+	for (int64_t i = 0; i < rows; i++) {
+		int64_t j = i + kk;
+		if (j >= 0 && j < cols)
+			xt_set(y, i * cols + j, 1);
+	}
+	return 0;
+}
+
+static int k_reverse_sequence(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = input(k, 0), *sl = input(k, 1);
+	int64_t B, T;
+	int ba;
+
+	if (ops_reverse_sequence_setup(k, ops_host_input, &ba, &B, &T) || xk_output(k, 0, x->dtype, x->rank, x->dims))
+		return -1;
+	struct xtensor *y = k->out[0];
+	size_t es = xt_elem_size(x->dtype);
+	int64_t inner = 1;
+	for (int a = 2; a < x->rank; a++)
+		inner *= x->dims[a];
+	size_t blk = (size_t)inner * es;
+	for (int64_t b = 0; b < B && y->numel; b++) {
+		int64_t L = xt_get_int(sl, b);
+		for (int64_t t = 0; t < T; t++) {
+			int64_t src_t = t < L ? L - 1 - t : t;
+			int64_t oi = ba == 0 ? b * T + t : t * B + b, si = ba == 0 ? b * T + src_t : src_t * B + b;
+			memcpy((char *)y->data + (size_t)oi * blk, (const char *)x->data + (size_t)si * blk, blk);
+		}
+	}
+	return xk_own_strings(k, y);
+}
+
 const struct exec_kernel cpu_gather_kernels[] = {
 	{"Gather", 1, k_gather},
 	{"GatherElements", 11, k_gather_elements},
@@ -445,5 +492,7 @@ const struct exec_kernel cpu_gather_kernels[] = {
 	{"NonZero", 9, k_nonzero},
 	{"Compress", 9, k_compress},
 	{"Unique", 11, k_unique},
+	{"EyeLike", 9, k_eye_like},
+	{"ReverseSequence", 10, k_reverse_sequence},
 };
 const size_t cpu_gather_count = sizeof cpu_gather_kernels / sizeof cpu_gather_kernels[0];

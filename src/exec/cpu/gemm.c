@@ -3,11 +3,13 @@
  * space). */
 #include "config.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "src/base/dtype.h"
+#include "src/exec/cpu/kernels.h"
 #include "src/exec/ops/ops.h"
 #include "src/exec/exec.h"
 
@@ -137,7 +139,7 @@ static int kernel_gemm(struct exec_kernel_ctx *k)
 
 /* Integer matmul with wrap-around; A and B are read through xt_get_int (so any integer element type works),
  * acc gets each sum with the zero points subtracted first. */
-static void mm_int(const struct mm_plan *p, const struct xtensor *a, const struct xtensor *b, const struct xtensor *azp,
+static void mm_int(const struct mm_geom *p, const struct xtensor *a, const struct xtensor *b, const struct xtensor *azp,
 		   const struct xtensor *bzp, int64_t *acc)
 {
 	MM_FOR_BATCHES(p, {
@@ -157,13 +159,13 @@ static void mm_int(const struct mm_plan *p, const struct xtensor *a, const struc
 static int matmul_float(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *a = k->in[0], *b = k->n_in > 1 ? k->in[1] : NULL;
-	struct mm_plan p;
+	struct mm_geom p;
 
 	if (!a || !b)
 		return xk_fail(k, "A and B are required");
 	if (a->dtype != b->dtype)
 		return xk_fail(k, "A and B must have the same element type");
-	if (cpu_matmul_setup(k, a, b, &p) || xk_output(k, 0, a->dtype, p.out_rank, p.out))
+	if (ops_matmul_setup(k, a, b, &p) || xk_output(k, 0, a->dtype, p.out_rank, p.out))
 		return -1;
 	struct xtensor *y = k->out[0];
 	int32_t dt = a->dtype;
@@ -223,13 +225,13 @@ static int kernel_matmul_integer(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *a = k->in[0], *b = k->n_in > 1 ? k->in[1] : NULL;
 	const struct xtensor *azp = k->n_in > 2 ? k->in[2] : NULL, *bzp = k->n_in > 3 ? k->in[3] : NULL;
-	struct mm_plan p;
+	struct mm_geom p;
 
 	if (!a || !b)
 		return xk_fail(k, "A and B are required");
 	if (!is_int_type(a->dtype) || !is_int_type(b->dtype))
 		return xk_fail(k, "MatMulInteger needs integer inputs");
-	if (cpu_matmul_setup(k, a, b, &p) || xk_output(k, 0, OV_DT_INT32, p.out_rank, p.out))
+	if (ops_matmul_setup(k, a, b, &p) || xk_output(k, 0, OV_DT_INT32, p.out_rank, p.out))
 		return -1;
 	if ((azp && azp->numel > 1 && azp->numel != p.m) || (bzp && bzp->numel > 1 && bzp->numel != p.n))
 		return xk_fail(k, "zero points must be scalars, per row of A or per column of B");
@@ -248,7 +250,7 @@ static int kernel_matmul_integer(struct exec_kernel_ctx *k)
 static int kernel_qlinear_matmul(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *in[8] = {0};
-	struct mm_plan p;
+	struct mm_geom p;
 
 	for (size_t i = 0; i < 8 && i < k->n_in; i++)
 		in[i] = k->in[i];
@@ -257,7 +259,7 @@ static int kernel_qlinear_matmul(struct exec_kernel_ctx *k)
 	if (!is_int_type(in[0]->dtype) || !is_int_type(in[3]->dtype))
 		return xk_fail(k, "QLinearMatMul needs integer a and b");
 	int32_t odt = in[7] ? in[7]->dtype : OV_DT_UINT8;
-	if (cpu_matmul_setup(k, in[0], in[3], &p) || xk_output(k, 0, odt, p.out_rank, p.out))
+	if (ops_matmul_setup(k, in[0], in[3], &p) || xk_output(k, 0, odt, p.out_rank, p.out))
 		return -1;
 	if ((in[2] && in[2]->numel > 1 && in[2]->numel != p.m) || (in[5] && in[5]->numel > 1 && in[5]->numel != p.n) ||
 	    (in[1]->numel > 1 && in[1]->numel != p.m) || (in[4]->numel > 1 && in[4]->numel != p.n))
@@ -520,11 +522,72 @@ static int kernel_einsum(struct exec_kernel_ctx *k)
 	return xk_fail(k, "Einsum on %s is not supported", dtype_short_name(dt));
 }
 
+static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
+{
+	return i < k->n_in ? k->in[i] : NULL;
+}
+
+/* ---- Det ---- */
+static int k_det(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = input(k, 0);
+
+	if (!x)
+		return xk_fail(k, "input 0 is missing");
+	if (x->dtype != OV_DT_FLOAT && x->dtype != OV_DT_DOUBLE && x->dtype != OV_DT_FLOAT16 && x->dtype != OV_DT_BFLOAT16)
+		return xk_fail(k, "Det on %s is not supported", dtype_name(x->dtype));
+	if (x->rank < 2 || x->dims[x->rank - 1] != x->dims[x->rank - 2])
+		return xk_fail(k, "Det needs square matrices [..., M, M]");
+	int64_t m = x->dims[x->rank - 1];
+	if (m > 4096)
+		return xk_fail(k, "Det of %" PRId64 "x%" PRId64 " matrices is over the executor's limit", m, m);
+	if (xk_output(k, 0, x->dtype, x->rank - 2, x->dims))
+		return -1;
+	struct xtensor *y = k->out[0];
+	double *a = malloc((size_t)(m ? m * m : 1) * sizeof *a);
+	if (!a)
+		return xk_fail(k, "out of memory");
+	for (int64_t b = 0; b < y->numel; b++) {
+		for (int64_t i = 0; i < m * m; i++)
+			a[i] = xt_get(x, b * m * m + i);
+		/* LU with partial pivoting */
+		double det = 1;
+		for (int64_t c = 0; c < m && det != 0; c++) {
+			int64_t p = c;
+			for (int64_t r = c + 1; r < m; r++)
+				if (fabs(a[r * m + c]) > fabs(a[p * m + c]))
+					p = r;
+			if (a[p * m + c] == 0) {
+				det = 0;
+				break;
+			}
+			if (p != c) {
+				for (int64_t j = 0; j < m; j++) {
+					double t = a[c * m + j];
+					a[c * m + j] = a[p * m + j];
+					a[p * m + j] = t;
+				}
+				det = -det;
+			}
+			det *= a[c * m + c];
+			for (int64_t r = c + 1; r < m; r++) {
+				double f = a[r * m + c] / a[c * m + c];
+				for (int64_t j = c; j < m; j++)
+					a[r * m + j] -= f * a[c * m + j];
+			}
+		}
+		xt_set(y, b, det);
+	}
+	free(a);
+	return 0;
+}
+
 const struct exec_kernel cpu_gemm_kernels[] = {
 	{"Gemm", 1, kernel_gemm},
 	{"MatMul", 1, kernel_matmul},
 	{"MatMulInteger", 10, kernel_matmul_integer},
 	{"QLinearMatMul", 10, kernel_qlinear_matmul},
 	{"Einsum", 12, kernel_einsum},
+	{"Det", 11, k_det},
 };
 const size_t cpu_gemm_count = sizeof cpu_gemm_kernels / sizeof cpu_gemm_kernels[0];

@@ -4,11 +4,13 @@
  * from 13).  Statistics accumulate in double; float tensors are read and written as float. */
 #include "config.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "src/base/dtype.h"
+#include "src/exec/cpu/kernels.h"
 #include "src/exec/ops/ops.h"
 #include "src/exec/exec.h"
 
@@ -270,9 +272,9 @@ static int kernel_groupnorm(struct exec_kernel_ctx *k)
 static int layernorm_f(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = k->in[0], *s = k->n_in > 1 ? k->in[1] : NULL, *b = k->n_in > 2 ? k->in[2] : NULL;
-	struct ln_plan pl;
+	struct ln_geom pl;
 
-	if (cpu_layernorm_setup(k, x, s, b, &pl))
+	if (ops_layernorm_setup(k, x, s, b, &pl))
 		return -1;
 	int axis = pl.axis;
 	int64_t outer = pl.outer, inner = pl.len, *sstr = pl.sstr, *bstr = pl.bstr;
@@ -511,6 +513,84 @@ static int kernel_hardmax(struct exec_kernel_ctx *k)
 }
 
 /* Softmax & co. read the opset themselves (2-D coercion before 13); the two rows make the change visible. */
+#define MAXR XT_MAX_RANK
+
+static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
+{
+	return i < k->n_in ? k->in[i] : NULL;
+}
+
+/* ---- MeanVarianceNormalization ------------------------------------------------------------------------------ */
+
+static int k_mvn(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = input(k, 0);
+	int64_t axes[MAXR] = {0, 2, 3}, gstride[MAXR], xs[MAXR];
+	int red[MAXR] = {0}, rc = -1;
+
+	if (!x)
+		return xk_fail(k, "input 0 is missing");
+	if (x->dtype != OV_DT_FLOAT && x->dtype != OV_DT_DOUBLE && x->dtype != OV_DT_FLOAT16 && x->dtype != OV_DT_BFLOAT16)
+		return xk_fail(k, "MeanVarianceNormalization on %s is not supported", dtype_name(x->dtype));
+	int64_t na = xk_attr_ints(k, "axes", axes, MAXR);
+	if (na < 0)
+		na = 3;
+	if (na > MAXR)
+		return xk_fail(k, "%" PRId64 " axes, more than %d", na, MAXR);
+	for (int64_t i = 0; i < na; i++) {
+		int64_t a = axes[i] < 0 ? axes[i] + x->rank : axes[i];
+		if (a < 0 || a >= x->rank)
+			return xk_fail(k, "axis %" PRId64 " is out of range for rank %d", axes[i], x->rank);
+		red[a] = 1;
+	}
+	/* group index of an element: its index over the axes not normalized */
+	int64_t ng = 1;
+	for (int a = x->rank - 1; a >= 0; a--) {
+		gstride[a] = red[a] ? 0 : ng;
+		if (!red[a])
+			ng *= x->dims[a];
+	}
+	int64_t acc = 1;
+	for (int a = x->rank - 1; a >= 0; a--) {
+		xs[a] = acc;
+		acc *= x->dims[a];
+	}
+	if (xk_output(k, 0, x->dtype, x->rank, x->dims))
+		return -1;
+	struct xtensor *y = k->out[0];
+	if (!y->numel)
+		return 0;
+	double *sum = calloc((size_t)ng, sizeof *sum), *sq = calloc((size_t)ng, sizeof *sq);
+	int64_t *cnt = calloc((size_t)ng, sizeof *cnt), *gi = malloc((size_t)x->numel * sizeof *gi);
+	if (!sum || !sq || !cnt || !gi) {
+		xk_fail(k, "out of memory");
+		goto out;
+	}
+	for (int64_t i = 0; i < x->numel; i++) {
+		int64_t g = 0;
+		for (int a = 0; a < x->rank; a++)
+			g += (i / xs[a] % x->dims[a]) * gstride[a];
+		gi[i] = g;
+		double v = xt_get(x, i);
+		sum[g] += v;
+		sq[g] += v * v;
+		cnt[g]++;
+	}
+	for (int64_t i = 0; i < x->numel; i++) {
+		int64_t g = gi[i];
+		double mean = sum[g] / (double)cnt[g], var = sq[g] / (double)cnt[g] - mean * mean;
+		/* the op's function body: (X - E[X]) / (sqrt(E[X^2] - E[X]^2) + 1e-9) */
+		xt_set(y, i, (xt_get(x, i) - mean) / (sqrt(var > 0 ? var : 0) + 1e-9));
+	}
+	rc = 0;
+out:
+	free(sum);
+	free(sq);
+	free(cnt);
+	free(gi);
+	return rc;
+}
+
 const struct exec_kernel cpu_norm_kernels[] = {
 	{"BatchNormalization", 1, kernel_batchnorm},
 	{"InstanceNormalization", 1, kernel_instancenorm},
@@ -523,5 +603,6 @@ const struct exec_kernel cpu_norm_kernels[] = {
 	{"LogSoftmax", 13, kernel_logsoftmax},
 	{"Hardmax", 1, kernel_hardmax},
 	{"Hardmax", 13, kernel_hardmax},
+	{"MeanVarianceNormalization", 9, k_mvn},
 };
 const size_t cpu_norm_count = sizeof cpu_norm_kernels / sizeof cpu_norm_kernels[0];

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "src/base/dtype.h"
+#include "src/exec/cpu/kernels.h"
 #include "src/exec/ops/ops.h"
 #include "src/exec/exec.h"
 #include "src/exec/ops/ov-window.h"
@@ -27,7 +28,7 @@ struct pool_tabs {
 	int64_t *mem;
 };
 
-static int pool_tabs_make(struct pool_tabs *t, const struct cpu_window *w)
+static int pool_tabs_make(struct pool_tabs *t, const struct ops_window *w)
 {
 	int64_t total = 0;
 
@@ -66,7 +67,7 @@ static int pool_tabs_make(struct pool_tabs *t, const struct cpu_window *w)
  * dims (as H = 1) run as plain nested loops; more through an odometer. */
 #define DEFINE_POOL(T, NAME)                                                                                     \
 	static void NAME(const struct pool_args *a, const T *x, T *y, int64_t *ind, int64_t planes,              \
-			 const struct cpu_window *w, const struct pool_tabs *tb)                                 \
+			 const struct ops_window *w, const struct pool_tabs *tb)                                 \
 	{                                                                                                        \
 		int n = w->n;                                                                                    \
 		int64_t st[XT_MAX_RANK], cst[XT_MAX_RANK], s1 = 1, s2 = 1;                                       \
@@ -196,15 +197,15 @@ static int pool_run(struct exec_kernel_ctx *k, enum pool_kind kind)
 {
 	const struct xtensor *x = k->in[0];
 	struct pool_args a = {.kind = kind};
-	struct cpu_window w;
+	struct ops_window w;
 	int64_t out[XT_MAX_RANK];
 
 	int ceil_mode = xk_attr_int(k, "ceil_mode", 0) != 0;
-	if (cpu_window_read(k, x, NULL, ceil_mode, 0, &w))
+	if (ops_window_read(k, x, NULL, ceil_mode, 0, &w))
 		return -1;
 	a.count_include_pad = xk_attr_int(k, "count_include_pad", 0) != 0;
 	a.storage_order = xk_attr_int(k, "storage_order", 0) != 0;
-	a.p = cpu_pool_lp_p(k);
+	a.p = ops_pool_lp_p(k);
 	if (kind == POOL_LP && !(a.p > 0))
 		return xk_fail(k, "p = %g must be positive", a.p);
 	out[0] = x->dims[0];
@@ -302,7 +303,7 @@ static int global_pool(struct exec_kernel_ctx *k, enum pool_kind kind)
 
 	if (x->rank < 2)
 		return xk_fail(k, "input has rank %d; a global pool needs (N, C, ...)", x->rank);
-	double p = cpu_pool_lp_p(k);
+	double p = ops_pool_lp_p(k);
 	if (kind == POOL_LP && !(p > 0))
 		return xk_fail(k, "p = %g must be positive", p);
 	int64_t planes = x->dims[0] * x->dims[1], sp = 1;
@@ -385,14 +386,14 @@ static int kernel_max_unpool(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = k->in[0], *ind = k->n_in > 1 ? k->in[1] : NULL;
 	const struct xtensor *oshape = k->n_in > 2 ? k->in[2] : NULL;
-	struct cpu_window w;
+	struct ops_window w;
 	int64_t out[XT_MAX_RANK];
 
 	if (!x || !ind)
 		return xk_fail(k, "X and I are required");
 	if (ind->numel != x->numel)
 		return xk_fail(k, "I has %lld values for %lld in X", (long long)ind->numel, (long long)x->numel);
-	if (cpu_window_read(k, x, NULL, 0, 1, &w))
+	if (ops_window_read(k, x, NULL, 0, 1, &w))
 		return -1;
 	out[0] = x->dims[0];
 	out[1] = x->dims[1];

@@ -391,7 +391,7 @@ static int k_topk(struct exec_kernel_ctx *k)
 	int axis, largest = (int)xk_attr_int(k, "largest", 1);
 	int64_t kk, d[MAXR];
 
-	if (cpu_topk_setup(k, cpu_host_input, &axis, &kk))
+	if (ops_topk_setup(k, ops_host_input, &axis, &kk))
 		return -1;
 	memcpy(d, x->dims, sizeof d);
 	d[axis] = kk;

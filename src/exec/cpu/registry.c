@@ -8,7 +8,8 @@
 
 /* Every family's table (src/exec/cpu/<family>.c), referenced strongly: a missing family is a link error. */
 #define CPU_FAMILIES(X) \
-	X(elementwise) X(conv) X(gemm) X(pool) X(norm) X(resize) X(shape) X(gather) X(reduce) X(misc) X(control) X(sequence)
+	X(elementwise) X(conv) X(gemm) X(pool) X(norm) X(resize) X(shape) X(gather) X(reduce) X(control) X(sequence) \
+	X(detection) X(quantize) X(recurrent) X(signal) X(loss) X(text) X(random)
 
 #define DECLARE(f)                                                                  \
 	extern const struct exec_kernel cpu_##f##_kernels[]; \

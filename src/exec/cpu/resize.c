@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "src/base/dtype.h"
+#include "src/exec/cpu/kernels.h"
 #include "src/exec/ops/ops.h"
 #include "src/exec/exec.h"
 #include "src/exec/ops/index.h"
@@ -163,7 +164,7 @@ static int resize_run(struct exec_kernel_ctx *k, int upsample)
 		return xk_fail(k, "X is required");
 	if (!xt_elem_size(x->dtype) || x->dtype == OV_DT_STRING)
 		return xk_fail(k, "resizing %s is not supported", dtype_short_name(x->dtype));
-	if (resize_plan_read(k, upsample, cpu_host_input, &p))
+	if (resize_plan_read(k, upsample, ops_host_input, &p))
 		return -1;
 	if (p.mode != OV_RM_NEAREST && x->dtype == OV_DT_BOOL)
 		return xk_fail(k, "linear/cubic resizing of bool is not supported");
@@ -219,9 +220,9 @@ static int kernel_upsample(struct exec_kernel_ctx *k)
 
 static int depth_space(struct exec_kernel_ctx *k, int to_space)
 {
-	struct depth_space_plan p;
+	struct depth_space_geom p;
 
-	if (cpu_depth_space_setup(k, to_space, &p) || xk_output(k, 0, k->in[0]->dtype, 4, p.out))
+	if (ops_depth_space_setup(k, to_space, &p) || xk_output(k, 0, k->in[0]->dtype, 4, p.out))
 		return -1;
 	const struct xtensor *x = k->in[0];
 	size_t es = xt_elem_size(x->dtype);

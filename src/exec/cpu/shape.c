@@ -171,39 +171,6 @@ static int k_constant(struct exec_kernel_ctx *k)
 	return exec_constant_value(k->m, k->g->nodes[k->node].proto, k->out[0], k->err);
 }
 
-static int k_shape(struct exec_kernel_ctx *k)
-{
-	const struct xtensor *x = input(k, 0);
-
-	if (!x)
-		return xk_fail(k, "input 0 is missing");
-	int64_t r = x->rank, start = xk_attr_int(k, "start", 0), end = xk_attr_int(k, "end", r);
-	if (start < 0)
-		start += r;
-	if (end < 0)
-		end += r;
-	start = start < 0 ? 0 : start > r ? r : start;
-	end = end < 0 ? 0 : end > r ? r : end;
-	int64_t n = end > start ? end - start : 0;
-	if (xk_output(k, 0, OV_DT_INT64, 1, &n))
-		return -1;
-	for (int64_t i = 0; i < n; i++)
-		((int64_t *)k->out[0]->data)[i] = x->dims[start + i];
-	return 0;
-}
-
-static int k_size(struct exec_kernel_ctx *k)
-{
-	const struct xtensor *x = input(k, 0);
-
-	if (!x)
-		return xk_fail(k, "input 0 is missing");
-	if (xk_output(k, 0, OV_DT_INT64, 0, NULL))
-		return -1;
-	*(int64_t *)k->out[0]->data = x->numel;
-	return 0;
-}
-
 /* ---- Reshape, Flatten, Squeeze, Unsqueeze ------------------------------------------------------------- */
 
 static int k_reshape_run(struct exec_kernel_ctx *k, int v)
@@ -212,7 +179,7 @@ static int k_reshape_run(struct exec_kernel_ctx *k, int v)
 	int64_t want[MAXR], n;
 	int allowzero = (int)xk_attr_int(k, "allowzero", 0);
 
-	if (cpu_need_x(k, &x))
+	if (ops_need_x(k, &x))
 		return -1;
 	if (v < 5) {
 		if ((n = xk_attr_ints(k, "shape", want, MAXR)) < 0)
@@ -222,7 +189,7 @@ static int k_reshape_run(struct exec_kernel_ctx *k, int v)
 	} else {
 		if (!s)
 			return xk_fail(k, "the shape input is missing");
-		if ((n = cpu_host_ints(k, s, want, MAXR, "the shape")) < 0)
+		if ((n = ops_host_ints(k, s, want, MAXR, "the shape")) < 0)
 			return -1;
 	}
 	int infer_at = -1, has_zero = 0;
@@ -272,7 +239,7 @@ static int k_flatten(struct exec_kernel_ctx *k)
 	const struct xtensor *x;
 	int64_t a = xk_attr_int(k, "axis", 1), d[2];
 
-	if (cpu_need_x(k, &x))
+	if (ops_need_x(k, &x))
 		return -1;
 	if (a < 0)
 		a += x->rank;
@@ -290,7 +257,7 @@ static int64_t get_axes(struct exec_kernel_ctx *k, int64_t *axes, int from_input
 		const struct xtensor *t = input(k, 1);
 		if (!t)
 			return -2;
-		return cpu_host_ints(k, t, axes, MAXR, "axes");
+		return ops_host_ints(k, t, axes, MAXR, "axes");
 	}
 	int64_t n = xk_attr_ints(k, "axes", axes, MAXR);
 	if (n > MAXR)
@@ -304,7 +271,7 @@ static int k_squeeze_impl(struct exec_kernel_ctx *k, int from_input)
 	int64_t axes[MAXR], d[MAXR];
 	int drop[MAXR] = {0}, n = 0;
 
-	if (cpu_need_x(k, &x))
+	if (ops_need_x(k, &x))
 		return -1;
 	int64_t na = get_axes(k, axes, from_input);
 	if (na == -1)
@@ -336,7 +303,7 @@ static int k_unsqueeze_impl(struct exec_kernel_ctx *k, int from_input)
 	int64_t axes[MAXR], d[MAXR];
 	int ins[MAXR] = {0};
 
-	if (cpu_need_x(k, &x))
+	if (ops_need_x(k, &x))
 		return -1;
 	int64_t na = get_axes(k, axes, from_input);
 	if (na == -1)
@@ -473,7 +440,7 @@ static int k_transpose(struct exec_kernel_ctx *k)
 	int64_t p[MAXR], d[MAXR];
 	int perm[MAXR], seen[MAXR] = {0};
 
-	if (cpu_need_x(k, &x))
+	if (ops_need_x(k, &x))
 		return -1;
 	int64_t np = xk_attr_ints(k, "perm", p, MAXR);
 	if (np < 0) {
@@ -504,7 +471,7 @@ static int k_concat(struct exec_kernel_ctx *k)
 	int64_t d[MAXR];
 	int axis;
 
-	if (cpu_need_x(k, &x))
+	if (ops_need_x(k, &x))
 		return -1;
 	/* Concat-1's axis is optional with 1 as its default; Concat-4 on require it */
 	if (norm_axis(k, xk_attr_int(k, "axis", k->opset < 4 ? 1 : 0), x->rank, "axis", &axis))
@@ -551,7 +518,7 @@ static int k_split_run(struct exec_kernel_ctx *k, int v)
 	int64_t *split = NULL;
 	int axis, rc = -1;
 
-	if (cpu_need_x(k, &x))
+	if (ops_need_x(k, &x))
 		return -1;
 	if (x->rank == 0)
 		return xk_fail(k, "cannot split a scalar");
@@ -635,7 +602,7 @@ static int k_slice_run(struct exec_kernel_ctx *k, int v)
 	const struct xtensor *x;
 	int64_t starts[MAXR], ends[MAXR], axes[MAXR], steps[MAXR], ns, ne, na = -2, nst = -2;
 
-	if (cpu_need_x(k, &x))
+	if (ops_need_x(k, &x))
 		return -1;
 	if (v < 10) {
 		ns = xk_attr_ints(k, "starts", starts, MAXR);
@@ -650,12 +617,12 @@ static int k_slice_run(struct exec_kernel_ctx *k, int v)
 	} else {
 		if (!input(k, 1) || !input(k, 2))
 			return xk_fail(k, "starts and ends are required");
-		if ((ns = cpu_host_ints(k, input(k, 1), starts, MAXR, "starts")) < 0 ||
-		    (ne = cpu_host_ints(k, input(k, 2), ends, MAXR, "ends")) < 0)
+		if ((ns = ops_host_ints(k, input(k, 1), starts, MAXR, "starts")) < 0 ||
+		    (ne = ops_host_ints(k, input(k, 2), ends, MAXR, "ends")) < 0)
 			return -1;
-		if (input(k, 3) && (na = cpu_host_ints(k, input(k, 3), axes, MAXR, "axes")) < 0)
+		if (input(k, 3) && (na = ops_host_ints(k, input(k, 3), axes, MAXR, "axes")) < 0)
 			return -1;
-		if (input(k, 4) && (nst = cpu_host_ints(k, input(k, 4), steps, MAXR, "steps")) < 0)
+		if (input(k, 4) && (nst = ops_host_ints(k, input(k, 4), steps, MAXR, "steps")) < 0)
 			return -1;
 	}
 	if (ns != ne)
@@ -718,11 +685,11 @@ static int k_expand(struct exec_kernel_ctx *k)
 	const struct xtensor *x, *s = input(k, 1);
 	int64_t want[MAXR], d[MAXR], xs[MAXR];
 
-	if (cpu_need_x(k, &x))
+	if (ops_need_x(k, &x))
 		return -1;
 	if (!s)
 		return xk_fail(k, "the shape input is missing");
-	int64_t n = cpu_host_ints(k, s, want, MAXR, "the shape");
+	int64_t n = ops_host_ints(k, s, want, MAXR, "the shape");
 	if (n < 0)
 		return -1;
 	int r = x->rank > n ? x->rank : (int)n;
@@ -764,11 +731,11 @@ static int k_tile(struct exec_kernel_ctx *k)
 	const struct xtensor *x, *rt = input(k, 1);
 	int64_t rep[MAXR], d[MAXR], xs[MAXR];
 
-	if (cpu_need_x(k, &x))
+	if (ops_need_x(k, &x))
 		return -1;
 	if (!rt)
 		return xk_fail(k, "the repeats input is missing");
-	int64_t n = cpu_host_ints(k, rt, rep, MAXR, "repeats");
+	int64_t n = ops_host_ints(k, rt, rep, MAXR, "repeats");
 	if (n < 0)
 		return -1;
 	if (n != x->rank)
@@ -801,10 +768,10 @@ static int k_tile(struct exec_kernel_ctx *k)
 static int k_pad(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x;
-	struct pad_plan pl;
+	struct pad_geom pl;
 	int64_t xs[MAXR], *pb = pl.pb, *pe = pl.pe, *d = pl.d;
 
-	if (cpu_need_x(k, &x) || cpu_pad_setup(k, x, cpu_host_input, &pl))
+	if (ops_need_x(k, &x) || ops_pad_setup(k, x, ops_host_input, &pl))
 		return -1;
 	if (xk_output(k, 0, x->dtype, x->rank, d))
 		return -1;
@@ -846,7 +813,7 @@ static int k_constant_of_shape(struct exec_kernel_ctx *k)
 	struct xtensor v;
 	int have, r;
 
-	if (cpu_constant_of_shape_setup(k, cpu_host_input, &r, d, &v, &have))
+	if (ops_constant_of_shape_setup(k, ops_host_input, &r, d, &v, &have))
 		return -1;
 	int32_t dt = have ? v.dtype : OV_DT_FLOAT;
 	if (xk_output(k, 0, dt, r, d)) {
@@ -872,9 +839,9 @@ static int k_constant_of_shape(struct exec_kernel_ctx *k)
 
 static int k_range(struct exec_kernel_ctx *k)
 {
-	struct range_plan p;
+	struct range_geom p;
 
-	if (cpu_range_setup(k, cpu_host_input, &p) || xk_output(k, 0, p.dt, 1, &p.n))
+	if (ops_range_setup(k, ops_host_input, &p) || xk_output(k, 0, p.dt, 1, &p.n))
 		return -1;
 	for (int64_t i = 0; i < p.n; i++)
 		ov_range_at(k->out[0]->data, p.dt, i, p.si, p.di, p.sd, p.dd);
@@ -889,7 +856,7 @@ static int k_trilu(struct exec_kernel_ctx *k)
 	int64_t kk;
 	int upper = (int)xk_attr_int(k, "upper", 1);
 
-	if (cpu_trilu_setup(k, cpu_host_input, &kk))
+	if (ops_trilu_setup(k, ops_host_input, &kk))
 		return -1;
 	if (xk_output(k, 0, x->dtype, x->rank, x->dims))
 		return -1;
@@ -919,7 +886,7 @@ static int cum_run(struct exec_kernel_ctx *k, int prod)
 	int axis;
 	int exclusive = (int)xk_attr_int(k, "exclusive", 0), reverse = (int)xk_attr_int(k, "reverse", 0);
 
-	if (cpu_cum_setup(k, prod, cpu_host_input, &axis) || xk_output(k, 0, x->dtype, x->rank, x->dims))
+	if (ops_cum_setup(k, prod, ops_host_input, &axis) || xk_output(k, 0, x->dtype, x->rank, x->dims))
 		return -1;
 	int64_t outer = xk_numel(axis, x->dims), len = x->dims[axis], inner = xk_numel(x->rank - axis - 1, x->dims + axis + 1);
 	for (int64_t o = 0; o < outer; o++)
@@ -939,7 +906,7 @@ static int k_center_crop_pad(struct exec_kernel_ctx *k)
 	const struct xtensor *x = input(k, 0);
 	int64_t d[MAXR], lead[MAXR], xs[MAXR];
 
-	if (cpu_center_crop_pad_setup(k, cpu_host_input, d, lead) || xk_output(k, 0, x->dtype, x->rank, d))
+	if (ops_center_crop_pad_setup(k, ops_host_input, d, lead) || xk_output(k, 0, x->dtype, x->rank, d))
 		return -1;
 	struct xtensor *y = k->out[0];
 	if (!y->numel)
@@ -960,8 +927,8 @@ static int k_center_crop_pad(struct exec_kernel_ctx *k)
 
 const struct exec_kernel cpu_shape_kernels[] = {
 	{"Constant", 1, k_constant},
-	{"Shape", 1, k_shape},
-	{"Size", 1, k_size},
+	{"Shape", 1, ops_shape_kernel},
+	{"Size", 1, ops_size_kernel},
 	{"Reshape", 1, k_reshape1},
 	{"Reshape", 5, k_reshape5},
 	{"Flatten", 1, k_flatten},

@@ -1,6 +1,6 @@
 // Conv and ConvTranspose on the CUDA device through cuDNN (1-D as 2-D with H = 1, 2-D and 3-D; groups, strides,
 // dilations, pads and auto_pad, bias), float32 (float16 and bfloat16 through float32, as on the CPU).  The checks
-// and the window are the CPU's (cpu_conv_setup, cpu_convt_setup), mapped onto cuDNN's N-d descriptors by
+// and the window are the CPU's (ops_conv_setup, ops_convt_setup), mapped onto cuDNN's N-d descriptors by
 // conv_geom_from_window (cuda/geom.c, unit-tested without a GPU): asymmetric pads, which cuDNN's descriptors
 // cannot hold, are applied by copying the input into a zero-padded buffer first.
 //
@@ -122,7 +122,7 @@ static int k_conv(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = k->n_in > 0 ? k->in[0] : NULL, *wt = k->n_in > 1 ? k->in[1] : NULL;
 	const struct xtensor *b = k->n_in > 2 ? k->in[2] : NULL;
-	struct cpu_window win;
+	struct ops_window win;
 	struct conv_geom g;
 	int64_t group, out[XT_MAX_RANK];
 	char why[160];
@@ -136,7 +136,7 @@ static int k_conv(struct exec_kernel_ctx *k)
 	    x->rank < 3 || x->rank > 5)
 		return EXEC_DECLINE;
 	// the CPU's checks and window; what they refuse is declined, so that the CPU says what is wrong
-	if (cpu_conv_setup(k, x, wt, b, &group, &win, out) ||
+	if (ops_conv_setup(k, x, wt, b, &group, &win, out) ||
 	    conv_geom_from_window(&win, x->dims, wt->dims, group, &g, why, sizeof why))
 		return EXEC_DECLINE;
 	if (xk_output_raw(k, 0, x->dtype, x->rank, out))
@@ -237,7 +237,7 @@ out:
 // The transposed convolution of X by W is what cuDNN computes as the backward-data pass of a convolution whose
 // output is X (its filter, [C, M/group, kernel...], is ONNX's W as it is).  It is run without pads, giving the full
 // output ((in - 1) * stride + (kernel - 1) * dilation + 1 per dim), and cropped into Y from the begin pads on, Y's
-// size (pads, output_padding, output_shape, auto_pad: cpu_convt_setup, shared with the CPU) deciding where it ends;
+// size (pads, output_padding, output_shape, auto_pad: ops_convt_setup, shared with the CPU) deciding where it ends;
 // what lies past the full output is zero, and the bias is added as the crop writes each element.
 
 static const char *bwd_algo_name(cudnnConvolutionBwdDataAlgo_t a)
@@ -257,7 +257,7 @@ static int k_conv_transpose(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = k->n_in > 0 ? k->in[0] : NULL, *wt = k->n_in > 1 ? k->in[1] : NULL;
 	const struct xtensor *b = k->n_in > 2 ? k->in[2] : NULL;
-	struct cpu_window win;
+	struct ops_window win;
 	struct conv_geom g = {};
 	int64_t group, out[XT_MAX_RANK], pb[CONV_GEOM_MAX], o[CONV_GEOM_MAX], full[CONV_GEOM_MAX];
 	struct cu_bufs bufs = {};
@@ -269,7 +269,7 @@ static int k_conv_transpose(struct exec_kernel_ctx *k)
 	if (!x || !wt || !cu_float_type(x->dtype) || wt->dtype != x->dtype || (b && b->dtype != x->dtype) ||
 	    x->rank < 3 || x->rank > 5)
 		return EXEC_DECLINE;
-	if (cpu_convt_setup(k, x, wt, b, &win, out, &group))
+	if (ops_convt_setup(k, x, wt, b, &win, out, &group))
 		return EXEC_DECLINE; // the CPU says what is wrong
 	// the convolution whose backward-data pass this is: input the full output, no pads, output X
 	g.nd = win.n == 1 ? 2 : win.n;

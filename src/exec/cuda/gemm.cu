@@ -26,7 +26,7 @@ static int fits_int(int64_t v)
 // ---- MatMul ----
 
 // Batch bi's element offsets into A and B (the batch index taken apart over the broadcast batch dims).
-static void mm_offsets(const struct mm_plan *p, int64_t bi, int64_t *aoff, int64_t *boff)
+static void mm_offsets(const struct mm_geom *p, int64_t bi, int64_t *aoff, int64_t *boff)
 {
 	*aoff = *boff = 0;
 	for (int i = p->nbatch - 1; i >= 0; i--) {
@@ -40,13 +40,13 @@ static void mm_offsets(const struct mm_plan *p, int64_t bi, int64_t *aoff, int64
 static int k_matmul(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *a = k->n_in > 0 ? k->in[0] : NULL, *b = k->n_in > 1 ? k->in[1] : NULL;
-	struct mm_plan p;
+	struct mm_geom p;
 	struct cu_bufs bufs = {};
 	int rc = -1;
 
 	if (!a || !b || !cu_float_type(a->dtype) || b->dtype != a->dtype)
 		return EXEC_DECLINE;
-	if (cpu_matmul_setup(k, a, b, &p))
+	if (ops_matmul_setup(k, a, b, &p))
 		return EXEC_DECLINE; // the CPU says what is wrong
 	if (!fits_int(p.m) || !fits_int(p.n) || !fits_int(p.kk) || !fits_int(p.batches))
 		return EXEC_DECLINE;

@@ -13,7 +13,7 @@ static int fits(int64_t v)
 	return v >= 0 && v <= INT_MAX;
 }
 
-int conv_geom_from_window(const struct cpu_window *win, const int64_t *x, const int64_t *wt, int64_t group,
+int conv_geom_from_window(const struct ops_window *win, const int64_t *x, const int64_t *wt, int64_t group,
 			  struct conv_geom *g, char *why, size_t why_len)
 {
 	int64_t in[CONV_GEOM_MAX], k[CONV_GEOM_MAX], s[CONV_GEOM_MAX], d[CONV_GEOM_MAX], pb[CONV_GEOM_MAX];

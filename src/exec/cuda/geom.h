@@ -1,5 +1,5 @@
 /* A convolution's geometry as cuDNN's descriptors take it, derived on the host from the window the CPU reads
- * (cpu_window_read, src/exec/ops/ov-window.h), so the two backends agree on pads, auto_pad and output sizes.
+ * (ops_window_read, src/exec/ops/ov-window.h), so the two backends agree on pads, auto_pad and output sizes.
  *
  * Plain C with no CUDA in it: the CUDA convolution (src/exec/cuda/conv.cu) calls it, and the unit tests check it
  * on any machine (tests/unit/test-cuda-geom.c). */
@@ -34,7 +34,7 @@ struct conv_geom {
 /* From the window win of input dims x (N, C, spatial...) and weight dims wt (M, C/group, kernel...), with group.
  * Returns 0, or -1 when the library cannot take it (more than 3 spatial dims, a size beyond int, or a geometry the
  * symmetric-pad formula does not reproduce), with why. */
-int conv_geom_from_window(const struct cpu_window *win, const int64_t *x, const int64_t *wt, int64_t group,
+int conv_geom_from_window(const struct ops_window *win, const int64_t *x, const int64_t *wt, int64_t group,
 			  struct conv_geom *g, char *why, size_t why_len);
 
 #ifdef __cplusplus

@@ -76,11 +76,11 @@ static int depth_space_launch(struct exec_kernel_ctx *k, const struct ds_geom *g
 static int depth_space(struct exec_kernel_ctx *k, int to_space)
 {
 	const struct xtensor *x = movable_x(k);
-	struct depth_space_plan p;
+	struct depth_space_geom p;
 	struct cu_bufs bufs = {};
 	int rc = -1;
 
-	if (!x || cpu_depth_space_setup(k, to_space, &p))
+	if (!x || ops_depth_space_setup(k, to_space, &p))
 		return EXEC_DECLINE;
 	if (xk_output_raw(k, 0, x->dtype, 4, p.out))
 		return -1;
@@ -128,7 +128,7 @@ static int k_trilu(struct exec_kernel_ctx *k)
 	struct cu_bufs bufs = {};
 	int rc = -1;
 
-	if (!x || cpu_trilu_setup(k, cu_host, &kk))
+	if (!x || ops_trilu_setup(k, cu_host, &kk))
 		return EXEC_DECLINE;
 	if (xk_output_raw(k, 0, x->dtype, x->rank, x->dims))
 		return -1;
@@ -165,16 +165,16 @@ static int gather_launch(struct exec_kernel_ctx *k, const void *x, const int64_t
 	return CU_LAUNCH(k, gather_kernel<T>, cu_grid(n), CU_BLOCK, (const T *)x, offs, slice, (T *)y, n);
 }
 
-// The indices are read and resolved on the host (cpu_gather_setup, with the CPU's checks); their offsets go to
+// The indices are read and resolved on the host (ops_gather_setup, with the CPU's checks); their offsets go to
 // the device as one table.
 static int gather_run(struct exec_kernel_ctx *k, int nd)
 {
 	const struct xtensor *x = movable_x(k);
-	struct index_plan p;
+	struct index_geom p;
 	struct cu_bufs bufs = {};
 	int rc = -1;
 
-	if (!x || !input(k, 1) || cpu_gather_setup(k, nd, cu_host, &p))
+	if (!x || !input(k, 1) || ops_gather_setup(k, nd, cu_host, &p))
 		return EXEC_DECLINE;
 	if (xk_output_raw(k, 0, x->dtype, p.rank, p.dims))
 		goto out;
@@ -232,7 +232,7 @@ static int k_onehot(struct exec_kernel_ctx *k)
 	int rc = -1;
 
 	if (!idx || !input(k, 1) || !v || !ov_int_readable(idx->dtype) || !cu_move_size(v->dtype) ||
-	    cpu_onehot_setup(k, cu_host, &depth, &axis, &r, d))
+	    ops_onehot_setup(k, cu_host, &depth, &axis, &r, d))
 		return EXEC_DECLINE;
 	if (!(hv = cu_host(k, 2)) || xk_output_raw(k, 0, v->dtype, r, d))
 		return -1;
@@ -260,11 +260,11 @@ static __global__ void range_kernel(void *y, int32_t dt, int64_t si, int64_t di,
 
 static int k_range(struct exec_kernel_ctx *k)
 {
-	struct range_plan p;
+	struct range_geom p;
 	struct cu_bufs bufs = {};
 	int rc = -1;
 
-	if (cpu_range_setup(k, cu_host, &p))
+	if (ops_range_setup(k, cu_host, &p))
 		return EXEC_DECLINE;
 	if (xk_output_raw(k, 0, p.dt, 1, &p.n))
 		return -1;
@@ -323,7 +323,7 @@ static int k_constant_of_shape(struct exec_kernel_ctx *k)
 	struct xtensor v;
 	int have, r, rc;
 
-	if (cpu_constant_of_shape_setup(k, cu_host, &r, d, &v, &have))
+	if (ops_constant_of_shape_setup(k, cu_host, &r, d, &v, &have))
 		return EXEC_DECLINE;
 	if (have && !cu_move_size(v.dtype)) {
 		xt_free(&v);
@@ -345,7 +345,7 @@ static int k_eye_like(struct exec_kernel_ctx *k)
 	struct xtensor o;
 	int32_t dt;
 
-	if (cpu_eye_like_setup(k, &dt) || !cu_move_size(dt))
+	if (ops_eye_like_setup(k, &dt) || !cu_move_size(dt))
 		return EXEC_DECLINE;
 	if (xk_output_raw(k, 0, dt, 2, x->dims))
 		return -1;
@@ -373,7 +373,7 @@ static int cum_run(struct exec_kernel_ctx *k, int prod)
 	struct cu_bufs bufs = {};
 	int rc = -1;
 
-	if (!x || cpu_cum_setup(k, prod, cu_host, &axis))
+	if (!x || ops_cum_setup(k, prod, cu_host, &axis))
 		return EXEC_DECLINE;
 	if (xk_output_raw(k, 0, x->dtype, x->rank, x->dims))
 		return -1;
@@ -427,7 +427,7 @@ static int k_reverse_sequence(struct exec_kernel_ctx *k)
 	struct cu_bufs bufs = {};
 	int rc = -1;
 
-	if (!x || cpu_reverse_sequence_setup(k, cu_host, &ba, &B, &T))
+	if (!x || ops_reverse_sequence_setup(k, cu_host, &ba, &B, &T))
 		return EXEC_DECLINE;
 	if (!(sl = cu_host(k, 1)) || xk_output_raw(k, 0, x->dtype, x->rank, x->dims))
 		return -1;
@@ -484,7 +484,7 @@ static int k_topk(struct exec_kernel_ctx *k)
 	struct cu_bufs bufs = {};
 	int rc = -1;
 
-	if (!x || cpu_topk_setup(k, cu_host, &axis, &kk))
+	if (!x || ops_topk_setup(k, cu_host, &axis, &kk))
 		return EXEC_DECLINE;
 	memcpy(d, x->dims, sizeof d);
 	d[axis] = kk;

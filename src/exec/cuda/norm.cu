@@ -204,7 +204,7 @@ static __global__ void stats_kernel(const void *x, int dt, int64_t len, double e
 
 // ---- LayerNormalization ----
 
-// X's dims and Scale's and B's broadcast strides (cpu_layernorm_setup's), by value to the kernel.
+// X's dims and Scale's and B's broadcast strides (ops_layernorm_setup's), by value to the kernel.
 struct ln_bcast {
 	int rank;
 	int64_t dims[XT_MAX_RANK], sstr[XT_MAX_RANK], bstr[XT_MAX_RANK];
@@ -232,13 +232,13 @@ static int k_layernorm(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = input(k, 0), *s = input(k, 1), *b = input(k, 2);
 	struct ln_bcast bc;
-	struct ln_plan pl;
+	struct ln_geom pl;
 	struct cu_bufs bufs = {};
 	int rc = -1, dt;
 
 	if (!x || !s || !norm_type(x->dtype) || s->dtype != x->dtype || (b && b->dtype != x->dtype))
 		return EXEC_DECLINE;
-	if (cpu_layernorm_setup(k, x, s, b, &pl))
+	if (ops_layernorm_setup(k, x, s, b, &pl))
 		return EXEC_DECLINE; // the CPU says what is wrong
 	memset(&bc, 0, sizeof bc);
 	bc.rank = x->rank;

@@ -128,7 +128,7 @@ struct cu_win {
 	int64_t first[XT_MAX_RANK], cnt[XT_MAX_RANK], kidx[XT_MAX_RANK], st[XT_MAX_RANK];
 };
 
-static inline OV_HD void cu_win_start(const struct cpu_window *w, int64_t t, struct cu_win *c)
+static inline OV_HD void cu_win_start(const struct ops_window *w, int64_t t, struct cu_win *c)
 {
 	int n = w->n;
 	int64_t o = t % w->out_size, s = 1;
@@ -152,7 +152,7 @@ static inline OV_HD void cu_win_start(const struct cpu_window *w, int64_t t, str
 		c->off += c->first[i] * c->st[i];
 }
 
-static inline OV_HD void cu_win_next(const struct cpu_window *w, struct cu_win *c)
+static inline OV_HD void cu_win_next(const struct ops_window *w, struct cu_win *c)
 {
 	for (int i = w->n - 1; i >= 0; i--) {
 		c->off += w->d[i] * c->st[i];
@@ -166,7 +166,7 @@ static inline OV_HD void cu_win_next(const struct cpu_window *w, struct cu_win *
 /* avg: 0 MaxPool, 1 AveragePool, with cpu/pool.c's accumulators: for MaxPool over 1 or 2 spatial dims a float
  * maximum from -inf (NaN never taken), otherwise a double, the first tap always taken by MaxPool; an empty window
  * gives 0. */
-static inline OV_HD float cu_pool_point(const struct cpu_window *w, int avg, int count_include_pad, const float *x,
+static inline OV_HD float cu_pool_point(const struct ops_window *w, int avg, int count_include_pad, const float *x,
 					int64_t t)
 {
 	struct cu_win c;
@@ -201,7 +201,7 @@ static inline OV_HD float cu_pool_point(const struct cpu_window *w, int avg, int
  * taken and then a greater one, and *index the flat index of the tap taken: the plane times the plane's size plus
  * the tap's offset in the plane, in row-major order (storage_order 0) or column-major (1).  An empty window gives
  * 0 and index 0. */
-static inline OV_HD float cu_maxpool_index_point(const struct cpu_window *w, int storage_order, const float *x,
+static inline OV_HD float cu_maxpool_index_point(const struct ops_window *w, int storage_order, const float *x,
 						 int64_t t, int64_t *index)
 {
 	struct cu_win c;
@@ -297,7 +297,7 @@ static inline OV_HD void cu_store_d(void *p, int dt, int64_t i, double v)
 
 /* LpPool's output element t: the sum over the window's taps of |x|^p (x * x when p is 2) in double, in
  * cpu/pool.c's order, then its p-th root (sqrt when p is 2); padding adds nothing, an empty window gives 0. */
-static inline OV_HD double cu_lppool_point(const struct cpu_window *w, double p, const void *x, int dt, int64_t t)
+static inline OV_HD double cu_lppool_point(const struct ops_window *w, double p, const void *x, int dt, int64_t t)
 {
 	struct cu_win c;
 	double acc = 0;

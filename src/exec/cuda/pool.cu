@@ -1,7 +1,7 @@
 // Pooling on the CUDA device: MaxPool (with its Indices output and storage_order too), AveragePool
 // (count_include_pad, ceil_mode, dilations, pads, auto_pad), GlobalAveragePool and GlobalMaxPool, float32 (float16
 // and bfloat16 through float32); LpPool and GlobalLpPool, float32 and float64 (float16 and bfloat16 through
-// float32); MaxUnpool, any fixed-size element type.  The window is read by the CPU's cpu_window_read, and each
+// float32); MaxUnpool, any fixed-size element type.  The window is read by the CPU's ops_window_read, and each
 // output element walks its taps with the same src/exec/ops/ov-window.h functions (ov_window_taps,
 // ov_window_padded_taps) and in the same order as src/exec/cpu/pool.c, accumulating as it does (cu_pool_point,
 // cu_maxpool_index_point, cu_lppool_point of cuda/points.h), so the results match the CPU's.  The global pools
@@ -17,7 +17,7 @@
 #include "src/exec/cuda/points.h"
 
 // One thread per output element (cu_pool_point of cuda/points.h).
-static __global__ void pool_kernel(struct cpu_window w, int avg, int count_include_pad, const float *x, float *y,
+static __global__ void pool_kernel(struct ops_window w, int avg, int count_include_pad, const float *x, float *y,
 				   int64_t total)
 {
 	CU_FOR(t, total)
@@ -25,7 +25,7 @@ static __global__ void pool_kernel(struct cpu_window w, int avg, int count_inclu
 }
 
 // MaxPool with Indices (cu_maxpool_index_point).
-static __global__ void pool_index_kernel(struct cpu_window w, int storage_order, const float *x, float *y,
+static __global__ void pool_index_kernel(struct ops_window w, int storage_order, const float *x, float *y,
 					 int64_t *ind, int64_t total)
 {
 	CU_FOR(t, total)
@@ -33,7 +33,7 @@ static __global__ void pool_index_kernel(struct cpu_window w, int storage_order,
 }
 
 // LpPool (cu_lppool_point), float32 or float64 (dt).
-static __global__ void lp_pool_kernel(struct cpu_window w, double p, const void *x, int dt, void *y, int64_t total)
+static __global__ void lp_pool_kernel(struct ops_window w, double p, const void *x, int dt, void *y, int64_t total)
 {
 	CU_FOR(t, total)
 	cu_store_d(y, dt, t, cu_lppool_point(&w, p, x, dt, t));
@@ -44,18 +44,18 @@ enum pool_kind { POOL_MAX, POOL_AVG, POOL_LP };
 static int pool_run(struct exec_kernel_ctx *k, enum pool_kind kind)
 {
 	const struct xtensor *x = k->n_in ? k->in[0] : NULL;
-	struct cpu_window w;
+	struct ops_window w;
 	int64_t out[XT_MAX_RANK];
 	struct cu_bufs bufs = {};
 	int rc = -1, dt = OV_DT_FLOAT, ind = kind == POOL_MAX && k->n_out > 1;
-	double p = cpu_pool_lp_p(k);
+	double p = ops_pool_lp_p(k);
 
 	// the integer MaxPool and the float64 MaxPool and AveragePool are left to the CPU
 	if (!x || !(cu_float_type(x->dtype) || (kind == POOL_LP && x->dtype == OV_DT_DOUBLE)) || x->rank < 3)
 		return EXEC_DECLINE;
 	if (kind == POOL_LP && !(p > 0))
 		return EXEC_DECLINE; // the CPU names the bad p
-	if (cpu_window_read(k, x, NULL, xk_attr_int(k, "ceil_mode", 0) != 0, 0, &w))
+	if (ops_window_read(k, x, NULL, xk_attr_int(k, "ceil_mode", 0) != 0, 0, &w))
 		return -1; // the window's own message, as the CPU gives it
 	int cip = xk_attr_int(k, "count_include_pad", 0) != 0;
 	out[0] = x->dims[0];
@@ -193,7 +193,7 @@ static int k_global_lp_pool(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = k->n_in ? k->in[0] : NULL;
 	int64_t out[XT_MAX_RANK];
-	double p = cpu_pool_lp_p(k);
+	double p = ops_pool_lp_p(k);
 	struct cu_bufs bufs = {};
 	int rc = -1, dt;
 
@@ -262,7 +262,7 @@ static int k_max_unpool(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = k->n_in ? k->in[0] : NULL, *ind = k->n_in > 1 ? k->in[1] : NULL;
 	int has_shape = k->n_in > 2 && k->in[2];
-	struct cpu_window w;
+	struct ops_window w;
 	int64_t out[XT_MAX_RANK];
 	unsigned long long bad[2];
 	struct cu_bufs bufs = {};
@@ -274,7 +274,7 @@ static int k_max_unpool(struct exec_kernel_ctx *k)
 	size_t es = xt_elem_size(x->dtype);
 	if (es != 1 && es != 2 && es != 4 && es != 8)
 		return EXEC_DECLINE;
-	if (cpu_window_read(k, x, NULL, 0, 1, &w))
+	if (ops_window_read(k, x, NULL, 0, 1, &w))
 		return -1; // the window's own message, as the CPU gives it
 	out[0] = x->dims[0];
 	out[1] = x->dims[1];

@@ -67,7 +67,7 @@ static int k_quantize_linear(struct exec_kernel_ctx *k)
 	int32_t dt = zp ? zp->dtype : (int32_t)xk_attr_int(k, "output_dtype", OV_DT_UINT8);
 	if (!dt)
 		dt = OV_DT_UINT8;
-	if (ov_quant_range(dt, &lo, &hi) || cpu_quant_setup(k, x, scale, zp, &q))
+	if (ov_quant_range(dt, &lo, &hi) || ops_quant_setup(k, x, scale, zp, &q))
 		return EXEC_DECLINE; // the CPU names the type or the shapes
 	if (xk_output_raw(k, 0, dt, x->rank, x->dims))
 		return -1;
@@ -118,7 +118,7 @@ static int k_dequantize_linear(struct exec_kernel_ctx *k)
 	if (!dt)
 		dt = scale->dtype;
 	if ((zp && zp->dtype != x->dtype) || !(cu_float_type(dt) || dt == OV_DT_DOUBLE) ||
-	    cpu_quant_setup(k, x, scale, zp, &q))
+	    ops_quant_setup(k, x, scale, zp, &q))
 		return EXEC_DECLINE; // the CPU names the types or the shapes
 	if (xk_output_raw(k, 0, dt, x->rank, x->dims))
 		return -1;

@@ -1,5 +1,5 @@
 // RNN, GRU and LSTM on the CUDA device, as the CPU kernel computes them (src/exec/cpu/misc.c): the same checks
-// (cpu_rnn_setup), the same cell arithmetic (src/exec/ops/ov-rnn.h, in float32 here), every direction, the optional
+// (ops_rnn_setup), the same cell arithmetic (src/exec/ops/ov-rnn.h, in float32 here), every direction, the optional
 // inputs (B, sequence_lens, initial_h, initial_c, P) and outputs (Y, Y_h, Y_c), both layouts, the activations
 // with their alpha and beta, clip, input_forget and linear_before_reset.  float32; float16 and bfloat16 through
 // float32; double is left to the CPU.
@@ -234,7 +234,7 @@ static int gemm_abt(struct exec_kernel_ctx *k, int64_t m, int64_t n, int64_t kk,
 
 static int rnn_run(struct exec_kernel_ctx *k, enum rnn_cell cell)
 {
-	struct rnn_plan pl;
+	struct rnn_geom pl;
 	struct cu_bufs bufs = {};
 	int rc = -1;
 	const struct xtensor *X = k->n_in > 0 ? k->in[0] : NULL;
@@ -245,9 +245,9 @@ static int rnn_run(struct exec_kernel_ctx *k, enum rnn_cell cell)
 	for (size_t i = 1; i < k->n_in && i < 8; i++)
 		if (i != 4 && k->in[i] && k->in[i]->dtype != X->dtype)
 			return EXEC_DECLINE;
-	if (cpu_rnn_setup(k, cell, cu_host, &pl))
+	if (ops_rnn_setup(k, cell, cu_host, &pl))
 		return EXEC_DECLINE; // the CPU says what is wrong
-	const struct xtensor *SL = k->n_in > 4 ? k->in[4] : NULL; // on the host now (cu_host, in cpu_rnn_setup)
+	const struct xtensor *SL = k->n_in > 4 ? k->in[4] : NULL; // on the host now (cu_host, in ops_rnn_setup)
 	int64_t T = pl.T, Bn = pl.Bn, I = pl.In, H = pl.H, D = pl.D, G = pl.G, GH = G * H, rows = T * Bn;
 	if (!fits_int(rows) || !fits_int(D * GH) || !fits_int(I) || !fits_int(H) || !fits_int(Bn) || !fits_int(GH))
 		return EXEC_DECLINE;

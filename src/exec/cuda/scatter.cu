@@ -4,7 +4,7 @@
 //
 // ONNX applies the updates in index order, and where indices repeat the result depends on that order (the last
 // one wins; a float sum rounds in that order).  The CPU folds them into a copy of data one after the other.  Here
-// the CPU's own setup (cpu_scatter_setup, ops/index.h) checks the node and resolves every index on the host,
+// the CPU's own setup (ops_scatter_setup, ops/index.h) checks the node and resolves every index on the host,
 // before any output exists (one out of range: the node is declined, and the CPU names it), to the data element its
 // unit starts at: a unit is one update (the Elements forms) or the slice of updates one index tuple names (ND).
 // The units are then sorted by target, stably, so the units of one target stand together in the CPU's order, and
@@ -57,7 +57,7 @@ static int scatter_launch(struct exec_kernel_ctx *k, void *y, const void *u, con
 
 // order: the units by target, stably (an LSD radix sort on the offsets, 16 bits a pass; none when they rise
 // already); soff: their targets in that order.  0, or -1 with the node's error.
-static int sort_units(struct exec_kernel_ctx *k, const struct index_plan *p, int64_t *order, int64_t *soff)
+static int sort_units(struct exec_kernel_ctx *k, const struct index_geom *p, int64_t *order, int64_t *soff)
 {
 	int64_t n = p->n, top = 0, *tmp = NULL, *cnt = NULL;
 	int rising = 1;
@@ -93,12 +93,12 @@ static int sort_units(struct exec_kernel_ctx *k, const struct index_plan *p, int
 static int scatter_run(struct exec_kernel_ctx *k, int nd)
 {
 	const struct xtensor *x = input(k, 0);
-	struct index_plan p;
+	struct index_geom p;
 	struct cu_bufs bufs = {};
 	int64_t *order = NULL, *soff = NULL;
 	int rc = -1;
 
-	if (!x || !input(k, 1) || !input(k, 2) || !cu_move_size(x->dtype) || cpu_scatter_setup(k, nd, cu_host, &p))
+	if (!x || !input(k, 1) || !input(k, 2) || !cu_move_size(x->dtype) || ops_scatter_setup(k, nd, cu_host, &p))
 		return EXEC_DECLINE; // the CPU says what is wrong
 	if (p.red != OV_SCATTER_NONE && !ov_scatter_red_type(x->dtype)) {
 		free(p.offs);

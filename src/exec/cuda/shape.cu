@@ -552,11 +552,11 @@ static void pad_fill(struct map_plan *p, const void *ctx)
 static int k_pad(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = movable_x(k);
-	struct pad_plan pl;
+	struct pad_geom pl;
 
 	if (!x)
 		return EXEC_DECLINE;
-	if (cpu_pad_setup(k, x, cu_host, &pl))
+	if (ops_pad_setup(k, x, cu_host, &pl))
 		return EXEC_DECLINE; // the CPU says what is wrong
 	const struct xtensor *cv = pl.cv;
 	double cval = pl.cval;
@@ -601,7 +601,7 @@ static int k_center_crop_pad(struct exec_kernel_ctx *k)
 	const struct xtensor *x = movable_x(k);
 	int64_t d[MAXR], lead[MAXR];
 
-	if (!x || cpu_center_crop_pad_setup(k, cu_host, d, lead))
+	if (!x || ops_center_crop_pad_setup(k, cu_host, d, lead))
 		return EXEC_DECLINE; // the CPU says what is wrong
 	if (xk_output_raw(k, 0, x->dtype, x->rank, d))
 		return -1;
@@ -793,7 +793,7 @@ static int k_gather(struct exec_kernel_ctx *k)
 	struct cu_bufs bufs = {};
 	int rc = EXEC_DECLINE;
 
-	if (!x || !idx || !cpu_is_index_type(idx->dtype))
+	if (!x || !idx || !ops_is_index_type(idx->dtype))
 		return EXEC_DECLINE;
 	int axis = axis_of(xk_attr_int(k, "axis", 0), x->rank), n = 0;
 	if (axis < 0 || x->rank - 1 + idx->rank > MAXR)
@@ -989,15 +989,15 @@ static int k_dropout(struct exec_kernel_ctx *k)
 
 // ---- Shape, Size: from the dims alone, written on the host (the input's elements are never copied) ----
 
-// The CPU's kernels, run from here so that the runner does not bring the input's elements to the host first.
-static int k_dims_only(struct exec_kernel_ctx *k)
+// The backend-neutral kernels (src/exec/ops/dims.c): the input stays where it is, only its dims are read.
+static int k_shape(struct exec_kernel_ctx *k)
 {
-	const Onnx__NodeProto *n = k->g->nodes[k->node].proto;
-	exec_kernel_fn fn = cpu_find_kernel("", n->op_type ? n->op_type : "", k->opset);
+	return input(k, 0) ? ops_shape_kernel(k) : EXEC_DECLINE;
+}
 
-	if (!fn || !input(k, 0))
-		return EXEC_DECLINE;
-	return fn(k);
+static int k_size(struct exec_kernel_ctx *k)
+{
+	return input(k, 0) ? ops_size_kernel(k) : EXEC_DECLINE;
 }
 
 // The rows after the first mark the opsets where an op's inputs or attributes changed; each kernel reads
@@ -1017,8 +1017,8 @@ const struct exec_kernel cuda_shape_kernels[] = {
 	{"Pad", 11, k_pad},
 	{"Reshape", 1, k_reshape},
 	{"Reshape", 5, k_reshape},
-	{"Shape", 1, k_dims_only},
-	{"Size", 1, k_dims_only},
+	{"Shape", 1, k_shape},
+	{"Size", 1, k_size},
 	{"Slice", 1, k_slice},
 	{"Slice", 10, k_slice},
 	{"Split", 1, k_split},

@@ -11,18 +11,18 @@
 
 #define MAXR XT_MAX_RANK
 
-const struct xtensor *cpu_host_input(struct exec_kernel_ctx *k, size_t i)
+const struct xtensor *ops_host_input(struct exec_kernel_ctx *k, size_t i)
 {
 	return i < k->n_in ? k->in[i] : NULL;
 }
 
-int cpu_is_index_type(int32_t dt)
+int ops_is_index_type(int32_t dt)
 {
 	return dt == OV_DT_INT64 || dt == OV_DT_INT32 || dt == OV_DT_INT16 || dt == OV_DT_INT8 || dt == OV_DT_UINT8 ||
 	       dt == OV_DT_UINT16 || dt == OV_DT_UINT32 || dt == OV_DT_UINT64;
 }
 
-int cpu_index_at(struct exec_kernel_ctx *k, const struct xtensor *t, int64_t i, int64_t dim, const char *what,
+int ops_index_at(struct exec_kernel_ctx *k, const struct xtensor *t, int64_t i, int64_t dim, const char *what,
 		 int64_t *out)
 {
 	int64_t v = xt_get_int(t, i);
@@ -34,9 +34,9 @@ int cpu_index_at(struct exec_kernel_ctx *k, const struct xtensor *t, int64_t i, 
 	return 0;
 }
 
-int cpu_need_x(struct exec_kernel_ctx *k, const struct xtensor **x)
+int ops_need_x(struct exec_kernel_ctx *k, const struct xtensor **x)
 {
-	*x = cpu_host_input(k, 0);
+	*x = ops_host_input(k, 0);
 	if (!*x)
 		return xk_fail(k, "input 0 is missing");
 	if (!xt_elem_size((*x)->dtype))
@@ -55,9 +55,9 @@ static void strides_of(int rank, const int64_t *d, int64_t *s)
 
 /* ---- DepthToSpace, SpaceToDepth ---- */
 
-int cpu_depth_space_setup(struct exec_kernel_ctx *k, int to_space, struct depth_space_plan *p)
+int ops_depth_space_setup(struct exec_kernel_ctx *k, int to_space, struct depth_space_geom *p)
 {
-	const struct xtensor *x = cpu_host_input(k, 0);
+	const struct xtensor *x = ops_host_input(k, 0);
 	int64_t b = xk_attr_int(k, "blocksize", 0);
 	char mode[16];
 
@@ -96,7 +96,7 @@ int cpu_depth_space_setup(struct exec_kernel_ctx *k, int to_space, struct depth_
 static int check_element_indices(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *idx,
 				 int axis)
 {
-	if (!cpu_is_index_type(idx->dtype))
+	if (!ops_is_index_type(idx->dtype))
 		return xk_fail(k, "indices are %s, not an integer type", dtype_name(idx->dtype));
 	if (idx->rank != x->rank)
 		return xk_fail(k, "indices have rank %d, data rank %d", idx->rank, x->rank);
@@ -110,7 +110,7 @@ static int check_element_indices(struct exec_kernel_ctx *k, const struct xtensor
 /* The element of x each element of idx (on the host) names: its own position, with the axis taking the index's
  * value (GatherElements, ScatterElements). */
 static int element_offsets(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *idx, int axis,
-			   struct index_plan *p)
+			   struct index_geom *p)
 {
 	int r = idx->rank;
 	int64_t xs[MAXR], pos[MAXR] = {0};
@@ -122,7 +122,7 @@ static int element_offsets(struct exec_kernel_ctx *k, const struct xtensor *x, c
 		return xk_fail(k, "out of memory");
 	for (int64_t q = 0; q < idx->numel; q++) {
 		int64_t j, off = 0;
-		if (cpu_index_at(k, idx, q, x->dims[axis], "indices", &j)) {
+		if (ops_index_at(k, idx, q, x->dims[axis], "indices", &j)) {
 			free(p->offs);
 			p->offs = NULL;
 			return -1;
@@ -138,11 +138,11 @@ static int element_offsets(struct exec_kernel_ctx *k, const struct xtensor *x, c
 /* GatherND and ScatterND: the index tuples of idx ([..., last]) as element offsets into x, each the start of a
  * slice of p->slice elements.  batch_dims leading dims are shared by data and indices. */
 static int nd_offsets(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *idx, int64_t b,
-		      cpu_host_fn host, struct index_plan *p)
+		      ops_host_fn host, struct index_geom *p)
 {
 	int q = idx->rank;
 
-	if (!cpu_is_index_type(idx->dtype))
+	if (!ops_is_index_type(idx->dtype))
 		return xk_fail(k, "indices are %s, not an integer type", dtype_name(idx->dtype));
 	if (q < 1)
 		return xk_fail(k, "indices must have rank 1 or more");
@@ -172,7 +172,7 @@ static int nd_offsets(struct exec_kernel_ctx *k, const struct xtensor *x, const 
 		int64_t off = (t / (per ? per : 1)) * xbatch;
 		for (int64_t m = 0; m < last; m++) {
 			int64_t j;
-			if (cpu_index_at(k, hidx, t * last + m, x->dims[b + m], "indices", &j)) {
+			if (ops_index_at(k, hidx, t * last + m, x->dims[b + m], "indices", &j)) {
 				free(p->offs);
 				p->offs = NULL;
 				return -1;
@@ -184,7 +184,7 @@ static int nd_offsets(struct exec_kernel_ctx *k, const struct xtensor *x, const 
 	return 0;
 }
 
-int cpu_gather_setup(struct exec_kernel_ctx *k, int nd, cpu_host_fn host, struct index_plan *p)
+int ops_gather_setup(struct exec_kernel_ctx *k, int nd, ops_host_fn host, struct index_geom *p)
 {
 	const struct xtensor *x = k->in[0], *idx = k->in[1], *hidx;
 	int axis;
@@ -239,7 +239,7 @@ static int get_reduction(struct exec_kernel_ctx *k, const struct xtensor *x, enu
 	return 0;
 }
 
-int cpu_scatter_setup(struct exec_kernel_ctx *k, int nd, cpu_host_fn host, struct index_plan *p)
+int ops_scatter_setup(struct exec_kernel_ctx *k, int nd, ops_host_fn host, struct index_geom *p)
 {
 	const struct xtensor *x = k->in[0], *idx = k->in[1], *u = k->in[2], *hidx;
 	int axis;
@@ -285,7 +285,7 @@ int cpu_scatter_setup(struct exec_kernel_ctx *k, int nd, cpu_host_fn host, struc
 
 /* ---- OneHot ---- */
 
-int cpu_onehot_setup(struct exec_kernel_ctx *k, cpu_host_fn host, int64_t *depth, int *axis, int *rank,
+int ops_onehot_setup(struct exec_kernel_ctx *k, ops_host_fn host, int64_t *depth, int *axis, int *rank,
 		     int64_t *dims)
 {
 	const struct xtensor *idx = k->in[0], *dp = k->in[1], *v = k->in[2];
@@ -315,9 +315,9 @@ int cpu_onehot_setup(struct exec_kernel_ctx *k, cpu_host_fn host, int64_t *depth
 
 /* ---- Range ---- */
 
-int cpu_range_setup(struct exec_kernel_ctx *k, cpu_host_fn host, struct range_plan *p)
+int ops_range_setup(struct exec_kernel_ctx *k, ops_host_fn host, struct range_geom *p)
 {
-	const struct xtensor *a = cpu_host_input(k, 0), *b = cpu_host_input(k, 1), *c = cpu_host_input(k, 2);
+	const struct xtensor *a = ops_host_input(k, 0), *b = ops_host_input(k, 1), *c = ops_host_input(k, 2);
 
 	memset(p, 0, sizeof *p);
 	if (!a || !b || !c)
@@ -367,10 +367,10 @@ int cpu_range_setup(struct exec_kernel_ctx *k, cpu_host_fn host, struct range_pl
 
 /* ---- ConstantOfShape, EyeLike, Trilu ---- */
 
-int cpu_constant_of_shape_setup(struct exec_kernel_ctx *k, cpu_host_fn host, int *rank, int64_t *dims,
+int ops_constant_of_shape_setup(struct exec_kernel_ctx *k, ops_host_fn host, int *rank, int64_t *dims,
 				struct xtensor *v, int *have)
 {
-	const struct xtensor *s = cpu_host_input(k, 0);
+	const struct xtensor *s = ops_host_input(k, 0);
 	const Onnx__NodeProto *nd = k->g->nodes[k->node].proto;
 
 	*have = 0;
@@ -378,7 +378,7 @@ int cpu_constant_of_shape_setup(struct exec_kernel_ctx *k, cpu_host_fn host, int
 		return xk_fail(k, "the shape input is missing");
 	if (!(s = host(k, 0)))
 		return -1;
-	int64_t n = cpu_host_ints(k, s, dims, MAXR, "the shape");
+	int64_t n = ops_host_ints(k, s, dims, MAXR, "the shape");
 	if (n < 0)
 		return -1;
 	for (int64_t i = 0; i < n; i++)
@@ -399,9 +399,9 @@ int cpu_constant_of_shape_setup(struct exec_kernel_ctx *k, cpu_host_fn host, int
 	return 0;
 }
 
-int cpu_eye_like_setup(struct exec_kernel_ctx *k, int32_t *dt)
+int ops_eye_like_setup(struct exec_kernel_ctx *k, int32_t *dt)
 {
-	const struct xtensor *x = cpu_host_input(k, 0);
+	const struct xtensor *x = ops_host_input(k, 0);
 
 	if (!x)
 		return xk_fail(k, "input 0 is missing");
@@ -413,12 +413,12 @@ int cpu_eye_like_setup(struct exec_kernel_ctx *k, int32_t *dt)
 	return 0;
 }
 
-int cpu_trilu_setup(struct exec_kernel_ctx *k, cpu_host_fn host, int64_t *kk)
+int ops_trilu_setup(struct exec_kernel_ctx *k, ops_host_fn host, int64_t *kk)
 {
-	const struct xtensor *x, *kt = cpu_host_input(k, 1);
+	const struct xtensor *x, *kt = ops_host_input(k, 1);
 
 	*kk = 0;
-	if (cpu_need_x(k, &x))
+	if (ops_need_x(k, &x))
 		return -1;
 	if (x->rank < 2)
 		return xk_fail(k, "Trilu needs rank 2 or more, got %d", x->rank);
@@ -434,11 +434,11 @@ int cpu_trilu_setup(struct exec_kernel_ctx *k, cpu_host_fn host, int64_t *kk)
 
 /* ---- CumSum, CumProd, TopK ---- */
 
-int cpu_cum_setup(struct exec_kernel_ctx *k, int prod, cpu_host_fn host, int *axis)
+int ops_cum_setup(struct exec_kernel_ctx *k, int prod, ops_host_fn host, int *axis)
 {
-	const struct xtensor *x, *ax = cpu_host_input(k, 1);
+	const struct xtensor *x, *ax = ops_host_input(k, 1);
 
-	if (cpu_need_x(k, &x))
+	if (ops_need_x(k, &x))
 		return -1;
 	if (!ax || ax->numel != 1)
 		return xk_fail(k, "axis must be a single value");
@@ -451,9 +451,9 @@ int cpu_cum_setup(struct exec_kernel_ctx *k, int prod, cpu_host_fn host, int *ax
 	return 0;
 }
 
-int cpu_topk_setup(struct exec_kernel_ctx *k, cpu_host_fn host, int *axis, int64_t *kk)
+int ops_topk_setup(struct exec_kernel_ctx *k, ops_host_fn host, int *axis, int64_t *kk)
 {
-	const struct xtensor *x = cpu_host_input(k, 0);
+	const struct xtensor *x = ops_host_input(k, 0);
 
 	if (!x)
 		return xk_fail(k, "input 0 is missing");
@@ -468,7 +468,7 @@ int cpu_topk_setup(struct exec_kernel_ctx *k, cpu_host_fn host, int *axis, int64
 	if (k->opset < 10)
 		*kk = xk_attr_int(k, "k", -1);
 	else {
-		const struct xtensor *kt = cpu_host_input(k, 1);
+		const struct xtensor *kt = ops_host_input(k, 1);
 		if (!kt || kt->numel != 1)
 			return xk_fail(k, "K must be a single value");
 		if (!(kt = host(k, 1)))
@@ -483,10 +483,10 @@ int cpu_topk_setup(struct exec_kernel_ctx *k, cpu_host_fn host, int *axis, int64
 
 /* ---- ReverseSequence, CenterCropPad ---- */
 
-int cpu_reverse_sequence_setup(struct exec_kernel_ctx *k, cpu_host_fn host, int *batch_axis, int64_t *B,
+int ops_reverse_sequence_setup(struct exec_kernel_ctx *k, ops_host_fn host, int *batch_axis, int64_t *B,
 			       int64_t *T)
 {
-	const struct xtensor *x = cpu_host_input(k, 0), *sl = cpu_host_input(k, 1);
+	const struct xtensor *x = ops_host_input(k, 0), *sl = ops_host_input(k, 1);
 	int64_t ba = xk_attr_int(k, "batch_axis", 1), ta = xk_attr_int(k, "time_axis", 0);
 
 	if (!x || !sl)
@@ -514,19 +514,19 @@ int cpu_reverse_sequence_setup(struct exec_kernel_ctx *k, cpu_host_fn host, int 
 
 /* Each listed axis is cropped or zero-padded to its target length around the centre (the odd element goes to the
  * end, as in the reference). */
-int cpu_center_crop_pad_setup(struct exec_kernel_ctx *k, cpu_host_fn host, int64_t *dims, int64_t *lead)
+int ops_center_crop_pad_setup(struct exec_kernel_ctx *k, ops_host_fn host, int64_t *dims, int64_t *lead)
 {
-	const struct xtensor *x, *st = cpu_host_input(k, 1);
+	const struct xtensor *x, *st = ops_host_input(k, 1);
 	int64_t want[MAXR], axes[MAXR];
 	int seen[MAXR] = {0};
 
-	if (cpu_need_x(k, &x))
+	if (ops_need_x(k, &x))
 		return -1;
 	if (!st)
 		return xk_fail(k, "the shape input is missing");
 	if (!(st = host(k, 1)))
 		return -1;
-	int64_t n = cpu_host_ints(k, st, want, MAXR, "the shape");
+	int64_t n = ops_host_ints(k, st, want, MAXR, "the shape");
 	if (n < 0)
 		return -1;
 	int64_t na = xk_attr_ints(k, "axes", axes, MAXR);

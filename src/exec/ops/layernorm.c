@@ -25,8 +25,8 @@ static int bcast_strides(const struct xtensor *t, const int64_t *dims, int rank,
 	return 0;
 }
 
-int cpu_layernorm_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *s,
-			const struct xtensor *b, struct ln_plan *p)
+int ops_layernorm_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *s,
+			const struct xtensor *b, struct ln_geom *p)
 {
 	char d1[64];
 

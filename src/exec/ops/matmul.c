@@ -5,7 +5,7 @@
 
 #include "src/exec/ops/ops.h"
 
-int cpu_matmul_setup(struct exec_kernel_ctx *k, const struct xtensor *a, const struct xtensor *b, struct mm_plan *p)
+int ops_matmul_setup(struct exec_kernel_ctx *k, const struct xtensor *a, const struct xtensor *b, struct mm_geom *p)
 {
 	char d1[64], d2[64];
 	int ra = a->rank, rb = b->rank;

@@ -3,7 +3,7 @@
  * point (one for the tensor, one per index along an axis, or one per block of indices along it: opset 21's
  * block_size), the quantized types' ranges, and one element's value, rounded half to even (nearbyint, which both
  * the C library and the CUDA device provide).  Static inline OV_HD functions of plain numbers, so the two backends
- * compute the same bits.  The checks that fill struct ov_qparams are cpu_quant_setup (src/exec/ops/quant.c). */
+ * compute the same bits.  The checks that fill struct ov_qparams are ops_quant_setup (src/exec/ops/quant.c). */
 #ifndef OV_EXEC_QUANT_H
 #define OV_EXEC_QUANT_H
 

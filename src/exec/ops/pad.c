@@ -1,4 +1,4 @@
-/* Pad's checks and geometry, shared by the CPU and CUDA kernels (see ops/ops.h), and cpu_host_ints, which reads
+/* Pad's checks and geometry, shared by the CPU and CUDA kernels (see ops/ops.h), and ops_host_ints, which reads
  * the integers of a shape-like input for other setups too. */
 #include "config.h"
 
@@ -8,7 +8,7 @@
 #include "src/base/dtype.h"
 #include "src/exec/ops/ops.h"
 
-int64_t cpu_host_ints(struct exec_kernel_ctx *k, const struct xtensor *t, int64_t *buf, int64_t max, const char *what)
+int64_t ops_host_ints(struct exec_kernel_ctx *k, const struct xtensor *t, int64_t *buf, int64_t max, const char *what)
 {
 	if (t->rank > 1)
 		return xk_fail(k, "%s must be 1-D, got rank %d", what, t->rank);
@@ -19,7 +19,7 @@ int64_t cpu_host_ints(struct exec_kernel_ctx *k, const struct xtensor *t, int64_
 	return t->numel;
 }
 
-int cpu_pad_setup(struct exec_kernel_ctx *k, const struct xtensor *x, cpu_host_fn host, struct pad_plan *p)
+int ops_pad_setup(struct exec_kernel_ctx *k, const struct xtensor *x, ops_host_fn host, struct pad_geom *p)
 {
 	int64_t pads[2 * XT_MAX_RANK], axes[XT_MAX_RANK], np, na = -2;
 	const struct xtensor *t;
@@ -46,7 +46,7 @@ int cpu_pad_setup(struct exec_kernel_ctx *k, const struct xtensor *x, cpu_host_f
 	} else { /* Pad-11 on: pads, constant_value and (18) axes as inputs */
 		if (k->n_in < 2 || !k->in[1])
 			return xk_fail(k, "the pads input is missing");
-		if (!(t = host(k, 1)) || (np = cpu_host_ints(k, t, pads, 2 * XT_MAX_RANK, "pads")) < 0)
+		if (!(t = host(k, 1)) || (np = ops_host_ints(k, t, pads, 2 * XT_MAX_RANK, "pads")) < 0)
 			return -1;
 		if (k->n_in > 2 && k->in[2]) {
 			if (!(p->cv = host(k, 2)))
@@ -57,7 +57,7 @@ int cpu_pad_setup(struct exec_kernel_ctx *k, const struct xtensor *x, cpu_host_f
 				return xk_fail(k, "constant_value is %s, the input %s", dtype_name(p->cv->dtype),
 					       dtype_name(x->dtype));
 		}
-		if (k->n_in > 3 && k->in[3] && (!(t = host(k, 3)) || (na = cpu_host_ints(k, t, axes, XT_MAX_RANK, "axes")) < 0))
+		if (k->n_in > 3 && k->in[3] && (!(t = host(k, 3)) || (na = ops_host_ints(k, t, axes, XT_MAX_RANK, "axes")) < 0))
 			return -1;
 	}
 	if (na == -2) {

@@ -8,7 +8,7 @@
 #include "src/exec/ops/ops.h"
 #include "src/exec/ops/ov-quant.h"
 
-int cpu_quant_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *scale,
+int ops_quant_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *scale,
 		    const struct xtensor *zp, struct ov_qparams *q)
 {
 	int64_t block = xk_attr_int(k, "block_size", 0), a = xk_attr_int(k, "axis", 1);

@@ -72,7 +72,7 @@ static int get_activations(struct exec_kernel_ctx *k, int per_dir, int dirs, con
 	return 0;
 }
 
-int cpu_rnn_setup(struct exec_kernel_ctx *k, enum rnn_cell cell, cpu_host_fn host, struct rnn_plan *p)
+int ops_rnn_setup(struct exec_kernel_ctx *k, enum rnn_cell cell, ops_host_fn host, struct rnn_geom *p)
 {
 	const struct xtensor *X = input(k, 0), *Wt = input(k, 1), *Rt = input(k, 2), *Bt = input(k, 3),
 			     *SL = input(k, 4), *H0 = input(k, 5), *C0 = cell == RNN_CELL_LSTM ? input(k, 6) : NULL,

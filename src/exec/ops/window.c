@@ -1,4 +1,4 @@
-/* Reading a sliding window's attributes (kernel_shape, strides, dilations, pads, auto_pad) into struct cpu_window,
+/* Reading a sliding window's attributes (kernel_shape, strides, dilations, pads, auto_pad) into struct ops_window,
  * checked, with the output sizes from src/exec/ops/ov-window.h, and LpPool's p.  It lives in the core library rather than with the CPU
  * kernels so that every backend reads windows the same way (the CUDA convolution and pooling kernels use it). */
 #include "config.h"
@@ -24,8 +24,8 @@ static enum ov_auto_pad parse_auto_pad(const char *s, int *bad)
 	return OV_PAD_NOTSET;
 }
 
-int cpu_window_read(struct exec_kernel_ctx *k, const struct xtensor *x, const int64_t *kshape, int ceil_mode,
-		    int transpose, struct cpu_window *w)
+int ops_window_read(struct exec_kernel_ctx *k, const struct xtensor *x, const int64_t *kshape, int ceil_mode,
+		    int transpose, struct ops_window *w)
 {
 	char buf[32];
 	int64_t tmp[2 * XT_MAX_RANK];
@@ -108,10 +108,10 @@ static int xw_check(struct exec_kernel_ctx *k, const struct xtensor *x, const st
 	return 0;
 }
 
-int cpu_convt_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *wt,
-		    const struct xtensor *b, struct cpu_window *w_out, int64_t *out, int64_t *group_out)
+int ops_convt_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *wt,
+		    const struct xtensor *b, struct ops_window *w_out, int64_t *out, int64_t *group_out)
 {
-	struct cpu_window w;
+	struct ops_window w;
 	int64_t opad[XT_MAX_RANK], oshape[XT_MAX_RANK + 2];
 	char d1[64], d2[64];
 
@@ -128,7 +128,7 @@ int cpu_convt_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const st
 			       (long long)c, d2, (long long)group, (long long)wt->dims[0]);
 	if (b && (b->rank != 1 || b->dims[0] != m))
 		return xk_fail(k, "B has %lld values for %lld output channels", (long long)b->numel, (long long)m);
-	if (cpu_window_read(k, x, wt->dims + 2, 0, 1, &w))
+	if (ops_window_read(k, x, wt->dims + 2, 0, 1, &w))
 		return -1;
 	int n = w.n;
 	for (int i = 0; i < n; i++)
@@ -176,8 +176,8 @@ int cpu_convt_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const st
 	return 0;
 }
 
-int cpu_conv_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *wt,
-		   const struct xtensor *b, int64_t *group, struct cpu_window *w, int64_t *out)
+int ops_conv_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *wt,
+		   const struct xtensor *b, int64_t *group, struct ops_window *w, int64_t *out)
 {
 	char d1[64], d2[64];
 
@@ -195,7 +195,7 @@ int cpu_conv_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const str
 	if (b && (b->rank != 1 || b->dims[0] != wt->dims[0]))
 		return xk_fail(k, "B has %lld values for %lld output channels", (long long)b->numel,
 			       (long long)wt->dims[0]);
-	if (cpu_window_read(k, x, wt->dims + 2, 0, 0, w))
+	if (ops_window_read(k, x, wt->dims + 2, 0, 0, w))
 		return -1;
 	out[0] = x->dims[0];
 	out[1] = wt->dims[0];
@@ -204,7 +204,7 @@ int cpu_conv_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const str
 	return 0;
 }
 
-double cpu_pool_lp_p(const struct exec_kernel_ctx *k)
+double ops_pool_lp_p(const struct exec_kernel_ctx *k)
 {
 	int64_t p = xk_attr_int(k, "p", -1);
 

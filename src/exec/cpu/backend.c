@@ -1,0 +1,65 @@
+/* The CPU backend: the runner's table of operations over the CPU kernel tables (src/exec/cpu/registry.c). */
+#include "config.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "src/base/dtype.h"
+#include "src/model/describe.h"
+#include "src/exec/exec.h"
+/* ---- the CPU backend ---- */
+
+static int cpu_supports_op(const char *domain, const char *op, int64_t opset)
+{
+	return cpu_find_kernel(domain, op, opset) != NULL;
+}
+
+static int cpu_run_node(struct exec_kernel_ctx *k)
+{
+	const Onnx__NodeProto *n = k->g->nodes[k->node].proto;
+	const char *op = n->op_type ? n->op_type : "";
+	exec_kernel_fn fn = cpu_find_kernel(n->domain ? n->domain : "", op, k->opset);
+
+	/* a sequence or optional goes only where the op takes one; Identity has a kernel of its own for them */
+	for (size_t i = 0; fn && i < k->n_in; i++) {
+		exec_kernel_fn cf;
+		if (!k->in[i] || k->in[i]->kind == XT_TENSOR)
+			continue;
+		if (!cpu_takes_containers(op, i, &cf))
+			return ov_fail(k->err, OV_INVALID, "input %zu '%s' is a %s: %s takes tensors there", i,
+				       k->g->values[k->g->nodes[k->node].in[i]].name, xt_kind_name(k->in[i]->kind), op);
+		if (cf)
+			fn = cf;
+	}
+	if (!fn) {
+		if (k->g->nodes[k->node].n_sub)
+			return ov_fail(k->err, OV_INVALID,
+				       "%s holds subgraphs, which the executor does not run yet (If, Loop, Scan)", op);
+		if (n->domain && *n->domain && strcmp(n->domain, "ai.onnx"))
+			return ov_fail(k->err, OV_INVALID, "no CPU kernel for %s of domain %s (the CPU backend runs ai.onnx "
+				       "ops only)", op, n->domain);
+		return ov_fail(k->err, OV_INVALID, "no CPU kernel for %s (opset %" PRId64 ")", op, k->opset);
+	}
+	return fn(k);
+}
+
+static const char *cpu_describe(void)
+{
+	return "CPU (C kernels, CBLAS for matrix products)";
+}
+
+static const struct exec_backend_ops cpu_backend = {
+	.name = "cpu",
+	.supports_op = cpu_supports_op,
+	.run_node = cpu_run_node,
+	.describe = cpu_describe,
+};
+
+const struct exec_backend_ops *exec_backend_cpu(void)
+{
+	return &cpu_backend;
+}

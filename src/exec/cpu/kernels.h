@@ -1,0 +1,27 @@
+/* What the CPU kernels share (src/exec/cpu/; defined in cpu/conv.c): running a float32 kernel on
+ * float16/bfloat16 tensors, float/double GEMM through CBLAS, and reading small numeric inputs. */
+#ifndef OV_EXEC_CPU_KERNELS_H
+#define OV_EXEC_CPU_KERNELS_H
+
+#include <stdint.h>
+
+#include "src/exec/exec.h"
+
+/* 1 for float16 and bfloat16. */
+int cpu_is_half(int32_t dtype);
+
+/* Run fn with the float16/bfloat16 inputs converted to float32, then convert its float32 outputs back to the
+ * half type (except the outputs in keep_mask, bit i for output i). */
+int cpu_via_f32(struct exec_kernel_ctx *k, exec_kernel_fn fn, unsigned keep_mask);
+/* Run fn on float and double inputs directly, on float16/bfloat16 through float32 (cpu_via_f32); other input 0
+ * types fail naming op. */
+int cpu_float_dispatch(struct exec_kernel_ctx *k, exec_kernel_fn fn, unsigned keep_mask, const char *op);
+
+/* C = alpha * op(A) * op(B) + beta * C, row-major, for dtype FLOAT (cblas_sgemm) or DOUBLE (cblas_dgemm). */
+void cpu_gemm(int32_t dtype, int trans_a, int trans_b, int64_t m, int64_t n, int64_t kk, double alpha,
+	      const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c, int64_t ldc);
+
+/* Read a small 1-D tensor of numbers (any numeric dtype) as doubles: up to max values, returns the count. */
+int64_t cpu_read_doubles(const struct xtensor *t, double *buf, int64_t max);
+
+#endif

@@ -1,0 +1,47 @@
+/* The runner's own pieces, shared by its files (src/exec/plan.c, consts.c, run.c); not for kernels or backends,
+ * which see src/exec/exec.h only. */
+#ifndef OV_EXEC_RUNNER_H
+#define OV_EXEC_RUNNER_H
+
+#include <stdint.h>
+
+#include "src/exec/exec.h"
+
+/* What a cut needs (src/exec/plan.c): built from the graph and the options, freed with plan_free. */
+struct plan {
+	uint8_t *need_val;  /* value is needed by the cut */
+	uint8_t *is_from;   /* value is fed as an input */
+	uint8_t *need_node; /* node runs */
+	uint8_t *leak;      /* value is needed but nothing in the cut provides it */
+	int32_t *to;        /* value ids of the 'to' values */
+	size_t n_to;
+	int32_t *from;      /* value ids of the 'from' values (the graph inputs when none given) */
+	size_t n_from;
+};
+
+int plan_build(const struct graph *g, const struct exec_options *opt, struct plan *p, struct ov_error *err);
+void plan_free(struct plan *p);
+
+/* One value of a graph being run. */
+struct slot {
+	struct xtensor t;
+	struct xtensor *kept; /* a constant kept across runs (exec_consts): kernels get it, t is a view of its host
+	                         data (owns nothing, no device copy) for everything else */
+	uint32_t uses;  /* consumers still to run (a node whose subgraphs capture the value counts too) */
+	uint8_t pinned; /* a 'to' value, or --all */
+	uint8_t given;  /* moved into the result */
+};
+
+/* Constants kept across runs (src/exec/consts.c). */
+struct exec_consts {
+	uint64_t serial;  /* of the graph index the tensors belong to (0: none yet) */
+	uint32_t n;
+	struct xtensor *t; /* by value id; data NULL where nothing is kept */
+};
+
+/* c ready to keep g's constants: 1, or 0 when there is none to use (the run converts its constants itself). */
+int consts_for(struct exec_consts *c, const struct graph *g);
+/* The slot reads the kept tensor k (kernels get k itself; everything else a view of its host data). */
+void slot_keep(struct slot *s, struct xtensor *k);
+
+#endif
