@@ -76,9 +76,6 @@ void edit_tensor_take(struct edit_session *s, Onnx__TensorProto *t, Onnx__Tensor
  * strings quoted or bare).  NULL with err naming the bad value. */
 Onnx__TensorProto *edit_tensor_from_text(struct edit_session *s, int32_t dtype, const int64_t *dims, size_t rank,
 					 char **items, int64_t n, struct ov_error *err);
-/* Round to nearest even; *over is set for a finite value too large for the format. */
-uint16_t edit_float_to_half(double x, int *over);
-uint16_t edit_float_to_bfloat16(double x, int *over);
 
 /* Declarations and dims (src/edit/cmd/set-shape.c; used by set-shape, set-type, add-output). */
 /* One dim as people write it: a number >= 0 (*value), a name such as batch (*sym = text), or ? (value -1). */

@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #endif
 
+#include "src/base/codec.h"
 #include "src/model/describe.h"
 #include "src/base/dtype.h"
 #include "src/exec/xtensor.h"
@@ -307,44 +308,6 @@ int xt_copy(struct xtensor *dst, const struct xtensor *src, struct ov_error *err
 	return 0;
 }
 
-static uint16_t float_to_half(float f)
-{
-	uint32_t x;
-	memcpy(&x, &f, 4);
-	uint32_t sign = (x >> 16) & 0x8000, mant = x & 0x7fffff;
-	int32_t exp = (int32_t)((x >> 23) & 0xff);
-
-	if (exp == 255)
-		return (uint16_t)(sign | 0x7c00 | (mant ? 0x200 : 0));
-	int32_t e = exp - 127 + 15;
-	if (e >= 31)
-		return (uint16_t)(sign | 0x7c00);
-	if (e <= 0) {
-		if (e < -10)
-			return (uint16_t)sign;
-		mant |= 0x800000;
-		uint32_t shift = (uint32_t)(14 - e);
-		uint32_t h = mant >> shift, rem = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
-		if (rem > half || (rem == half && (h & 1)))
-			h++;
-		return (uint16_t)(sign | h);
-	}
-	uint32_t h = (uint32_t)e << 10 | mant >> 13, rem = mant & 0x1fff;
-	if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
-		h++;
-	return (uint16_t)(sign | h);
-}
-
-static uint16_t float_to_bf16(float f)
-{
-	uint32_t x;
-	memcpy(&x, &f, 4);
-	if ((x & 0x7fffffff) > 0x7f800000)
-		return (uint16_t)((x >> 16) | 0x40);
-	x += 0x7fff + ((x >> 16) & 1);
-	return (uint16_t)(x >> 16);
-}
-
 #define AT(type) (((const type *)t->data)[i])
 
 double xt_get(const struct xtensor *t, int64_t i)
@@ -352,8 +315,8 @@ double xt_get(const struct xtensor *t, int64_t i)
 	switch (t->dtype) {
 	case OV_DT_FLOAT: return AT(float);
 	case OV_DT_DOUBLE: return AT(double);
-	case OV_DT_FLOAT16: return half_to_float(AT(uint16_t));
-	case OV_DT_BFLOAT16: return bfloat16_to_float(AT(uint16_t));
+	case OV_DT_FLOAT16: return ov_f16_to_f32(AT(uint16_t));
+	case OV_DT_BFLOAT16: return ov_bf16_to_f32(AT(uint16_t));
 	case OV_DT_INT8: return AT(int8_t);
 	case OV_DT_UINT8: return AT(uint8_t);
 	case OV_DT_INT16: return AT(int16_t);
@@ -397,8 +360,8 @@ void xt_set(struct xtensor *t, int64_t i, double v)
 	switch (t->dtype) {
 	case OV_DT_FLOAT: SET(float, v); break;
 	case OV_DT_DOUBLE: SET(double, v); break;
-	case OV_DT_FLOAT16: SET(uint16_t, float_to_half((float)v)); break;
-	case OV_DT_BFLOAT16: SET(uint16_t, float_to_bf16((float)v)); break;
+	case OV_DT_FLOAT16: SET(uint16_t, ov_f32_to_f16((float)v)); break;
+	case OV_DT_BFLOAT16: SET(uint16_t, ov_f32_to_bf16((float)v)); break;
 	case OV_DT_INT8: SET(int8_t, clampd(v, -128, 127)); break;
 	case OV_DT_UINT8: SET(uint8_t, clampd(v, 0, 255)); break;
 	case OV_DT_INT16: SET(int16_t, clampd(v, -32768, 32767)); break;

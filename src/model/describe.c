@@ -6,54 +6,8 @@
 #include <string.h>
 
 #include "src/model/describe.h"
+#include "src/base/codec.h"
 #include "src/base/dtype.h"
-
-float half_to_float(uint16_t h)
-{
-	int s = h >> 15, e = (h >> 10) & 0x1f, f = h & 0x3ff;
-	float v;
-
-	if (e == 0)
-		v = ldexpf((float)f, -24);
-	else if (e == 31)
-		v = f ? NAN : INFINITY;
-	else
-		v = ldexpf((float)(f | 0x400), e - 25);
-	return s ? -v : v;
-}
-
-float bfloat16_to_float(uint16_t h)
-{
-	uint32_t u = (uint32_t)h << 16;
-	float f;
-
-	memcpy(&f, &u, 4);
-	return f;
-}
-
-/* ONNX's float8 flavours: E4M3FN (bias 7, no inf, NaN = S.1111.111), E4M3FNUZ (bias 8, NaN = 0x80),
- * E5M2 (bias 15, IEEE-like inf/NaN), E5M2FNUZ (bias 16, NaN = 0x80). */
-float float8_to_float(uint8_t v, int32_t dtype)
-{
-	int ebits = (dtype == OV_DT_FLOAT8E5M2 || dtype == OV_DT_FLOAT8E5M2FNUZ) ? 5 : 4;
-	int mbits = 7 - ebits;
-	int bias = dtype == OV_DT_FLOAT8E4M3FN ? 7 : dtype == OV_DT_FLOAT8E4M3FNUZ ? 8 : dtype == OV_DT_FLOAT8E5M2 ? 15 : 16;
-	int fnuz = dtype == OV_DT_FLOAT8E4M3FNUZ || dtype == OV_DT_FLOAT8E5M2FNUZ;
-	int s = v >> 7, e = (v >> mbits) & ((1 << ebits) - 1), m = v & ((1 << mbits) - 1);
-	float r;
-
-	if (fnuz && v == 0x80)
-		return NAN;
-	if (dtype == OV_DT_FLOAT8E4M3FN && e == 15 && m == 7)
-		return NAN;
-	if (dtype == OV_DT_FLOAT8E5M2 && e == 31)
-		return m ? NAN : (s ? -INFINITY : INFINITY);
-	if (e == 0)
-		r = ldexpf((float)m, 1 - bias - mbits);
-	else
-		r = ldexpf((float)(m | (1 << mbits)), e - bias - mbits);
-	return s ? -r : r;
-}
 
 static float float4_to_float(uint8_t v)
 {
@@ -91,15 +45,15 @@ static double get_raw(const struct tensor_view *v, int64_t i)
 	case OV_DT_INT32: return RAW(int32_t, i);
 	case OV_DT_INT64: return (double)RAW(int64_t, i);
 	case OV_DT_BOOL: return v->raw[i] != 0;
-	case OV_DT_FLOAT16: return half_to_float(RAW(uint16_t, i));
+	case OV_DT_FLOAT16: return ov_f16_to_f32(RAW(uint16_t, i));
 	case OV_DT_DOUBLE: return RAW(double, i);
 	case OV_DT_UINT32: return RAW(uint32_t, i);
 	case OV_DT_UINT64: return (double)RAW(uint64_t, i);
 	case OV_DT_COMPLEX64: return RAW(float, 2 * i);
 	case OV_DT_COMPLEX128: return RAW(double, 2 * i);
-	case OV_DT_BFLOAT16: return bfloat16_to_float(RAW(uint16_t, i));
+	case OV_DT_BFLOAT16: return ov_bf16_to_f32(RAW(uint16_t, i));
 	case OV_DT_FLOAT8E4M3FN: case OV_DT_FLOAT8E4M3FNUZ: case OV_DT_FLOAT8E5M2: case OV_DT_FLOAT8E5M2FNUZ:
-		return float8_to_float(v->raw[i], v->dtype);
+		return ov_f8_to_f32(v->raw[i], v->dtype);
 	case OV_DT_UINT4: case OV_DT_INT4: case OV_DT_FLOAT4E2M1: {
 		uint8_t nib = (v->raw[i / 2] >> (4 * (i & 1))) & 0xf;
 		if (v->dtype == OV_DT_UINT4)
@@ -123,10 +77,10 @@ static double get_typed(const struct tensor_view *v, int64_t i)
 	case OV_DT_COMPLEX128: return t->double_data[2 * i];
 	case OV_DT_INT64: return (double)t->int64_data[i];
 	case OV_DT_UINT32: case OV_DT_UINT64: return (double)t->uint64_data[i];
-	case OV_DT_FLOAT16: return half_to_float((uint16_t)t->int32_data[i]);
-	case OV_DT_BFLOAT16: return bfloat16_to_float((uint16_t)t->int32_data[i]);
+	case OV_DT_FLOAT16: return ov_f16_to_f32((uint16_t)t->int32_data[i]);
+	case OV_DT_BFLOAT16: return ov_bf16_to_f32((uint16_t)t->int32_data[i]);
 	case OV_DT_FLOAT8E4M3FN: case OV_DT_FLOAT8E4M3FNUZ: case OV_DT_FLOAT8E5M2: case OV_DT_FLOAT8E5M2FNUZ:
-		return float8_to_float((uint8_t)t->int32_data[i], v->dtype);
+		return ov_f8_to_f32((uint8_t)t->int32_data[i], v->dtype);
 	case OV_DT_UINT4: case OV_DT_INT4: case OV_DT_FLOAT4E2M1: {
 		uint8_t nib = (int64_t)t->n_int32_data == v->numel ? (uint8_t)(t->int32_data[i] & 0xf)
 			: (uint8_t)((t->int32_data[i / 2] >> (4 * (i & 1))) & 0xf);

@@ -37,9 +37,5 @@ const char *attr_type_name(const Onnx__AttributeProto *a);
 int attr_type(const Onnx__AttributeProto *a);
 /* name, or "(unnamed)" */
 void describe_name(struct strbuf *b, const char *name);
-/* Decoding of small float formats, exposed for tests. */
-float half_to_float(uint16_t h);
-float bfloat16_to_float(uint16_t h);
-float float8_to_float(uint8_t v, int32_t dtype);
 
 #endif

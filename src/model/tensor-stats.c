@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "src/base/codec.h"
 #include "src/base/dtype.h"
 #include "src/model/tensor-stats.h"
 
@@ -23,10 +24,10 @@ static void load_block(const struct tensor_view *v, int64_t start, int n, double
 		}
 	} else if (p && v->dtype == OV_DT_FLOAT16) {
 		for (int k = 0; k < n; k++)
-			out[k] = half_to_float((uint16_t)(p[2 * k] | p[2 * k + 1] << 8));
+			out[k] = ov_f16_to_f32((uint16_t)(p[2 * k] | p[2 * k + 1] << 8));
 	} else if (p && v->dtype == OV_DT_BFLOAT16) {
 		for (int k = 0; k < n; k++)
-			out[k] = bfloat16_to_float((uint16_t)(p[2 * k] | p[2 * k + 1] << 8));
+			out[k] = ov_bf16_to_f32((uint16_t)(p[2 * k] | p[2 * k + 1] << 8));
 	} else if (p && v->dtype == OV_DT_DOUBLE) {
 		memcpy(out, p, 8 * (size_t)n);
 	} else {

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "src/base/codec.h"
 #include "src/model/describe.h"
 #include "src/base/dtype.h"
 #include "src/base/json.h"
@@ -102,17 +103,17 @@ static void test_dtypes(void)
 	OK(dtype_raw_bytes(OV_DT_STRING, 2) == -1, "strings have no raw size");
 	OK(dtype_raw_bytes(OV_DT_DOUBLE, INT64_MAX / 4) == -1, "raw size overflow is detected");
 	OK(dtype_typed_count(OV_DT_COMPLEX64, 3) == 6, "complex64 takes two floats per value");
-	OK(half_to_float(0x3c00) == 1.0f && half_to_float(0xc000) == -2.0f, "float16 1 and -2");
-	OK(isinf(half_to_float(0x7c00)) && isnan(half_to_float(0x7e00)), "float16 inf and nan");
-	OK(half_to_float(0x0001) == ldexpf(1, -24), "float16 smallest subnormal");
-	OK(bfloat16_to_float(0x3f80) == 1.0f, "bfloat16 1");
-	OK(float8_to_float(0x38, OV_DT_FLOAT8E4M3FN) == 1.0f, "float8 e4m3fn 1.0");
-	OK(float8_to_float(0x7e, OV_DT_FLOAT8E4M3FN) == 448.0f, "float8 e4m3fn max 448");
-	OK(isnan(float8_to_float(0x7f, OV_DT_FLOAT8E4M3FN)), "float8 e4m3fn nan");
-	OK(isnan(float8_to_float(0x80, OV_DT_FLOAT8E4M3FNUZ)), "float8 e4m3fnuz nan is 0x80");
-	OK(float8_to_float(0x3c, OV_DT_FLOAT8E5M2) == 1.0f, "float8 e5m2 1.0");
-	OK(isinf(float8_to_float(0x7c, OV_DT_FLOAT8E5M2)), "float8 e5m2 inf");
-	OK(float8_to_float(0x40, OV_DT_FLOAT8E5M2FNUZ) == 1.0f, "float8 e5m2fnuz 1.0 (bias 16)");
+	OK(ov_f16_to_f32(0x3c00) == 1.0f && ov_f16_to_f32(0xc000) == -2.0f, "float16 1 and -2");
+	OK(isinf(ov_f16_to_f32(0x7c00)) && isnan(ov_f16_to_f32(0x7e00)), "float16 inf and nan");
+	OK(ov_f16_to_f32(0x0001) == ldexpf(1, -24), "float16 smallest subnormal");
+	OK(ov_bf16_to_f32(0x3f80) == 1.0f, "bfloat16 1");
+	OK(ov_f8_to_f32(0x38, OV_DT_FLOAT8E4M3FN) == 1.0f, "float8 e4m3fn 1.0");
+	OK(ov_f8_to_f32(0x7e, OV_DT_FLOAT8E4M3FN) == 448.0f, "float8 e4m3fn max 448");
+	OK(isnan(ov_f8_to_f32(0x7f, OV_DT_FLOAT8E4M3FN)), "float8 e4m3fn nan");
+	OK(isnan(ov_f8_to_f32(0x80, OV_DT_FLOAT8E4M3FNUZ)), "float8 e4m3fnuz nan is 0x80");
+	OK(ov_f8_to_f32(0x3c, OV_DT_FLOAT8E5M2) == 1.0f, "float8 e5m2 1.0");
+	OK(isinf(ov_f8_to_f32(0x7c, OV_DT_FLOAT8E5M2)), "float8 e5m2 inf");
+	OK(ov_f8_to_f32(0x40, OV_DT_FLOAT8E5M2FNUZ) == 1.0f, "float8 e5m2fnuz 1.0 (bias 16)");
 }
 
 static void test_load_and_lift(void)

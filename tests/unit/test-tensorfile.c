@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "src/base/codec.h"
 #include "src/model/describe.h"
 #include "src/base/dtype.h"
 #include "src/edit/internal.h"
@@ -503,37 +504,37 @@ static void test_rounding(void)
 {
 	int over;
 
-	OK(edit_float_to_half(1.0, &over) == 0x3c00 && !over, "half 1.0");
-	OK(edit_float_to_half(-2.0, &over) == 0xc000, "half -2.0");
-	OK(edit_float_to_half(65504, &over) == 0x7bff && !over, "half 65504 is the largest");
-	OK(edit_float_to_half(65519.99, &over) == 0x7bff && !over, "half 65519.99 rounds down to 65504");
-	edit_float_to_half(65520, &over);
+	OK(ov_f64_to_f16_checked(1.0, &over) == 0x3c00 && !over, "half 1.0");
+	OK(ov_f64_to_f16_checked(-2.0, &over) == 0xc000, "half -2.0");
+	OK(ov_f64_to_f16_checked(65504, &over) == 0x7bff && !over, "half 65504 is the largest");
+	OK(ov_f64_to_f16_checked(65519.99, &over) == 0x7bff && !over, "half 65519.99 rounds down to 65504");
+	ov_f64_to_f16_checked(65520, &over);
 	OK(over, "half 65520 overflows");
-	OK(edit_float_to_half(ldexp(1, -24), &over) == 0x0001, "half smallest subnormal");
-	OK(edit_float_to_half(ldexp(1, -25), &over) == 0x0000, "half: 2^-25 ties to even (0)");
-	OK(edit_float_to_half(ldexp(3, -26), &over) == 0x0001, "half: 0.75 of the smallest subnormal rounds up");
-	OK(edit_float_to_half(ldexp(3, -25), &over) == 0x0002, "half: 1.5 subnormal units tie to even (2)");
-	OK(edit_float_to_half(ldexp(1023.5, -24), &over) == 0x0400, "half: the largest subnormal + half rounds to the "
+	OK(ov_f64_to_f16_checked(ldexp(1, -24), &over) == 0x0001, "half smallest subnormal");
+	OK(ov_f64_to_f16_checked(ldexp(1, -25), &over) == 0x0000, "half: 2^-25 ties to even (0)");
+	OK(ov_f64_to_f16_checked(ldexp(3, -26), &over) == 0x0001, "half: 0.75 of the smallest subnormal rounds up");
+	OK(ov_f64_to_f16_checked(ldexp(3, -25), &over) == 0x0002, "half: 1.5 subnormal units tie to even (2)");
+	OK(ov_f64_to_f16_checked(ldexp(1023.5, -24), &over) == 0x0400, "half: the largest subnormal + half rounds to the "
 	   "smallest normal");
-	OK(edit_float_to_half(1 + ldexp(1, -11), &over) == 0x3c00, "half: 1 + half an ulp ties to even");
-	OK(edit_float_to_half(1 + ldexp(3, -11), &over) == 0x3c02, "half: 1 + 1.5 ulp ties to even (up)");
-	OK(edit_float_to_half(1 + ldexp(1, -11) + ldexp(1, -40), &over) == 0x3c01,
+	OK(ov_f64_to_f16_checked(1 + ldexp(1, -11), &over) == 0x3c00, "half: 1 + half an ulp ties to even");
+	OK(ov_f64_to_f16_checked(1 + ldexp(3, -11), &over) == 0x3c02, "half: 1 + 1.5 ulp ties to even (up)");
+	OK(ov_f64_to_f16_checked(1 + ldexp(1, -11) + ldexp(1, -40), &over) == 0x3c01,
 	   "half: just above the tie rounds up (no double rounding through float)");
-	OK(edit_float_to_half(1e-30, &over) == 0 && edit_float_to_half(-1e-30, &over) == 0x8000, "half underflow to "
+	OK(ov_f64_to_f16_checked(1e-30, &over) == 0 && ov_f64_to_f16_checked(-1e-30, &over) == 0x8000, "half underflow to "
 	   "signed zero");
-	OK(edit_float_to_half(NAN, &over) == 0x7e00 && edit_float_to_half(-INFINITY, &over) == 0xfc00 && !over,
+	OK(ov_f64_to_f16_checked(NAN, &over) == 0x7e00 && ov_f64_to_f16_checked(-INFINITY, &over) == 0xfc00 && !over,
 	   "half nan and -inf");
-	OK(edit_float_to_half(0.1, &over) == 0x2e66, "half 0.1 is 0x2e66");
-	OK(edit_float_to_bfloat16(1.0, &over) == 0x3f80, "bfloat16 1.0");
-	OK(edit_float_to_bfloat16(1 + ldexp(1, -8), &over) == 0x3f80, "bfloat16: a tie goes to even");
-	OK(edit_float_to_bfloat16(1 + ldexp(3, -8), &over) == 0x3f82, "bfloat16: a tie goes to even (up)");
-	OK(edit_float_to_bfloat16(1 + ldexp(1, -8) + ldexp(1, -30), &over) == 0x3f81,
+	OK(ov_f64_to_f16_checked(0.1, &over) == 0x2e66, "half 0.1 is 0x2e66");
+	OK(ov_f64_to_bf16_checked(1.0, &over) == 0x3f80, "bfloat16 1.0");
+	OK(ov_f64_to_bf16_checked(1 + ldexp(1, -8), &over) == 0x3f80, "bfloat16: a tie goes to even");
+	OK(ov_f64_to_bf16_checked(1 + ldexp(3, -8), &over) == 0x3f82, "bfloat16: a tie goes to even (up)");
+	OK(ov_f64_to_bf16_checked(1 + ldexp(1, -8) + ldexp(1, -30), &over) == 0x3f81,
 	   "bfloat16: just above a tie rounds up where float32 first would round to the tie");
-	OK(edit_float_to_bfloat16(-3.0, &over) == 0xc040, "bfloat16 -3");
-	edit_float_to_bfloat16(3.4e38, &over);
+	OK(ov_f64_to_bf16_checked(-3.0, &over) == 0xc040, "bfloat16 -3");
+	ov_f64_to_bf16_checked(3.4e38, &over);
 	OK(over, "bfloat16: 3.4e38 overflows (largest 3.3895e38)");
-	OK(edit_float_to_bfloat16(NAN, &over) == 0x7fc0, "bfloat16 nan");
-	OK(edit_float_to_bfloat16(ldexp(1, -133), &over) == 0x0001, "bfloat16 smallest subnormal");
+	OK(ov_f64_to_bf16_checked(NAN, &over) == 0x7fc0, "bfloat16 nan");
+	OK(ov_f64_to_bf16_checked(ldexp(1, -133), &over) == 0x0001, "bfloat16 smallest subnormal");
 }
 
 int main(void)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "src/base/codec.h"
 #include "src/model/describe.h"
 #include "src/base/dtype.h"
 #include "src/edit/internal.h"
@@ -340,51 +341,7 @@ void edit_tensor_take(struct edit_session *s, Onnx__TensorProto *t, Onnx__Tensor
 
 /* ---- literal values ---- */
 
-/* float to an IEEE-style format of mant fraction bits and exp exponent bits, rounding to nearest even straight
- * from the double (going through float first would round twice).  *over: a finite x too large for it. */
-static uint16_t to_small_float(double x, int mant, int exp, int *over)
-{
-	uint64_t b;
-	int bias = (1 << (exp - 1)) - 1, emin = 1 - bias, emax_biased = (1 << exp) - 1;
 
-	memcpy(&b, &x, 8);
-	uint16_t sign = (uint16_t)((b >> 63) << (mant + exp));
-	int e2 = (int)((b >> 52) & 0x7ff);
-	uint64_t frac = b & ((1ull << 52) - 1);
-	*over = 0;
-	if (e2 == 0x7ff) /* inf, or a quiet NaN */
-		return (uint16_t)(sign | (uint16_t)emax_biased << mant | (frac ? 1u << (mant - 1) : 0));
-	if (e2 == 0 && frac == 0)
-		return sign;
-	/* x = m * 2^(e - 52) with m holding the implicit bit */
-	uint64_t m = e2 ? frac | 1ull << 52 : frac;
-	int e = e2 ? e2 - 1023 : -1022;
-	int te = e < emin ? emin : e;
-	int shift = 52 - mant + (te - e);
-	uint64_t q;
-	if (shift >= 64) {
-		q = 0;
-	} else {
-		q = m >> shift;
-		uint64_t rem = m & ((1ull << shift) - 1), half = 1ull << (shift - 1);
-		if (rem > half || (rem == half && (q & 1)))
-			q++;
-	}
-	if (e < emin) /* subnormal: a carry into bit mant makes it the smallest normal, which the encoding gives */
-		return (uint16_t)(sign | q);
-	if (q >> (mant + 1)) {
-		q >>= 1;
-		te++;
-	}
-	if (te + bias >= emax_biased) {
-		*over = 1;
-		return (uint16_t)(sign | (uint16_t)emax_biased << mant);
-	}
-	return (uint16_t)(sign | (uint16_t)(te + bias) << mant | (q & ((1u << mant) - 1)));
-}
-
-uint16_t edit_float_to_half(double x, int *over) { return to_small_float(x, 10, 5, over); }
-uint16_t edit_float_to_bfloat16(double x, int *over) { return to_small_float(x, 7, 8, over); }
 
 static int parse_real(const char *text, double *v, struct ov_error *err)
 {
@@ -533,7 +490,7 @@ static int encode_one(int32_t dtype, const char *text, uint8_t *raw, int64_t i, 
 				return ov_fail(err, OV_INVALID, "%s is out of range for float32 (largest %g)", text, FLT_MAX);
 			memcpy(raw + 4 * i, &f, 4);
 		} else {
-			uint16_t h = dtype == OV_DT_FLOAT16 ? edit_float_to_half(d, &over) : edit_float_to_bfloat16(d, &over);
+			uint16_t h = dtype == OV_DT_FLOAT16 ? ov_f64_to_f16_checked(d, &over) : ov_f64_to_bf16_checked(d, &over);
 			if (over)
 				return ov_fail(err, OV_INVALID, "%s is out of range for %s (largest %s)", text,
 					       dtype_short_name(dtype), dtype == OV_DT_FLOAT16 ? "65504" : "3.3895e+38");

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/base/codec.h"
 #include "src/model/describe.h"
 #include "src/base/dtype.h"
 #include "src/exec/exec.h"
@@ -193,7 +194,7 @@ general:
 	case OV_DT_FLOAT16: CV_FROM_FLOAT(uint16_t, (double)ov_f16_to_f32(v))
 	case OV_DT_BFLOAT16: CV_FROM_FLOAT(uint16_t, (double)ov_bf16_to_f32(v))
 	case OV_DT_FLOAT8E4M3FN: case OV_DT_FLOAT8E4M3FNUZ: case OV_DT_FLOAT8E5M2: case OV_DT_FLOAT8E5M2FNUZ:
-		CV_FROM_FLOAT(uint8_t, (double)float8_to_float(v, sdt))
+		CV_FROM_FLOAT(uint8_t, (double)ov_f8_to_f32(v, sdt))
 	case OV_DT_INT8: CV_FROM_INT(int8_t, (int64_t)v)
 	case OV_DT_INT16: CV_FROM_INT(int16_t, (int64_t)v)
 	case OV_DT_INT32: CV_FROM_INT(int32_t, (int64_t)v)
