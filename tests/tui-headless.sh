@@ -39,20 +39,24 @@ screen nodes 80x24 srcnn.onnx 'L'
 screen diagnostics 80x24 custom-domain.onnx '!'
 screen subgraph 80x24 if-subgraph.onnx 'jjS'
 
-# Folding by module scope: a 400-node model with PyTorch-style names opens folded; Enter opens a scope, z folds it,
-# and jumping to a node inside a folded scope opens it.
+# Folding by module scope: a 1,050-node model with PyTorch-style names opens folded; Enter opens a scope, z folds it,
+# jumping to a node inside a folded scope opens it, and a scope of one node never folds (z on it says so).
 "$PYTHON" - "$TMP/m/scoped.onnx" <<'PY'
 import sys, numpy as np, onnx
 from onnx import helper, numpy_helper, TensorProto as T
 nodes, inits, x = [], [], "x"
-for i in range(100):
+for i in range(150):
     p = f"/encoder/layer.{i}"
     w = f"layer{i}.w"
     inits.append(numpy_helper.from_array(np.eye(4, dtype=np.float32), w))
     nodes += [helper.make_node("MatMul", [x, w], [f"{p}/mm"], name=f"{p}/attn/MatMul"),
-              helper.make_node("Relu", [f"{p}/mm"], [f"{p}/r"], name=f"{p}/mlp/Relu"),
+              helper.make_node("Relu", [f"{p}/mm"], [f"{p}/ar"], name=f"{p}/attn/Relu"),
+              helper.make_node("Neg", [f"{p}/ar"], [f"{p}/an"], name=f"{p}/attn/Neg"),
+              helper.make_node("Relu", [f"{p}/an"], [f"{p}/r"], name=f"{p}/mlp/Relu"),
               helper.make_node("Neg", [f"{p}/r"], [f"{p}/n"], name=f"{p}/mlp/Neg"),
-              helper.make_node("Add", [x, f"{p}/n"], [f"{p}/out"], name=f"{p}/Add")]
+              helper.make_node("Sigmoid", [f"{p}/n"], [f"{p}/s"], name=f"{p}/mlp/Sigmoid"),
+              # a scope of one node: it never folds (a box for it would hide as much as it shows)
+              helper.make_node("Add", [x, f"{p}/s"], [f"{p}/out"], name=f"{p}/out/Add")]
     x = f"{p}/out"
 g = helper.make_graph(nodes, "scoped", [helper.make_tensor_value_info("x", T.FLOAT, [1, 4])],
                       [helper.make_tensor_value_info(x, T.FLOAT, [1, 4])], inits)
@@ -62,6 +66,11 @@ screen fold-open 80x24 scoped.onnx ''
 screen fold-expand 80x24 scoped.onnx 'j<Enter>'
 screen fold-refold 80x24 scoped.onnx 'j<Enter>jz'
 screen fold-jump 80x24 scoped.onnx ':201<Enter><Enter>'
+printf '' >"$TMP/none.keys"
+timeout 20 "$ONNXVIEW" --keys "$TMP/none.keys" --dump "$TMP/fold40.txt" --size 80x40 scoped.onnx >/dev/null 2>&1
+check "a scope of one node stays open (its node's box, not a group)" grep -q -- "+-/encoder/layer.0/out/Add-*+" "$TMP/fold40.txt"
+check "... while the scopes of three nodes fold" grep -q "| 3 nodes " "$TMP/fold40.txt"
+check "no group box of one node" sh -c '! grep -q "| 1 nodes\\? " "$1"' - "$TMP/fold40.txt"
 
 # Saving from the TUI: a new file, byte-identical after an edit and its undo.
 printf ':set-dim input 0 batch<Enter>u:w %s<Enter>' "$TMP/saved.onnx" >"$TMP/save.keys"

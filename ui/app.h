@@ -35,6 +35,7 @@ struct view {
 	const struct view_ops *ops;
 	void *data;
 	char title[160];
+	const struct graph *graph; /* the graph it shows, for the title bar's counts (NULL: not a graph view) */
 };
 
 #define APP_MAX_VIEWS 32

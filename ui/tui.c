@@ -257,8 +257,13 @@ static void draw_screen(struct app *a)
 	erase();
 	/* Title bar: the file, [modified], counts, and where we are. */
 	const struct graph *g = app_graph(a);
-	snprintf(right, sizeof right, "%u nodes  %zu edit%s ", g ? g->n_nodes : 0, a->ed->n_applied,
-		 a->ed->n_applied == 1 ? "" : "s");
+	for (int i = a->n_views - 1; i >= 0; i--) /* the counts of the graph on screen (a subgraph has its own) */
+		if (a->views[i]->graph) {
+			g = a->views[i]->graph;
+			break;
+		}
+	snprintf(right, sizeof right, "%u node%s  %zu edit%s ", g ? g->n_nodes : 0, g && g->n_nodes == 1 ? "" : "s",
+		 a->ed->n_applied, a->ed->n_applied == 1 ? "" : "s");
 	int attr = ui_attr(a, UI_TITLE);
 	attron(attr);
 	mvhline(0, 0, ' ', a->cols);

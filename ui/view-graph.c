@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/model/describe.h"
 #include "src/present/layout.h"
 #include "src/present/scene-fold.h"
 #include "src/report/report.h"
 #include "ui/app.h"
+#include "ui/paint.h"
 
 struct graph_view {
 	const struct graph *g;
@@ -25,6 +27,7 @@ struct graph_view {
 	int follow;
 	uint32_t *visible;
 	size_t cap_visible;
+	struct paint_canvas canvas;
 	/* folding by module scope (src/present/scene-fold.h): on by itself for large graphs */
 	int fold_on;
 	char **expanded;
@@ -107,99 +110,36 @@ static int port_count(const struct scene *s, uint32_t b)
 	return n;
 }
 
-static void draw_route(struct app *a, const struct layout_edge_route *r, int32_t vx, int32_t vy, int top, int rows,
-		       int cols, int attr)
+/* The route of an edge into the canvas: its runs, and an arrow just above the target's top border. */
+static void paint_route(struct paint_canvas *cv, const struct layout_edge_route *r, int hot)
 {
-	for (uint32_t p = 0; p + 1 < r->n_points; p++) {
-		struct layout_point p0 = r->points[p], p1 = r->points[p + 1];
-		if (p0.x == p1.x) {
-			int32_t y0 = p0.y < p1.y ? p0.y : p1.y, y1 = p0.y < p1.y ? p1.y : p0.y;
-			if (p0.x < vx || p0.x >= vx + cols || y1 < vy || y0 >= vy + rows)
-				continue;
-			for (int32_t y = y0 < vy ? vy : y0; y <= y1 && y < vy + rows; y++)
-				ui_vline_char(a, top + (y - vy), p0.x - vx, attr);
-		} else {
-			int32_t x0 = p0.x < p1.x ? p0.x : p1.x, x1 = p0.x < p1.x ? p1.x : p0.x;
-			if (p0.y < vy || p0.y >= vy + rows || x1 < vx || x0 >= vx + cols)
-				continue;
-			ui_hline(a, top + (p0.y - vy), x0 - vx, x1 - x0 + 1, 0, cols, attr);
-		}
-	}
-	/* Corners where the direction turns, and an arrow into the target. */
-	for (uint32_t p = 1; p + 1 < r->n_points; p++) {
-		struct layout_point pr = r->points[p - 1], c = r->points[p], nx = r->points[p + 1];
-		int32_t y = c.y - vy, x = c.x - vx;
-		if (y < 0 || y >= rows || x < 0 || x >= cols)
-			continue;
-		int from_above = pr.x == c.x && pr.y < c.y, to_below = nx.x == c.x && nx.y > c.y;
-		int to_right = nx.y == c.y && nx.x > c.x, from_left = pr.y == c.y && pr.x < c.x;
-		int which = from_above ? (to_right ? 2 : 3) : to_below ? (from_left ? 1 : 0) : -1;
-		if (which >= 0)
-			ui_corner(a, top + y, x, which, attr);
-	}
-	if (r->n_points >= 2) { /* the arrow sits just above the target's top border */
+	for (uint32_t p = 0; p + 1 < r->n_points; p++)
+		paint_canvas_segment(cv, r->points[p].x, r->points[p].y, r->points[p + 1].x, r->points[p + 1].y, hot);
+	if (r->n_points >= 2) {
 		struct layout_point end = r->points[r->n_points - 1], prev = r->points[r->n_points - 2];
-		int32_t ay = end.y - 1;
-		if (prev.x == end.x && prev.y < ay && ay - vy >= 0 && ay - vy < rows && end.x - vx >= 0 && end.x - vx < cols)
-			ui_corner(a, top + ay - vy, end.x - vx, 5, attr);
+		if (prev.x == end.x && prev.y < end.y - 1)
+			paint_canvas_arrow(cv, end.x, end.y - 1, PAINT_ARROW_DOWN, hot);
 	}
 }
 
 static void draw_box(struct app *a, const struct scene_box *bx, int32_t x, int32_t y, int top, int rows, int cols,
 		     int selected)
 {
-	int battr = selected ? ui_attr(a, UI_SELECTED) : ui_attr(a, bx->kind == BOX_NODE ? UI_CAT_BASE + bx->cat : UI_DIM);
-	int w = bx->w, h = bx->h;
-	int sy = top + y;
+	struct paint_box pb = {
+		.kind = bx->kind == BOX_NODE ? PAINT_NODE : bx->kind == BOX_GROUP ? PAINT_GROUP : PAINT_IO,
+		.cat = bx->cat,
+		.title = bx->title,
+		.name = bx->name,
+		.lines = bx->lines,
+		.n_lines = bx->n_lines,
+		.w = bx->w,
+		.h = bx->h,
+		.index = bx->kind == BOX_NODE ? bx->ref : -1,
+		.selected = selected,
+		.mark = bx->kind == BOX_NODE ? app_node_mark(a, bx->ref) : 0,
+	};
 
-	/* Background: boxes hide the edges behind them. */
-	for (int r = 0; r < h; r++)
-		if (y + r >= 0 && y + r < rows)
-			for (int c = 0; c < w; c++)
-				if (x + c >= 0 && x + c < cols)
-					mvaddch(sy + r, x + c, ' ');
-	if (y >= 0 && y < rows) {
-		ui_corner(a, sy, x, 0, battr);
-		ui_hline(a, sy, x + 1, w - 2, 0, cols, battr);
-		ui_corner(a, sy, x + w - 1, 1, battr);
-		if ((bx->kind == BOX_NODE || bx->kind == BOX_GROUP) && *bx->name)
-			ui_text(sy, x + 2, x < 0 ? 0 : x, x + w - 2 < cols ? x + w - 2 : cols, bx->name, ui_attr(a, UI_DIM));
-	}
-	for (int r = 1; r < h - 1; r++) {
-		if (y + r < 0 || y + r >= rows)
-			continue;
-		if (x >= 0 && x < cols)
-			ui_vline_char(a, sy + r, x, battr);
-		if (x + w - 1 >= 0 && x + w - 1 < cols)
-			ui_vline_char(a, sy + r, x + w - 1, battr);
-	}
-	/* after :compare, whether the node's outputs matched: on the top border, right */
-	int mark = bx->kind == BOX_NODE ? app_node_mark(a, bx->ref) : 0;
-	int mcells = a->opts.ascii ? 4 : 3;
-	if (mark && y >= 0 && y < rows && w >= mcells + 4)
-		ui_text(sy, x + w - 2 - mcells, x < 0 ? 0 : x, x + w - 1 < cols ? x + w - 1 : cols,
-			mark == COMPARE_MARK_MATCH ? (a->opts.ascii ? " ok " : " \xe2\x9c\x93 ") : (a->opts.ascii ? " !! " : " \xe2\x9c\x97 "),
-			ui_attr(a, mark == COMPARE_MARK_MATCH ? UI_MATCH : UI_ERROR) | A_BOLD);
-	int row = 1;
-	int x0 = x + 2 < 0 ? 0 : x + 2, x1 = x + w - 2 < cols ? x + w - 2 : cols;
-	/* The selection shows without colour too (monochrome terminals, screen dumps): a marker left of the box. */
-	if (selected && y + 1 >= 0 && y + 1 < rows && x - 1 >= 0 && x - 1 < cols)
-		ui_text(sy + 1, x - 1, 0, cols, a->opts.ascii ? ">" : "\xe2\x96\xb6", battr | A_BOLD);
-	if (bx->kind == BOX_NODE || bx->kind == BOX_GROUP) {
-		if (y + row >= 0 && y + row < rows)
-			ui_text(sy + row, x + 2, x0, x1, bx->title,
-				(a->color ? ui_attr(a, UI_CAT_BASE + bx->cat) : 0) | A_BOLD);
-		row++;
-	}
-	for (uint16_t l = 0; l < bx->n_lines && row < h - 1; l++, row++)
-		if (y + row >= 0 && y + row < rows)
-			ui_text(sy + row, x + 2, x0, x1, bx->lines[l],
-				bx->kind != BOX_NODE && l == 0 ? A_BOLD : 0);
-	if (y + h - 1 >= 0 && y + h - 1 < rows) {
-		ui_corner(a, sy + h - 1, x, 2, battr);
-		ui_hline(a, sy + h - 1, x + 1, w - 2, 0, cols, battr);
-		ui_corner(a, sy + h - 1, x + w - 1, 3, battr);
-	}
+	paint_box(a, &pb, x, y, top, rows, cols);
 }
 
 static void gv_follow(struct graph_view *gv, int rows, int cols)
@@ -233,12 +173,18 @@ static void gv_draw(struct app *a, struct view *v, int top, int rows, int cols)
 		return;
 	}
 	gv_follow(gv, rows, cols);
-	int eattr = ui_attr(a, UI_EDGE);
 	int in_port = 0;
 	int32_t pe = gv->port >= 0 ? port_edge(s, gv->sel, gv->port, &in_port) : -1;
+	if (paint_canvas_reset(&gv->canvas, gv->vx, gv->vy, rows, cols) == 0) {
+		for (uint32_t e = 0; e < s->n_edges; e++)
+			if ((int32_t)e != pe)
+				paint_route(&gv->canvas, &gv->layout->routes[e], 0);
+		if (pe >= 0) /* the selected port's edge last, so that it wins where edges share cells */
+			paint_route(&gv->canvas, &gv->layout->routes[pe], 1);
+		paint_canvas_draw(a, &gv->canvas, top);
+	}
 	for (uint32_t e = 0; e < s->n_edges; e++) {
 		const struct layout_edge_route *r = &gv->layout->routes[e];
-		draw_route(a, r, gv->vx, gv->vy, top, rows, cols, (int32_t)e == pe ? ui_attr(a, UI_SELECTED) : eattr);
 		/* The shape of the value, beside the edge just under its source. */
 		if (r->n_points && s->edges[e].label[0]) {
 			struct layout_point p = r->points[0];
@@ -327,7 +273,11 @@ static void fold_change(struct app *a, struct graph_view *gv, int open)
 	/* Keep the same node (or its new group) selected. */
 	if (node >= 0 && (uint32_t)node < gv->scene->n_nodes && gv->scene->node_box[node] >= 0)
 		gv->sel = (uint32_t)gv->scene->node_box[node];
-	app_message(a, 0, open ? "opened %s (z folds it again)" : "folded the scope", open ? gv->expanded[gv->n_expanded - 1] : "");
+	if (!open && node >= 0 && gv->scene->node_box[node] >= 0 && gv->scene->boxes[gv->sel].kind == BOX_NODE)
+		app_message(a, 0, "a scope of fewer than %d nodes stays open", SCOPE_FOLD_MIN);
+	else
+		app_message(a, 0, open ? "opened %s (z folds it again)" : "folded the scope",
+			    open ? gv->expanded[gv->n_expanded - 1] : "");
 }
 
 static void open_panel(struct app *a, struct graph_view *gv)
@@ -490,8 +440,16 @@ static int gv_handle(struct app *a, struct view *v, enum action act, int key)
 		const struct graph_node *gn = &gv->g->nodes[bx->ref];
 		uint32_t k = gv->sub_index++ % gn->n_sub;
 		char title[200];
-		snprintf(title, sizeof title, "%s > #%d %s.%s", v->title, bx->ref, present_node_op(gv->g, (uint32_t)bx->ref),
-			 gn->sub_attr[k] ? gn->sub_attr[k] : "?");
+		struct strbuf nm = {0};
+		const char *gname = present_graph_name(gn->sub[k]);
+		if (*gname && (!gn->sub_attr[k] || strcmp(gname, gn->sub_attr[k]))) {
+			strbuf_puts(&nm, " '");
+			describe_name(&nm, gname);
+			strbuf_puts(&nm, "'");
+		}
+		snprintf(title, sizeof title, "%s > #%d %s.%s%s", v->title, bx->ref, present_node_op(gv->g, (uint32_t)bx->ref),
+			 gn->sub_attr[k] ? gn->sub_attr[k] : "?", strbuf_str(&nm));
+		strbuf_free(&nm);
 		struct view *sv = view_graph_new(a, gn->sub[k], title);
 		if (sv) {
 			((struct graph_view *)sv->data)->is_main = 0;
@@ -633,6 +591,7 @@ static int gv_refresh(struct app *a, struct view *v)
 	if (!gv->is_main)
 		return -1; /* subgraph pointers died with the old index: close it */
 	gv->g = app_graph(a);
+	v->graph = gv->g;
 	if (!gv->g || gv_build(a, gv))
 		return -1;
 	if (node >= 0 && (uint32_t)node < gv->scene->n_nodes && gv->scene->node_box[node] >= 0)
@@ -649,6 +608,7 @@ static void gv_free(struct view *v)
 	if (gv) {
 		gv_free_layout(gv);
 		free(gv->visible);
+		paint_canvas_free(&gv->canvas);
 		scope_list_free(gv->expanded, gv->n_expanded);
 		free(gv);
 	}
@@ -671,12 +631,22 @@ struct view *view_graph_new(struct app *a, const struct graph *g, const char *ti
 	v->data = gv;
 	snprintf(v->title, sizeof v->title, "%s", title);
 	gv->g = g;
+	v->graph = g;
 	gv->is_main = g == app_graph(a);
 	gv->parent_node = -1;
 	if (gv_build(a, gv)) {
 		gv_free(v);
 		return NULL;
 	}
+	/* A graph without inputs (an If's branch) starts with its Constants, side by side in one wide row: open on
+	 * the first node that computes something instead. */
+	const struct scene *s = gv->scene;
+	if (s->n_boxes && s->boxes[0].kind == BOX_NODE && !strcmp(s->boxes[0].title, "Constant"))
+		for (uint32_t b = 1; b < s->n_boxes; b++)
+			if (s->boxes[b].kind != BOX_NODE || strcmp(s->boxes[b].title, "Constant")) {
+				select_box(gv, b);
+				break;
+			}
 	return v;
 }
 

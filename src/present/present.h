@@ -98,6 +98,7 @@ void present_put_int(struct strbuf *b, int64_t v);
 const char *present_node_op(const struct graph *g, uint32_t i);
 const char *present_node_name(const struct graph *g, uint32_t i);
 const char *present_node_domain(const struct graph *g, uint32_t i);
+const char *present_graph_name(const struct graph *g); /* the GraphProto's name, "" when none */
 uint32_t present_node_n_inputs(const struct graph *g, uint32_t i);
 uint32_t present_node_n_outputs(const struct graph *g, uint32_t i);
 /* Lists as text, one item per line after a header line; the returned array (malloc'd) gives each line's node
