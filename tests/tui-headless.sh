@@ -78,12 +78,39 @@ timeout 20 "$ONNXVIEW" --keys "$TMP/save.keys" --size 80x24 srcnn.onnx >/dev/nul
 check "TUI :w PATH after edit+undo writes the original bytes" cmp -s srcnn.onnx "$TMP/saved.onnx"
 printf ':set-dim input 0 batch<Enter>:w %s<Enter>' "$TMP/saved.onnx" >"$TMP/save2.keys"
 timeout 20 "$ONNXVIEW" --keys "$TMP/save2.keys" --dump "$TMP/save2.txt" --size 80x24 srcnn.onnx >/dev/null 2>&1
-check "TUI :w onto an existing file refuses" grep -q "exists; use --force" "$TMP/save2.txt"
+check "TUI :w onto an existing file refuses, and says the TUI's way (:w!)" \
+	grep -q ":w! replaces what is there: .*saved.onnx exists" "$TMP/save2.txt"
+check "... not the command line's --force" sh -c '! grep -q -- "--force" "$1"' - "$TMP/save2.txt"
 check "... and leaves it as it was" cmp -s srcnn.onnx "$TMP/saved.onnx"
 printf ':set-dim input 0 batch<Enter>:w! %s<Enter>' "$TMP/saved.onnx" >"$TMP/save3.keys"
 timeout 20 "$ONNXVIEW" --keys "$TMP/save3.keys" --size 80x24 srcnn.onnx >/dev/null 2>&1
 "$PYTHON" -c 'import onnx,sys; assert onnx.load(sys.argv[1]).graph.input[0].type.tensor_type.shape.dim[0].dim_param=="batch"' "$TMP/saved.onnx"
 check ":w! replaces it with the edited model" [ $? -eq 0 ]
+# After :w OTHER the title names OTHER, unmodified; :w then offers to replace OTHER, not the model first opened.
+cp srcnn.onnx "$TMP/first.onnx"
+printf ':set-dim input 0 batch<Enter>:w %s<Enter>' "$TMP/other.onnx" >"$TMP/saveas.keys"
+timeout 20 "$ONNXVIEW" --keys "$TMP/saveas.keys" --dump "$TMP/saveas.txt" --size 100x24 "$TMP/first.onnx" >/dev/null 2>&1
+check ":w OTHER: the title names OTHER" sh -c 'head -1 "$1" | grep -q "other.onnx  graph"' - "$TMP/saveas.txt"
+check "... and the model is no longer marked modified" sh -c '! head -1 "$1" | grep -q "modified"' - "$TMP/saveas.txt"
+rm -f "$TMP/other.onnx"
+printf ':set-dim input 0 batch<Enter>:w %s<Enter>:set-dim input 0 N<Enter>:w<Enter>y' "$TMP/other.onnx" >"$TMP/saveas2.keys"
+timeout 20 "$ONNXVIEW" --keys "$TMP/saveas2.keys" --dump "$TMP/saveas2.txt" --size 100x24 "$TMP/first.onnx" >/dev/null 2>&1
+check "... then :w replaces OTHER (the second edit is in it)" "$PYTHON" -c 'import onnx,sys; assert onnx.load(sys.argv[1]).graph.input[0].type.tensor_type.shape.dim[0].dim_param=="N"' "$TMP/other.onnx"
+check "... and leaves the first file alone" cmp -s srcnn.onnx "$TMP/first.onnx"
+# [modified] follows the state on screen: an edit after saving sets it, undoing back to the saved state clears it.
+printf ':set-dim input 0 batch<Enter>:w %s<Enter>:set-dim input 0 N<Enter>' "$TMP/undo-saved.onnx" >"$TMP/undo-saved.keys"
+timeout 20 "$ONNXVIEW" --keys "$TMP/undo-saved.keys" --dump "$TMP/undo-saved1.txt" --size 100x24 srcnn.onnx >/dev/null 2>&1
+check "an edit after saving: [modified]" sh -c 'head -1 "$1" | grep -q "\[modified\]"' - "$TMP/undo-saved1.txt"
+rm -f "$TMP/undo-saved.onnx"
+printf 'u' >>"$TMP/undo-saved.keys"
+timeout 20 "$ONNXVIEW" --keys "$TMP/undo-saved.keys" --dump "$TMP/undo-saved.txt" --size 100x24 srcnn.onnx >/dev/null 2>&1
+check "undo back to the saved state: [modified] goes away" sh -c '! head -1 "$1" | grep -q "modified"' - "$TMP/undo-saved.txt"
+printf ':set-dim input 0 batch<Enter>uu<C-R>' >"$TMP/redo.keys"
+timeout 20 "$ONNXVIEW" --keys "$TMP/redo.keys" --dump "$TMP/redo.txt" --size 100x24 srcnn.onnx >/dev/null 2>&1
+check "redo away from the saved state: [modified] again" sh -c 'head -1 "$1" | grep -q "\[modified\]"' - "$TMP/redo.txt"
+printf ':set-dim input 0 batch<Enter>u:set-dim input 0 N<Enter>' >"$TMP/branch.keys"
+timeout 20 "$ONNXVIEW" --keys "$TMP/branch.keys" --dump "$TMP/branch.txt" --size 100x24 srcnn.onnx >/dev/null 2>&1
+check "a new edit after an undo: [modified]" sh -c 'head -1 "$1" | grep -q "\[modified\]"' - "$TMP/branch.txt"
 cp srcnn.onnx "$TMP/orig.onnx"
 printf ':set-dim input 0 batch<Enter>:wq<Enter>n' >"$TMP/wq.keys"
 timeout 20 "$ONNXVIEW" --keys "$TMP/wq.keys" --size 80x24 "$TMP/orig.onnx" >/dev/null 2>&1

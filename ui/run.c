@@ -116,7 +116,7 @@ void app_compare(struct app *a, const char *args)
 		return;
 	}
 	struct exec_result ra = {0}, rb = {0};
-	int rc = compare_render(a->m, g, (struct shapes *)app_shapes(a), a->ed->modified ? "(edited in memory)" : a->m->path,
+	int rc = compare_render(a->m, g, (struct shapes *)app_shapes(a), a->ed->modified ? "(edited in memory)" : a->file,
 				argc, argv, &report, marks, &first, &ra, &rb, app_consts(a), &e);
 	if (rc > 1) {
 		app_message(a, 1, "%s", e.msg);

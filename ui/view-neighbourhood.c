@@ -287,15 +287,12 @@ static int nb_handle(struct app *a, struct view *v, enum action act, int key)
 	default:
 		break;
 	}
-	if (key == KEY_MOUSE) { /* the wheel scrolls, a click selects the box under it */
-		MEVENT me;
-		if (getmouse(&me) != OK)
-			return 1;
-		if (me.bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
-			nv->vy += me.bstate & BUTTON4_PRESSED ? -3 : 3;
-			return 1;
-		}
-		int32_t x = me.x + nv->vx, y = me.y - 1 + nv->vy; /* the view starts under the title line */
+	if (act == ACT_SCROLL_UP || act == ACT_SCROLL_DOWN) {
+		nv->vy += act == ACT_SCROLL_UP ? -3 : 3;
+		return 1;
+	}
+	if (act == ACT_CLICK) { /* a click selects the box under it; the view starts under the title line */
+		int32_t x = a->mouse_x + nv->vx, y = a->mouse_y - 1 + nv->vy;
 		for (uint32_t i = 0; i < c->n_boxes; i++) {
 			const struct dot_cell_box *bx = &c->boxes[i];
 			if (x >= bx->x && x < bx->x + bx->w && y >= bx->y && y < bx->y + bx->h) {

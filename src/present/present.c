@@ -960,6 +960,127 @@ const char *present_node_name(const struct graph *g, uint32_t i)
 	return g->nodes[i].proto->name ? g->nodes[i].proto->name : "";
 }
 
+/* ---- what `e` edits ---- */
+
+/* Per op, the inputs worth editing, most wanted first (the schema's formal names). */
+static const struct {
+	const char *op;
+	const char *inputs[5];
+} edit_inputs[] = {
+	{.op = "Resize", .inputs = {"scales", "sizes", "roi"}},
+	{.op = "Upsample", .inputs = {"scales"}},
+	{.op = "Reshape", .inputs = {"shape"}},
+	{.op = "Expand", .inputs = {"shape"}},
+	{.op = "Pad", .inputs = {"pads", "constant_value", "axes"}},
+	{.op = "Slice", .inputs = {"starts", "ends", "axes", "steps"}},
+	{.op = "Tile", .inputs = {"repeats"}},
+	{.op = "Clip", .inputs = {"min", "max"}},
+	{.op = "TopK", .inputs = {"K"}},
+	{.op = "Squeeze", .inputs = {"axes"}},
+	{.op = "Unsqueeze", .inputs = {"axes"}},
+	{.op = "Split", .inputs = {"split"}},
+	{.op = "Gather", .inputs = {"indices"}},
+	{.op = "GatherElements", .inputs = {"indices"}},
+	{.op = "ReduceSum", .inputs = {"axes"}},
+	{.op = "ReduceMean", .inputs = {"axes"}},
+	{.op = "ReduceMax", .inputs = {"axes"}},
+	{.op = "ReduceMin", .inputs = {"axes"}},
+	{.op = "ReduceProd", .inputs = {"axes"}},
+	{.op = "ReduceL2", .inputs = {"axes"}},
+	{.op = "Range", .inputs = {"limit", "start", "delta"}},
+	{.op = "OneHot", .inputs = {"depth", "values"}},
+	{.op = "CumSum", .inputs = {"axis"}},
+	{.op = "NonMaxSuppression", .inputs = {"iou_threshold", "score_threshold", "max_output_boxes_per_class"}},
+	{.op = "QuantizeLinear", .inputs = {"y_scale", "y_zero_point"}},
+	{.op = "DequantizeLinear", .inputs = {"x_scale", "x_zero_point"}},
+	{.op = "Conv", .inputs = {"W", "B"}},
+	{.op = "ConvTranspose", .inputs = {"W", "B"}},
+	{.op = "Gemm", .inputs = {"B", "C"}},
+	{.op = "LayerNormalization", .inputs = {"Scale", "B"}},
+	{.op = "BatchNormalization", .inputs = {"scale", "B", "input_mean", "input_var"}},
+};
+
+/* The constant of input k of node i (value id), or -1; with values only when full is set. */
+static int32_t constant_input(const struct graph *g, uint32_t i, size_t k, int full)
+{
+	const struct graph_node *gn = &g->nodes[i];
+
+	if (k >= gn->proto->n_input || gn->in[k] < 0)
+		return -1;
+	const struct graph_value *v = graph_value_resolve(g, gn->in[k], NULL);
+	if (!v->constant || (full && tensor_numel(v->constant, NULL) <= 0))
+		return -1;
+	return gn->in[k];
+}
+
+int32_t present_edit_input(struct ov_model *m, const struct graph *g, uint32_t i)
+{
+	const Onnx__NodeProto *n = g->nodes[i].proto;
+	struct ov_error e;
+	const struct opdb *db = opdb_default(&e);
+	const struct op_schema *schema = db && n->op_type ? opdb_find(db, n->domain, n->op_type, model_opset(m, n->domain))
+						       : NULL;
+
+	for (size_t r = 0; schema && is_default(n->domain) && r < sizeof edit_inputs / sizeof edit_inputs[0]; r++) {
+		if (strcmp(edit_inputs[r].op, n->op_type))
+			continue;
+		for (size_t w = 0; w < 5 && edit_inputs[r].inputs[w]; w++)
+			for (size_t k = 0; k < schema->n_inputs; k++)
+				if (!strcmp(schema->inputs[k].name, edit_inputs[r].inputs[w]) && constant_input(g, i, k, 1) >= 0)
+					return constant_input(g, i, k, 1);
+	}
+	for (int full = 1; full >= 0; full--)
+		for (size_t k = 0; k < n->n_input; k++)
+			if (constant_input(g, i, k, full) >= 0)
+				return constant_input(g, i, k, full);
+	return -1;
+}
+
+void present_edit_line(struct strbuf *b, struct ov_model *m, const struct graph *g, int32_t id, int max)
+{
+	const struct graph_value *v = graph_value_resolve(g, id, NULL);
+	const char *name = g->values[id].name;
+	int plain = *name != 0;
+
+	for (const char *p = name; *p; p++)
+		if (*p == ' ' || *p == '"' || *p == '\\' || *p == '[' || *p == '#' || (unsigned char)*p < 0x20)
+			plain = 0;
+	strbuf_puts(b, "set-tensor ");
+	if (plain) {
+		strbuf_puts(b, name);
+	} else {
+		strbuf_putc(b, '"');
+		for (const char *p = name; *p; p++) {
+			if (*p == '"' || *p == '\\')
+				strbuf_putc(b, '\\');
+			strbuf_putc(b, *p);
+		}
+		strbuf_putc(b, '"');
+	}
+	strbuf_putc(b, ' ');
+	int64_t ne = v->constant ? tensor_numel(v->constant, NULL) : -1;
+	if (ne > 0 && ne <= max && v->constant->n_dims <= 1) {
+		struct strbuf t = {0};
+		describe_tensor_values(&t, m, v->constant, max);
+		/* only what set-tensor reads back: numbers in brackets, nothing elided */
+		const char *s = strbuf_str(&t);
+		/* %g keeps 6 significant digits: a number printed with all 6 may have lost some, and retyping it
+		 * unchanged would change the model */
+		int32_t dt = v->constant->data_type;
+		int exact = dt == 2 || dt == 3 || dt == 4 || dt == 5 || dt == 6 || dt == 7 || dt == 9 || dt == 12 || dt == 13;
+		int digits = 0, lossy = 0;
+		for (const char *p = s; *p; p++) {
+			if (*p >= '0' && *p <= '9')
+				lossy |= ++digits >= 6;
+			else if (*p != '.' && !(*p == '0' && !digits))
+				digits = 0;
+		}
+		if (!t.failed && (exact || !lossy) && !strstr(s, "...") && !strchr(s, '"') && !strstr(s, "\xe2\x80\xa6"))
+			strbuf_puts(b, s);
+		strbuf_free(&t);
+	}
+}
+
 const char *present_graph_name(const struct graph *g)
 {
 	return g->proto && g->proto->name ? g->proto->name : "";
