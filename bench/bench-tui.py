@@ -5,7 +5,9 @@ Usage: bench/bench-tui.py ONNXVIEW [MODEL [RUNS]]
 The TUI runs headless (--keys, --dump) so no terminal is needed: 'first frame' is the time from start to the
 first screen written (load, index, shapes, scene, layout, draw) — measured as a run with no keys; 'key response'
 is the extra time of 200 selection moves (j) and 50 page moves divided by their count. Reports medians over RUNS
-(default 7), CPU time as well as wall time (a loaded machine inflates wall time), and the ratios.
+(default 7), CPU time as well as wall time (a loaded machine inflates wall time), and the ratios.  On the chain it
+also times searches (a whole node name, part of a name inside a folded scope, two terms, a name that is not there):
+the time to the answer beside the first frame's, as a ratio (a report, not a bar).
 
 Without MODEL it runs issue 5's two models, made once into bench/data/ (ignored by git): the 51,000-node residual
 chain (bench/make-chain.py) and torchvision's AlexNet, a 244 MB CNN (bench/make-alexnet.py, Debian's
@@ -69,6 +71,28 @@ def bench(ov, model, runs):
     return w0, c0, kw, kc, rss / size
 
 
+def bench_search(ov, model, runs, queries):
+    """Time to the answer of each search, beside the first frame: the extra time of a run that types the search
+    (and draws its answer) over a run with no keys, as medians, and its ratio to the first frame."""
+    d = tempfile.mkdtemp()
+    dump = os.path.join(d, "screen.txt")
+    empty = os.path.join(d, "none.keys")
+    open(empty, "w").close()
+    base = [ov, "--size", "160x50", "--dump", dump, "--keys"]
+    w0, c0, _ = median(base + [empty, model], runs)
+    print(f"search on {os.path.basename(model)}: time to the answer (run with the search minus run without), "
+          f"{runs} runs, medians; first frame wall {w0 * 1e3:.1f} ms cpu {c0 * 1e3:.1f} ms")
+    for q in queries:
+        keys = os.path.join(d, "search.keys")
+        with open(keys, "w") as f:
+            f.write("/" + q + "<Enter>")
+        w, c, _ = median(base + [keys, model], runs)
+        with open(dump) as f:
+            status = f.read().rstrip("\n").split("\n")[-1].strip()
+        print(f"  /{q:<18} wall {(w - w0) * 1e3:7.1f} ms  cpu {(c - c0) * 1e3:7.1f} ms  "
+              f"ratio to first frame: cpu {(c - c0) / c0:.2f}x  [{status[:50]}]", flush=True)
+
+
 def make(script, out, *args):
     """Make a benchmark model once; False when it cannot be made here (exit 77: a missing module)."""
     if os.path.exists(out):
@@ -101,6 +125,8 @@ def issue5(ov, runs):
     ok &= check("chain first frame cpu", c * 1e3, 300, " ms", w * 1e3)
     ok &= check("chain key cpu", kc * 1e3, 16, " ms", kw * 1e3)
     ok &= check("chain peak RSS / file", ratio, 3, "x")
+    # issue 15: search answers within a frame (a whole name from the name index; a part of one by scanning)
+    bench_search(ov, chain, runs, ["/blk13333/Relu", "blk13333/Relu", "blk13333 Relu", "nosuchname"])
     if make("make-alexnet.py", cnn):
         w, c, kw, kc, ratio = bench(ov, cnn, runs)
         ok &= check("CNN first frame cpu", c * 1e3, 1000, " ms", w * 1e3)

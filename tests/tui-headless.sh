@@ -39,20 +39,24 @@ screen nodes 80x24 srcnn.onnx 'L'
 screen diagnostics 80x24 custom-domain.onnx '!'
 screen subgraph 80x24 if-subgraph.onnx 'jjS'
 
-# Folding by module scope: a 400-node model with PyTorch-style names opens folded; Enter opens a scope, z folds it,
-# and jumping to a node inside a folded scope opens it.
+# Folding by module scope: a 1,050-node model with PyTorch-style names opens folded; Enter opens a scope, z folds it,
+# jumping to a node inside a folded scope opens it, and a scope of one node never folds (z on it says so).
 "$PYTHON" - "$TMP/m/scoped.onnx" <<'PY'
 import sys, numpy as np, onnx
 from onnx import helper, numpy_helper, TensorProto as T
 nodes, inits, x = [], [], "x"
-for i in range(100):
+for i in range(150):
     p = f"/encoder/layer.{i}"
     w = f"layer{i}.w"
     inits.append(numpy_helper.from_array(np.eye(4, dtype=np.float32), w))
     nodes += [helper.make_node("MatMul", [x, w], [f"{p}/mm"], name=f"{p}/attn/MatMul"),
-              helper.make_node("Relu", [f"{p}/mm"], [f"{p}/r"], name=f"{p}/mlp/Relu"),
+              helper.make_node("Relu", [f"{p}/mm"], [f"{p}/ar"], name=f"{p}/attn/Relu"),
+              helper.make_node("Neg", [f"{p}/ar"], [f"{p}/an"], name=f"{p}/attn/Neg"),
+              helper.make_node("Relu", [f"{p}/an"], [f"{p}/r"], name=f"{p}/mlp/Relu"),
               helper.make_node("Neg", [f"{p}/r"], [f"{p}/n"], name=f"{p}/mlp/Neg"),
-              helper.make_node("Add", [x, f"{p}/n"], [f"{p}/out"], name=f"{p}/Add")]
+              helper.make_node("Sigmoid", [f"{p}/n"], [f"{p}/s"], name=f"{p}/mlp/Sigmoid"),
+              # a scope of one node: it never folds (a box for it would hide as much as it shows)
+              helper.make_node("Add", [x, f"{p}/s"], [f"{p}/out"], name=f"{p}/out/Add")]
     x = f"{p}/out"
 g = helper.make_graph(nodes, "scoped", [helper.make_tensor_value_info("x", T.FLOAT, [1, 4])],
                       [helper.make_tensor_value_info(x, T.FLOAT, [1, 4])], inits)
@@ -62,6 +66,11 @@ screen fold-open 80x24 scoped.onnx ''
 screen fold-expand 80x24 scoped.onnx 'j<Enter>'
 screen fold-refold 80x24 scoped.onnx 'j<Enter>jz'
 screen fold-jump 80x24 scoped.onnx ':201<Enter><Enter>'
+printf '' >"$TMP/none.keys"
+timeout 20 "$ONNXVIEW" --keys "$TMP/none.keys" --dump "$TMP/fold40.txt" --size 80x40 scoped.onnx >/dev/null 2>&1
+check "a scope of one node stays open (its node's box, not a group)" grep -q -- "+-/encoder/layer.0/out/Add-*+" "$TMP/fold40.txt"
+check "... while the scopes of three nodes fold" grep -q "| 3 nodes " "$TMP/fold40.txt"
+check "no group box of one node" sh -c '! grep -q "| 1 nodes\\? " "$1"' - "$TMP/fold40.txt"
 
 # Saving from the TUI: a new file, byte-identical after an edit and its undo.
 printf ':set-dim input 0 batch<Enter>u:w %s<Enter>' "$TMP/saved.onnx" >"$TMP/save.keys"
@@ -69,12 +78,39 @@ timeout 20 "$ONNXVIEW" --keys "$TMP/save.keys" --size 80x24 srcnn.onnx >/dev/nul
 check "TUI :w PATH after edit+undo writes the original bytes" cmp -s srcnn.onnx "$TMP/saved.onnx"
 printf ':set-dim input 0 batch<Enter>:w %s<Enter>' "$TMP/saved.onnx" >"$TMP/save2.keys"
 timeout 20 "$ONNXVIEW" --keys "$TMP/save2.keys" --dump "$TMP/save2.txt" --size 80x24 srcnn.onnx >/dev/null 2>&1
-check "TUI :w onto an existing file refuses" grep -q "exists; use --force" "$TMP/save2.txt"
+check "TUI :w onto an existing file refuses, and says the TUI's way (:w!)" \
+	grep -q ":w! replaces what is there: .*saved.onnx exists" "$TMP/save2.txt"
+check "... not the command line's --force" sh -c '! grep -q -- "--force" "$1"' - "$TMP/save2.txt"
 check "... and leaves it as it was" cmp -s srcnn.onnx "$TMP/saved.onnx"
 printf ':set-dim input 0 batch<Enter>:w! %s<Enter>' "$TMP/saved.onnx" >"$TMP/save3.keys"
 timeout 20 "$ONNXVIEW" --keys "$TMP/save3.keys" --size 80x24 srcnn.onnx >/dev/null 2>&1
 "$PYTHON" -c 'import onnx,sys; assert onnx.load(sys.argv[1]).graph.input[0].type.tensor_type.shape.dim[0].dim_param=="batch"' "$TMP/saved.onnx"
 check ":w! replaces it with the edited model" [ $? -eq 0 ]
+# After :w OTHER the title names OTHER, unmodified; :w then offers to replace OTHER, not the model first opened.
+cp srcnn.onnx "$TMP/first.onnx"
+printf ':set-dim input 0 batch<Enter>:w %s<Enter>' "$TMP/other.onnx" >"$TMP/saveas.keys"
+timeout 20 "$ONNXVIEW" --keys "$TMP/saveas.keys" --dump "$TMP/saveas.txt" --size 100x24 "$TMP/first.onnx" >/dev/null 2>&1
+check ":w OTHER: the title names OTHER" sh -c 'head -1 "$1" | grep -q "other.onnx  graph"' - "$TMP/saveas.txt"
+check "... and the model is no longer marked modified" sh -c '! head -1 "$1" | grep -q "modified"' - "$TMP/saveas.txt"
+rm -f "$TMP/other.onnx"
+printf ':set-dim input 0 batch<Enter>:w %s<Enter>:set-dim input 0 N<Enter>:w<Enter>y' "$TMP/other.onnx" >"$TMP/saveas2.keys"
+timeout 20 "$ONNXVIEW" --keys "$TMP/saveas2.keys" --dump "$TMP/saveas2.txt" --size 100x24 "$TMP/first.onnx" >/dev/null 2>&1
+check "... then :w replaces OTHER (the second edit is in it)" "$PYTHON" -c 'import onnx,sys; assert onnx.load(sys.argv[1]).graph.input[0].type.tensor_type.shape.dim[0].dim_param=="N"' "$TMP/other.onnx"
+check "... and leaves the first file alone" cmp -s srcnn.onnx "$TMP/first.onnx"
+# [modified] follows the state on screen: an edit after saving sets it, undoing back to the saved state clears it.
+printf ':set-dim input 0 batch<Enter>:w %s<Enter>:set-dim input 0 N<Enter>' "$TMP/undo-saved.onnx" >"$TMP/undo-saved.keys"
+timeout 20 "$ONNXVIEW" --keys "$TMP/undo-saved.keys" --dump "$TMP/undo-saved1.txt" --size 100x24 srcnn.onnx >/dev/null 2>&1
+check "an edit after saving: [modified]" sh -c 'head -1 "$1" | grep -q "\[modified\]"' - "$TMP/undo-saved1.txt"
+rm -f "$TMP/undo-saved.onnx"
+printf 'u' >>"$TMP/undo-saved.keys"
+timeout 20 "$ONNXVIEW" --keys "$TMP/undo-saved.keys" --dump "$TMP/undo-saved.txt" --size 100x24 srcnn.onnx >/dev/null 2>&1
+check "undo back to the saved state: [modified] goes away" sh -c '! head -1 "$1" | grep -q "modified"' - "$TMP/undo-saved.txt"
+printf ':set-dim input 0 batch<Enter>uu<C-R>' >"$TMP/redo.keys"
+timeout 20 "$ONNXVIEW" --keys "$TMP/redo.keys" --dump "$TMP/redo.txt" --size 100x24 srcnn.onnx >/dev/null 2>&1
+check "redo away from the saved state: [modified] again" sh -c 'head -1 "$1" | grep -q "\[modified\]"' - "$TMP/redo.txt"
+printf ':set-dim input 0 batch<Enter>u:set-dim input 0 N<Enter>' >"$TMP/branch.keys"
+timeout 20 "$ONNXVIEW" --keys "$TMP/branch.keys" --dump "$TMP/branch.txt" --size 100x24 srcnn.onnx >/dev/null 2>&1
+check "a new edit after an undo: [modified]" sh -c 'head -1 "$1" | grep -q "\[modified\]"' - "$TMP/branch.txt"
 cp srcnn.onnx "$TMP/orig.onnx"
 printf ':set-dim input 0 batch<Enter>:wq<Enter>n' >"$TMP/wq.keys"
 timeout 20 "$ONNXVIEW" --keys "$TMP/wq.keys" --size 80x24 "$TMP/orig.onnx" >/dev/null 2>&1

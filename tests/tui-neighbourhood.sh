@@ -108,7 +108,7 @@ check "--ascii: stubs with ... and nothing but ASCII" sh -c \
 
 screen small 80x24 srcnn.onnx 'jjD'
 check "80x24: conv1 selected, the boxes around it shown" \
-	all clean small -- has small "▶| Conv " -- has small "| scales = "
+	all clean small -- has small "▶| Conv " -- has small "| mode = "
 widest() { LC_ALL=C.UTF-8 awk '{ if (length($0) > m) m = length($0) } END { print m }' "$1.txt"; }
 fits() { [ "$(wc -l <"$1.txt")" -eq "$2" ] && [ "$(widest "$1")" -le "$3" ]; } # NAME ROWS COLS
 check "80x24: the screen is 24 lines of at most 80 columns" fits small 24 80

@@ -48,7 +48,7 @@ check "? shows the help generated from the key table" wait_for "cycle-port"
 t send-keys -t $S q
 # The mouse, as a terminal reports it (SGR encoding): a click on the conv1 box selects it, the wheel scrolls.
 check "the TUI asks the terminal for mouse events" sh -c "[ \"\$(tmux -L $SOCK display -p -t $S '#{mouse_standard_flag}')\" = 1 ]"
-row=$(screen | grep -n "x Conv  *x\|│ Conv  *│" | head -1 | cut -d: -f1)
+row=$(screen | grep -n "x Conv  *#[0-9]* x\|│ Conv  *#[0-9]* │" | head -1 | cut -d: -f1)
 t send-keys -t $S -l "$(printf '\033[<0;10;%sM' "$row")"
 t send-keys -t $S -l "$(printf '\033[<0;10;%sm' "$row")"
 check "a click on a box selects it" wait_for "▶x Conv"

@@ -41,6 +41,9 @@
 	X(SAVE, "save", "save (asks where, never replaces without asking)")                            \
 	X(HELP, "help", "this help")                                                                   \
 	X(REDRAW, "redraw", "redraw the screen")                                                       \
+	X(CLICK, "click", "select what is under the mouse")                                            \
+	X(SCROLL_UP, "scroll-up", "scroll up a few rows")                                              \
+	X(SCROLL_DOWN, "scroll-down", "scroll down a few rows")                                        \
 	X(QUIT, "quit", "quit (asks when there are unsaved changes)")
 
 enum action {
@@ -52,7 +55,8 @@ enum action {
 
 const char *action_name(enum action a);
 const char *action_help(enum action a);
-/* The action a key means in the default bindings (ACT_NONE when none). */
+/* The action a key means in the default bindings (ACT_NONE when none).  Mouse events are not keys: the event loop
+ * (ui/tui.c) translates them, once, into ACT_CLICK (the cell in app.mouse_x, mouse_y) and ACT_SCROLL_*. */
 enum action keys_action(int key);
 /* "j, Down" for the help screen; buf of n bytes. */
 const char *keys_for_action(enum action a, char *buf, size_t n);

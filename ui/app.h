@@ -35,6 +35,7 @@ struct view {
 	const struct view_ops *ops;
 	void *data;
 	char title[160];
+	const struct graph *graph; /* the graph it shows, for the title bar's counts (NULL: not a graph view) */
 };
 
 #define APP_MAX_VIEWS 32
@@ -56,6 +57,7 @@ struct app {
 	int *keys;
 	size_t n_keys, next_key;
 	const char *dump_path;
+	int dumped_at_end;  /* the script ran out in the prompt, whose screen was dumped then */
 	/* the last :run (every value kept) and the marks of the last :compare, one per node of the main graph */
 	struct exec_result run;
 	int have_run;
@@ -63,8 +65,20 @@ struct app {
 	int have_run_b;
 	uint8_t *marks;
 	uint32_t n_marks;
+	char *run_dims;               /* the answer to :run's question for dims the model leaves open */
+	char *run_inputs;             /* --input words giving the last :run's inputs (files in run_dir), for R */
+	char *run_dir;                /* a temporary folder for those files, removed at exit */
 	struct exec_consts *consts;   /* the model's constants, kept from one :run or :compare to the next (on the
 	                                 GPU too); dropped when the model changes */
+	/* the file on screen: the model's path, then where :w PATH last saved it */
+	char *file;
+	/* which state of the journal was saved (ui/commands.c): an id per applied edit */
+	uint64_t *state_ids;
+	size_t n_state_ids, cap_state_ids;
+	uint64_t next_state_id, saved_state;
+	/* where the last mouse event was (screen cells), for ACT_CLICK */
+	int mouse_x, mouse_y;
+	int in_prompt; /* the prompt is reading a line (a script's <Dump> keeps it on screen) */
 	/* prompt history */
 	char *history[64];
 	int n_history;
@@ -76,8 +90,14 @@ int app_push(struct app *a, struct view *v);  /* takes ownership; -1 when the st
 void app_pop(struct app *a);
 struct view *app_top(struct app *a);
 int app_getkey(struct app *a);                /* next key: terminal or script; ERR when a script ran out */
-/* Run an edit command or a TUI command line (":node 3", ":w", ":q"...); messages go to the status line. */
+/* Run an edit command or a TUI command line (":node 3", ":w", ":q"...); messages go to the status line
+ * (ui/commands.c). */
 void app_command(struct app *a, const char *line);
+/* After the journal moved (new_edit: a command was applied; 0: undo or redo): whether the model differs from the
+ * state last saved. */
+void app_journal_changed(struct app *a, int new_edit);
+/* Draw the whole screen now (for questions asked in the middle of a command). */
+void app_draw(struct app *a);
 /* After the model changed: reindex and refresh every view. */
 void app_model_changed(struct app *a);
 /* Write the screen as text (headless tests, :save-display). */

@@ -42,6 +42,9 @@ static const struct {
 	{'D', ACT_VIEW_NEIGHBOURHOOD, "D"},
 	{'w', ACT_SAVE, "w"}, {'?', ACT_HELP, "?"}, {KEY_F(1), ACT_HELP, "F1"}, {CTRL('l'), ACT_REDRAW, "Ctrl-L"},
 	{'q', ACT_QUIT, "q"},
+	/* for the help screen only: the event loop translates mouse events before keys are looked up */
+	{KEY_MOUSE, ACT_CLICK, "click"}, {KEY_MOUSE, ACT_SCROLL_UP, "wheel up"},
+	{KEY_MOUSE, ACT_SCROLL_DOWN, "wheel down"},
 };
 
 const char *action_name(enum action a)
@@ -56,7 +59,7 @@ const char *action_help(enum action a)
 
 enum action keys_action(int key)
 {
-	for (size_t i = 0; i < sizeof bindings / sizeof bindings[0]; i++)
+	for (size_t i = 0; key != KEY_MOUSE && i < sizeof bindings / sizeof bindings[0]; i++)
 		if (bindings[i].key == key)
 			return bindings[i].action;
 	return ACT_NONE;

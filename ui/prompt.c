@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ui/app.h"
+#include "ui/commands.h"
 
 #define PROMPT_MAX 1024
 
@@ -22,6 +23,23 @@ static void history_add(struct app *a, const char *line)
 	a->history[a->n_history] = strdup(line);
 	if (a->history[a->n_history])
 		a->n_history++;
+}
+
+/* The candidates of an ambiguous completion, shown on the row above the prompt until the next key. */
+static char listing[1024];
+
+static void listing_add(size_t *used, const char *name, size_t *shown)
+{
+	size_t l = strlen(name);
+
+	if (*used + l + 3 >= sizeof listing)
+		return;
+	memcpy(listing + *used, name, l);
+	*used += l;
+	listing[(*used)++] = ' ';
+	listing[(*used)++] = ' ';
+	listing[*used] = '\0';
+	(*shown)++;
 }
 
 /* Candidates for the word being typed: command names, or names of nodes and values. */
@@ -61,9 +79,9 @@ static size_t complete(struct app *a, char *buf, size_t len, size_t cap)
 		const struct edit_cmd *const *cmds = edit_commands(&n);
 		for (size_t i = 0; i < n; i++)
 			CONSIDER(cmds[i]->name);
-		static const char *const tui_cmds[] = {"node", "w", "q", "wq", "save-display", "help", "run", "compare"};
-		for (size_t i = 0; i < sizeof tui_cmds / sizeof tui_cmds[0]; i++)
-			CONSIDER(tui_cmds[i]);
+		const struct ui_command *tc = ui_commands(&n);
+		for (size_t i = 0; i < n; i++)
+			CONSIDER(tc[i].name);
 	} else {
 		const struct graph *g = app_graph(a);
 		for (uint32_t i = 0; g && i < g->n_values && matches < 100000; i++)
@@ -73,8 +91,33 @@ static size_t complete(struct app *a, char *buf, size_t len, size_t cap)
 	}
 #undef CONSIDER
 	if (!best || best_len <= wl) {
-		if (matches > 1)
-			app_message(a, 0, "%zu names start with '%.*s'", matches, (int)wl, word);
+		if (matches > 1) { /* list them: as many as fit, after how many there are */
+			size_t used = 0, shown = 0;
+			used = (size_t)snprintf(listing, sizeof listing, "%zu names: ", matches);
+#define LIST(name)                                                                                     \
+	do {                                                                                           \
+		const char *l_ = (name);                                                               \
+		if (l_ && !strncmp(l_, word, wl) && (int)used < a->cols)                               \
+			listing_add(&used, l_, &shown);                                                \
+	} while (0)
+			if (first_word) {
+				size_t n;
+				const struct edit_cmd *const *cmds = edit_commands(&n);
+				for (size_t i = 0; i < n; i++)
+					LIST(cmds[i]->name);
+				const struct ui_command *tc = ui_commands(&n);
+				for (size_t i = 0; i < n; i++)
+					LIST(tc[i].name);
+			} else {
+				const struct graph *g = app_graph(a);
+				for (uint32_t i = 0; g && i < g->n_values && (int)used < a->cols; i++)
+					LIST(g->values[i].name);
+				for (uint32_t i = 0; g && i < g->n_nodes && (int)used < a->cols; i++)
+					LIST(present_node_name(g, i));
+			}
+#undef LIST
+			(void)shown;
+		}
 		return len;
 	}
 	size_t add = best_len - wl;
@@ -101,6 +144,7 @@ char *prompt_read(struct app *a, const char *label, const char *prefill, int com
 	}
 	cur = len;
 	curs_set(1);
+	a->in_prompt = 1;
 	for (;;) {
 		int y = a->rows - 1, lw = (int)strlen(label);
 		move(y, 0);
@@ -110,11 +154,18 @@ char *prompt_read(struct app *a, const char *label, const char *prefill, int com
 		int avail = a->cols - lw - 1;
 		size_t off = avail > 0 && cur > (size_t)avail ? cur - (size_t)avail : 0;
 		mvaddnstr(y, lw, buf + off, avail > 0 ? avail : 0);
+		if (listing[0] && y > 0) { /* the candidates of the last Tab */
+			move(y - 1, 0);
+			clrtoeol();
+			ui_text(y - 1, 0, 0, a->cols, listing, ui_attr(a, UI_STATUS));
+			listing[0] = '\0';
+		}
 		move(y, lw + (int)(cur - off));
 		refresh();
 		int c = app_getkey(a);
 		if (c == ERR || c == 27) { /* Esc, or a test script that ran out */
 			curs_set(0);
+			a->in_prompt = 0;
 			return NULL;
 		}
 		if (c == '\n' || c == '\r' || c == KEY_ENTER)
@@ -125,6 +176,7 @@ char *prompt_read(struct app *a, const char *label, const char *prefill, int com
 				cur--, len--;
 			} else if (!len) {
 				curs_set(0);
+				a->in_prompt = 0;
 				return NULL; /* backspace on an empty line leaves it, as in vim */
 			}
 		} else if (c == KEY_DC) {
@@ -166,6 +218,7 @@ char *prompt_read(struct app *a, const char *label, const char *prefill, int com
 		}
 	}
 	curs_set(0);
+	a->in_prompt = 0;
 	if (complete_names)
 		history_add(a, buf);
 	return strdup(buf);

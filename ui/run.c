@@ -8,10 +8,15 @@
 #include <string.h>
 
 #include "src/report/report.h"
+#include "src/base/dtype.h"
 #include "src/exec/session.h"
+#include "src/graph/shape-rules.h"
+#include "src/model/tensorfile.h"
 #include "ui/app.h"
 
 #define MAX_ARGS 256
+
+static void run_with(struct app *a, const char *args, const char *show, int keep);
 
 /* Words of a command line; "double quotes" keep spaces (for names that have them). Returns the count. */
 static int split_words(char *s, char **argv, int max)
@@ -58,7 +63,200 @@ static struct exec_consts *app_consts(struct app *a)
 	return a->consts;
 }
 
+/* ---- dims the run cannot resolve ----
+ *
+ * TO BE REPLACED by the core's resolver: src/exec/feed.c / session.c are gaining --shape NAME=DIMS and --dim SYM=N
+ * (issue 15 point 2).  Until then the TUI asks for the dims itself, generates the input with the asked shape and
+ * hands it to run_session as a .npy file (--input NAME=FILE), which is what session.h takes today.  When the
+ * core's options land, ask_dims() stays (the question) and make_input() goes: the answer becomes --shape words. */
+
+/* The graph inputs (main graph) that have a dim neither a number nor given by --input in args, as
+ * "NAME=D1xD2x..." words with the declared dims (symbols kept) for the prompt to prefill; "" when none. */
+static void unresolved_inputs(struct app *a, const struct graph *g, const char *args, struct strbuf *out)
+{
+	const struct shapes *sh = app_shapes(a);
+
+	for (uint32_t v = 0; v < g->n_values; v++) {
+		const struct graph_value *val = &g->values[v];
+		if (val->origin != VALUE_INPUT)
+			continue;
+		char given[600];
+		snprintf(given, sizeof given, "--input %s=", val->name);
+		if (strstr(args, given))
+			continue;
+		const struct vshape *vs = sh ? shapes_get(sh, g, (int32_t)v) : NULL;
+		int open = vs && vs->rank > 0;
+		for (int d = 0; open && d < vs->rank; d++)
+			open = vs->dims[d].v != DIM_UNKNOWN;
+		if (!vs || vs->rank <= 0 || open)
+			continue;
+		strbuf_printf(out, "%s%s=", out->len ? " " : "", val->name);
+		for (int d = 0; d < vs->rank; d++) {
+			strbuf_puts(out, d ? "x" : "");
+			if (vs->dims[d].v != DIM_UNKNOWN)
+				strbuf_printf(out, "%lld", (long long)vs->dims[d].v);
+			else
+				strbuf_puts(out, vs->dims[d].sym ? vs->dims[d].sym : "?");
+		}
+	}
+}
+
+/* A generated input of the asked shape in a .npy file: floats uniform in [-1, 1) (the same stream each time),
+ * integers and booleans zero.  Returns 0, or -1 with err. */
+static int make_input(struct app *a, const struct graph *g, const char *name, const char *dims, const char *path,
+		      struct ov_error *err)
+{
+	int32_t id = graph_value_id(g, name);
+	const struct vshape *vs = id >= 0 && app_shapes(a) ? shapes_get(app_shapes(a), g, id) : NULL;
+	int64_t d[XT_MAX_RANK], numel = 1;
+	int rank = 0;
+	const char *p = dims;
+
+	if (id < 0 || g->values[id].origin != VALUE_INPUT)
+		return ov_fail(err, OV_USAGE, "'%s' is not a graph input", name);
+	while (*p) {
+		char *end;
+		long long n = strtoll(p, &end, 10);
+		if (end == p || n < 0 || n > (1LL << 31) || rank == XT_MAX_RANK || (*end && *end != 'x'))
+			return ov_fail(err, OV_USAGE, "%s=%s: dims are numbers joined by x (1x3x224x224)", name, dims);
+		d[rank++] = n;
+		numel *= n;
+		if (numel > (1LL << 28))
+			return ov_fail(err, OV_LIMIT, "%s=%s: too many values for a generated input", name, dims);
+		p = *end ? end + 1 : end;
+	}
+	if (vs && vs->rank >= 0 && vs->rank != rank)
+		return ov_fail(err, OV_USAGE, "%s=%s: %d dims, the model declares %d", name, dims, rank, vs->rank);
+	for (int k = 0; vs && k < rank; k++)
+		if (vs->dims[k].v != DIM_UNKNOWN && vs->dims[k].v != d[k])
+			return ov_fail(err, OV_USAGE, "%s=%s: dim %d is %lld in the model", name, dims, k,
+				       (long long)vs->dims[k].v);
+	int32_t dt = vs && vs->dtype ? vs->dtype : 1;
+	size_t es = xt_elem_size(dt);
+	if (!tensorfile_npy_descr(dt) || !es)
+		return ov_fail(err, OV_INVALID, "'%s': cannot generate a %s input", name, dtype_name(dt));
+	unsigned char *raw = calloc((size_t)(numel ? numel : 1), es);
+	if (!raw)
+		return ov_fail(err, OV_NOMEM, "out of memory");
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	for (int64_t i = 0; i < numel; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		double r = (double)(x >> 11) / 9007199254740992.0 * 2 - 1;
+		if (dt == 1)
+			((float *)raw)[i] = (float)r;
+		else if (dt == 11)
+			((double *)raw)[i] = r;
+	}
+	int rc = tensorfile_write_npy(path, dt, d, (size_t)rank, raw, err);
+	free(raw);
+	return rc;
+}
+
+/* A folder for the files a run is given, made once per session. */
+static const char *run_dir(struct app *a)
+{
+	if (!a->run_dir) {
+		char tmpl[] = "/tmp/onnxview-tui.XXXXXX";
+		if (mkdtemp(tmpl))
+			a->run_dir = strdup(tmpl);
+	}
+	return a->run_dir;
+}
+
+/* Before a :run: the dims it cannot resolve, asked once (prefilled with the declared shape) and remembered for the
+ * next runs; each becomes --input NAME=FILE in out.  -1 when the user cancelled or an answer was wrong. */
+static int ask_dims(struct app *a, const struct graph *g, const char *args, struct strbuf *out)
+{
+	struct strbuf need = {0};
+	struct ov_error e;
+
+	unresolved_inputs(a, g, args, &need);
+	if (!need.len) {
+		strbuf_free(&need);
+		return 0;
+	}
+	char *answer = a->run_dims ? strdup(a->run_dims) : prompt_read(a, "dims to run with: ", strbuf_str(&need), 0);
+	strbuf_free(&need);
+	if (!answer) {
+		app_message(a, 1, "not run: the inputs have dims the model leaves open (give them, or --input NAME=FILE)");
+		return -1;
+	}
+	char *save = NULL;
+	int rc = 0;
+	char *copy = strdup(answer);
+	for (char *w = copy ? strtok_r(copy, " ", &save) : NULL; w && !rc; w = strtok_r(NULL, " ", &save)) {
+		char *eq = strrchr(w, '=');
+		char path[600];
+		if (!eq || !run_dir(a)) {
+			app_message(a, 1, "'%s': give NAME=DIMS (x=1x3x224x224)", w);
+			rc = -1;
+			break;
+		}
+		*eq = '\0';
+		char safe[256];
+		snprintf(safe, sizeof safe, "%s", w);
+		for (char *c = safe; *c; c++)
+			if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
+				*c = '_';
+		snprintf(path, sizeof path, "%s/dims-%s.npy", run_dir(a), safe);
+		if (make_input(a, g, w, eq + 1, path, &e)) {
+			app_message(a, 1, "%s", e.msg);
+			rc = -1;
+			break;
+		}
+		strbuf_printf(out, " --input \"%s=%s\"", w, path);
+	}
+	if (!copy)
+		rc = -1;
+	free(copy);
+	if (rc) {
+		free(a->run_dims); /* a wrong answer is asked again next time */
+		a->run_dims = NULL;
+		free(answer);
+	} else {
+		free(a->run_dims);
+		a->run_dims = answer;
+	}
+	return rc;
+}
+
+/* After a :run: what gave its inputs (its --input words, the files made for asked dims among them), so that R
+ * runs on the same inputs.  Inputs without --input are generated the same way each time (feed_generate gives
+ * each name its own stream), so the words are all it takes. */
+static void keep_inputs(struct app *a, const char *args)
+{
+	struct strbuf words = {0};
+	char *copy = strdup(args);
+	char *argv[MAX_ARGS];
+	int argc = copy ? split_words(copy, argv, MAX_ARGS) : 0;
+
+	for (int i = 0; i + 1 < argc; i++)
+		if (!strcmp(argv[i], "--input"))
+			strbuf_printf(&words, " --input \"%s\"", argv[++i]);
+	free(copy);
+	free(a->run_inputs);
+	a->run_inputs = words.len && !words.failed ? strdup(strbuf_str(&words)) : NULL;
+	strbuf_free(&words);
+}
+
 void app_run(struct app *a, const char *args, const char *show)
+{
+	struct strbuf full = {0};
+	const struct graph *g0 = app_graph(a);
+	int from_key = show != NULL; /* R: the inputs of the last :run */
+
+	strbuf_puts(&full, args ? args : "");
+	if (g0 && from_key && a->run_inputs && !strstr(args ? args : "", "--input"))
+		strbuf_puts(&full, a->run_inputs); /* the inputs of the last :run */
+	else if (g0 && ask_dims(a, g0, strbuf_str(&full), &full)) {
+		strbuf_free(&full);
+		return;
+	}
+	run_with(a, strbuf_str(&full), show, !from_key);
+	strbuf_free(&full);
+}
+
+static void run_with(struct app *a, const char *args, const char *show, int keep)
 {
 	char *copy = strdup(args ? args : "");
 	char *argv[MAX_ARGS];
@@ -81,14 +279,17 @@ void app_run(struct app *a, const char *args, const char *show)
 		app_message(a, 1, "%s", e.msg);
 	} else {
 		a->have_run = 1;
+		if (keep)
+			keep_inputs(a, args);
 		struct view *tv = show ? view_tensor_result(a, show) : NULL;
 		app_push(a, tv ? tv : view_text_new("run", strbuf_str(&report), NULL, 0));
 		if (strstr(strbuf_str(&report), "\nFAIL '"))
 			app_message(a, 1, "ran %u node%s: some values differ from what --expect gave (see the report)",
 				    a->run.nodes_run, a->run.nodes_run == 1 ? "" : "s");
 		else
-			app_message(a, 0, "ran %u node%s in %.1f ms; v on a node shows its output, Esc goes back",
-				    a->run.nodes_run, a->run.nodes_run == 1 ? "" : "s", a->run.ms);
+			app_message(a, 0, "ran %u node%s in %.1f ms%s; v on a node shows its output, Esc goes back",
+				    a->run.nodes_run, a->run.nodes_run == 1 ? "" : "s", a->run.ms,
+				    !keep && a->run_inputs && strstr(args, a->run_inputs) ? " on the last :run's inputs" : "");
 	}
 	strbuf_free(&report);
 	free(copy);
@@ -116,7 +317,7 @@ void app_compare(struct app *a, const char *args)
 		return;
 	}
 	struct exec_result ra = {0}, rb = {0};
-	int rc = compare_render(a->m, g, (struct shapes *)app_shapes(a), a->ed->modified ? "(edited in memory)" : a->m->path,
+	int rc = compare_render(a->m, g, (struct shapes *)app_shapes(a), a->ed->modified ? "(edited in memory)" : a->file,
 				argc, argv, &report, marks, &first, &ra, &rb, app_consts(a), &e);
 	if (rc > 1) {
 		app_message(a, 1, "%s", e.msg);

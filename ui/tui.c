@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <curses.h>
+#include <dirent.h>
 #include <errno.h>
 #include <langinfo.h>
 #include <limits.h>
@@ -172,7 +173,6 @@ static int parse_keys(struct app *a, const char *path, struct ov_error *err)
 	return a->keys ? 0 : ov_fail(err, OV_NOMEM, "out of memory");
 }
 
-static void draw_screen(struct app *a);
 
 int app_getkey(struct app *a)
 {
@@ -184,8 +184,14 @@ int app_getkey(struct app *a)
 		return c;
 	}
 	for (;;) {
-		if (a->next_key >= a->n_keys)
+		if (a->next_key >= a->n_keys) {
+			/* A script that ends in the prompt: the screen it leaves is the prompt (completion, prefill). */
+			if (a->in_prompt && a->dump_path && !a->dumped_at_end) {
+				app_dump_screen(a, a->dump_path);
+				a->dumped_at_end = 1;
+			}
 			return ERR;
+		}
 		int c = a->keys[a->next_key++];
 		if (c == KEY_SCRIPT_RESIZE && a->next_key + 2 <= a->n_keys) {
 			int cols = a->keys[a->next_key++], rows = a->keys[a->next_key++];
@@ -195,7 +201,8 @@ int app_getkey(struct app *a)
 			return KEY_RESIZE;
 		}
 		if (c == KEY_SCRIPT_DUMP) {
-			draw_screen(a);
+			if (!a->in_prompt) /* a prompt is on screen as it is: keep it */
+				app_draw(a);
 			if (a->dump_path)
 				app_dump_screen(a, a->dump_path);
 			continue;
@@ -249,7 +256,7 @@ int app_dump_screen(struct app *a, const char *path)
 
 /* ---- the screen ---- */
 
-static void draw_screen(struct app *a)
+void app_draw(struct app *a)
 {
 	struct view *v = app_top(a);
 	char right[96];
@@ -257,8 +264,13 @@ static void draw_screen(struct app *a)
 	erase();
 	/* Title bar: the file, [modified], counts, and where we are. */
 	const struct graph *g = app_graph(a);
-	snprintf(right, sizeof right, "%u nodes  %zu edit%s ", g ? g->n_nodes : 0, a->ed->n_applied,
-		 a->ed->n_applied == 1 ? "" : "s");
+	for (int i = a->n_views - 1; i >= 0; i--) /* the counts of the graph on screen (a subgraph has its own) */
+		if (a->views[i]->graph) {
+			g = a->views[i]->graph;
+			break;
+		}
+	snprintf(right, sizeof right, "%u node%s  %zu edit%s ", g ? g->n_nodes : 0, g && g->n_nodes == 1 ? "" : "s",
+		 a->ed->n_applied, a->ed->n_applied == 1 ? "" : "s");
 	int attr = ui_attr(a, UI_TITLE);
 	attron(attr);
 	mvhline(0, 0, ' ', a->cols);
@@ -267,7 +279,7 @@ static void draw_screen(struct app *a)
 	const char *mod = a->ed->modified ? " [modified]" : "";
 	/* A long path gives way first: its end (the file name) is what identifies it. */
 	int room = a->cols - (int)strlen(right) - 11 - (int)strlen(mod) - 2 - (int)strlen(v->title) - 1;
-	const char *path = a->m->path;
+	const char *path = a->file;
 	if (room < 8)
 		room = 8;
 	if ((int)strlen(path) > room)
@@ -289,20 +301,6 @@ static void draw_screen(struct app *a)
 	refresh();
 }
 
-/* ---- commands typed at ':' ---- */
-
-static void save_to(struct app *a, const char *path, int replace)
-{
-	struct ov_error e;
-
-	if (model_save(a->m, path, replace ? OV_SAVE_REPLACE : 0, &e)) {
-		app_message(a, 1, "%s: %s", path, e.msg);
-		return;
-	}
-	a->ed->modified = 0;
-	app_message(a, 0, "saved %s", path);
-}
-
 static void say_status(void *ctx, const char *line)
 {
 	struct app *a = ctx;
@@ -310,89 +308,6 @@ static void say_status(void *ctx, const char *line)
 	/* The last note wins the status line; warnings are kept over plain notes. */
 	if (!a->message[0] || !strncmp(line, "warning", 7) || strncmp(a->message, "warning", 7))
 		app_message(a, 0, "%s", line);
-}
-
-static int confirm(struct app *a, const char *question)
-{
-	app_message(a, 0, "%s", question);
-	draw_screen(a);
-	for (;;) {
-		int c = app_getkey(a);
-		if (c == 'y' || c == 'Y')
-			return 1;
-		if (c == 'n' || c == 'N' || c == 27 || c == ERR)
-			return 0;
-	}
-}
-
-void app_command(struct app *a, const char *line)
-{
-	struct ov_error e;
-	char word[64] = "", arg[1024] = "";
-
-	while (*line == ' ' || *line == ':')
-		line++;
-	if (!*line)
-		return;
-	sscanf(line, "%63s %1023[^\n]", word, arg);
-	if (!strcmp(word, "q") || !strcmp(word, "quit")) {
-		if (a->ed->modified && !confirm(a, "unsaved changes: quit anyway? (y/n)"))
-			app_message(a, 0, "not quitting (:w saves, :q! quits without saving)");
-		else
-			a->quit = 1;
-		return;
-	}
-	if (!strcmp(word, "q!")) {
-		a->quit = 1;
-		return;
-	}
-	if (!strcmp(word, "w") || !strcmp(word, "w!") || !strcmp(word, "wq")) {
-		if (arg[0])
-			save_to(a, arg, word[1] == '!');
-		else if (confirm(a, "replace the original file? (y/n)"))
-			save_to(a, a->m->path, 1);
-		else
-			app_message(a, 0, "not saved (:w PATH writes a new file)");
-		if (!strcmp(word, "wq") && !a->ed->modified)
-			a->quit = 1;
-		return;
-	}
-	if (!strcmp(word, "save-display")) {
-		if (!arg[0] || app_dump_screen(a, arg))
-			app_message(a, 1, "save-display: cannot write '%s'", arg);
-		return;
-	}
-	if (!strcmp(word, "help")) {
-		app_push(a, view_help_new(a));
-		return;
-	}
-	if (!strcmp(word, "run")) {
-		app_run(a, arg, NULL);
-		return;
-	}
-	if (!strcmp(word, "compare")) {
-		app_compare(a, arg);
-		return;
-	}
-	char *end;
-	long n = strtol(!strcmp(word, "node") ? arg : word, &end, 10);
-	if ((!strcmp(word, "node") && arg[0] && !*end) || (word[0] >= '0' && word[0] <= '9' && !*end) ||
-	    (word[0] == '#' && (n = strtol(word + 1, &end, 10), !*end))) {
-		const struct graph *g = app_graph(a);
-		if (!g || n < 0 || (uint32_t)n >= g->n_nodes)
-			app_message(a, 1, "no node #%ld (the graph has %u nodes)", n, g ? g->n_nodes : 0);
-		else
-			app_goto_node(a, (int32_t)n);
-		return;
-	}
-	a->message[0] = '\0';
-	if (edit_run(a->ed, line, &e)) {
-		app_message(a, 1, "%s", e.msg);
-		return;
-	}
-	app_model_changed(a);
-	if (!a->message[0])
-		app_message(a, 0, "done: %s", line);
 }
 
 static void prompt_command(struct app *a, const char *prefill)
@@ -447,17 +362,21 @@ static void global_action(struct app *a, enum action act, int key)
 	case ACT_PROMPT: prompt_command(a, NULL); break;
 	case ACT_UNDO:
 		a->message[0] = '\0';
-		if (edit_undo(a->ed, &e))
+		if (edit_undo(a->ed, &e)) {
 			app_message(a, 1, "%s", e.msg);
-		else
+		} else {
+			app_journal_changed(a, 0);
 			app_model_changed(a);
+		}
 		break;
 	case ACT_REDO:
 		a->message[0] = '\0';
-		if (edit_redo(a->ed, &e))
+		if (edit_redo(a->ed, &e)) {
 			app_message(a, 1, "%s", e.msg);
-		else
+		} else {
+			app_journal_changed(a, 0);
 			app_model_changed(a);
+		}
 		break;
 	case ACT_SAVE: prompt_command(a, "w "); break;
 	case ACT_HELP: app_push(a, view_help_new(a)); break;
@@ -473,10 +392,29 @@ static void global_action(struct app *a, enum action act, int key)
 	}
 }
 
+/* The one place mouse events are read: a click becomes ACT_CLICK at (mouse_x, mouse_y), the wheel ACT_SCROLL_*. */
+static enum action mouse_action(struct app *a)
+{
+	MEVENT me;
+
+	if (getmouse(&me) != OK)
+		return ACT_NONE;
+	if (me.bstate & BUTTON4_PRESSED)
+		return ACT_SCROLL_UP;
+	if (me.bstate & BUTTON5_PRESSED)
+		return ACT_SCROLL_DOWN;
+	if (me.bstate & BUTTON1_CLICKED) {
+		a->mouse_x = me.x;
+		a->mouse_y = me.y;
+		return ACT_CLICK;
+	}
+	return ACT_NONE;
+}
+
 static void event_loop(struct app *a)
 {
 	while (!a->quit) {
-		draw_screen(a);
+		app_draw(a);
 		int key = app_getkey(a);
 		if (key == ERR) {
 			if (a->headless)
@@ -488,7 +426,9 @@ static void event_loop(struct app *a)
 			continue;
 		}
 		a->message[0] = '\0';
-		enum action act = keys_action(key);
+		enum action act = key == KEY_MOUSE ? mouse_action(a) : keys_action(key);
+		if (key == KEY_MOUSE && act == ACT_NONE)
+			continue;
 		struct view *v = app_top(a);
 		if (!v->ops->handle(a, v, act, key))
 			global_action(a, act, key);
@@ -512,6 +452,12 @@ int tui_main(const struct tui_options *opts)
 	if (rc)
 		return rc;
 	a.opts = *opts;
+	a.file = strdup(opts->path);
+	if (!a.file) {
+		model_free(a.m);
+		fprintf(stderr, "onnxview: out of memory\n");
+		return 3;
+	}
 	a.utf8 = utf8_locale();
 	if (!a.utf8)
 		a.opts.ascii = 1;
@@ -570,7 +516,7 @@ int tui_main(const struct tui_options *opts)
 	ui_colors_init(&a);
 	if (app_graph(&a) && app_push(&a, view_graph_new(&a, app_graph(&a), "graph")) == 0) {
 		event_loop(&a);
-		if (a.headless && a.dump_path)
+		if (a.headless && a.dump_path && !a.dumped_at_end)
 			app_dump_screen(&a, a.dump_path);
 	} else {
 		rc = 3;
@@ -589,6 +535,22 @@ out:
 	for (int i = 0; i < a.n_history; i++)
 		free(a.history[i]);
 	free(a.keys);
+	free(a.file);
+	free(a.run_dims);
+	free(a.run_inputs);
+	if (a.run_dir) { /* the inputs :run made or kept */
+		DIR *d = opendir(a.run_dir);
+		struct dirent *de;
+		char p[700];
+		while (d && (de = readdir(d)))
+			if (de->d_name[0] != '.' && snprintf(p, sizeof p, "%s/%s", a.run_dir, de->d_name) < (int)sizeof p)
+				unlink(p);
+		if (d)
+			closedir(d);
+		rmdir(a.run_dir);
+		free(a.run_dir);
+	}
+	free(a.state_ids);
 	app_clear_results(&a);
 	exec_consts_free(a.consts);
 	edit_session_free(a.ed);

@@ -6,11 +6,14 @@
 #include <curses.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "src/model/describe.h"
 #include "src/present/layout.h"
 #include "src/present/scene-fold.h"
 #include "src/report/report.h"
 #include "ui/app.h"
+#include "ui/paint.h"
 
 struct graph_view {
 	const struct graph *g;
@@ -25,6 +28,9 @@ struct graph_view {
 	int follow;
 	uint32_t *visible;
 	size_t cap_visible;
+	struct paint_canvas canvas;
+	/* for search (made at the first one, dropped with the scene): each box's outgoing edges, each group's nodes */
+	uint32_t *out_first, *out_edge, *mem_first, *mem_node;
 	/* folding by module scope (src/present/scene-fold.h): on by itself for large graphs */
 	int fold_on;
 	char **expanded;
@@ -33,8 +39,11 @@ struct graph_view {
 
 #define FOLD_ABOVE 300 /* graphs with more nodes open folded, showing about this many boxes */
 
+static void search_index_free(struct graph_view *gv);
+
 static void gv_free_layout(struct graph_view *gv)
 {
+	search_index_free(gv);
 	layout_free(gv->layout);
 	scene_free(gv->scene);
 	gv->layout = NULL;
@@ -107,99 +116,73 @@ static int port_count(const struct scene *s, uint32_t b)
 	return n;
 }
 
-static void draw_route(struct app *a, const struct layout_edge_route *r, int32_t vx, int32_t vy, int top, int rows,
-		       int cols, int attr)
+/* The route of an edge into the canvas: its runs, and an arrow just above the target's top border. */
+static void paint_route(struct paint_canvas *cv, const struct layout_edge_route *r, int hot)
 {
-	for (uint32_t p = 0; p + 1 < r->n_points; p++) {
-		struct layout_point p0 = r->points[p], p1 = r->points[p + 1];
-		if (p0.x == p1.x) {
-			int32_t y0 = p0.y < p1.y ? p0.y : p1.y, y1 = p0.y < p1.y ? p1.y : p0.y;
-			if (p0.x < vx || p0.x >= vx + cols || y1 < vy || y0 >= vy + rows)
-				continue;
-			for (int32_t y = y0 < vy ? vy : y0; y <= y1 && y < vy + rows; y++)
-				ui_vline_char(a, top + (y - vy), p0.x - vx, attr);
-		} else {
-			int32_t x0 = p0.x < p1.x ? p0.x : p1.x, x1 = p0.x < p1.x ? p1.x : p0.x;
-			if (p0.y < vy || p0.y >= vy + rows || x1 < vx || x0 >= vx + cols)
-				continue;
-			ui_hline(a, top + (p0.y - vy), x0 - vx, x1 - x0 + 1, 0, cols, attr);
-		}
-	}
-	/* Corners where the direction turns, and an arrow into the target. */
-	for (uint32_t p = 1; p + 1 < r->n_points; p++) {
-		struct layout_point pr = r->points[p - 1], c = r->points[p], nx = r->points[p + 1];
-		int32_t y = c.y - vy, x = c.x - vx;
-		if (y < 0 || y >= rows || x < 0 || x >= cols)
-			continue;
-		int from_above = pr.x == c.x && pr.y < c.y, to_below = nx.x == c.x && nx.y > c.y;
-		int to_right = nx.y == c.y && nx.x > c.x, from_left = pr.y == c.y && pr.x < c.x;
-		int which = from_above ? (to_right ? 2 : 3) : to_below ? (from_left ? 1 : 0) : -1;
-		if (which >= 0)
-			ui_corner(a, top + y, x, which, attr);
-	}
-	if (r->n_points >= 2) { /* the arrow sits just above the target's top border */
+	for (uint32_t p = 0; p + 1 < r->n_points; p++)
+		paint_canvas_segment(cv, r->points[p].x, r->points[p].y, r->points[p + 1].x, r->points[p + 1].y, hot);
+	if (r->n_points >= 2) {
 		struct layout_point end = r->points[r->n_points - 1], prev = r->points[r->n_points - 2];
-		int32_t ay = end.y - 1;
-		if (prev.x == end.x && prev.y < ay && ay - vy >= 0 && ay - vy < rows && end.x - vx >= 0 && end.x - vx < cols)
-			ui_corner(a, top + ay - vy, end.x - vx, 5, attr);
+		if (prev.x == end.x && prev.y < end.y - 1)
+			paint_canvas_arrow(cv, end.x, end.y - 1, PAINT_ARROW_DOWN, hot);
 	}
+}
+
+/* The constant inputs of box b that have no edge (drawn as rows inside it), at most max of them: Tab visits them
+ * after the edges.  Returns their count. */
+static int const_ports(const struct graph_view *gv, uint32_t b, int32_t *ids, int max)
+{
+	const struct scene *s = gv->scene;
+	const struct scene_box *bx = &s->boxes[b];
+	int n = 0;
+
+	if (bx->kind != BOX_NODE)
+		return 0;
+	const struct graph_node *gn = &gv->g->nodes[bx->ref];
+	for (uint32_t k = 0; k < present_node_n_inputs(gv->g, (uint32_t)bx->ref) && n < max; k++) {
+		int32_t id = gn->in[k], seen = 0;
+		if (id < 0 || !graph_value_resolve(gv->g, id, NULL)->constant)
+			continue;
+		for (uint32_t e = 0; e < s->n_edges && !seen; e++)
+			seen = s->edges[e].dst == b && s->edges[e].value == id;
+		for (int j = 0; j < n && !seen; j++)
+			seen = ids[j] == id;
+		if (!seen)
+			ids[n++] = id;
+	}
+	return n;
+}
+
+/* The constant the selected port stands for (Tab moved to a constant input), or -1. */
+static int32_t port_constant(const struct graph_view *gv)
+{
+	int32_t ids[64];
+	int ne = port_count(gv->scene, gv->sel);
+
+	if (gv->port < ne)
+		return -1;
+	int nc = const_ports(gv, gv->sel, ids, 64);
+	return gv->port - ne < nc ? ids[gv->port - ne] : -1;
 }
 
 static void draw_box(struct app *a, const struct scene_box *bx, int32_t x, int32_t y, int top, int rows, int cols,
 		     int selected)
 {
-	int battr = selected ? ui_attr(a, UI_SELECTED) : ui_attr(a, bx->kind == BOX_NODE ? UI_CAT_BASE + bx->cat : UI_DIM);
-	int w = bx->w, h = bx->h;
-	int sy = top + y;
+	struct paint_box pb = {
+		.kind = bx->kind == BOX_NODE ? PAINT_NODE : bx->kind == BOX_GROUP ? PAINT_GROUP : PAINT_IO,
+		.cat = bx->cat,
+		.title = bx->title,
+		.name = bx->name,
+		.lines = bx->lines,
+		.n_lines = bx->n_lines,
+		.w = bx->w,
+		.h = bx->h,
+		.index = bx->kind == BOX_NODE ? bx->ref : -1,
+		.selected = selected,
+		.mark = bx->kind == BOX_NODE ? app_node_mark(a, bx->ref) : 0,
+	};
 
-	/* Background: boxes hide the edges behind them. */
-	for (int r = 0; r < h; r++)
-		if (y + r >= 0 && y + r < rows)
-			for (int c = 0; c < w; c++)
-				if (x + c >= 0 && x + c < cols)
-					mvaddch(sy + r, x + c, ' ');
-	if (y >= 0 && y < rows) {
-		ui_corner(a, sy, x, 0, battr);
-		ui_hline(a, sy, x + 1, w - 2, 0, cols, battr);
-		ui_corner(a, sy, x + w - 1, 1, battr);
-		if ((bx->kind == BOX_NODE || bx->kind == BOX_GROUP) && *bx->name)
-			ui_text(sy, x + 2, x < 0 ? 0 : x, x + w - 2 < cols ? x + w - 2 : cols, bx->name, ui_attr(a, UI_DIM));
-	}
-	for (int r = 1; r < h - 1; r++) {
-		if (y + r < 0 || y + r >= rows)
-			continue;
-		if (x >= 0 && x < cols)
-			ui_vline_char(a, sy + r, x, battr);
-		if (x + w - 1 >= 0 && x + w - 1 < cols)
-			ui_vline_char(a, sy + r, x + w - 1, battr);
-	}
-	/* after :compare, whether the node's outputs matched: on the top border, right */
-	int mark = bx->kind == BOX_NODE ? app_node_mark(a, bx->ref) : 0;
-	int mcells = a->opts.ascii ? 4 : 3;
-	if (mark && y >= 0 && y < rows && w >= mcells + 4)
-		ui_text(sy, x + w - 2 - mcells, x < 0 ? 0 : x, x + w - 1 < cols ? x + w - 1 : cols,
-			mark == COMPARE_MARK_MATCH ? (a->opts.ascii ? " ok " : " \xe2\x9c\x93 ") : (a->opts.ascii ? " !! " : " \xe2\x9c\x97 "),
-			ui_attr(a, mark == COMPARE_MARK_MATCH ? UI_MATCH : UI_ERROR) | A_BOLD);
-	int row = 1;
-	int x0 = x + 2 < 0 ? 0 : x + 2, x1 = x + w - 2 < cols ? x + w - 2 : cols;
-	/* The selection shows without colour too (monochrome terminals, screen dumps): a marker left of the box. */
-	if (selected && y + 1 >= 0 && y + 1 < rows && x - 1 >= 0 && x - 1 < cols)
-		ui_text(sy + 1, x - 1, 0, cols, a->opts.ascii ? ">" : "\xe2\x96\xb6", battr | A_BOLD);
-	if (bx->kind == BOX_NODE || bx->kind == BOX_GROUP) {
-		if (y + row >= 0 && y + row < rows)
-			ui_text(sy + row, x + 2, x0, x1, bx->title,
-				(a->color ? ui_attr(a, UI_CAT_BASE + bx->cat) : 0) | A_BOLD);
-		row++;
-	}
-	for (uint16_t l = 0; l < bx->n_lines && row < h - 1; l++, row++)
-		if (y + row >= 0 && y + row < rows)
-			ui_text(sy + row, x + 2, x0, x1, bx->lines[l],
-				bx->kind != BOX_NODE && l == 0 ? A_BOLD : 0);
-	if (y + h - 1 >= 0 && y + h - 1 < rows) {
-		ui_corner(a, sy + h - 1, x, 2, battr);
-		ui_hline(a, sy + h - 1, x + 1, w - 2, 0, cols, battr);
-		ui_corner(a, sy + h - 1, x + w - 1, 3, battr);
-	}
+	paint_box(a, &pb, x, y, top, rows, cols);
 }
 
 static void gv_follow(struct graph_view *gv, int rows, int cols)
@@ -233,12 +216,18 @@ static void gv_draw(struct app *a, struct view *v, int top, int rows, int cols)
 		return;
 	}
 	gv_follow(gv, rows, cols);
-	int eattr = ui_attr(a, UI_EDGE);
 	int in_port = 0;
 	int32_t pe = gv->port >= 0 ? port_edge(s, gv->sel, gv->port, &in_port) : -1;
+	if (paint_canvas_reset(&gv->canvas, gv->vx, gv->vy, rows, cols) == 0) {
+		for (uint32_t e = 0; e < s->n_edges; e++)
+			if ((int32_t)e != pe)
+				paint_route(&gv->canvas, &gv->layout->routes[e], 0);
+		if (pe >= 0) /* the selected port's edge last, so that it wins where edges share cells */
+			paint_route(&gv->canvas, &gv->layout->routes[pe], 1);
+		paint_canvas_draw(a, &gv->canvas, top);
+	}
 	for (uint32_t e = 0; e < s->n_edges; e++) {
 		const struct layout_edge_route *r = &gv->layout->routes[e];
-		draw_route(a, r, gv->vx, gv->vy, top, rows, cols, (int32_t)e == pe ? ui_attr(a, UI_SELECTED) : eattr);
 		/* The shape of the value, beside the edge just under its source. */
 		if (r->n_points && s->edges[e].label[0]) {
 			struct layout_point p = r->points[0];
@@ -327,7 +316,11 @@ static void fold_change(struct app *a, struct graph_view *gv, int open)
 	/* Keep the same node (or its new group) selected. */
 	if (node >= 0 && (uint32_t)node < gv->scene->n_nodes && gv->scene->node_box[node] >= 0)
 		gv->sel = (uint32_t)gv->scene->node_box[node];
-	app_message(a, 0, open ? "opened %s (z folds it again)" : "folded the scope", open ? gv->expanded[gv->n_expanded - 1] : "");
+	if (!open && node >= 0 && gv->scene->node_box[node] >= 0 && gv->scene->boxes[gv->sel].kind == BOX_NODE)
+		app_message(a, 0, "a scope of fewer than %d nodes stays open", SCOPE_FOLD_MIN);
+	else
+		app_message(a, 0, open ? "opened %s (z folds it again)" : "folded the scope",
+			    open ? gv->expanded[gv->n_expanded - 1] : "");
 }
 
 static void open_panel(struct app *a, struct graph_view *gv)
@@ -361,7 +354,7 @@ static void open_tensor(struct app *a, struct graph_view *gv)
 	} else if (bx->kind != BOX_NODE) {
 		app_message(a, 1, "select a node, or a graph input or output");
 		return;
-	} else {
+	} else if ((id = port_constant(gv)) < 0) {
 		const struct graph_node *gn = &gv->g->nodes[bx->ref];
 		if (present_node_n_outputs(gv->g, (uint32_t)bx->ref) && gn->out[0] >= 0 && graph_value_resolve(gv->g, gn->out[0], NULL)->constant)
 			id = gn->out[0];
@@ -450,21 +443,18 @@ static void quick_edit(struct app *a, struct graph_view *gv, enum action act)
 		snprintf(pre, sizeof pre, "set-attr #%d ", bx->ref);
 	} else if (act == ACT_SWAP_OP) {
 		snprintf(pre, sizeof pre, "set-op #%d ", bx->ref);
-	} else { /* the node's first constant input */
-		const struct graph_node *gn = &gv->g->nodes[bx->ref];
-		const char *name = NULL;
-		for (uint32_t k = 0; !name && k < present_node_n_inputs(gv->g, (uint32_t)bx->ref); k++) {
-			if (gn->in[k] < 0)
-				continue;
-			const struct graph_value *v = graph_value_resolve(gv->g, gn->in[k], NULL);
-			if (v->constant)
-				name = v->name;
-		}
-		if (!name) {
+	} else { /* the constant Tab selected, else the input that matters for this op (src/present's table) */
+		int32_t id = port_constant(gv);
+		if (id < 0)
+			id = present_edit_input(a->m, gv->g, (uint32_t)bx->ref);
+		if (id < 0) {
 			app_message(a, 1, "this node has no constant input to edit");
 			return;
 		}
-		snprintf(pre, sizeof pre, "set-tensor %s ", name);
+		struct strbuf t = {0};
+		present_edit_line(&t, a->m, gv->g, id, 16);
+		snprintf(pre, sizeof pre, "%s", strbuf_str(&t));
+		strbuf_free(&t);
 	}
 	prompt_edit(a, pre);
 }
@@ -490,8 +480,16 @@ static int gv_handle(struct app *a, struct view *v, enum action act, int key)
 		const struct graph_node *gn = &gv->g->nodes[bx->ref];
 		uint32_t k = gv->sub_index++ % gn->n_sub;
 		char title[200];
-		snprintf(title, sizeof title, "%s > #%d %s.%s", v->title, bx->ref, present_node_op(gv->g, (uint32_t)bx->ref),
-			 gn->sub_attr[k] ? gn->sub_attr[k] : "?");
+		struct strbuf nm = {0};
+		const char *gname = present_graph_name(gn->sub[k]);
+		if (*gname && (!gn->sub_attr[k] || strcmp(gname, gn->sub_attr[k]))) {
+			strbuf_puts(&nm, " '");
+			describe_name(&nm, gname);
+			strbuf_puts(&nm, "'");
+		}
+		snprintf(title, sizeof title, "%s > #%d %s.%s%s", v->title, bx->ref, present_node_op(gv->g, (uint32_t)bx->ref),
+			 gn->sub_attr[k] ? gn->sub_attr[k] : "?", strbuf_str(&nm));
+		strbuf_free(&nm);
 		struct view *sv = view_graph_new(a, gn->sub[k], title);
 		if (sv) {
 			((struct graph_view *)sv->data)->is_main = 0;
@@ -523,14 +521,22 @@ static int gv_handle(struct app *a, struct view *v, enum action act, int key)
 			select_box(gv, (uint32_t)b);
 		return 1;
 	}
-	case ACT_CYCLE_PORT: {
-		int n = port_count(s, gv->sel);
+	case ACT_CYCLE_PORT: { /* the edges in and out, then the constant inputs drawn inside the box */
+		int32_t ids[64];
+		int ne = port_count(s, gv->sel), nc = const_ports(gv, gv->sel, ids, 64), n = ne + nc;
 		gv->port = n ? (gv->port + 1) % n : -1;
-		int32_t e = gv->port >= 0 ? port_edge(s, gv->sel, gv->port, &is_in) : -1;
+		int32_t e = gv->port >= 0 && gv->port < ne ? port_edge(s, gv->sel, gv->port, &is_in) : -1;
 		if (e >= 0) {
 			const struct graph_value *val = &gv->g->values[s->edges[e].value];
 			app_message(a, 0, "%s %d/%d: %s %s (j/k follows it)", is_in ? "input" : "output", gv->port + 1, n,
 				    val->name, s->edges[e].label);
+		} else if (gv->port >= ne) {
+			struct strbuf t = {0};
+			int32_t id = ids[gv->port - ne];
+			present_value_type(&t, gv->g, app_shapes(a), id, NULL);
+			app_message(a, 0, "constant %d/%d: %s %s (e edits it, T shows its values)", gv->port + 1, n,
+				    gv->g->values[id].name, strbuf_str(&t));
+			strbuf_free(&t);
 		}
 		return 1;
 	}
@@ -562,63 +568,186 @@ static int gv_handle(struct app *a, struct view *v, enum action act, int key)
 	default:
 		break;
 	}
-	if (key == KEY_MOUSE) {
-		MEVENT me;
-		if (getmouse(&me) == OK) {
-			if (me.bstate & BUTTON4_PRESSED)
-				gv->vy -= 3;
-			else if (me.bstate & BUTTON5_PRESSED)
-				gv->vy += 3;
-			else {
-				int32_t x = me.x + gv->vx, y = me.y - 1 + gv->vy;
-				uint32_t hit[8];
-				size_t n = layout_visible(gv->layout, x, y, x + 1, y + 1, hit, 8);
-				if (n)
-					gv->sel = hit[0], gv->port = -1;
-			}
-		}
+	if (act == ACT_SCROLL_UP || act == ACT_SCROLL_DOWN) {
+		gv->vy += act == ACT_SCROLL_UP ? -3 : 3;
+		return 1;
+	}
+	if (act == ACT_CLICK) { /* the view starts under the title line */
+		int32_t x = a->mouse_x + gv->vx, y = a->mouse_y - 1 + gv->vy;
+		uint32_t hit[8];
+		size_t n = layout_visible(gv->layout, x, y, x + 1, y + 1, hit, 8);
+		if (n)
+			gv->sel = hit[0], gv->port = -1;
 		return 1;
 	}
 	return 0;
 }
 
-/* Terms ANDed; "quoted terms" are matched exactly against a whole line; shapes match edge labels. */
-static int box_matches(const struct scene *s, uint32_t b, const char *query)
-{
-	char terms[256], *save = NULL;
-	const struct scene_box *bx = &s->boxes[b];
+/* ---- search ---- */
 
-	snprintf(terms, sizeof terms, "%s", query);
-	for (char *t = strtok_r(terms, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+/* A query: terms ANDed; a "quoted term" must equal a whole line, name or op, a plain one may be any part of it. */
+struct query {
+	char buf[256];
+	char *term[16];
+	int exact[16];
+	int n;
+};
+
+static void query_parse(struct query *q, const char *text)
+{
+	char *save = NULL;
+
+	snprintf(q->buf, sizeof q->buf, "%s", text);
+	q->n = 0;
+	for (char *t = strtok_r(q->buf, " ", &save); t && q->n < 16; t = strtok_r(NULL, " ", &save)) {
 		int exact = t[0] == '"' && strlen(t) > 1 && t[strlen(t) - 1] == '"';
 		if (exact) {
 			t[strlen(t) - 1] = '\0';
 			t++;
 		}
-		int hit = exact ? !strcmp(bx->title, t) || !strcmp(bx->name, t) : strstr(bx->title, t) || strstr(bx->name, t);
+		q->exact[q->n] = exact;
+		q->term[q->n++] = t;
+	}
+}
+
+static int text_hit(const char *text, const char *term, int exact)
+{
+	return exact ? !strcmp(text, term) : strstr(text, term) != NULL;
+}
+
+/* The edges out of each box and the nodes folded into each group box, as index lists (made at the first search
+ * of a scene: the search then reads each box's own edges instead of every edge of the graph). */
+static int search_index(struct graph_view *gv)
+{
+	const struct scene *s = gv->scene;
+
+	if (gv->out_first)
+		return 0;
+	gv->out_first = calloc(s->n_boxes + 1, sizeof *gv->out_first);
+	gv->out_edge = malloc((s->n_edges + 1) * sizeof *gv->out_edge);
+	gv->mem_first = calloc(s->n_boxes + 1, sizeof *gv->mem_first);
+	gv->mem_node = malloc((s->n_nodes + 1) * sizeof *gv->mem_node);
+	if (!gv->out_first || !gv->out_edge || !gv->mem_first || !gv->mem_node)
+		return -1;
+	for (uint32_t e = 0; e < s->n_edges; e++)
+		gv->out_first[s->edges[e].src + 1]++;
+	for (uint32_t i = 0; i < s->n_nodes; i++)
+		if (s->node_box[i] >= 0 && s->boxes[s->node_box[i]].kind == BOX_GROUP)
+			gv->mem_first[s->node_box[i] + 1]++;
+	for (uint32_t b = 0; b < s->n_boxes; b++) {
+		gv->out_first[b + 1] += gv->out_first[b];
+		gv->mem_first[b + 1] += gv->mem_first[b];
+	}
+	uint32_t *fill = calloc(s->n_boxes + 1, sizeof *fill);
+	if (!fill)
+		return -1;
+	for (uint32_t e = 0; e < s->n_edges; e++)
+		gv->out_edge[gv->out_first[s->edges[e].src] + fill[s->edges[e].src]++] = e;
+	memset(fill, 0, (s->n_boxes + 1) * sizeof *fill);
+	for (uint32_t i = 0; i < s->n_nodes; i++) {
+		int32_t b = s->node_box[i];
+		if (b >= 0 && s->boxes[b].kind == BOX_GROUP)
+			gv->mem_node[gv->mem_first[b] + fill[b]++] = i;
+	}
+	free(fill);
+	return 0;
+}
+
+static void search_index_free(struct graph_view *gv)
+{
+	free(gv->out_first);
+	free(gv->out_edge);
+	free(gv->mem_first);
+	free(gv->mem_node);
+	gv->out_first = gv->out_edge = gv->mem_first = gv->mem_node = NULL;
+}
+
+/* Every term is in the box's title, name, rows, or the shapes of its outgoing edges. */
+static int box_matches(const struct graph_view *gv, uint32_t b, const struct query *q)
+{
+	const struct scene *s = gv->scene;
+	const struct scene_box *bx = &s->boxes[b];
+
+	for (int t = 0; t < q->n; t++) {
+		const char *term = q->term[t];
+		int ex = q->exact[t];
+		int hit = text_hit(bx->title, term, ex) || text_hit(bx->name, term, ex);
 		for (uint16_t l = 0; !hit && l < bx->n_lines; l++)
-			hit = exact ? !strcmp(bx->lines[l], t) : strstr(bx->lines[l], t) != NULL;
-		for (uint32_t e = 0; !hit && e < s->n_edges; e++)
-			if (s->edges[e].src == b)
-				hit = exact ? !strcmp(s->edges[e].label, t) : strstr(s->edges[e].label, t) != NULL;
+			hit = text_hit(bx->lines[l], term, ex);
+		for (uint32_t k = gv->out_first[b]; !hit && k < gv->out_first[b + 1]; k++)
+			hit = text_hit(s->edges[gv->out_edge[k]].label, term, ex);
 		if (!hit)
 			return 0;
 	}
 	return 1;
 }
 
-static int gv_search(struct app *a, struct view *v, const char *query, int dir)
+/* Every term is in the node's name or op (for the nodes a folded group hides). */
+static int node_matches(const struct graph *g, uint32_t i, const struct query *q)
+{
+	for (int t = 0; t < q->n; t++)
+		if (!text_hit(present_node_name(g, i), q->term[t], q->exact[t]) &&
+		    !text_hit(present_node_op(g, i), q->term[t], q->exact[t]))
+			return 0;
+	return 1;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void gv_goto_node(struct app *a, struct graph_view *gv, int32_t node);
+
+static int gv_search(struct app *a, struct view *v, const char *text, int dir)
 {
 	struct graph_view *gv = v->data;
 	uint32_t n = gv->scene ? gv->scene->n_boxes : 0;
+	struct query q;
 
-	for (uint32_t k = 1; k <= n; k++) {
-		uint32_t b = dir > 0 ? (gv->sel + k) % n : (gv->sel + n - k % n) % n;
-		if (box_matches(gv->scene, b, query)) {
-			select_box(gv, b);
-			app_message(a, 0, "/%s", query);
+	query_parse(&q, text);
+	if (!n || !q.n)
+		return -1;
+	/* A whole node or value name: straight from the graph's name index. */
+	if (q.n == 1) {
+		int32_t node = graph_find_node(gv->g, q.term[0]), id;
+		if (node < 0 && (id = graph_value_id(gv->g, q.term[0])) >= 0 && gv->g->values[id].producer >= 0)
+			node = gv->g->values[id].producer;
+		if (node >= 0 && gv->scene->node_box[node] >= 0 && (uint32_t)gv->scene->node_box[node] != gv->sel) {
+			gv_goto_node(a, gv, node);
+			app_message(a, 0, "/%s: node #%d", text, node);
 			return 0;
 		}
+	}
+	if (search_index(gv)) {
+		search_index_free(gv);
+		app_message(a, 1, "out of memory searching");
+		return 0;
+	}
+	/* Every box after the selection, and the nodes inside folded groups; where that takes long, the status line
+	 * shows how far it got. */
+	double t0 = now_ms();
+	for (uint32_t k = 1; k <= n; k++) {
+		uint32_t b = dir > 0 ? (gv->sel + k) % n : (gv->sel + n - k % n) % n;
+		if ((k & 4095) == 0 && now_ms() - t0 > 100) {
+			app_message(a, 0, "searching for %s: %u%% of %u boxes", text, (unsigned)((uint64_t)k * 100 / n), n);
+			app_draw(a);
+		}
+		if (box_matches(gv, b, &q)) {
+			select_box(gv, b);
+			app_message(a, 0, "/%s", text);
+			return 0;
+		}
+		for (uint32_t m = gv->mem_first[b]; m < gv->mem_first[b + 1]; m++)
+			if (node_matches(gv->g, gv->mem_node[m], &q)) {
+				uint32_t node = gv->mem_node[m]; /* the index goes with the scene that opening rebuilds */
+				gv_goto_node(a, gv, (int32_t)node);
+				app_message(a, 0, "/%s: node #%u", text, node);
+				return 0;
+			}
 	}
 	return -1;
 }
@@ -633,6 +762,7 @@ static int gv_refresh(struct app *a, struct view *v)
 	if (!gv->is_main)
 		return -1; /* subgraph pointers died with the old index: close it */
 	gv->g = app_graph(a);
+	v->graph = gv->g;
 	if (!gv->g || gv_build(a, gv))
 		return -1;
 	if (node >= 0 && (uint32_t)node < gv->scene->n_nodes && gv->scene->node_box[node] >= 0)
@@ -649,6 +779,7 @@ static void gv_free(struct view *v)
 	if (gv) {
 		gv_free_layout(gv);
 		free(gv->visible);
+		paint_canvas_free(&gv->canvas);
 		scope_list_free(gv->expanded, gv->n_expanded);
 		free(gv);
 	}
@@ -671,20 +802,28 @@ struct view *view_graph_new(struct app *a, const struct graph *g, const char *ti
 	v->data = gv;
 	snprintf(v->title, sizeof v->title, "%s", title);
 	gv->g = g;
+	v->graph = g;
 	gv->is_main = g == app_graph(a);
 	gv->parent_node = -1;
 	if (gv_build(a, gv)) {
 		gv_free(v);
 		return NULL;
 	}
+	/* A graph without inputs (an If's branch) starts with its Constants, side by side in one wide row: open on
+	 * the first node that computes something instead. */
+	const struct scene *s = gv->scene;
+	if (s->n_boxes && s->boxes[0].kind == BOX_NODE && !strcmp(s->boxes[0].title, "Constant"))
+		for (uint32_t b = 1; b < s->n_boxes; b++)
+			if (s->boxes[b].kind != BOX_NODE || strcmp(s->boxes[b].title, "Constant")) {
+				select_box(gv, b);
+				break;
+			}
 	return v;
 }
 
-void app_goto_node(struct app *a, int32_t node)
+/* Select node (of gv's graph) in gv: the scopes folded over it open, a folded Constant shows its consumer. */
+static void gv_goto_node(struct app *a, struct graph_view *gv, int32_t node)
 {
-	while (a->n_views > 1)
-		app_pop(a);
-	struct graph_view *gv = a->views[0]->data;
 	if (!gv->scene || node < 0 || (uint32_t)node >= gv->scene->n_nodes)
 		return;
 	int32_t b = gv->scene->node_box[node];
@@ -712,4 +851,11 @@ void app_goto_node(struct app *a, int32_t node)
 	}
 	if (b >= 0)
 		select_box(gv, (uint32_t)b);
+}
+
+void app_goto_node(struct app *a, int32_t node)
+{
+	while (a->n_views > 1)
+		app_pop(a);
+	gv_goto_node(a, a->views[0]->data, node);
 }

@@ -10,6 +10,7 @@
 #include "src/graphviz/dot-layout.h"
 #include "src/graphviz/dot.h"
 #include "ui/app.h"
+#include "ui/paint.h"
 
 #define NB_DEFAULT_RADIUS 2 /* a terminal shows a few ranks: the radius that fills about one screen */
 
@@ -20,8 +21,7 @@ struct nb_view {
 	uint32_t sel;
 	int32_t vx, vy; /* the drawing's cell at the view's top left */
 	int follow;     /* bring the selection into view at the next draw (2: centre it, a new drawing) */
-	uint8_t *canvas;
-	size_t cap_canvas;
+	struct paint_canvas canvas;
 };
 
 /* ---- building ---- */
@@ -81,156 +81,43 @@ static int nb_build(struct app *a, struct view *v, struct nb_view *nv, int radiu
 
 /* ---- drawing ---- */
 
-enum { LINK_UP = 1, LINK_DOWN = 2, LINK_LEFT = 4, LINK_RIGHT = 8, ARROW_SHIFT = 4, HOT = 0x80 };
-enum { ARROW_DOWN = 1, ARROW_UP, ARROW_RIGHT, ARROW_LEFT };
-
-struct canvas {
-	uint8_t *cell;
-	int32_t vx, vy;
-	int rows, cols;
-};
-
-static uint8_t *canvas_at(const struct canvas *cv, int32_t x, int32_t y)
-{
-	x -= cv->vx;
-	y -= cv->vy;
-	if (x < 0 || y < 0 || x >= cv->cols || y >= cv->rows)
-		return NULL;
-	return &cv->cell[(size_t)y * (size_t)cv->cols + (size_t)x];
-}
-
-static void canvas_link(const struct canvas *cv, int32_t x, int32_t y, uint8_t bits)
-{
-	uint8_t *p = canvas_at(cv, x, y);
-
-	if (p)
-		*p |= bits;
-}
-
-/* The edge into the canvas, cell by cell: each cell knows which neighbours the line goes to, so that lines that
- * meet or cross are drawn with the right junction. */
-static void canvas_edge(const struct canvas *cv, const struct dot_cell_edge *e, const struct dot_cell_box *src,
-			const struct dot_cell_box *dst, int hot)
+/* The edge into the canvas: its runs, a line from where it leaves the source towards the source's border, and an
+ * arrow where it meets the target. */
+static void nb_paint_edge(struct paint_canvas *cv, const struct dot_cell_edge *e, const struct dot_cell_box *src,
+			  const struct dot_cell_box *dst, int hot)
 {
 	const struct dot_cell_point *p = e->points;
-	uint8_t h = hot ? HOT : 0;
 
 	if (!e->n_points)
 		return;
-	/* The viewport test for the whole edge is cheap and keeps long off-screen edges out of the loop. */
-	for (uint32_t k = 0; k + 1 < e->n_points; k++) {
-		int32_t dx = p[k + 1].x > p[k].x ? 1 : p[k + 1].x < p[k].x ? -1 : 0;
-		int32_t dy = p[k + 1].y > p[k].y ? 1 : p[k + 1].y < p[k].y ? -1 : 0;
-		int32_t x0 = p[k].x < p[k + 1].x ? p[k].x : p[k + 1].x, x1 = p[k].x < p[k + 1].x ? p[k + 1].x : p[k].x;
-		int32_t y0 = p[k].y < p[k + 1].y ? p[k].y : p[k + 1].y, y1 = p[k].y < p[k + 1].y ? p[k + 1].y : p[k].y;
-		if (x1 < cv->vx || x0 >= cv->vx + cv->cols || y1 < cv->vy || y0 >= cv->vy + cv->rows)
-			continue;
-		uint8_t fwd = dx > 0 ? LINK_RIGHT : dx < 0 ? LINK_LEFT : dy > 0 ? LINK_DOWN : LINK_UP;
-		uint8_t back = dx > 0 ? LINK_LEFT : dx < 0 ? LINK_RIGHT : dy > 0 ? LINK_UP : LINK_DOWN;
-		for (int32_t x = p[k].x, y = p[k].y; x != p[k + 1].x || y != p[k + 1].y; x += dx, y += dy) {
-			canvas_link(cv, x, y, fwd | h);
-			canvas_link(cv, x + dx, y + dy, back | h);
-		}
-	}
-	/* Where it leaves the source, a line towards the source's border; where it meets the target, an arrow. */
+	for (uint32_t k = 0; k + 1 < e->n_points; k++)
+		paint_canvas_segment(cv, p[k].x, p[k].y, p[k + 1].x, p[k + 1].y, hot);
 	const struct dot_cell_point s = p[0], t = p[e->n_points - 1];
-	canvas_link(cv, s.x, s.y, (uint8_t)(h | (s.y >= src->y + src->h ? LINK_UP : s.y < src->y ? LINK_DOWN :
-						 s.x < src->x ? LINK_RIGHT : LINK_LEFT)));
-	uint8_t *at = canvas_at(cv, t.x, t.y);
-	if (at)
-		*at = (uint8_t)((*at & HOT) | h | (t.y < dst->y ? ARROW_DOWN : t.y >= dst->y + dst->h ? ARROW_UP :
-					       t.x < dst->x ? ARROW_RIGHT : ARROW_LEFT) << ARROW_SHIFT);
-}
-
-static void canvas_draw(const struct app *a, const struct canvas *cv, int top)
-{
-	int ascii = a->opts.ascii;
-	int attr = ui_attr(a, UI_EDGE), hot = ui_attr(a, UI_SELECTED);
-
-	for (int y = 0; y < cv->rows; y++)
-		for (int x = 0; x < cv->cols; x++) {
-			uint8_t c = cv->cell[(size_t)y * (size_t)cv->cols + (size_t)x];
-			uint8_t links = c & 0x0f, arrow = (c >> ARROW_SHIFT) & 0x07;
-			chtype ch;
-			if (!(c & 0x7f))
-				continue;
-			if (arrow) { /* the graph view's down arrow; the others are rare (cycles) and plain */
-				ch = arrow == ARROW_DOWN ? (ascii ? 'v' : ACS_DARROW) : arrow == ARROW_UP ? '^' :
-				     arrow == ARROW_RIGHT ? '>' : '<';
-			} else if (!(links & (LINK_LEFT | LINK_RIGHT))) {
-				ch = ascii ? '|' : ACS_VLINE;
-			} else if (!(links & (LINK_UP | LINK_DOWN))) {
-				ch = ascii ? '-' : ACS_HLINE;
-			} else if (ascii) {
-				ch = '+';
-			} else {
-				switch (links) {
-				case LINK_DOWN | LINK_RIGHT: ch = ACS_ULCORNER; break;
-				case LINK_DOWN | LINK_LEFT: ch = ACS_URCORNER; break;
-				case LINK_UP | LINK_RIGHT: ch = ACS_LLCORNER; break;
-				case LINK_UP | LINK_LEFT: ch = ACS_LRCORNER; break;
-				case LINK_UP | LINK_DOWN | LINK_RIGHT: ch = ACS_LTEE; break;
-				case LINK_UP | LINK_DOWN | LINK_LEFT: ch = ACS_RTEE; break;
-				case LINK_DOWN | LINK_LEFT | LINK_RIGHT: ch = ACS_TTEE; break;
-				case LINK_UP | LINK_LEFT | LINK_RIGHT: ch = ACS_BTEE; break;
-				default: ch = ACS_PLUS; break;
-				}
-			}
-			int at = (c & HOT) ? hot : attr;
-			attron(at);
-			mvaddch(top + y, x, ch);
-			attroff(at);
-		}
+	paint_canvas_stub(cv, s.x, s.y, s.y >= src->y + src->h || s.y < src->y ? 0 : s.x < src->x ? 1 : -1,
+			  s.y >= src->y + src->h ? -1 : s.y < src->y ? 1 : 0, hot);
+	paint_canvas_arrow(cv, t.x, t.y, t.y < dst->y ? PAINT_ARROW_DOWN : t.y >= dst->y + dst->h ? PAINT_ARROW_UP :
+				t.x < dst->x ? PAINT_ARROW_RIGHT : PAINT_ARROW_LEFT, hot);
 }
 
 static void draw_box(struct app *a, const struct dot_cell_box *b, int32_t x, int32_t y, int top, int rows, int cols,
 		     int selected)
 {
-	int battr = selected ? ui_attr(a, UI_SELECTED) : b->kind == DOT_CELL_STUB ? ui_attr(a, UI_DIM) :
-		    ui_attr(a, b->kind == DOT_CELL_NODE ? UI_CAT_BASE + b->cat : UI_DIM);
-	int w = b->w, h = b->h, sy = top + y;
-	int x0 = x + 2 < 0 ? 0 : x + 2, x1 = x + w - 2 < cols ? x + w - 2 : cols;
+	struct paint_box pb = {
+		.kind = b->kind == DOT_CELL_NODE ? PAINT_NODE : b->kind == DOT_CELL_STUB ? PAINT_STUB : PAINT_IO,
+		.cat = b->cat,
+		.title = b->title,
+		.name = b->name,
+		.lines = (const char *const *)b->lines,
+		.n_lines = b->n_lines,
+		.w = b->w,
+		.h = b->h,
+		.index = b->kind == DOT_CELL_NODE ? b->ref : -1,
+		.selected = selected,
+		.focus = b->focus,
+		.mark = b->kind == DOT_CELL_NODE ? app_node_mark(a, b->ref) : 0,
+	};
 
-	if (b->focus && !selected)
-		battr |= A_BOLD;
-	for (int r = 0; r < h; r++) /* boxes hide the edges behind them */
-		if (y + r >= 0 && y + r < rows)
-			for (int c = 0; c < w; c++)
-				if (x + c >= 0 && x + c < cols)
-					mvaddch(sy + r, x + c, ' ');
-	if (y >= 0 && y < rows) {
-		ui_corner(a, sy, x, 0, battr);
-		ui_hline(a, sy, x + 1, w - 2, 0, cols, battr);
-		ui_corner(a, sy, x + w - 1, 1, battr);
-		if (*b->name)
-			ui_text(sy, x + 2, x < 0 ? 0 : x, x + w - 2 < cols ? x + w - 2 : cols, b->name, ui_attr(a, UI_DIM));
-	}
-	for (int r = 1; r < h - 1; r++) {
-		if (y + r < 0 || y + r >= rows)
-			continue;
-		if (x >= 0 && x < cols)
-			ui_vline_char(a, sy + r, x, battr);
-		if (x + w - 1 >= 0 && x + w - 1 < cols)
-			ui_vline_char(a, sy + r, x + w - 1, battr);
-	}
-	if (selected && y + 1 >= 0 && y + 1 < rows && x - 1 >= 0 && x - 1 < cols)
-		ui_text(sy + 1, x - 1, 0, cols, a->opts.ascii ? ">" : "\xe2\x96\xb6", battr | A_BOLD);
-	int row = 1;
-	if (b->kind == DOT_CELL_NODE || b->kind == DOT_CELL_STUB) {
-		if (y + row >= 0 && y + row < rows)
-			ui_text(sy + row, x + 2, x0, x1, b->title,
-				b->kind == DOT_CELL_STUB ? ui_attr(a, UI_DIM) :
-				(int)((a->color ? ui_attr(a, UI_CAT_BASE + b->cat) : 0) | A_BOLD));
-		row++;
-	}
-	for (uint16_t l = 0; l < b->n_lines && row < h - 1; l++, row++)
-		if (y + row >= 0 && y + row < rows)
-			ui_text(sy + row, x + 2, x0, x1, b->lines[l], b->kind != DOT_CELL_NODE && l == 0 ? A_BOLD : 0);
-	if (y + h - 1 >= 0 && y + h - 1 < rows) {
-		ui_corner(a, sy + h - 1, x, 2, battr);
-		ui_hline(a, sy + h - 1, x + 1, w - 2, 0, cols, battr);
-		ui_corner(a, sy + h - 1, x + w - 1, 3, battr);
-	}
+	paint_box(a, &pb, x, y, top, rows, cols);
 }
 
 /* Bring the selection into view: centred when it is off screen, the whole drawing centred when it fits. */
@@ -253,27 +140,19 @@ static void nb_draw(struct app *a, struct view *v, int top, int rows, int cols)
 {
 	struct nb_view *nv = v->data;
 	const struct dot_cells *c = nv->c;
-	size_t need = (size_t)(rows > 0 ? rows : 0) * (size_t)(cols > 0 ? cols : 0);
 
 	if (!c || rows <= 0 || cols <= 0)
 		return;
 	nb_follow(nv, rows, cols);
-	if (need > nv->cap_canvas) {
-		free(nv->canvas);
-		nv->canvas = malloc(need);
-		nv->cap_canvas = nv->canvas ? need : 0;
-	}
-	if (nv->canvas) {
-		struct canvas cv = {nv->canvas, nv->vx, nv->vy, rows, cols};
-		memset(nv->canvas, 0, need);
+	if (paint_canvas_reset(&nv->canvas, nv->vx, nv->vy, rows, cols) == 0) {
 		for (int hot = 0; hot < 2; hot++) /* the selection's edges last, so they win where edges share cells */
 			for (uint32_t k = 0; k < c->n_edges; k++) {
 				const struct dot_cell_edge *e = &c->edges[k];
 				int is_hot = e->src == nv->sel || e->dst == nv->sel;
 				if (is_hot == hot)
-					canvas_edge(&cv, e, &c->boxes[e->src], &c->boxes[e->dst], hot);
+					nb_paint_edge(&nv->canvas, e, &c->boxes[e->src], &c->boxes[e->dst], hot);
 			}
-		canvas_draw(a, &cv, top);
+		paint_canvas_draw(a, &nv->canvas, top);
 	}
 	for (uint32_t k = 0; k < c->n_edges; k++) {
 		const struct dot_cell_edge *e = &c->edges[k];
@@ -408,15 +287,12 @@ static int nb_handle(struct app *a, struct view *v, enum action act, int key)
 	default:
 		break;
 	}
-	if (key == KEY_MOUSE) { /* the wheel scrolls, a click selects the box under it */
-		MEVENT me;
-		if (getmouse(&me) != OK)
-			return 1;
-		if (me.bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
-			nv->vy += me.bstate & BUTTON4_PRESSED ? -3 : 3;
-			return 1;
-		}
-		int32_t x = me.x + nv->vx, y = me.y - 1 + nv->vy; /* the view starts under the title line */
+	if (act == ACT_SCROLL_UP || act == ACT_SCROLL_DOWN) {
+		nv->vy += act == ACT_SCROLL_UP ? -3 : 3;
+		return 1;
+	}
+	if (act == ACT_CLICK) { /* a click selects the box under it; the view starts under the title line */
+		int32_t x = a->mouse_x + nv->vx, y = a->mouse_y - 1 + nv->vy;
 		for (uint32_t i = 0; i < c->n_boxes; i++) {
 			const struct dot_cell_box *bx = &c->boxes[i];
 			if (x >= bx->x && x < bx->x + bx->w && y >= bx->y && y < bx->y + bx->h) {
@@ -468,7 +344,7 @@ static void nb_free(struct view *v)
 
 	if (nv) {
 		dot_cells_free(nv->c);
-		free(nv->canvas);
+		paint_canvas_free(&nv->canvas);
 		free(nv);
 	}
 	free(v);

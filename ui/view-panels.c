@@ -10,6 +10,7 @@
 #include "src/report/report.h"
 #include "src/exec/device.h"
 #include "ui/app.h"
+#include "ui/commands.h"
 
 /* Lines of the node panel that name another node ("from #3 ...", "to #5 ...") jump there. */
 static int32_t *targets_from_refs(const char *text, size_t *n)
@@ -203,10 +204,11 @@ struct view *view_help_new(struct app *a)
 		strbuf_printf(&b, "  %-22s %-18s %s\n", keys_for_action((enum action)i, keys, sizeof keys),
 			      action_name((enum action)i), action_help((enum action)i));
 	strbuf_puts(&b, "\nCommand line (:)\n");
-	strbuf_puts(&b, "  :node N  or  :N              jump to node #N (the index TensorRT and onnxruntime print)\n");
-	strbuf_puts(&b, "  :w [PATH]   :w! PATH         save (to PATH; :w! replaces an existing file)\n");
-	strbuf_puts(&b, "  :q   :q!   :wq               quit; :q! drops unsaved changes\n");
-	strbuf_puts(&b, "  :save-display FILE           write the screen as text\n");
+	size_t nt;
+	const struct ui_command *tc = ui_commands(&nt);
+	for (size_t i = 0; i < nt; i++)
+		strbuf_printf(&b, "  :%-28s %s\n", tc[i].usage, tc[i].help);
+	strbuf_puts(&b, "\nEdit commands (:, also onnxview edit -e)\n");
 	for (size_t i = 0; i < n; i++)
 		strbuf_printf(&b, "  :%-28s %s\n", cmds[i]->usage, cmds[i]->help);
 	struct view *v = view_text_new("help", strbuf_str(&b), NULL, 0);

@@ -651,8 +651,8 @@ struct view *view_tensor_result(struct app *a, const char *value_name)
 		app_message(a, 1, "'%s' holds %s: the run report lists it", value_name, dtype_short_name(t->dtype));
 		return NULL;
 	}
-	snprintf(origin, sizeof origin, "computed by the last %s (%u nodes)", a->have_run_b ? ":compare, side A" : "run",
-		 a->run.nodes_run);
+	snprintf(origin, sizeof origin, "computed by the last %s (%u node%s)", a->have_run_b ? ":compare, side A" : "run",
+		 a->run.nodes_run, a->run.nodes_run == 1 ? "" : "s");
 	return computed_view(a, value_name, t, origin, "value");
 }
 

@@ -183,6 +183,8 @@ static int text_handle(struct app *a, struct view *v, enum action act, int key)
 	switch (act) {
 	case ACT_MOVE_DOWN: if (t->cursor + 1 < t->n) t->cursor++; return 1;
 	case ACT_MOVE_UP: if (t->cursor) t->cursor--; return 1;
+	case ACT_SCROLL_DOWN: t->cursor = t->cursor + 3 < t->n ? t->cursor + 3 : (t->n ? t->n - 1 : 0); return 1;
+	case ACT_SCROLL_UP: t->cursor = t->cursor > 3 ? t->cursor - 3 : 0; return 1;
 	case ACT_PAGE_DOWN: t->cursor = t->cursor + page < t->n ? t->cursor + page : (t->n ? t->n - 1 : 0);
 		t->top = t->cursor > page ? t->top + page : t->top; return 1;
 	case ACT_PAGE_UP: t->cursor = t->cursor > page ? t->cursor - page : 0;

@@ -124,6 +124,25 @@ void present_value_type(struct strbuf *b, const struct graph *g, const struct sh
 	}
 }
 
+/* A dim that is not a plain number or name (an expression such as "floor(height/2 - 1/2) + 1") is bracketed, so
+ * that the multiplication signs between dims stay unambiguous. */
+static void put_dim_label(struct strbuf *b, const char *d, size_t n)
+{
+	int plain = 1;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)d[i];
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '?' ||
+		      c == '.' || c >= 0x80))
+			plain = 0;
+	}
+	if (!plain)
+		strbuf_putc(b, '[');
+	strbuf_add(b, d, n);
+	if (!plain)
+		strbuf_putc(b, ']');
+}
+
 /* Dims only, compact: 1x64x56x56 (or with the multiplication sign when unicode is allowed). */
 static void dims_label(struct strbuf *b, const struct graph *g, const struct shapes *sh, int32_t id, int ascii,
 		       int *inferred)
@@ -134,11 +153,21 @@ static void dims_label(struct strbuf *b, const struct graph *g, const struct sha
 	present_value_type(&t, g, sh, id, inferred);
 	const char *s = strbuf_str(&t), *lb = strchr(s, '['), *rb = strrchr(s, ']');
 	if (lb && rb && rb > lb) {
-		for (const char *p = lb + 1; p < rb; p++)
-			if (*p == ',')
+		const char *d = lb + 1;
+		int depth = 0;
+		for (const char *p = lb + 1; p <= rb; p++) {
+			if (*p == '(')
+				depth++;
+			else if (*p == ')' && depth)
+				depth--;
+			if (p < rb && (*p != ',' || depth))
+				continue;
+			if (d > lb + 1)
 				strbuf_puts(b, sep);
-			else
-				strbuf_putc(b, *p);
+			if (p > d)
+				put_dim_label(b, d, (size_t)(p - d));
+			d = p + 1;
+		}
 		if (rb == lb + 1)
 			strbuf_puts(b, "scalar");
 	}
@@ -248,6 +277,92 @@ static void add_line(struct box_builder *bb, const char *str)
 		bb->n++;
 }
 
+/* The byte offset of code point k of s (or its end). */
+static size_t cp_offset(const char *s, size_t k)
+{
+	size_t i = 0;
+
+	for (; s[i] && k; k--)
+		for (i++; ((unsigned char)s[i] & 0xc0) == 0x80; i++)
+			;
+	return i;
+}
+
+/* s cut to width cells by an ellipsis in its middle (both ends stay: a name's tail tells it from its siblings). */
+static void put_mid(struct strbuf *b, const char *s, size_t width, int ascii)
+{
+	size_t n = text_width(s), dw = ascii ? 3 : 1;
+
+	if (n <= width || width <= dw + 1) {
+		strbuf_add(b, s, cp_offset(s, width < n ? width : n));
+		return;
+	}
+	size_t keep = width - dw, head = keep / 2, tail = keep - head;
+	strbuf_add(b, s, cp_offset(s, head));
+	strbuf_puts(b, ascii ? "..." : "\xe2\x80\xa6");
+	strbuf_puts(b, s + cp_offset(s, n - tail));
+}
+
+#define WRAP_LINES 3 /* rows a long value may take before its middle gives way */
+
+/* A row that may be wider than the box: "name = value" rows keep their value whole on the rows after the name
+ * (indented), up to WRAP_LINES rows, cut in the middle beyond that; other rows are cut in the middle. */
+static void add_fitted(struct box_builder *bb, const char *str, size_t width, int ascii)
+{
+	struct strbuf t = {0}, v = {0};
+	const char *eq = strstr(str, " = ");
+
+	if (text_width(str) <= width || width < 8) {
+		add_line(bb, str);
+		return;
+	}
+	if (!eq) {
+		put_mid(&t, str, width, ascii);
+		add_line(bb, strbuf_str(&t));
+		strbuf_free(&t);
+		return;
+	}
+	strbuf_add(&v, str, (size_t)(eq - str));
+	strbuf_puts(&v, " =");
+	put_mid(&t, strbuf_str(&v), width, ascii);
+	add_line(bb, strbuf_str(&t));
+	size_t room = width - 2, rows = 0;
+	const char *p = eq + 3;
+	while (*p) {
+		size_t n = text_width(p), take = n <= room ? n : room;
+		if (rows == WRAP_LINES - 1 && take < n) {
+			/* the last row: an ellipsis and the value's end, from a space where there is one */
+			const char *tail = p + cp_offset(p, n - (room - (ascii ? 4 : 2)));
+			for (const char *q = tail; *q && q < tail + 12; q++)
+				if (*q == ' ') {
+					tail = q + 1;
+					break;
+				}
+			strbuf_reset(&t);
+			strbuf_puts(&t, ascii ? "  ... " : "  \xe2\x80\xa6 ");
+			strbuf_puts(&t, tail);
+			add_line(bb, strbuf_str(&t));
+			break;
+		}
+		if (take < n) { /* break after a space in the second half of the row, where there is one */
+			size_t off = cp_offset(p, take), sp = off;
+			while (sp > 0 && p[sp - 1] != ' ')
+				sp--;
+			if (sp > off / 2)
+				take = text_width(p) - text_width(p + sp);
+		}
+		size_t off = cp_offset(p, take);
+		strbuf_reset(&t);
+		strbuf_puts(&t, "  ");
+		strbuf_add(&t, p, off);
+		add_line(bb, strbuf_str(&t));
+		p += off;
+		rows++;
+	}
+	strbuf_free(&t);
+	strbuf_free(&v);
+}
+
 /* Move the rows into the box; -1 when out of memory. */
 static int box_set_lines(struct box_builder *bb, struct scene_box *bx)
 {
@@ -277,8 +392,19 @@ static int folded_constant(const struct graph *g, uint32_t i)
 	return v->n_uses == 1 && v->output_index < 0;
 }
 
+/* Whether value id of g is drawn as a row inside the boxes that read it (an initializer, or a Constant node folded
+ * into its one consumer), following a capture to the graph that defines it. */
+static int shown_inside(const struct graph *g, int32_t id)
+{
+	const struct graph *owner;
+	const struct graph_value *v = graph_value_resolve(g, id, &owner);
+
+	return v->constant && (v->origin == VALUE_INITIALIZER ||
+			       (v->origin == VALUE_CONSTANT && v->producer >= 0 && folded_constant(owner, (uint32_t)v->producer)));
+}
+
 static void node_lines(struct box_builder *bb, struct ov_model *m, const struct graph *g, const struct shapes *sh,
-		       uint32_t i, int ascii)
+		       uint32_t i, int ascii, size_t width)
 {
 	const struct graph_node *gn = &g->nodes[i];
 	const Onnx__NodeProto *n = gn->proto;
@@ -292,9 +418,7 @@ static void node_lines(struct box_builder *bb, struct ov_model *m, const struct 
 		if (gn->in[k] < 0)
 			continue;
 		const struct graph_value *v = graph_value_resolve(g, gn->in[k], NULL);
-		int folded = v->origin == VALUE_INITIALIZER ||
-			     (v->origin == VALUE_CONSTANT && v->producer >= 0 && folded_constant(g, (uint32_t)v->producer));
-		if (!folded || !v->constant)
+		if (!shown_inside(g, gn->in[k]))
 			continue;
 		const char *formal = schema && k < schema->n_inputs ? schema->inputs[k].name : NULL;
 		strbuf_reset(&b);
@@ -311,7 +435,7 @@ static void node_lines(struct box_builder *bb, struct ov_model *m, const struct 
 			}
 			strbuf_puts(&b, ascii ? ">" : "\xe2\x9f\xa9");
 		}
-		add_line(bb, strbuf_str(&b));
+		add_fitted(bb, strbuf_str(&b), width, ascii);
 	}
 	for (size_t a = 0; a < n->n_attribute; a++) {
 		const Onnx__AttributeProto *at = n->attribute[a];
@@ -319,7 +443,7 @@ static void node_lines(struct box_builder *bb, struct ov_model *m, const struct 
 		describe_name(&b, at->name);
 		strbuf_puts(&b, " = ");
 		describe_attr_value(&b, m, at, 6);
-		add_line(bb, strbuf_str(&b));
+		add_fitted(bb, strbuf_str(&b), width, ascii);
 	}
 	strbuf_free(&b);
 }
@@ -328,6 +452,7 @@ static void node_lines(struct box_builder *bb, struct ov_model *m, const struct 
 static int io_box(struct scene *s, struct scene_box *bx, enum box_kind kind, const struct graph *g,
 		  const struct shapes *sh, uint32_t v)
 {
+	int outer = g->values[v].origin == VALUE_OUTER;
 	struct box_builder bb = {.s = s};
 	struct strbuf b = {0};
 
@@ -341,6 +466,8 @@ static int io_box(struct scene *s, struct scene_box *bx, enum box_kind kind, con
 	strbuf_reset(&b);
 	present_value_type(&b, g, sh, (int32_t)v, NULL);
 	add_line(&bb, strbuf_str(&b));
+	if (outer)
+		add_line(&bb, "from the outer graph");
 	int failed = b.failed;
 	strbuf_free(&b);
 	return box_set_lines(&bb, bx) || !bx->title || !bx->name || failed ? -1 : 0;
@@ -372,20 +499,64 @@ static int32_t edge_source(const struct scene *s, const struct graph *g, const i
 {
 	const struct graph_value *val = &g->values[v];
 
-	if (val->origin == VALUE_INPUT)
+	if (val->origin == VALUE_INPUT || val->origin == VALUE_OUTER)
 		return value_box[v];
 	if (val->producer >= 0)
 		return s->node_box[val->producer];
 	return -1;
 }
 
-/* The values box i reads (*n of them). */
-static const int32_t *box_inputs(const struct scene_box *bx, const struct graph *g, int32_t *one, size_t *n)
+/* The values of g that a node's subgraphs read (captured from g): they flow into the node's box as edges. */
+struct captures {
+	int32_t *ids;
+	size_t n, cap;
+	int oom;
+};
+
+static void push_id(struct captures *c, int32_t id)
+{
+	if (c->n == c->cap) {
+		size_t nc = c->cap ? 2 * c->cap : 8;
+		int32_t *ni = realloc(c->ids, nc * sizeof *ni);
+		if (!ni) {
+			c->oom = 1;
+			return;
+		}
+		c->ids = ni;
+		c->cap = nc;
+	}
+	c->ids[c->n++] = id;
+}
+
+/* A captured value, once: not again when the node reads it as an input too. */
+static void add_capture(int32_t id, void *ctx)
+{
+	struct captures *c = ctx;
+
+	for (size_t k = 0; k < c->n; k++)
+		if (c->ids[k] == id)
+			return;
+	push_id(c, id);
+}
+
+/* The values box i reads (*n of them): a node's inputs, then what its subgraphs capture (in caps, which the caller
+ * frees; the result may point into it). */
+static const int32_t *box_inputs(const struct scene_box *bx, const struct graph *g, int32_t *one, size_t *n,
+				 struct captures *caps)
 {
 	*n = 0;
 	if (bx->kind == BOX_NODE) {
-		*n = g->nodes[bx->ref].proto->n_input;
-		return g->nodes[bx->ref].in;
+		const struct graph_node *gn = &g->nodes[bx->ref];
+		*n = gn->proto->n_input;
+		if (!gn->n_sub)
+			return gn->in;
+		caps->n = 0;
+		for (size_t k = 0; k < gn->proto->n_input; k++)
+			push_id(caps, gn->in[k]);
+		for (uint32_t k = 0; k < gn->n_sub; k++)
+			graph_foreach_capture(gn->sub[k], g, add_capture, caps);
+		*n = caps->n;
+		return caps->ids;
 	}
 	if (bx->kind == BOX_OUTPUT) {
 		*one = bx->ref;
@@ -403,12 +574,13 @@ int scene_build(struct scene **out, struct ov_model *m, const struct graph *g, c
 	int32_t *value_box = NULL;
 	struct strbuf b = {0};
 	struct strmap cats = {0};
+	struct captures caps = {0};
 
 	*out = NULL;
 	if (!s)
 		return ov_fail(err, OV_NOMEM, "out of memory");
 	for (uint32_t v = 0; v < g->n_values; v++) {
-		n_in += g->values[v].origin == VALUE_INPUT;
+		n_in += g->values[v].origin == VALUE_INPUT || g->values[v].origin == VALUE_OUTER;
 		n_out += g->values[v].output_index >= 0;
 	}
 	cap_boxes = g->n_nodes + n_in + n_out;
@@ -423,7 +595,8 @@ int scene_build(struct scene **out, struct ov_model *m, const struct graph *g, c
 	/* Graph inputs first, then nodes in topological order, then graph outputs. */
 	for (uint32_t v = 0; v < g->n_values; v++) {
 		const struct graph_value *val = &g->values[v];
-		if (val->origin != VALUE_INPUT)
+		/* a subgraph's values from the enclosing graph are its inputs too, unless drawn as rows */
+		if (val->origin != VALUE_INPUT && (val->origin != VALUE_OUTER || !val->n_uses || shown_inside(g, (int32_t)v)))
 			continue;
 		if (io_box(s, &s->boxes[s->n_boxes], BOX_INPUT, g, sh, v))
 			goto oom;
@@ -459,7 +632,7 @@ int scene_build(struct scene **out, struct ov_model *m, const struct graph *g, c
 		if (n->name && *n->name)
 			describe_name(&b, n->name);
 		bx->name = b.len ? scene_strdup(s, strbuf_str(&b)) : scene_strshare(s, "");
-		node_lines(&bb, m, g, sh, i, ascii);
+		node_lines(&bb, m, g, sh, i, ascii, (size_t)maxw - 4);
 		if (box_set_lines(&bb, bx) || !bx->title || !bx->name)
 			goto oom;
 		s->node_box[i] = (int32_t)s->n_boxes++;
@@ -475,6 +648,13 @@ int scene_build(struct scene **out, struct ov_model *m, const struct graph *g, c
 	for (uint32_t i = 0; i < s->n_boxes; i++) {
 		struct scene_box *bx = &s->boxes[i];
 		int w = clip_width(bx->title, maxw - 4) + 4;
+		if (bx->kind == BOX_NODE) { /* the title row also shows the node's #N at its right */
+			int iw = 2;
+			for (int32_t r = bx->ref; r >= 10; r /= 10)
+				iw++;
+			if (clip_width(bx->title, maxw) + 1 + iw + 4 <= maxw)
+				w = clip_width(bx->title, maxw) + 1 + iw + 4;
+		}
 		int nw = *bx->name && bx->kind == BOX_NODE ? clip_width(bx->name, maxw - 4) + 4 : 0;
 		if (nw > w)
 			w = nw;
@@ -491,7 +671,9 @@ int scene_build(struct scene **out, struct ov_model *m, const struct graph *g, c
 		for (uint32_t i = 0; i < s->n_boxes; i++) {
 			int32_t one;
 			size_t n_reads;
-			const int32_t *in = box_inputs(&s->boxes[i], g, &one, &n_reads);
+			const int32_t *in = box_inputs(&s->boxes[i], g, &one, &n_reads, &caps);
+			if (caps.oom)
+				goto oom;
 			for (size_t k = 0; k < n_reads; k++) {
 				int32_t v = in[k], src = v >= 0 ? edge_source(s, g, value_box, v) : -1;
 				if (src < 0 || (uint32_t)src == i)
@@ -514,12 +696,14 @@ int scene_build(struct scene **out, struct ov_model *m, const struct graph *g, c
 		}
 	}
 	free(value_box);
+	free(caps.ids);
 	strbuf_free(&b);
 	strmap_free(&cats);
 	*out = s;
 	return 0;
 oom:
 	free(value_box);
+	free(caps.ids);
 	strbuf_free(&b);
 	strmap_free(&cats);
 	scene_free(s);
@@ -774,6 +958,132 @@ const char *present_node_op(const struct graph *g, uint32_t i)
 const char *present_node_name(const struct graph *g, uint32_t i)
 {
 	return g->nodes[i].proto->name ? g->nodes[i].proto->name : "";
+}
+
+/* ---- what `e` edits ---- */
+
+/* Per op, the inputs worth editing, most wanted first (the schema's formal names). */
+static const struct {
+	const char *op;
+	const char *inputs[5];
+} edit_inputs[] = {
+	{.op = "Resize", .inputs = {"scales", "sizes", "roi"}},
+	{.op = "Upsample", .inputs = {"scales"}},
+	{.op = "Reshape", .inputs = {"shape"}},
+	{.op = "Expand", .inputs = {"shape"}},
+	{.op = "Pad", .inputs = {"pads", "constant_value", "axes"}},
+	{.op = "Slice", .inputs = {"starts", "ends", "axes", "steps"}},
+	{.op = "Tile", .inputs = {"repeats"}},
+	{.op = "Clip", .inputs = {"min", "max"}},
+	{.op = "TopK", .inputs = {"K"}},
+	{.op = "Squeeze", .inputs = {"axes"}},
+	{.op = "Unsqueeze", .inputs = {"axes"}},
+	{.op = "Split", .inputs = {"split"}},
+	{.op = "Gather", .inputs = {"indices"}},
+	{.op = "GatherElements", .inputs = {"indices"}},
+	{.op = "ReduceSum", .inputs = {"axes"}},
+	{.op = "ReduceMean", .inputs = {"axes"}},
+	{.op = "ReduceMax", .inputs = {"axes"}},
+	{.op = "ReduceMin", .inputs = {"axes"}},
+	{.op = "ReduceProd", .inputs = {"axes"}},
+	{.op = "ReduceL2", .inputs = {"axes"}},
+	{.op = "Range", .inputs = {"limit", "start", "delta"}},
+	{.op = "OneHot", .inputs = {"depth", "values"}},
+	{.op = "CumSum", .inputs = {"axis"}},
+	{.op = "NonMaxSuppression", .inputs = {"iou_threshold", "score_threshold", "max_output_boxes_per_class"}},
+	{.op = "QuantizeLinear", .inputs = {"y_scale", "y_zero_point"}},
+	{.op = "DequantizeLinear", .inputs = {"x_scale", "x_zero_point"}},
+	{.op = "Conv", .inputs = {"W", "B"}},
+	{.op = "ConvTranspose", .inputs = {"W", "B"}},
+	{.op = "Gemm", .inputs = {"B", "C"}},
+	{.op = "LayerNormalization", .inputs = {"Scale", "B"}},
+	{.op = "BatchNormalization", .inputs = {"scale", "B", "input_mean", "input_var"}},
+};
+
+/* The constant of input k of node i (value id), or -1; with values only when full is set. */
+static int32_t constant_input(const struct graph *g, uint32_t i, size_t k, int full)
+{
+	const struct graph_node *gn = &g->nodes[i];
+
+	if (k >= gn->proto->n_input || gn->in[k] < 0)
+		return -1;
+	const struct graph_value *v = graph_value_resolve(g, gn->in[k], NULL);
+	if (!v->constant || (full && tensor_numel(v->constant, NULL) <= 0))
+		return -1;
+	return gn->in[k];
+}
+
+int32_t present_edit_input(struct ov_model *m, const struct graph *g, uint32_t i)
+{
+	const Onnx__NodeProto *n = g->nodes[i].proto;
+	struct ov_error e;
+	const struct opdb *db = opdb_default(&e);
+	const struct op_schema *schema = db && n->op_type ? opdb_find(db, n->domain, n->op_type, model_opset(m, n->domain))
+						       : NULL;
+
+	for (size_t r = 0; schema && is_default(n->domain) && r < sizeof edit_inputs / sizeof edit_inputs[0]; r++) {
+		if (strcmp(edit_inputs[r].op, n->op_type))
+			continue;
+		for (size_t w = 0; w < 5 && edit_inputs[r].inputs[w]; w++)
+			for (size_t k = 0; k < schema->n_inputs; k++)
+				if (!strcmp(schema->inputs[k].name, edit_inputs[r].inputs[w]) && constant_input(g, i, k, 1) >= 0)
+					return constant_input(g, i, k, 1);
+	}
+	for (int full = 1; full >= 0; full--)
+		for (size_t k = 0; k < n->n_input; k++)
+			if (constant_input(g, i, k, full) >= 0)
+				return constant_input(g, i, k, full);
+	return -1;
+}
+
+void present_edit_line(struct strbuf *b, struct ov_model *m, const struct graph *g, int32_t id, int max)
+{
+	const struct graph_value *v = graph_value_resolve(g, id, NULL);
+	const char *name = g->values[id].name;
+	int plain = *name != 0;
+
+	for (const char *p = name; *p; p++)
+		if (*p == ' ' || *p == '"' || *p == '\\' || *p == '[' || *p == '#' || (unsigned char)*p < 0x20)
+			plain = 0;
+	strbuf_puts(b, "set-tensor ");
+	if (plain) {
+		strbuf_puts(b, name);
+	} else {
+		strbuf_putc(b, '"');
+		for (const char *p = name; *p; p++) {
+			if (*p == '"' || *p == '\\')
+				strbuf_putc(b, '\\');
+			strbuf_putc(b, *p);
+		}
+		strbuf_putc(b, '"');
+	}
+	strbuf_putc(b, ' ');
+	int64_t ne = v->constant ? tensor_numel(v->constant, NULL) : -1;
+	if (ne > 0 && ne <= max && v->constant->n_dims <= 1) {
+		struct strbuf t = {0};
+		describe_tensor_values(&t, m, v->constant, max);
+		/* only what set-tensor reads back: numbers in brackets, nothing elided */
+		const char *s = strbuf_str(&t);
+		/* %g keeps 6 significant digits: a number printed with all 6 may have lost some, and retyping it
+		 * unchanged would change the model */
+		int32_t dt = v->constant->data_type;
+		int exact = dt == 2 || dt == 3 || dt == 4 || dt == 5 || dt == 6 || dt == 7 || dt == 9 || dt == 12 || dt == 13;
+		int digits = 0, lossy = 0;
+		for (const char *p = s; *p; p++) {
+			if (*p >= '0' && *p <= '9')
+				lossy |= ++digits >= 6;
+			else if (*p != '.' && !(*p == '0' && !digits))
+				digits = 0;
+		}
+		if (!t.failed && (exact || !lossy) && !strstr(s, "...") && !strchr(s, '"') && !strstr(s, "\xe2\x80\xa6"))
+			strbuf_puts(b, s);
+		strbuf_free(&t);
+	}
+}
+
+const char *present_graph_name(const struct graph *g)
+{
+	return g->proto && g->proto->name ? g->proto->name : "";
 }
 
 const char *present_node_domain(const struct graph *g, uint32_t i)

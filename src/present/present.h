@@ -94,10 +94,20 @@ void present_value_type(struct strbuf *b, const struct graph *g, const struct sh
  * instructions for one number. */
 void present_put_int(struct strbuf *b, int64_t v);
 
+/* The constant input a user most likely wants to change when editing node i (the `e` key): by op, from a table
+ * (Resize: scales, else sizes; Reshape: shape; Pad: pads; Slice: starts, ends; ...), the first one that is a
+ * constant with values; otherwise the node's first constant input with values, then any constant input.
+ * Returns the value id in g, or -1 when the node has no constant input. */
+int32_t present_edit_input(struct ov_model *m, const struct graph *g, uint32_t i);
+/* The command line that edits constant value id of g: "set-tensor NAME VALUES" with its current values when it is
+ * small enough to retype (at most max values), else "set-tensor NAME " (the name quoted where it needs it). */
+void present_edit_line(struct strbuf *b, struct ov_model *m, const struct graph *g, int32_t id, int max);
+
 /* Accessors for front ends. */
 const char *present_node_op(const struct graph *g, uint32_t i);
 const char *present_node_name(const struct graph *g, uint32_t i);
 const char *present_node_domain(const struct graph *g, uint32_t i);
+const char *present_graph_name(const struct graph *g); /* the GraphProto's name, "" when none */
 uint32_t present_node_n_inputs(const struct graph *g, uint32_t i);
 uint32_t present_node_n_outputs(const struct graph *g, uint32_t i);
 /* Lists as text, one item per line after a header line; the returned array (malloc'd) gives each line's node

@@ -135,7 +135,7 @@ static int group_lines(const struct group *gr, struct scene *s, const uint32_t *
 	if (!bx->lines)
 		return -1;
 	present_put_int(&b, gr->n_nodes);
-	strbuf_puts(&b, " nodes");
+	strbuf_puts(&b, gr->n_nodes == 1 ? " node" : " nodes");
 	bx->lines[bx->n_lines++] = scene_strshare(s, strbuf_str(&b));
 	strbuf_reset(&b);
 	for (int k = 0; k < 3 && best[k]; k++) {
@@ -218,13 +218,22 @@ int scene_fold(struct scene *s, const struct graph *g, char *const *expanded, si
 		n_members++;
 	}
 	strmap_free(&gmap); /* not needed any more: give its memory back before the new boxes are made */
-	if (!n_groups) { /* nothing to fold */
+	/* A scope of a node or two stays open: its group box would hide as much as it shows. */
+	size_t n_folded = 0;
+	for (size_t gi = 0; gi < n_groups; gi++)
+		n_folded += groups[gi].n_nodes >= SCOPE_FOLD_MIN;
+	for (uint32_t b = 0; b < s->n_boxes; b++)
+		if (member[b] >= 0 && groups[member[b]].n_nodes < SCOPE_FOLD_MIN) {
+			member[b] = -1;
+			n_members--;
+		}
+	if (!n_folded) { /* nothing to fold */
 		rc = 0;
 		goto out;
 	}
 	tally.count = calloc(tally.n, sizeof *tally.count);
 	tally.touched = malloc(tally.n * sizeof *tally.touched);
-	nb = calloc(s->n_boxes - n_members + n_groups, sizeof *nb);
+	nb = calloc(s->n_boxes - n_members + n_folded, sizeof *nb);
 	if (!tally.count || !tally.touched || !nb)
 		goto oom;
 	/* New boxes in the old order; a group takes the place of its first member. */
@@ -329,8 +338,14 @@ int scene_auto_expand(const struct graph *g, size_t max_boxes, char ***out, size
 	/* Open scopes breadth first, biggest first, while the box count stays under max_boxes. */
 	for (int depth = 1; depth < 32; depth++) {
 		size_t boxes = 0;
-		/* Boxes at the current openness: one per collapsed scope plus the unscoped nodes. */
+		/* Boxes at the current openness: one per collapsed scope plus the unscoped nodes.  The scopes are also
+		 * kept in the order of their first node, so that ties between equal scopes go the same way every time
+		 * (the map's order changes from run to run: its hash is seeded). */
 		struct strmap seen = {0};
+		const char **order = malloc((g->n_nodes + 1) * sizeof *order);
+		size_t n_order = 0;
+		if (!order)
+			goto oom;
 		for (uint32_t i = 0; i < g->n_nodes; i++) {
 			const char *name = present_node_name(g, i);
 			size_t l = collapsed_prefix(name, &open);
@@ -345,13 +360,17 @@ int scene_auto_expand(const struct graph *g, size_t max_boxes, char ***out, size
 				char *dup = strdup(key);
 				if (!dup || strmap_add(&seen, dup, NULL)) {
 					free(dup);
+					free(order);
 					goto oom;
 				}
+				order[n_order++] = dup;
 				boxes++;
 			}
 			/* count the scope's nodes (the stored key stays; only the value changes) */
-			if (strmap_put(&seen, key, (void *)((uintptr_t)strmap_get(&seen, key) + 1)))
+			if (strmap_put(&seen, key, (void *)((uintptr_t)strmap_get(&seen, key) + 1))) {
+				free(order);
 				goto oom;
+			}
 		}
 		/* Candidate scopes: collapsed ones at this depth, with their sizes. */
 		size_t n_cand = 0;
@@ -363,11 +382,12 @@ int scene_auto_expand(const struct graph *g, size_t max_boxes, char ***out, size
 			for (size_t s = 0; s < seen.cap; s++)
 				free((char *)seen.slots[s].key);
 			strmap_free(&seen);
+			free(order);
 			goto oom;
 		}
-		for (size_t s = 0; s < seen.cap; s++)
-			if (seen.slots[s].key)
-				cand[n_cand++] = (struct cand){seen.slots[s].key, (size_t)(uintptr_t)seen.slots[s].value};
+		for (size_t k = 0; k < n_order; k++)
+			cand[n_cand++] = (struct cand){order[k], (size_t)(uintptr_t)strmap_get(&seen, order[k])};
+		free(order);
 		/* Open the biggest first while it fits (a scope of k nodes turns 1 box into at most k). Each try costs a
 		 * pass over the nodes, so give up on a depth after a few scopes that do not fit. */
 		int opened = 0, misses = 0;

@@ -13,8 +13,13 @@
  * scope that deep ("/encoder/layer.3/attn/MatMul": depth 1 "/encoder", 2 "/encoder/layer.3", 3 ".../attn"). */
 size_t scope_prefix_len(const char *name, int depth);
 
+/* A scope folds only when it holds at least this many nodes: a box standing for one Conv hides the Conv and shows
+ * nothing in its place. */
+#define SCOPE_FOLD_MIN 3
+
 /* Fold s in place: every node whose scope has a prefix not in expanded (n of them, full prefixes such as
- * "/encoder/layer.3") goes into that prefix's group. Returns 0, or -1 with err (out of memory; s unchanged). */
+ * "/encoder/layer.3") goes into that prefix's group, when the group has SCOPE_FOLD_MIN nodes or more.
+ * Returns 0, or -1 with err (out of memory; s unchanged). */
 int scene_fold(struct scene *s, const struct graph *g, char *const *expanded, size_t n, int ascii,
 	       struct ov_error *err);
 
