@@ -187,7 +187,7 @@ check "an unknown input name exits 2" [ "$(rc)" = 2 ]
 run m.onnx --to nosuch --input x=x.npy
 check "an unknown --to value exits 2" sh -c "[ \$(cat rc.txt) = 2 ] && grep -q \"'nosuch' is not a value\" err.txt"
 run sym.onnx --input x=random
-check "random with a symbolic dim exits 2, asking for a file" sh -c '[ $(cat rc.txt) = 2 ] && grep -q "give a file" err.txt && grep -q batch err.txt'
+check "random with a symbolic dim exits 2, asking for --shape or --dim" sh -c '[ $(cat rc.txt) = 2 ] && grep -q "give --shape x=Nx3, or --dim batch=N" err.txt'
 run noop.onnx --input x=x.npy
 check "an op without a kernel exits 1" [ "$(rc)" = 1 ]
 check "an op without a kernel names the node" grep -q "#1 'bad' NoSuchOp: no CPU kernel for NoSuchOp (opset 13)" err.txt

@@ -410,7 +410,7 @@ int shape_from_type(struct shapes *s, const Onnx__TypeProto *tp, struct vshape *
 		if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && d->dim_value >= 0)
 			dims[i] = dim_num(d->dim_value);
 		else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param &&
-			 *d->dim_param)
+			 *d->dim_param && strcmp(d->dim_param, "?")) /* Paddle2ONNX names unnamed dims "?" */
 			dims[i].sym = d->dim_param;
 	}
 	out->dims = dims_share(s, dims, tt->shape->n_dim);
