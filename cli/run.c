@@ -964,7 +964,7 @@ static int gather_inputs(struct run_state *s, const struct exec_options *opt)
 			strbuf_printf(&miss, "%s'%s'", n_miss++ ? ", " : "", need[i]);
 	if (n_miss) {
 		ov_fail(&s->e, OV_USAGE, "no value for input%s %s: give --input NAME=FILE|random|zeros|ones%s",
-			n_miss > 1 ? "s" : "", strbuf_str(&miss), n_miss > 1 ? ", or --input random for all" : "");
+			n_miss > 1 ? "s" : "", strbuf_str(&miss), n_need > 1 ? ", or --input random for all" : "");
 		strbuf_free(&miss);
 		goto out;
 	}

@@ -29,6 +29,10 @@ save("nan", [helper.make_node("Relu", ["x"], ["r"], name="relu"), helper.make_no
 # B declares another input shape
 save("wide", [helper.make_node("Relu", ["x"], ["r"], name="relu"), helper.make_node("Identity", ["r"], ["y"], name="out")],
      [vi("x", T.FLOAT, [2, 9])], [vi("y", T.FLOAT, [2, 9])])
+# two inputs with dynamic dims, and a copy whose Add became a Sub
+for name, op in (("dyn", "Add"), ("dyn_sub", "Sub")):
+    save(name, [helper.make_node("Relu", ["a"], ["r"], name="relu"), helper.make_node(op, ["r", "b"], ["y"], name="mix")],
+         [vi("a", T.FLOAT, ["batch", "n"]), vi("b", T.FLOAT, ["batch", 1])], [vi("y", T.FLOAT, ["batch", "n"])])
 np.save("x.npy", np.linspace(-1, 1, 16, dtype=np.float32).reshape(2, 8))
 open("garbage.onnx", "wb").write(b"\x0a\xff\xff\xff\xff\x0f not a model")
 EOF
@@ -130,6 +134,32 @@ check "--vs cuda where CUDA cannot run: one line naming CUDA, not 0" sh -c "[ $r
 
 "$ONNXVIEW" compare --help >help.out 2>&1
 check "--help prints the usage" grep -q "usage: onnxview compare MODEL \[OTHER\]" help.out
+# dynamic dims: --dim and --shape size both sides' inputs, an unnamed generator fills them all
+"$ONNXVIEW" compare dyn.onnx dyn_sub.onnx --input zeros --dim batch=2 --dim n=5 >out.txt 2>err.txt
+echo $? >rc.txt
+check "compare with --dim and an unnamed --input zeros: Add against Sub of zeros agree (exit 0)" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q \"^input 'a' float32\\[2,5\\] from zeros\$\" out.txt && grep -q \"^input 'b' float32\\[2,1\\] from zeros\$\" out.txt"
+"$ONNXVIEW" compare dyn.onnx dyn_sub.onnx --shape a=3x4 --dim batch=3 >out.txt 2>err.txt
+echo $? >rc.txt
+check "compare with --shape: random inputs, the swapped op diverges (exit 1)" \
+	sh -c "[ \$(cat rc.txt) = 1 ] && grep -q \"^input 'a' float32\\[3,4\\] from random (uniform in \\[-1,1)) (no --input named it)\" out.txt && grep -q \"first divergence: #1 'mix' Add\" out.txt"
+"$ONNXVIEW" compare dyn.onnx dyn_sub.onnx >out.txt 2>err.txt
+echo $? >rc.txt
+check "compare with open dims: exit 2, naming --shape and --dim" \
+	sh -c "[ \$(cat rc.txt) = 2 ] && grep -q 'give --shape a=NxD1, or --dim batch=N --dim n=N' err.txt"
+"$ONNXVIEW" compare dyn.onnx dyn_sub.onnx --dim batch=1 --dim n=2 --dim m=3 >out.txt 2>err.txt
+echo $? >rc.txt
+check "compare --dim for no input: exit 2" sh -c "[ \$(cat rc.txt) = 2 ] && grep -q \"no input of this run has a dim named 'm'\" err.txt"
+"$ONNXVIEW" compare dyn.onnx dyn.onnx --dim batch=1 --dim n=2 --json >out.txt 2>err.txt
+check "compare --json: the rule and the inputs' generators" "$PYTHON" -c "
+import json; d = json.load(open('out.txt'))
+assert d['rule'].startswith('|got-want|') and d['scale'] == 1e-05, d
+assert d['inputs'][0]['how'] == 'uniform in [-1,1)', d['inputs']
+v = d['values'][0]
+for k in ('pass', 'max_abs', 'max_abs_at', 'nan_a', 'nan_b', 'inf_a', 'inf_b', 'min_atol'):
+    assert k in v, k
+"
+
 "$ONNXVIEW" compare "$SRCDIR/share/onnxview/examples/srcnn.onnx" --against . --tf32 >out.txt 2>err.txt
 echo $? >rc.txt
 check "--tf32 without a CUDA side is a usage error naming it (exit 2)" \
