@@ -7,19 +7,19 @@
 #include "src/model/model.h"
 #include "src/report/report.h"
 
-static const char usage[] = "usage: onnxview check [--json] MODEL";
+static const struct opt_cmd check_cmd = CMD_MODEL_REPORT("check", "usage: onnxview check [--json] MODEL");
 
 int cmd_check(int argc, char **argv, FILE *out, FILE *err)
 {
 	const char *path;
-	int as_json, rc = cmd_model_args(argc, argv, "check", usage, &path, &as_json, out, err);
+	int as_json, rc = cmd_model_args(argc, argv, &check_cmd, &path, &as_json, out, err);
 	struct ov_model *m;
 	struct strbuf b = {0};
 	struct diag_list l;
 	struct ov_error e = {0};
 
-	if (rc)
-		return rc < 0 ? 0 : rc;
+	if (rc >= 0)
+		return rc;
 	rc = model_load_report(path, &m, err);
 	if (rc)
 		return rc;

@@ -10,6 +10,7 @@
 #include "cli/cmd.h"
 #include "src/model/describe.h"
 #include "src/model/model.h"
+#include "src/base/opts.h"
 #include "src/base/strbuf.h"
 
 static const struct {
@@ -41,9 +42,27 @@ void cli_print_help(FILE *out)
 
 
 
+enum { TUI_ASCII, TUI_NO_COLOR, TUI_NO_MOUSE, TUI_KEYS, TUI_DUMP, TUI_SIZE, TUI_VERSION };
+static const struct opt_spec tui_opts[] = {
+	[TUI_ASCII] = {.name = "--ascii", .help = "draw with ASCII characters only"},
+	[TUI_NO_COLOR] = {.name = "--no-color", .help = "no colours"},
+	[TUI_NO_MOUSE] = {.name = "--no-mouse", .help = "leave the mouse to the terminal"},
+	[TUI_KEYS] = {.name = "--keys", .arg = "FILE", .help = "headless: read keys from FILE"},
+	[TUI_DUMP] = {.name = "--dump", .arg = "FILE", .help = "headless: write the screens to FILE"},
+	[TUI_SIZE] = {.name = "--size", .arg = "COLSxROWS", .help = "headless: the screen size"},
+	[TUI_VERSION] = {.name = "--version", .alias = "-V", .help = "version and CUDA backend state"},
+};
+static const struct opt_cmd tui_cmd = {
+	.name = "", .usage = "usage: onnxview [--ascii] [--no-color] [--no-mouse] MODEL  (onnxview --help: the commands)",
+	.opts = tui_opts, .n_opts = sizeof tui_opts / sizeof tui_opts[0], .pos_name = "model", .min_pos = 0,
+	.max_pos = 1,
+};
+
 int cli_main(int argc, char **argv, tui_entry_fn tui)
 {
 	struct tui_options opts = {0};
+	struct opt_parsed p;
+	struct ov_error e = {0};
 
 	if (argc < 2) {
 		cli_print_help(stderr);
@@ -52,49 +71,40 @@ int cli_main(int argc, char **argv, tui_entry_fn tui)
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 2, argv + 2, stdout, stderr);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			cli_print_help(stdout);
-			return 0;
-		} else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
-			cli_print_version(stdout);
-			return 0;
-		} else if (!strcmp(a, "--ascii")) {
-			opts.ascii = 1;
-		} else if (!strcmp(a, "--no-color")) {
-			opts.no_color = 1;
-		} else if (!strcmp(a, "--no-mouse")) {
-			opts.no_mouse = 1;
-		} else if (!strcmp(a, "--keys") || !strcmp(a, "--dump") || !strcmp(a, "--size")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "onnxview: %s needs an argument\n", a);
-				return 2;
-			}
-			const char *v = argv[++i];
-			if (a[2] == 'k')
-				opts.keys = v;
-			else if (a[2] == 'd')
-				opts.dump = v;
-			else if (sscanf(v, "%dx%d", &opts.cols, &opts.rows) != 2 || opts.cols < 20 || opts.rows < 5 ||
-				 opts.cols > 1000 || opts.rows > 500) {
-				fprintf(stderr, "onnxview: --size wants COLSxROWS between 20x5 and 1000x500, not '%s'\n", v);
-				return 2;
-			}
-		} else if (!strcmp(a, "--")) {
-			if (i + 1 < argc && !opts.path)
-				opts.path = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "onnxview: unknown option '%s'\n", a);
+	if (opt_parse(&tui_cmd, argc - 1, argv + 1, &p, &e)) {
+		opt_free(&p);
+		if (e.code != OV_USAGE)
+			return ov_error_report(stderr, NULL, &e);
+		/* a second bare word: a mistyped command, or two models */
+		fprintf(stderr, "onnxview: %s\n", e.msg);
+		if (strstr(e.msg, "one model at a time"))
+			fprintf(stderr, "(the TUI opens one model; is the first word a command? see --help)\n");
+		else
 			cli_print_help(stderr);
-			return 2;
-		} else if (opts.path) {
-			fprintf(stderr, "onnxview: '%s' is not a command, and the TUI opens one model at a time "
-					"(already given '%s')\n", a, opts.path);
-			return 2;
-		} else {
-			opts.path = a;
-		}
+		return 2;
+	}
+	if (p.help) {
+		opt_free(&p);
+		cli_print_help(stdout);
+		return 0;
+	}
+	if (opt_given(&p, TUI_VERSION)) {
+		opt_free(&p);
+		cli_print_version(stdout);
+		return 0;
+	}
+	opts.ascii = opt_given(&p, TUI_ASCII);
+	opts.no_color = opt_given(&p, TUI_NO_COLOR);
+	opts.no_mouse = opt_given(&p, TUI_NO_MOUSE);
+	opts.keys = opt_value(&p, TUI_KEYS);
+	opts.dump = opt_value(&p, TUI_DUMP);
+	opts.path = p.n_pos ? p.pos[0] : NULL;
+	const char *size = opt_value(&p, TUI_SIZE);
+	opt_free(&p);
+	if (size && (sscanf(size, "%dx%d", &opts.cols, &opts.rows) != 2 || opts.cols < 20 || opts.rows < 5 ||
+		     opts.cols > 1000 || opts.rows > 500)) {
+		fprintf(stderr, "onnxview: --size wants COLSxROWS between 20x5 and 1000x500, not '%s'\n", size);
+		return 2;
 	}
 	if (!opts.path) {
 		fprintf(stderr, "onnxview: no model given\n");
@@ -103,8 +113,8 @@ int cli_main(int argc, char **argv, tui_entry_fn tui)
 	}
 	/* A bare word that names no file is a mistyped command, not a missing model. */
 	if (!strpbrk(opts.path, "./") && access(opts.path, F_OK) != 0) {
-		fprintf(stderr, "onnxview: '%s' is neither a command nor a file (commands: info, dump, edit, ops, dot, run; "
-				"see --help)\n", opts.path);
+		fprintf(stderr, "onnxview: '%s' is neither a command nor a file (commands: info, dump, check, edit, ops, dot, "
+				"run, compare; see --help)\n", opts.path);
 		return 2;
 	}
 	return tui(&opts);

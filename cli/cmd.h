@@ -6,6 +6,8 @@
 
 #include <stdio.h>
 
+#include "src/base/opts.h"
+
 int cmd_info(int argc, char **argv, FILE *out, FILE *err);
 int cmd_dump(int argc, char **argv, FILE *out, FILE *err);
 int cmd_edit(int argc, char **argv, FILE *out, FILE *err);
@@ -15,9 +17,13 @@ int cmd_dot(int argc, char **argv, FILE *out, FILE *err);
 int cmd_run(int argc, char **argv, FILE *out, FILE *err);
 int cmd_compare(int argc, char **argv, FILE *out, FILE *err);
 
-/* The arguments of the one-model reports (info, dump, check): [--json] MODEL, or --help.  Returns 0 with *path
- * and *as_json set; -1 after printing the usage to out (--help: exit 0); or the usage error's exit status. */
-int cmd_model_args(int argc, char **argv, const char *name, const char *usage, const char **path, int *as_json,
-		   FILE *out, FILE *err);
+/* The one option of the one-model reports (info, dump, check): --json. */
+extern const struct opt_spec cmd_json_opts[1];
+#define CMD_MODEL_REPORT(cmd, text) \
+	{.name = cmd, .usage = text, .opts = cmd_json_opts, .n_opts = 1, .pos_name = "model", .min_pos = 1, .max_pos = 1}
+/* The arguments of the one-model reports: [--json] MODEL, or --help.  Returns -1 to go on with *path and *as_json
+ * set; 0 after printing the help to out; or the usage error's exit status (2), printed to err (src/base/opts.h). */
+int cmd_model_args(int argc, char **argv, const struct opt_cmd *c, const char **path, int *as_json, FILE *out,
+		   FILE *err);
 
 #endif

@@ -16,14 +16,26 @@ static const char dot_usage[] =
 
 static void print_help(FILE *out)
 {
-	fprintf(out, "%s\n\n"
+	fprintf(out, "\n"
 		     "Without -o the DOT text goes to standard output. The file's extension picks the format: .dot (or\n"
 		     ".gv) the DOT text, .svg and .png laid out by Graphviz dot. An existing file is replaced only with\n"
 		     "--force. --focus NODE (#N or a name) keeps the nodes at most N edges away (--radius, default %d);\n"
 		     "the edges cut off end in small dashed stubs. Layouts of more than %d boxes are refused: use\n"
 		     "--focus, or write .dot.\n",
-		dot_usage, DOT_DEFAULT_RADIUS, DOT_LAYOUT_MAX_NODES);
+		DOT_DEFAULT_RADIUS, DOT_LAYOUT_MAX_NODES);
 }
+
+enum { DOT_OUTPUT, DOT_FORCE, DOT_FOCUS, DOT_RADIUS };
+static const struct opt_spec dot_opts[] = {
+	[DOT_OUTPUT] = {.name = "--output", .alias = "-o", .arg = "FILE", .help = "write FILE.dot, FILE.svg or FILE.png"},
+	[DOT_FORCE] = {.name = "--force", .alias = "-f", .help = "replace an existing FILE"},
+	[DOT_FOCUS] = {.name = "--focus", .arg = "NODE", .help = "only the nodes around NODE (#N or a name)"},
+	[DOT_RADIUS] = {.name = "--radius", .arg = "N", .help = "with --focus: how many edges away"},
+};
+static const struct opt_cmd dot_cmd = {
+	.name = "dot", .usage = dot_usage, .opts = dot_opts, .n_opts = sizeof dot_opts / sizeof dot_opts[0],
+	.pos_name = "model", .min_pos = 1, .max_pos = 1, .more_help = print_help,
+};
 
 /* The node --focus names, or -1 with the error line printed (like the edit commands: #N or a unique name). */
 static int32_t find_focus(const struct graph *g, const char *ref, const char *path, FILE *err)
@@ -62,47 +74,35 @@ int cmd_dot(int argc, char **argv, FILE *out, FILE *err)
 	struct dot_options opt = {0};
 	struct ov_error e = {0};
 
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--focus") || !strcmp(a, "--radius")) {
-			if (i + 1 >= argc)
-				return ov_usage_error(err, dot_usage, "dot: %s needs an argument", a);
-			const char *v = argv[++i];
-			if (!strcmp(a, "--focus")) {
-				focus = v;
-			} else if (!strcmp(a, "--radius")) {
-				char *end;
-				long r = strtol(v, &end, 10);
-				if (!*v || *end || r < 0 || r > 1000)
-					return ov_usage_error(err, dot_usage, "dot: --radius wants a number of edges from 0 "
-							       "to 1000, not '%s'", v);
-				radius = (int)r;
-				have_radius = 1;
-			} else {
-				dest = v;
-			}
-		} else if (!strcmp(a, "--force") || !strcmp(a, "-f")) {
-			force = 1;
-		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			print_help(out);
-			return 0;
-		} else if (a[0] == '-' && a[1]) {
-			return ov_usage_error(err, dot_usage, "dot: unknown option '%s'", a);
-		} else if (path) {
-			return ov_usage_error(err, dot_usage, "dot: one model at a time ('%s' and '%s')", path, a);
-		} else {
-			path = a;
-		}
+	struct opt_parsed p;
+	rc = opt_parse_cli(&dot_cmd, argc, argv, &p, out, err);
+	if (rc >= 0) {
+		opt_free(&p);
+		return rc;
 	}
-	if (!path)
-		return ov_usage_error(err, dot_usage, "dot: no model given");
+	path = p.pos[0];
+	dest = opt_value(&p, DOT_OUTPUT);
+	focus = opt_value(&p, DOT_FOCUS);
+	force = opt_given(&p, DOT_FORCE);
+	if ((have_radius = opt_given(&p, DOT_RADIUS))) {
+		const char *v = opt_value(&p, DOT_RADIUS);
+		char *end;
+		long r = strtol(v, &end, 10);
+		if (!*v || *end || r < 0 || r > 1000) {
+			opt_free(&p);
+			return opt_usage_error(&dot_cmd, err, "--radius wants a number of edges from 0 to 1000, not '%s'", v);
+		}
+		radius = (int)r;
+	}
+	opt_free(&p);
+	rc = 0;
 	if (have_radius && !focus)
-		return ov_usage_error(err, dot_usage, "dot: --radius needs --focus NODE");
+		return opt_usage_error(&dot_cmd, err, "--radius needs --focus NODE");
 	if (dest) {
 		fmt = dot_format_of_path(dest);
 		if (fmt < 0)
-			return ov_usage_error(err, dot_usage, "dot: cannot tell the format of '%s': name it .dot, .svg "
-					       "or .png", dest);
+			return opt_usage_error(&dot_cmd, err, "cannot tell the format of '%s': name it .dot, .svg or .png",
+					       dest);
 		/* Say that a renderer is missing before loading and laying out anything. */
 		if (dot_format_check((enum dot_format)fmt, &e))
 			return ov_error_report(err, dest, &e);

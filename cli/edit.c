@@ -21,13 +21,12 @@ static int same_path(const char *a, const char *b)
 	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-static void print_help(FILE *out)
+static void print_commands(FILE *out)
 {
 	size_t n;
 	const struct edit_cmd *const *cmds = edit_commands(&n);
 
-	fprintf(out, "%s\n\nCommands (also for -s scripts, one per line, '# ' starts a comment, and the TUI's ':'):\n",
-		edit_usage);
+	fprintf(out, "\nCommands (also for -s scripts, one per line, '# ' starts a comment, and the TUI's ':'):\n");
 	for (size_t i = 0; i < n; i++)
 		fprintf(out, "  %-34s %s\n", cmds[i]->usage, cmds[i]->help);
 	fprintf(out, "\nNodes are named by their name or #N (their index); values by their tensor name.\n");
@@ -38,6 +37,19 @@ static void say_stderr(void *ctx, const char *line)
 	(void)ctx;
 	fprintf(stderr, "onnxview: %s\n", line);
 }
+
+enum { EDIT_E, EDIT_S, EDIT_OUTPUT, EDIT_FORCE, EDIT_JOURNAL };
+static const struct opt_spec edit_opts[] = {
+	[EDIT_E] = {.name = "-e", .arg = "COMMAND", .flags = OPT_REPEAT, .help = "apply an edit command"},
+	[EDIT_S] = {.name = "-s", .arg = "SCRIPT", .flags = OPT_REPEAT, .help = "apply the commands of a script file"},
+	[EDIT_OUTPUT] = {.name = "--output", .alias = "-o", .arg = "OUT", .help = "where to save (OUT = MODEL saves in place)"},
+	[EDIT_FORCE] = {.name = "--force", .alias = "-f", .help = "replace an existing OUT or journal"},
+	[EDIT_JOURNAL] = {.name = "--journal", .arg = "FILE", .help = "write the applied commands as a script"},
+};
+static const struct opt_cmd edit_cmd = {
+	.name = "edit", .usage = edit_usage, .opts = edit_opts, .n_opts = sizeof edit_opts / sizeof edit_opts[0],
+	.pos_name = "model", .min_pos = 1, .max_pos = 1, .more_help = print_commands,
+};
 
 struct step {
 	int is_script;
@@ -54,43 +66,27 @@ int cmd_edit(int argc, char **argv, FILE *out, FILE *err)
 	struct edit_session *s = NULL;
 	struct ov_error e = {0};
 
+	struct opt_parsed p;
+
 	if (!steps)
 		return ov_usage_error(err, edit_usage, "edit: out of memory");
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "-e") || !strcmp(a, "-s") ||
-		    !strcmp(a, "--journal")) {
-			if (i + 1 >= argc) {
-				free(steps);
-				return ov_usage_error(err, edit_usage, "edit: %s needs an argument", a);
-			}
-			const char *v = argv[++i];
-			if (a[1] == 'e' || a[1] == 's')
-				steps[n_steps++] = (struct step){a[1] == 's', v};
-			else if (a[2] == 'j')
-				journal = v;
-			else
-				dest = v;
-		} else if (!strcmp(a, "--force") || !strcmp(a, "-f")) {
-			force = 1;
-		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			print_help(out);
-			free(steps);
-			return 0;
-		} else if (a[0] == '-' && a[1]) {
-			free(steps);
-			return ov_usage_error(err, edit_usage, "edit: unknown option '%s'", a);
-		} else if (path) {
-			free(steps);
-			return ov_usage_error(err, edit_usage, "edit: one model at a time ('%s' and '%s')", path, a);
-		} else {
-			path = a;
-		}
-	}
-	if (!path || !dest) {
+	rc = opt_parse_cli(&edit_cmd, argc, argv, &p, out, err);
+	if (rc >= 0) {
+		opt_free(&p);
 		free(steps);
-		return ov_usage_error(err, edit_usage, !path ? "edit: no model given" :
-				       "edit: no output given (-o OUT; -o MODEL saves in place)");
+		return rc;
+	}
+	for (size_t i = 0; i < p.n; i++) /* -e and -s apply in the order given */
+		if (p.hit[i].opt == EDIT_E || p.hit[i].opt == EDIT_S)
+			steps[n_steps++] = (struct step){p.hit[i].opt == EDIT_S, p.hit[i].val};
+	path = p.pos[0];
+	dest = opt_value(&p, EDIT_OUTPUT);
+	journal = opt_value(&p, EDIT_JOURNAL);
+	force = opt_given(&p, EDIT_FORCE);
+	opt_free(&p);
+	if (!dest) {
+		free(steps);
+		return opt_usage_error(&edit_cmd, err, "no output given (-o OUT; -o MODEL saves in place)");
 	}
 	rc = model_load_report(path, &m, err);
 	if (rc)

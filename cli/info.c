@@ -6,17 +6,17 @@
 #include "src/model/model.h"
 #include "src/report/report.h"
 
-static const char usage[] = "usage: onnxview info [--json] MODEL";
+static const struct opt_cmd info_cmd = CMD_MODEL_REPORT("info", "usage: onnxview info [--json] MODEL");
 
 int cmd_info(int argc, char **argv, FILE *out, FILE *err)
 {
 	const char *path;
-	int as_json, rc = cmd_model_args(argc, argv, "info", usage, &path, &as_json, out, err);
+	int as_json, rc = cmd_model_args(argc, argv, &info_cmd, &path, &as_json, out, err);
 	struct ov_model *m;
 	struct strbuf b = {0};
 
-	if (rc)
-		return rc < 0 ? 0 : rc;
+	if (rc >= 0)
+		return rc;
 	rc = model_load_report(path, &m, err);
 	if (rc)
 		return rc;

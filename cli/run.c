@@ -19,6 +19,7 @@
 #include "src/exec/exec.h"
 #include "src/graph/graph.h"
 #include "src/base/json.h"
+#include "src/base/opts.h"
 #include "src/model/model.h"
 #include "src/exec/feed.h"
 #include "src/exec/repeat.h"
@@ -28,10 +29,35 @@
 #include "src/model/tensorfile.h"
 
 static const char run_usage[] =
-	"usage: onnxview run MODEL [--input NAME=FILE|random[:SEED]|zeros|ones]... [--from T,..] [--to T,..] [--all]\n"
-	"                      [--backend cpu|cuda [--tf32]] [--expect DIR|NAME=FILE]... [--rtol R] [--atol A] "
-	"[--save DIR]\n"
-	"                      [--repeat N] [--json]";
+	"usage: onnxview run MODEL [--input [NAME=]FILE|random[:SEED]|zeros|ones]... [--shape NAME=DxD..]... [--dim SYM=N]...\n"
+	"                      [--from T,..] [--to T,..] [--all] [--backend cpu|cuda [--tf32]] [--expect DIR|NAME=FILE]...\n"
+	"                      [--rtol R] [--atol A] [--strict] [--save DIR] [--repeat N] [--json]";
+
+enum { R_INPUT, R_SHAPE, R_DIM, R_FROM, R_TO, R_ALL, R_BACKEND, R_TF32, R_EXPECT, R_RTOL, R_ATOL, R_STRICT, R_SAVE,
+       R_REPEAT, R_JSON };
+static const struct opt_spec run_opts[] = {
+	[R_INPUT] = {.name = "--input", .arg = "[NAME=]SPEC", .flags = OPT_REPEAT,
+		     .help = "a file (.npy, .pb) or random[:SEED], zeros, ones; without NAME= a generator fills every input"},
+	[R_SHAPE] = {.name = "--shape", .arg = "NAME=DxD..", .flags = OPT_REPEAT, .help = "the shape of an input (1x3x640x640)"},
+	[R_DIM] = {.name = "--dim", .arg = "SYMBOL=N", .flags = OPT_REPEAT, .help = "the size of a named dynamic dim (batch=1)"},
+	[R_FROM] = {.name = "--from", .arg = "T,..", .help = "start the cut at these values"},
+	[R_TO] = {.name = "--to", .arg = "T,..", .help = "end the cut at these values"},
+	[R_ALL] = {.name = "--all", .help = "keep and report every value computed"},
+	[R_BACKEND] = {.name = "--backend", .arg = "B", .choices = "cpu|cuda", .help = "where to run (cpu)"},
+	[R_TF32] = {.name = "--tf32", .help = "let CUDA use TF32"},
+	[R_EXPECT] = {.name = "--expect", .arg = "DIR|NAME=FILE", .flags = OPT_REPEAT,
+		      .help = "an ONNX test data set, or a file a value must match"},
+	[R_RTOL] = {.name = "--rtol", .arg = "R", .help = "ONNX's rule with this rtol"},
+	[R_ATOL] = {.name = "--atol", .arg = "A", .help = "ONNX's rule with this atol"},
+	[R_STRICT] = {.name = "--strict", .help = "ONNX's own rule: rtol 1e-3, atol 1e-7"},
+	[R_SAVE] = {.name = "--save", .arg = "DIR", .help = "write every reported value as DIR/NAME.npy"},
+	[R_REPEAT] = {.name = "--repeat", .arg = "N", .help = "run N more times and report the timings"},
+	[R_JSON] = {.name = "--json", .help = "the report as JSON"},
+};
+static const struct opt_cmd run_cmd = {
+	.name = "run", .usage = run_usage, .opts = run_opts, .n_opts = sizeof run_opts / sizeof run_opts[0],
+	.pos_name = "model", .min_pos = 1, .max_pos = 1,
+};
 
 #define MAX_LIST 4096
 
@@ -39,13 +65,15 @@ struct run_args {
 	const char *model;
 	const char *inputs[MAX_LIST]; /* NAME=SPEC or SPEC */
 	size_t n_inputs;
+	const char *default_spec;     /* an unnamed generator: every input no --input names */
+	struct feed_sizes sizes;      /* --shape, --dim */
 	const char *expects[MAX_LIST];
 	size_t n_expects;
 	char *from[MAX_LIST], *to[MAX_LIST];
 	size_t n_from, n_to;
 	int all, json, have_from, have_to, tf32;
 	const char *backend, *save;
-	double rtol, atol;
+	struct compare_rule rule;
 	long repeat; /* --repeat N (0: not given) */
 };
 
@@ -53,6 +81,7 @@ struct run_args {
 struct named {
 	const char *name; /* a graph value's name (owned by the graph) */
 	char *source;     /* file name or generator, for messages (malloc'd) */
+	char *how;        /* how a generator made it (malloc'd), or NULL */
 	struct xtensor t;
 	int have;
 	int from_set; /* read from an ONNX test data set (--expect DIR) */
@@ -73,75 +102,83 @@ struct run_state {
 	struct run_repeat rr; /* --repeat */
 };
 
+/* -1 to go on, or the exit status after the help (0) or a usage error (2). */
 static int parse_args(int argc, char **argv, struct run_args *a, FILE *out, FILE *err)
 {
-	a->rtol = 1e-3;
-	a->atol = 1e-7;
-	for (int i = 0; i < argc; i++) {
-		const char *o = argv[i];
-		int has_val = i + 1 < argc;
-		if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
-			fprintf(out, "%s\n", run_usage);
-			return 0;
-		} else if (!strcmp(o, "--json")) {
-			a->json = 1;
-		} else if (!strcmp(o, "--all")) {
-			a->all = 1;
-		} else if (!strcmp(o, "--tf32")) {
-			a->tf32 = 1;
-		} else if (!strcmp(o, "--input") || !strcmp(o, "--expect") || !strcmp(o, "--from") || !strcmp(o, "--to") ||
-			   !strcmp(o, "--backend") || !strcmp(o, "--save") || !strcmp(o, "--rtol") || !strcmp(o, "--atol") ||
-			   !strcmp(o, "--repeat")) {
-			if (!has_val)
-				return ov_usage_error(err, run_usage, "run: %s needs a value", o);
-			char *v = argv[++i];
-			if (!strcmp(o, "--input") || !strcmp(o, "--expect")) {
-				size_t *n = o[2] == 'i' ? &a->n_inputs : &a->n_expects;
-				if (*n >= MAX_LIST)
-					return ov_usage_error(err, run_usage, "run: too many %s options", o);
-				(o[2] == 'i' ? a->inputs : a->expects)[(*n)++] = v;
-			} else if (!strcmp(o, "--from") || !strcmp(o, "--to")) {
-				int f = o[2] == 'f';
-				if (feed_split_list(f ? a->from : a->to, f ? &a->n_from : &a->n_to, MAX_LIST, v))
-					return ov_usage_error(err, run_usage, "run: too many names in %s", o);
-				if (f)
-					a->have_from = 1;
-				else
-					a->have_to = 1;
-			} else if (!strcmp(o, "--backend")) {
-				if (strcmp(v, "cpu") && strcmp(v, "cuda"))
-					return ov_usage_error(err, run_usage, "run: --backend is cpu or cuda, not '%s'", v);
-				a->backend = v;
-			} else if (!strcmp(o, "--save")) {
-				a->save = v;
-			} else if (!strcmp(o, "--repeat")) {
-				char *end;
-				errno = 0;
-				long n = strtol(v, &end, 10);
-				if (errno || end == v || *end || n < 1 || n > RUN_REPEAT_MAX)
-					return ov_usage_error(err, run_usage, "run: --repeat wants a count from 1 to %d, not '%s'",
-							       RUN_REPEAT_MAX, v);
-				a->repeat = n;
-			} else if (feed_parse_tol(v, o[2] == 'r' ? &a->rtol : &a->atol)) {
-				return ov_usage_error(err, run_usage, "run: %s wants a number >= 0, not '%s'", o, v);
+	struct opt_parsed p;
+	struct ov_error e = {0};
+	int rc = opt_parse_cli(&run_cmd, argc, argv, &p, out, err);
+
+	if (rc >= 0)
+		goto out;
+	a->model = p.pos[0];
+	a->all = opt_given(&p, R_ALL);
+	a->json = opt_given(&p, R_JSON);
+	a->tf32 = opt_given(&p, R_TF32);
+	a->backend = opt_value(&p, R_BACKEND);
+	a->save = opt_value(&p, R_SAVE);
+	if (feed_rule(opt_value(&p, R_RTOL), opt_value(&p, R_ATOL), opt_given(&p, R_STRICT), &a->rule, &e)) {
+		rc = opt_usage_error(&run_cmd, err, "%s", e.msg);
+		goto out;
+	}
+	if (opt_given(&p, R_REPEAT)) {
+		const char *v = opt_value(&p, R_REPEAT);
+		char *end;
+		errno = 0;
+		long n = strtol(v, &end, 10);
+		if (errno || end == v || *end || n < 1 || n > RUN_REPEAT_MAX) {
+			rc = opt_usage_error(&run_cmd, err, "--repeat wants a count from 1 to %d, not '%s'", RUN_REPEAT_MAX, v);
+			goto out;
+		}
+		a->repeat = n;
+	}
+	for (size_t i = 0; i < p.n; i++) {
+		char *v = p.hit[i].val;
+		switch (p.hit[i].opt) {
+		case R_INPUT:
+			if (!strchr(v, '=') && feed_is_generator(v)) {
+				if (a->default_spec) {
+					rc = opt_usage_error(&run_cmd, err, "--input %s: an unnamed generator is given already (%s)",
+							     v, a->default_spec);
+					goto out;
+				}
+				a->default_spec = v;
+			} else if (a->n_inputs < MAX_LIST) {
+				a->inputs[a->n_inputs++] = v;
 			}
-		} else if (o[0] == '-' && o[1]) {
-			return ov_usage_error(err, run_usage, "run: unknown option '%s'", o);
-		} else if (a->model) {
-			return ov_usage_error(err, run_usage, "run: one model at a time ('%s' and '%s')", a->model, o);
-		} else {
-			a->model = o;
+			break;
+		case R_EXPECT:
+			if (a->n_expects < MAX_LIST)
+				a->expects[a->n_expects++] = v;
+			break;
+		case R_SHAPE:
+		case R_DIM:
+			if ((p.hit[i].opt == R_SHAPE ? feed_sizes_add_shape : feed_sizes_add_dim)(&a->sizes, v, &e)) {
+				rc = opt_usage_error(&run_cmd, err, "%s", e.msg);
+				goto out;
+			}
+			break;
+		case R_FROM:
+		case R_TO: {
+			int f = p.hit[i].opt == R_FROM;
+			if (feed_split_list(f ? a->from : a->to, f ? &a->n_from : &a->n_to, MAX_LIST, v)) {
+				rc = opt_usage_error(&run_cmd, err, "too many names in --%s", f ? "from" : "to");
+				goto out;
+			}
+			*(f ? &a->have_from : &a->have_to) = 1;
+			break;
+		}
 		}
 	}
-	if (!a->model)
-		return ov_usage_error(err, run_usage, "run: no model given");
 	if (a->have_from && !a->n_from)
-		return ov_usage_error(err, run_usage, "run: --from names no value");
-	if (a->have_to && !a->n_to)
-		return ov_usage_error(err, run_usage, "run: --to names no value");
-	if (a->tf32 && (!a->backend || strcmp(a->backend, "cuda")))
-		return ov_usage_error(err, run_usage, "run: --tf32 is for --backend cuda (the CPU computes float32 in full)");
-	return -1; /* go on */
+		rc = opt_usage_error(&run_cmd, err, "--from names no value");
+	else if (a->have_to && !a->n_to)
+		rc = opt_usage_error(&run_cmd, err, "--to names no value");
+	else if (a->tf32 && (!a->backend || strcmp(a->backend, "cuda")))
+		rc = opt_usage_error(&run_cmd, err, "--tf32 is for --backend cuda (the CPU computes float32 in full)");
+out:
+	opt_free(&p);
+	return rc;
 }
 
 static struct named *named_find(struct named *list, size_t n, const char *name)
@@ -428,6 +465,19 @@ static void report_text(struct strbuf *b, struct run_state *s, const struct exec
 	put_copies(b, r);
 	if (s->a.repeat)
 		run_repeat_text(b, &s->rr);
+	for (size_t i = 0; i < s->n_in; i++) { /* what was fed, generated inputs with how */
+		if (s->in[i].from_set)
+			continue;
+		strbuf_puts(b, "input '");
+		strbuf_put_safe(b, s->in[i].name, strlen(s->in[i].name), 0);
+		strbuf_puts(b, "' ");
+		put_xtype(b, &s->in[i].t);
+		strbuf_puts(b, " from ");
+		strbuf_put_safe(b, s->in[i].source, strlen(s->in[i].source), 0);
+		if (s->in[i].how)
+			strbuf_printf(b, " (%s)", s->in[i].how);
+		strbuf_putc(b, '\n');
+	}
 	for (size_t i = 0; i < r->n_notes; i++) {
 		char where[300];
 		node_label(s->g, r->notes[i].node, where, sizeof where);
@@ -493,10 +543,13 @@ static void report_text(struct strbuf *b, struct run_state *s, const struct exec
 			}
 		}
 	}
-	if (n_cmp)
-		strbuf_printf(b, "%s: %d of %d compared value%s %s (rtol %g, atol %g)\n", n_fail ? "FAIL" : "PASS",
-			      n_fail ? n_fail : n_cmp, n_cmp, n_cmp == 1 ? "" : "s", n_fail ? "differ" : "match",
-			      s->a.rtol, s->a.atol);
+	if (n_cmp) {
+		char rule[200];
+		compare_rule_describe(&s->a.rule, rule, sizeof rule);
+		strbuf_printf(b, "%s: %d of %d compared value%s %s (%s%s)\n", n_fail ? "FAIL" : "PASS",
+			      n_fail ? n_fail : n_cmp, n_cmp, n_cmp == 1 ? "" : "s", n_fail ? "differ" : "match", rule,
+			      s->a.rule.scale > 0 ? "; --strict for ONNX's rtol 1e-3, atol 1e-7" : "");
+	}
 }
 
 /* "dtype", "shape" and "stats" of a tensor, as keys of the object being written */
@@ -568,10 +621,17 @@ static void report_json(struct strbuf *b, struct run_state *s, const struct exec
 		json_end_obj(&j);
 	}
 	json_end_arr(&j);
-	json_key(&j, "rtol");
-	json_double(&j, s->a.rtol);
-	json_key(&j, "atol");
-	json_double(&j, s->a.atol);
+	compare_rule_json(&j, &s->a.rule);
+	json_key(&j, "inputs");
+	json_arr(&j);
+	for (size_t i = 0; i < s->n_in; i++) {
+		json_obj(&j);
+		json_kstr(&j, "name", s->in[i].name);
+		json_kstr(&j, "source", s->in[i].source);
+		json_kstr(&j, "how", s->in[i].how ? s->in[i].how : "");
+		json_end_obj(&j);
+	}
+	json_end_arr(&j);
 	json_key(&j, "values");
 	json_arr(&j);
 	for (size_t i = 0; i < n_rep; i++) {
@@ -627,20 +687,8 @@ static void report_json(struct strbuf *b, struct run_state *s, const struct exec
 			json_key(&j, "items");
 			json_arr(&j);
 			for (int64_t k = 0; !o->kind_mismatch && k < o->parts.n_items; k++) {
-				const struct compare_stats *c = &o->ic[k];
 				json_obj(&j);
-				json_key(&j, "pass");
-				json_bool(&j, c->pass);
-				json_key(&j, "dtype_mismatch");
-				json_bool(&j, c->dtype_mismatch);
-				json_key(&j, "shape_mismatch");
-				json_bool(&j, c->shape_mismatch);
-				json_kint(&j, "n", c->n);
-				json_kint(&j, "mismatches", c->mismatches);
-				json_key(&j, "max_abs");
-				json_double(&j, c->max_abs);
-				json_key(&j, "max_rel");
-				json_double(&j, c->max_rel);
+				compare_stats_json(&j, &o->ic[k], &o->parts.items[k], "got", "want");
 				json_end_obj(&j);
 			}
 			json_end_arr(&j);
@@ -663,38 +711,13 @@ static void report_json(struct strbuf *b, struct run_state *s, const struct exec
 			json_key(&j, "expect");
 			json_obj(&j);
 			json_kstr(&j, "source", o->want->source);
-			json_key(&j, "pass");
-			json_bool(&j, c->pass);
 			json_kstr(&j, "want_dtype", dtype_short_name(want_t->dtype));
 			json_key(&j, "want_shape");
 			json_arr(&j);
 			for (int d = 0; d < want_t->rank; d++)
 				json_int(&j, want_t->dims[d]);
 			json_end_arr(&j);
-			json_key(&j, "dtype_mismatch");
-			json_bool(&j, c->dtype_mismatch);
-			json_key(&j, "shape_mismatch");
-			json_bool(&j, c->shape_mismatch);
-			json_kint(&j, "n", c->n);
-			json_kint(&j, "mismatches", c->mismatches);
-			json_key(&j, "max_abs");
-			json_double(&j, c->max_abs);
-			json_key(&j, "max_abs_at");
-			json_index(&j, got_t, c->dtype_mismatch || c->shape_mismatch ? -1 : c->max_abs_at);
-			json_key(&j, "max_rel");
-			json_double(&j, c->max_rel);
-			json_key(&j, "max_rel_at");
-			json_index(&j, got_t, c->dtype_mismatch || c->shape_mismatch ? -1 : c->max_rel_at);
-			json_key(&j, "mean_abs");
-			json_double(&j, c->mean_abs);
-			json_kint(&j, "nan_got", c->nan_a);
-			json_kint(&j, "nan_want", c->nan_b);
-			json_kint(&j, "inf_got", c->inf_a);
-			json_kint(&j, "inf_want", c->inf_b);
-			json_key(&j, "min_atol");
-			json_double(&j, c->min_atol);
-			json_key(&j, "min_rtol");
-			json_double(&j, c->min_rtol);
+			compare_stats_json(&j, c, got_t, "got", "want");
 			json_end_obj(&j);
 		}
 		json_end_obj(&j);
@@ -727,7 +750,7 @@ static int compare_value(struct out_report *o, struct run_state *s)
 		int32_t got = o->parts.main->dtype;
 		if (wm->dtype == OV_DT_UINT16 && (got == OV_DT_BFLOAT16 || got == OV_DT_FLOAT16))
 			wm->dtype = got;
-		exec_compare(o->parts.main, wm, s->a.rtol, s->a.atol, &o->c);
+		exec_compare_rule(o->parts.main, wm, &s->a.rule, &o->c);
 		return 0;
 	}
 	o->c.pass = 1;
@@ -737,7 +760,7 @@ static int compare_value(struct out_report *o, struct run_state *s)
 	if (!o->ic)
 		return -1;
 	for (int64_t k = 0; k < o->parts.n_items; k++) {
-		exec_compare(&o->parts.items[k], &o->wparts.items[k], s->a.rtol, s->a.atol, &o->ic[k]);
+		exec_compare_rule(&o->parts.items[k], &o->wparts.items[k], &s->a.rule, &o->ic[k]);
 		o->c.pass &= o->ic[k].pass;
 	}
 	return 0;
@@ -789,7 +812,9 @@ static void state_free(struct run_state *s)
 	for (size_t i = 0; i < s->n_in; i++) {
 		xt_free(&s->in[i].t);
 		free(s->in[i].source);
+		free(s->in[i].how);
 	}
+	feed_sizes_free(&s->a.sizes);
 	for (size_t i = 0; i < s->n_want; i++) {
 		xt_free(&s->want[i].t);
 		free(s->want[i].source);
@@ -861,7 +886,7 @@ static int gather_inputs(struct run_state *s, const struct exec_options *opt)
 	for (size_t i = 0; i < s->a.n_expects; i++) {
 		const char *arg = s->a.expects[i];
 		if (feed_is_dir(arg)) {
-			if (load_data_set(s, arg, s->a.n_inputs == 0 && !s->n_in, opt->to, opt->n_to))
+			if (load_data_set(s, arg, s->a.n_inputs == 0 && !s->a.default_spec && !s->n_in, opt->to, opt->n_to))
 				goto out;
 			continue;
 		}
@@ -877,6 +902,16 @@ static int gather_inputs(struct run_state *s, const struct exec_options *opt)
 			goto out;
 		}
 	}
+	/* --shape and --dim must each name something the cut needs */
+	struct feed_resolved *res = calloc((size_t)n_need + 1, sizeof *res);
+	if (!res) {
+		ov_fail(&s->e, OV_NOMEM, "out of memory");
+		goto out;
+	}
+	int bad_sizes = feed_resolve_inputs(&s->f, need, (size_t)n_need, res) < 0;
+	free(res);
+	if (bad_sizes)
+		goto out;
 	/* --input */
 	for (size_t i = 0; i < s->a.n_inputs; i++) {
 		const char *name, *spec;
@@ -887,12 +922,29 @@ static int gather_inputs(struct run_state *s, const struct exec_options *opt)
 			continue; /* the first --input for a name wins */
 		int32_t id = graph_value_id(s->g, name);
 		struct xtensor t;
+		s->f.how[0] = '\0';
 		if (feed_input(&s->f, id, spec, &t))
 			goto out;
 		if (add_named(&s->in, &s->n_in, name, spec, &t, &s->e)) {
 			xt_free(&t);
 			goto out;
 		}
+		s->in[s->n_in - 1].how = *s->f.how ? strdup(s->f.how) : NULL;
+	}
+	/* an unnamed generator (--input random): every input still without a value */
+	for (long i = 0; s->a.default_spec && i < n_need; i++) {
+		if (named_find(s->in, s->n_in, need[i]))
+			continue;
+		int32_t id = graph_value_id(s->g, need[i]);
+		struct xtensor t;
+		s->f.how[0] = '\0';
+		if (feed_input(&s->f, id, s->a.default_spec, &t))
+			goto out;
+		if (add_named(&s->in, &s->n_in, s->g->values[id].name, s->a.default_spec, &t, &s->e)) {
+			xt_free(&t);
+			goto out;
+		}
+		s->in[s->n_in - 1].how = *s->f.how ? strdup(s->f.how) : NULL;
 	}
 	/* data-set inputs are checked as well; a data set that disagrees with its model is a problem found (1), not
 	 * a usage error */
@@ -911,8 +963,8 @@ static int gather_inputs(struct run_state *s, const struct exec_options *opt)
 		if (!named_find(s->in, s->n_in, need[i]))
 			strbuf_printf(&miss, "%s'%s'", n_miss++ ? ", " : "", need[i]);
 	if (n_miss) {
-		ov_fail(&s->e, OV_USAGE, "no value for input%s %s: give --input NAME=FILE|random|zeros|ones",
-			n_miss > 1 ? "s" : "", strbuf_str(&miss));
+		ov_fail(&s->e, OV_USAGE, "no value for input%s %s: give --input NAME=FILE|random|zeros|ones%s",
+			n_miss > 1 ? "s" : "", strbuf_str(&miss), n_need > 1 ? ", or --input random for all" : "");
 		strbuf_free(&miss);
 		goto out;
 	}
@@ -948,7 +1000,7 @@ int cmd_run(int argc, char **argv, FILE *out, FILE *err)
 		return rc;
 	if (graph_build(&s.g, s.m->proto->graph, &s.e) || shape_infer(&s.sh, s.m, s.g, &s.e))
 		goto fail;
-	s.f = (struct feed){.m = s.m, .g = s.g, .sh = s.sh, .e = &s.e, .errf = err};
+	s.f = (struct feed){.m = s.m, .g = s.g, .sh = s.sh, .e = &s.e, .errf = err, .sizes = &s.a.sizes};
 
 	struct exec_options opt = {.keep_all = s.a.all};
 	if (s.a.n_from) {

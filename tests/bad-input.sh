@@ -8,6 +8,18 @@ gen_models "$TMP/m" || { echo "Bail out! tests/gen-models.py failed"; exit 1; }
 cd "$TMP/m" || exit 1
 mkdir -p adir
 mkfifo afifo
+# What torch.save writes (a zip whose entries are NAME/data.pkl, NAME/data/0...; before PyTorch 1.6 a pickle that
+# starts with its magic number), made without torch; and a zip that is neither.
+"$PYTHON" - <<'PY'
+import zipfile
+with zipfile.ZipFile("torch-checkpoint.pt", "w") as z:
+    z.writestr("checkpoint/data.pkl", b"\x80\x02}q\x00.")
+    z.writestr("checkpoint/data/0", b"\0" * 16)
+    z.writestr("checkpoint/version", b"3\n")
+with zipfile.ZipFile("other.zip", "w") as z:
+    z.writestr("readme.txt", b"hello")
+open("torch-legacy.pt", "wb").write(b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19.")
+PY
 
 # expect STATUS 'exact stderr line' ARGS...
 expect() {
@@ -40,7 +52,9 @@ for cmd in info dump; do
 	expect 3 "onnxview: bad-huge-length.onnx: byte 3: ModelProto field 7 declares 3000000000 bytes but only 4 remain (truncated or corrupt file)" $cmd bad-huge-length.onnx
 	expect 3 "onnxview: bad-deep-nesting.onnx: byte 968: messages nested more than 64 deep" $cmd bad-deep-nesting.onnx
 	expect 3 "onnxview: bad-group.onnx: byte 2: ModelProto field 7 should hold a message but has wire type 3" $cmd bad-group.onnx
-	expect 3 "onnxview: bad-neg-valueinfo.onnx: graph input 'x': dim 0 is negative (-3)" $cmd bad-neg-valueinfo.onnx
+	expect 3 "onnxview: torch-checkpoint.pt: this is a PyTorch checkpoint (a zip written by torch.save), not an ONNX model: load it in PyTorch and export it with torch.onnx.export" $cmd torch-checkpoint.pt
+	expect 3 "onnxview: torch-legacy.pt: this is a PyTorch checkpoint (a pickle written by torch.save), not an ONNX model: load it in PyTorch and export it with torch.onnx.export" $cmd torch-legacy.pt
+	expect 3 "onnxview: other.zip: this is a zip archive, not an ONNX model (an ONNX file is a protobuf ModelProto; unpack the archive first)" $cmd other.zip
 	expect 3 "onnxview: bad-ext-abs.onnx: initializer 'w': external data location '/etc/passwd' is an absolute path; it must be relative to the model's folder" $cmd bad-ext-abs.onnx
 	expect 3 "onnxview: bad-ext-dotdot.onnx: initializer 'w': external data location '../weights.bin' climbs out of the model's folder ('..')" $cmd bad-ext-dotdot.onnx
 	expect 3 "onnxview: bad-ext-pastend.onnx: initializer 'w': external data at offset 8, 64 bytes, runs past the end of 'weights-small.bin' (16 bytes)" $cmd bad-ext-pastend.onnx
@@ -65,6 +79,19 @@ timeout 20 "$ONNXVIEW" info bad-bomb.onnx >/dev/null 2>"$TMP/err"
 rc=$?
 check "a memory bomb (4M empty nodes) is refused with status 3" [ $rc -eq 3 ]
 check "the refusal names the memory limit" grep -q "would need about .* MiB of memory" "$TMP/err"
+
+# Negative declared dims (Paddle2ONNX writes -1) load as dynamic dims, as onnxruntime and onnx.checker read them.
+for cmd in info dump check; do
+	"$ONNXVIEW" $cmd bad-neg-valueinfo.onnx >"$TMP/out" 2>"$TMP/err"
+	check "a negative declared dim: $cmd exits 0, nothing on stderr" sh -c "[ $? -eq 0 ] && [ ! -s '$TMP/err' ]"
+done
+"$ONNXVIEW" info bad-neg-valueinfo.onnx >"$TMP/out"
+check "a negative declared dim reads as dynamic (?)" grep -q "x  *float32\[?\]" "$TMP/out"
+"$ONNXVIEW" check bad-neg-valueinfo.onnx >"$TMP/out"
+check "check names the negative dim and the set-dim that names it" \
+	sh -c "grep -q \"input 'x' declares dim 0 (-3)\" '$TMP/out' && grep -q \"set-dim x 0 batch\" '$TMP/out'"
+"$ONNXVIEW" run bad-neg-valueinfo.onnx --shape x=3 --input random >"$TMP/out" 2>"$TMP/err"
+check "a negative declared dim runs once --shape gives it a size" grep -q "output 'y' float32\[3\]" "$TMP/out"
 
 # A model whose node refers to a value nobody defines still loads; info flags it.
 "$ONNXVIEW" info dangling.onnx >"$TMP/out" 2>"$TMP/err"

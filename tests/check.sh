@@ -20,8 +20,8 @@ op-not-in-opset 1 op-not-in-opset
 op-removed 1 op-removed
 unknown-op 1 unknown-op
 domain-not-imported 1 domain-not-imported
-custom-domain 0 custom-domain
-aten-fallback 0 aten-fallback
+custom-domain 1 custom-domain
+aten-fallback 1 aten-fallback
 ort-only 0 ort-only
 opset-newer-than-db 0 opset-newer-than-db
 dangling-input 1 dangling-input
@@ -43,6 +43,9 @@ output-count 1 output-count
 type-conflict 1 type-conflict
 shape-conflict 1 shape-conflict
 fixed-batch 0 fixed-batch
+fixed-batch-on-purpose 0 -
+fixed-batch-two 0 fixed-batch
+negative-dim 0 negative-dim
 baked-shape 0 baked-shape
 baked-shape-fixed 0 baked-shape,fixed-batch
 resize-computed 0 resize-computed

@@ -29,6 +29,10 @@ save("nan", [helper.make_node("Relu", ["x"], ["r"], name="relu"), helper.make_no
 # B declares another input shape
 save("wide", [helper.make_node("Relu", ["x"], ["r"], name="relu"), helper.make_node("Identity", ["r"], ["y"], name="out")],
      [vi("x", T.FLOAT, [2, 9])], [vi("y", T.FLOAT, [2, 9])])
+# two inputs with dynamic dims, and a copy whose Add became a Sub
+for name, op in (("dyn", "Add"), ("dyn_sub", "Sub")):
+    save(name, [helper.make_node("Relu", ["a"], ["r"], name="relu"), helper.make_node(op, ["r", "b"], ["y"], name="mix")],
+         [vi("a", T.FLOAT, ["batch", "n"]), vi("b", T.FLOAT, ["batch", 1])], [vi("y", T.FLOAT, ["batch", "n"])])
 np.save("x.npy", np.linspace(-1, 1, 16, dtype=np.float32).reshape(2, 8))
 open("garbage.onnx", "wb").write(b"\x0a\xff\xff\xff\xff\x0f not a model")
 EOF
@@ -37,8 +41,8 @@ EOF
 "$ONNXVIEW" compare "$M" "$M" >same.out 2>same.err; rc=$?
 check "the same model twice: exit 0" [ $rc -eq 0 ]
 check "the same model twice: no divergence" grep -q "no divergence" same.out
-check "the same model twice: 6 values match" grep -q "compared 6 values (rtol 0.001, atol 1e-07): 6 match, 0 differ" same.out
-check "an input nobody named is random and said so" grep -q "^input 'input' float32\[1,1,16,16\] from random (no --input named it)" same.out
+check "the same model twice: 6 values match" grep -q "compared 6 values (|got-want| <= 1e-06 + 0.001\*|want| + 1e-05\*max|want|, integers exact; --strict for ONNX's rtol 1e-3, atol 1e-7): 6 match, 0 differ" same.out
+check "an input nobody named is random and said so" grep -q "^input 'input' float32\[1,1,16,16\] from random (uniform in \[-1,1)) (no --input named it)" same.out
 
 "$ONNXVIEW" edit "$M" -e 'set-attr resize0 mode linear' -o lin.onnx 2>/dev/null
 "$ONNXVIEW" compare "$M" lin.onnx >lin.out 2>lin.err; rc=$?
@@ -115,7 +119,7 @@ expect_fail 2 "takes no OTHER" "--against with OTHER: usage error" "$M" lin.onnx
 expect_fail 2 "already" "--vs the same backend: usage error" "$M" --vs cpu
 expect_fail 2 "cpu or cuda" "--vs a backend that does not exist" "$M" --vs tpu
 expect_fail 2 "unknown option" "an unknown option" "$M" lin.onnx --frobnicate
-expect_fail 2 "two models at most" "three models" "$M" lin.onnx sig.onnx
+expect_fail 2 "at most 2 models" "three models" "$M" lin.onnx sig.onnx
 expect_fail 2 "wants a number" "a bad tolerance" "$M" lin.onnx --rtol abc
 expect_fail 3 "no such directory" "--against a missing folder" "$M" --against nowhere
 mkdir -p emptydir
@@ -130,6 +134,32 @@ check "--vs cuda where CUDA cannot run: one line naming CUDA, not 0" sh -c "[ $r
 
 "$ONNXVIEW" compare --help >help.out 2>&1
 check "--help prints the usage" grep -q "usage: onnxview compare MODEL \[OTHER\]" help.out
+# dynamic dims: --dim and --shape size both sides' inputs, an unnamed generator fills them all
+"$ONNXVIEW" compare dyn.onnx dyn_sub.onnx --input zeros --dim batch=2 --dim n=5 >out.txt 2>err.txt
+echo $? >rc.txt
+check "compare with --dim and an unnamed --input zeros: Add against Sub of zeros agree (exit 0)" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q \"^input 'a' float32\\[2,5\\] from zeros\$\" out.txt && grep -q \"^input 'b' float32\\[2,1\\] from zeros\$\" out.txt"
+"$ONNXVIEW" compare dyn.onnx dyn_sub.onnx --shape a=3x4 --dim batch=3 >out.txt 2>err.txt
+echo $? >rc.txt
+check "compare with --shape: random inputs, the swapped op diverges (exit 1)" \
+	sh -c "[ \$(cat rc.txt) = 1 ] && grep -q \"^input 'a' float32\\[3,4\\] from random (uniform in \\[-1,1)) (no --input named it)\" out.txt && grep -q \"first divergence: #1 'mix' Add\" out.txt"
+"$ONNXVIEW" compare dyn.onnx dyn_sub.onnx >out.txt 2>err.txt
+echo $? >rc.txt
+check "compare with open dims: exit 2, naming --shape and --dim" \
+	sh -c "[ \$(cat rc.txt) = 2 ] && grep -q 'give --shape a=NxD1, or --dim batch=N --dim n=N' err.txt"
+"$ONNXVIEW" compare dyn.onnx dyn_sub.onnx --dim batch=1 --dim n=2 --dim m=3 >out.txt 2>err.txt
+echo $? >rc.txt
+check "compare --dim for no input: exit 2" sh -c "[ \$(cat rc.txt) = 2 ] && grep -q \"no input of this run has a dim named 'm'\" err.txt"
+"$ONNXVIEW" compare dyn.onnx dyn.onnx --dim batch=1 --dim n=2 --json >out.txt 2>err.txt
+check "compare --json: the rule and the inputs' generators" "$PYTHON" -c "
+import json; d = json.load(open('out.txt'))
+assert d['rule'].startswith('|got-want|') and d['scale'] == 1e-05, d
+assert d['inputs'][0]['how'] == 'uniform in [-1,1)', d['inputs']
+v = d['values'][0]
+for k in ('pass', 'max_abs', 'max_abs_at', 'nan_a', 'nan_b', 'inf_a', 'inf_b', 'min_atol'):
+    assert k in v, k
+"
+
 "$ONNXVIEW" compare "$SRCDIR/share/onnxview/examples/srcnn.onnx" --against . --tf32 >out.txt 2>err.txt
 echo $? >rc.txt
 check "--tf32 without a CUDA side is a usage error naming it (exit 2)" \

@@ -265,6 +265,24 @@ def fixed_batch():
     return model(nodes, [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])])
 
 
+def negative_dim():
+    """Paddle2ONNX writes dim_value -1 for a dynamic dim (PaddleOCR's angle classifier)."""
+    nodes = [node("Relu", ["x"], ["y"], "relu0")]
+    return model(nodes, [vi("x", [-1, 3, 48, -1])], [vi("y", [-1, 3, 48, -1])])
+
+
+def fixed_batch_on_purpose():
+    """Two image inputs, one with a dynamic dim (dynamic_axes was used): the fixed batch is deliberate."""
+    nodes = [node("Add", ["x", "z"], ["y"], "add0")]
+    return model(nodes, [vi("x", [1, 3, 4, 4]), vi("z", [1, 3, 4, "w"])], [vi("y", [1, 3, 4, 4])])
+
+
+def fixed_batch_two():
+    """Two static inputs: one fixed-batch finding names both."""
+    nodes = [node("Add", ["x", "z"], ["y"], "add0")]
+    return model(nodes, [vi("x", [1, 3, 4, 4]), vi("z", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])])
+
+
 def baked_shape():
     """A dynamic batch reshaped with a constant [2, -1] (traced from x.view(2, -1))."""
     nodes = [node("Reshape", ["x", "target"], ["y"], "reshape0")]
@@ -375,6 +393,9 @@ MODELS = {
     "type-conflict": type_conflict,
     "shape-conflict": shape_conflict,
     "fixed-batch": fixed_batch,
+    "negative-dim": negative_dim,
+    "fixed-batch-on-purpose": fixed_batch_on_purpose,
+    "fixed-batch-two": fixed_batch_two,
     "baked-shape": baked_shape,
     "baked-shape-fixed": baked_shape_fixed,
     "resize-computed": resize_computed,

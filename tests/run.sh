@@ -60,6 +60,19 @@ np.save("nan_want.npy", np.array([np.nan, np.inf, -np.inf, 1], np.float32))
 np.save("nan_bad.npy", np.array([0, np.inf, np.inf, 1], np.float32))
 # int64 inputs for the generators
 save("ints", [helper.make_node("Identity", ["i"], ["o"])], [vi("i", T.INT64, [5])], [vi("o", T.INT64, [5])])
+# dynamic dims and several inputs: audio [batch, samples] + state [2, batch, 4] + a sample rate, as a VAD
+save("dyn", [helper.make_node("ReduceMean", ["audio"], ["m"], axes=[1], keepdims=1),
+             helper.make_node("Cast", ["sr"], ["srf"], to=T.FLOAT),
+             helper.make_node("Mul", ["m", "srf"], ["y"]),
+             helper.make_node("Add", ["state", "state"], ["s2"]),
+             helper.make_node("Cast", ["num_steps"], ["o_steps"], to=T.FLOAT)],
+     [vi("audio", T.FLOAT, ["batch", "samples"]), vi("state", T.FLOAT, [2, "batch", 4]), vi("sr", T.INT64, []),
+      vi("num_steps", T.INT64, [1])],
+     [vi("y", T.FLOAT, ["batch", 1]), vi("s2", T.FLOAT, [2, "batch", 4]), vi("o_steps", T.FLOAT, [1])])
+# Paddle2ONNX's -1 and "?" dims
+g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "paddle", [vi("x", T.FLOAT, [-1, 3, "?", "?"])],
+                      [vi("y", T.FLOAT, [-1, 3, "?", "?"])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "paddle.onnx")
 save("badseed", [helper.make_node("RandomUniform", [], ["o"], shape=[3], seed=1e30)], [], [vi("o", T.FLOAT, [3])])
 EOF
 
@@ -187,7 +200,7 @@ check "an unknown input name exits 2" [ "$(rc)" = 2 ]
 run m.onnx --to nosuch --input x=x.npy
 check "an unknown --to value exits 2" sh -c "[ \$(cat rc.txt) = 2 ] && grep -q \"'nosuch' is not a value\" err.txt"
 run sym.onnx --input x=random
-check "random with a symbolic dim exits 2, asking for a file" sh -c '[ $(cat rc.txt) = 2 ] && grep -q "give a file" err.txt && grep -q batch err.txt'
+check "random with a symbolic dim exits 2, asking for --shape or --dim" sh -c '[ $(cat rc.txt) = 2 ] && grep -q "give --shape x=Nx3, or --dim batch=N" err.txt'
 run noop.onnx --input x=x.npy
 check "an op without a kernel exits 1" [ "$(rc)" = 1 ]
 check "an op without a kernel names the node" grep -q "#1 'bad' NoSuchOp: no CPU kernel for NoSuchOp (opset 13)" err.txt
@@ -219,6 +232,105 @@ check "Concat-1 without an axis concatenates on axis 1" grep -q "^output 'y' flo
 run split1.onnx --input x=random
 check "Split-1 takes its parts from its optional input" \
 	sh -c "grep -q \"^output 'p' float32\\[1,2\\]\" out.txt && grep -q \"^output 'q' float32\\[4,2\\]\" out.txt"
+
+# --- dynamic dims: --shape, --dim, an unnamed --input random ---
+run dyn.onnx --input random --dim batch=2 --dim samples=8
+check "--dim sizes every dim of that name, in every input (exit 0)" [ "$(rc)" = 0 ]
+check "an unnamed --input random fills every input" \
+	sh -c "grep -q \"^input 'audio' float32\\[2,8\\] from random (uniform in \\[-1,1))\" out.txt &&
+	       grep -q \"^input 'state' float32\\[2,2,4\\] from random\" out.txt"
+check "a sample rate by its name is 16000, and the report says so" \
+	grep -q "^input 'sr' int64\[\] from random (16000: a sample rate, by its name)" out.txt
+check "a count by its name is in [1,10], and the report says so" \
+	grep -q "^input 'num_steps' int64\[1\] from random (integers in \[1,10\]: a size or count, by its name)" out.txt
+check "the outputs follow the sizes given" \
+	sh -c "grep -q \"^output 'y' float32\\[2,1\\]\" out.txt && grep -q \"^output 's2' float32\\[2,2,4\\]\" out.txt"
+run dyn.onnx --input random --shape audio=1x16 --shape state=2x1x4
+check "--shape gives each input its whole shape (exit 0)" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q \"^input 'audio' float32\\[1,16\\]\" out.txt"
+run dyn.onnx --input random --dim batch=1 --shape audio=1x5 --input sr=zeros
+check "a named --input wins over the unnamed one" grep -q "^input 'sr' int64\[\] from zeros" out.txt
+run dyn.onnx --input random --dim batch=1
+check "a dim left open: exit 2, one line naming it and the options that size it" \
+	sh -c "[ \$(cat rc.txt) = 2 ] && grep -q \"input 'audio' is float32\\[batch,samples\\]: dim 1 (samples) has no size: give --shape audio=1xD1, or --dim samples=N\" err.txt" && one_line
+run dyn.onnx --input random --dim batch=1 --dim samples=4 --dim btach=3
+check "a --dim no input has: exit 2, named" sh -c "[ \$(cat rc.txt) = 2 ] && grep -q \"no input of this run has a dim named 'btach'\" err.txt"
+run dyn.onnx --input random --dim batch=1 --dim samples=4 --shape nosuch=1
+check "a --shape for no input: exit 2, named" sh -c "[ \$(cat rc.txt) = 2 ] && grep -q \"'nosuch' is no input of this run\" err.txt"
+run dyn.onnx --input random --dim samples=4 --shape state=3x1x4
+check "a --shape that contradicts a declared number: exit 2" \
+	sh -c "[ \$(cat rc.txt) = 2 ] && grep -q \"dim 0 is 3, the model declares it 2\" err.txt"
+run dyn.onnx --input random --dim samples=4 --shape state=2x4
+check "a --shape of another rank: exit 2" sh -c "[ \$(cat rc.txt) = 2 ] && grep -q \"2 dims given, the model declares 'state' with 3\" err.txt"
+for bad in "audio=1xx2" "audio=" "=1x2" "audio=1x-2" "audio=1x"; do
+	run dyn.onnx --input random --shape "$bad"
+	check "--shape '$bad' is a usage error (exit 2)" sh -c "[ \$(cat rc.txt) = 2 ] && grep -q -- '--shape' err.txt"
+done
+run dyn.onnx --input random --dim batch
+check "--dim without =N is a usage error" sh -c "[ \$(cat rc.txt) = 2 ] && grep -q 'give SYMBOL=N' err.txt"
+run dyn.onnx --input x=x.npy --input random --input zeros
+check "two unnamed generators: usage error" sh -c "[ \$(cat rc.txt) = 2 ] && grep -q 'unnamed generator is given already' err.txt"
+run m.onnx --input x=x.npy
+check "a missing input suggests --input random for all" grep -q "or --input random for all" err.txt
+run paddle.onnx --input random --shape x=1x3x4x5
+check "Paddle2ONNX's -1 and '?' dims run once --shape sizes them" grep -q "^output 'y' float32\[1,3,4,5\]" out.txt
+run paddle.onnx --input random
+check "... and without it the error names no '?' symbol" \
+	sh -c "grep -q 'dims 0, 2 and 3 have no size: give --shape x=Nx3xD2xD3\$' err.txt"
+
+# --- the verdict ---
+"$PYTHON" - <<'EOF3'
+import numpy as np
+# outputs near 300 and near 0 from one computation: a cancellation error of 1e-4 on the small ones
+w = np.array([[300.0, 0.001, 150.0], [0.0005, 299.9, 1.0]], np.float32)
+g = w + np.array([[1e-4, 1e-4, -1e-4], [1e-4, 0, 0]], np.float32)
+np.save("near.npy", g); np.save("near_want.npy", w)
+np.save("far.npy", w * np.float32(1.01))
+EOF3
+"$PYTHON" -c "
+import onnx
+from onnx import helper, TensorProto as T
+g = helper.make_graph([helper.make_node('Identity', ['x'], ['y'])], 'i', [helper.make_tensor_value_info('x', T.FLOAT, [2, 3])],
+                      [helper.make_tensor_value_info('y', T.FLOAT, [2, 3])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]), 'ident23.onnx')"
+run ident23.onnx --input x=near.npy --expect y=near_want.npy
+check "default verdict: errors of 1e-4 on values near 0 in a tensor that reaches 300 PASS" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '^PASS: 1 of 1 compared value match (|got-want| <= 1e-06 + 0.001\\*|want| + 1e-05\\*max|want|, integers exact; --strict' out.txt"
+run ident23.onnx --input x=near.npy --expect y=near_want.npy --strict
+check "--strict: ONNX's rule fails them, and says its rule" \
+	sh -c "[ \$(cat rc.txt) = 1 ] && grep -q '^FAIL: 1 of 1 compared value differ (rtol 0.001, atol 1e-07)' out.txt"
+run ident23.onnx --input x=near.npy --expect y=near_want.npy --atol 1e-3
+check "--atol alone is ONNX's rule with that atol" sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '(rtol 0.001, atol 0.001)' out.txt"
+run ident23.onnx --input x=far.npy --expect y=near_want.npy
+check "default verdict: 1% off everywhere FAILs" sh -c "[ \$(cat rc.txt) = 1 ] && grep -q '^FAIL' out.txt"
+run ident23.onnx --input x=near.npy --expect y=near_want.npy --json
+check "--json: the rule, and the statistics from the one writer" "$PYTHON" -c "
+import json; d = json.load(open('out.txt'))
+assert d['scale'] == 1e-05 and d['exact_ints'] is True and d['rule'].startswith('|got-want|'), d
+e = d['values'][0]['expect']
+for k in ('pass', 'n', 'mismatches', 'max_abs', 'max_abs_at', 'max_rel', 'max_rel_at', 'mean_abs', 'nan_got', 'nan_want', 'min_atol', 'min_rtol'):
+    assert k in e, k
+assert d['inputs'][0]['name'] == 'x' and d['inputs'][0]['source'] == 'near.npy'
+"
+
+# --- the option parser: one wording for every command ---
+run m.onnx --json=yes
+check "a flag given a value: usage error naming it" sh -c "[ \$(cat rc.txt) = 2 ] && grep -q \"run: --json takes no value ('--json=yes')\" err.txt"
+run m.onnx --input=x=x.npy --input x2=x2.npy --backend=cpu
+check "--opt=VALUE is read as --opt VALUE" [ "$(rc)" = 0 ]
+run m.onnx --backend cpu --backend cpu
+check "an option that does not repeat, given twice: usage error" grep -q "run: --backend is given twice ('cpu' and 'cpu')" err.txt
+run m.onnx --backend tpu
+check "a value outside the choices: named with the choices" grep -q "run: --backend is cpu or cuda, not 'tpu'" err.txt
+run m.onnx --input
+check "a missing value: named with its placeholder" grep -q "run: --input needs a value (--input \[NAME=\]SPEC)" err.txt
+"$ONNXVIEW" run --help >out.txt
+check "--help lists every option with its help" sh -c "grep -q '^  --shape NAME=DxD..  *the shape of an input' out.txt && grep -q '^  --strict  *ONNX' out.txt"
+for cmd in info dump check dot edit ops compare; do
+	"$ONNXVIEW" $cmd --frobnicate >out.txt 2>err.txt
+	echo $? >rc.txt
+	check "$cmd --frobnicate: the same wording (exit 2)" sh -c "[ \$(cat rc.txt) -eq 2 ] && grep -q \"^onnxview: $cmd: unknown option '--frobnicate'\\\$\" err.txt"
+done
 
 run m.onnx --bogus
 check "an unknown option exits 2" [ "$(rc)" = 2 ]

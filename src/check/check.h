@@ -27,8 +27,8 @@ enum diag_severity {
 	X(op_removed, ERROR, "the op was removed before the model's opset")                                    \
 	X(unknown_op, ERROR, "the default domain has no op of that name")                                      \
 	X(domain_not_imported, ERROR, "a node uses a domain the model does not import")                         \
-	X(custom_domain, WARNING, "a custom-domain node: no standard runtime will run it")                      \
-	X(aten_fallback, WARNING, "an ATen fallback node: only PyTorch-aware runtimes run it")                  \
+	X(custom_domain, ERROR, "a custom-domain node: no standard runtime will run it")                      \
+	X(aten_fallback, ERROR, "an ATen fallback node: only PyTorch-aware runtimes run it")                  \
 	X(ort_only, WARNING, "a com.microsoft op: only onnxruntime runs it")                                    \
 	X(opset_newer_than_db, INFO, "the model's opset is newer than onnxview's op database")                  \
 	X(dangling_input, ERROR, "a node input names a value nothing defines")                                 \
@@ -48,6 +48,7 @@ enum diag_severity {
 	X(output_count, ERROR, "too few or too many outputs")                                                  \
 	X(type_conflict, ERROR, "a declared element type disagrees with the inferred one")                     \
 	X(shape_conflict, ERROR, "a declared shape disagrees with the inferred one")                           \
+	X(negative_dim, WARNING, "a declared dim is negative (Paddle2ONNX's -1): runtimes read it as dynamic")      \
 	X(fixed_batch, INFO, "a graph input has a fixed batch size (dynamic_axes forgotten?)")                  \
 	X(baked_shape, WARNING, "a constant shape bakes in a size that should follow the input")               \
 	X(resize_computed, WARNING, "Resize scales/sizes are computed at run time, not constant")               \

@@ -2,10 +2,13 @@
  * will a standard runtime run it, and do its attributes, inputs and outputs fit its schema. */
 #include "config.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "src/check/internal.h"
+#include "src/graph/opdoc.h"
 #include "src/model/describe.h"
 
 static int is_default(const char *d)
@@ -27,6 +30,65 @@ static int known_domain(const struct check_ctx *c, const char *d)
 	return 0;
 }
 
+/* Does text mention word as a whole identifier (case-insensitive)?  "torchvision.ops.deform_conv2d" mentions
+ * deform_conv2d, "deform_conv2d_v2" does not. */
+static int mentions(const char *text, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (!n)
+		return 0;
+	for (const char *p = text; *p; p++)
+		if (!strncasecmp(p, word, n) && (p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_')) &&
+		    !(isalnum((unsigned char)p[n]) || p[n] == '_'))
+			return 1;
+	return 0;
+}
+
+/* The standard op a custom-domain op stands for, or NULL: one of the same name (any case), or one whose PyTorch
+ * calls in the op docs name it (custom::deform_conv2d is DeformConv). */
+static const char *standard_op_for(const struct check_ctx *c, const char *op)
+{
+	size_t n, nd;
+	const char *const *names = opdb_op_names(c->db, "", &n);
+	struct ov_error e;
+	const struct opdoc *docs = opdoc_default(&e);
+	const struct op_doc *all = docs ? opdoc_all(docs, &nd) : NULL;
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcasecmp(names[i], op))
+			return names[i];
+	for (size_t i = 0; all && i < nd; i++)
+		for (size_t k = 0; k < all[i].n_pytorch && is_default(all[i].domain); k++)
+			if (mentions(all[i].pytorch[k], op) && opdb_first_version(c->db, "", all[i].name))
+				return all[i].name;
+	return NULL;
+}
+
+/* The hint for a custom-domain node: the concrete edit when a standard op does the same job, the opset it needs
+ * raised first when the model's is older. */
+static void custom_hint(const struct check_ctx *c, uint32_t i, const char *dom, const char *op, char *hint,
+			size_t len)
+{
+	const char *std = standard_op_for(c, op);
+	int first = std ? opdb_first_version(c->db, "", std) : 0;
+	int64_t have = check_opset(c, "");
+
+	if (!std) {
+		snprintf(hint, len, "replace it with standard ops (set-op #%u OPTYPE) or give the runtime a plugin for "
+			 "%s::%s", i, dom, op);
+		return;
+	}
+	if (have && have < first && !*c->where)
+		snprintf(hint, len, "ONNX has it as %s (opset %d): onnxview edit MODEL -e 'set-opset %d' -e 'set-op #%u "
+			 "%s' -o OUT, then check its inputs and attributes", std, first, first, i, std);
+	else if (!*c->where)
+		snprintf(hint, len, "ONNX has it as %s (opset %d): onnxview edit MODEL -e 'set-op #%u %s' -o OUT, then "
+			 "check its inputs and attributes", std, first, i, std);
+	else
+		snprintf(hint, len, "ONNX has it as %s (opset %d): replace it (set-op) and check its inputs and "
+			 "attributes", std, first);
+}
 
 static void check_schema(struct check_ctx *c, uint32_t i, const struct op_schema *s)
 {
@@ -134,10 +196,9 @@ void check_ops(struct check_ctx *c)
 			continue;
 		}
 		if (!known_domain(c, dom)) {
-			snprintf(hint, sizeof hint, "replace it with standard ops (set-op #%u OPTYPE) or give the runtime a "
-				 "plugin for %s::%s", i, dom, op);
+			custom_hint(c, i, dom, op, hint, sizeof hint);
 			diag_add(c, DIAG_custom_domain, (int32_t)i, NULL, hint,
-				 "custom domain '%s': no standard runtime will run this", dom);
+				 "custom domain '%s': no standard runtime (onnxruntime, TensorRT) will load this model", dom);
 			continue;
 		}
 		int first = opdb_first_version(c->db, dom, op);

@@ -2,6 +2,7 @@
  * reports describe (fixed batch, baked-in reshape targets, computed Resize scales, align_corners, x.size()). */
 #include "config.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -107,29 +108,113 @@ static void check_baked(struct check_ctx *c, uint32_t i, const char *op)
 	}
 }
 
+/* The dim name a hint suggests for axis k of value name: batch for dim 0, NAME_K where NAME is usable in a dim name. */
+static void dim_suggestion(struct strbuf *b, const char *name, size_t k)
+{
+	if (k == 0) {
+		strbuf_puts(b, "batch");
+		return;
+	}
+	for (const char *p = name; *p; p++)
+		strbuf_putc(b, isalnum((unsigned char)*p) || *p == '_' || *p == '.' ? *p : '_');
+	strbuf_printf(b, "%s%zu", *name && isalpha((unsigned char)*name) ? "_" : "d", k);
+}
+
+/* Graph inputs and outputs declared with a negative dim_value (Paddle2ONNX writes -1 for a dynamic dim): onnxview
+ * and onnxruntime read it as dynamic, stricter tools refuse it; set-dim gives it a name. */
+static void check_negative_dims(struct check_ctx *c)
+{
+	const Onnx__GraphProto *p = c->g->proto;
+	struct strbuf where = {0}, hint = {0};
+
+	for (size_t i = 0; p && i < p->n_input + p->n_output && !c->oom; i++) {
+		const Onnx__ValueInfoProto *vi = i < p->n_input ? p->input[i] : p->output[i - p->n_input];
+		const char *name = vi->name ? vi->name : "";
+		const Onnx__TypeProto *tp = vi->type;
+		if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type->shape)
+			continue;
+		const Onnx__TensorShapeProto *sh = tp->tensor_type->shape;
+		int n = 0;
+		strbuf_reset(&where);
+		strbuf_reset(&hint);
+		strbuf_puts(&hint, *c->where ? "name them in the subgraph's declaration (set-shape)" : "name them: onnxview edit MODEL");
+		for (size_t k = 0; k < sh->n_dim; k++) {
+			const Onnx__TensorShapeProto__Dimension *d = sh->dim[k];
+			if (d->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE || d->dim_value >= 0)
+				continue;
+			strbuf_printf(&where, "%s%zu (%lld)", n++ ? ", " : "", k, (long long)d->dim_value);
+			if (*c->where)
+				continue;
+			strbuf_printf(&hint, " -e 'set-dim %s %zu ", name, k);
+			dim_suggestion(&hint, name, k);
+			strbuf_putc(&hint, '\'');
+		}
+		if (!n)
+			continue;
+		if (!*c->where)
+			strbuf_puts(&hint, " -o OUT");
+		diag_add(c, DIAG_negative_dim, -1, name, strbuf_str(&hint),
+			 "%s '%s' declares dim%s %s: the exporter (Paddle2ONNX writes -1) means dynamic, and onnxview reads "
+			 "it so; stricter tools refuse a negative dim", i < p->n_input ? "input" : "output", name,
+			 n == 1 ? "" : "s", strbuf_str(&where));
+	}
+	strbuf_free(&where);
+	strbuf_free(&hint);
+}
+
+/* fixed-batch, said once for the model: the inputs of rank 3 or more whose dim 0 is a number, when no input of the
+ * main graph has a dynamic dim (an export that used dynamic_axes anywhere fixed the rest on purpose). */
+static void check_fixed_batch(struct check_ctx *c)
+{
+	const struct graph *g = c->g;
+	struct strbuf names = {0}, hint = {0};
+	const char *first = NULL;
+	int64_t n0 = 0;
+	int n = 0;
+
+	for (uint32_t v = 0; v < g->n_values; v++) {
+		const struct vshape *s = shapes_get(c->sh, g, (int32_t)v);
+		if (g->values[v].origin != VALUE_INPUT || !s)
+			continue;
+		for (int k = 0; k < s->rank; k++)
+			if (s->dims[k].v == DIM_UNKNOWN)
+				goto out; /* dynamic_axes was used */
+	}
+	strbuf_puts(&hint, "onnxview edit MODEL");
+	for (uint32_t v = 0; v < g->n_values; v++) {
+		const struct vshape *s = shapes_get(c->sh, g, (int32_t)v);
+		const struct graph_value *val = &g->values[v];
+		if (val->origin != VALUE_INPUT || !s || s->rank < 3)
+			continue;
+		strbuf_printf(&names, "%s'%s'", n ? ", " : "", val->name);
+		strbuf_printf(&hint, " -e 'set-dim %s 0 batch'", val->name);
+		if (!n++) {
+			first = val->name;
+			n0 = s->dims[0].v;
+		}
+	}
+	if (!n)
+		goto out;
+	strbuf_puts(&hint, " -o OUT (or export with dynamic_axes)");
+	if (n == 1)
+		diag_add(c, DIAG_fixed_batch, -1, first, strbuf_str(&hint), "input %s has a fixed batch size of "
+			 "%lld (no input has a dynamic dim)", strbuf_str(&names), (long long)n0);
+	else
+		diag_add(c, DIAG_fixed_batch, -1, first, strbuf_str(&hint), "inputs %s have a fixed batch size (no "
+			 "input has a dynamic dim)", strbuf_str(&names));
+out:
+	strbuf_free(&names);
+	strbuf_free(&hint);
+}
+
 void check_traps(struct check_ctx *c)
 {
 	const struct graph *g = c->g;
-	char buf[64], mode[64], hint[300];
+	char buf[64], mode[64];
 
+	check_negative_dims(c);
 	if (!*c->where)
-		for (uint32_t v = 0; v < g->n_values; v++) {
-			const struct vshape *s = shapes_get(c->sh, g, (int32_t)v);
-			const struct graph_value *val = &g->values[v];
-			if (val->origin != VALUE_INPUT || !s || s->rank < 3 || s->dims[0].v == DIM_UNKNOWN)
-				continue;
-			/* dynamic_axes was used on this input, and dim 0 is not a batch of 1: a leading dim fixed on
-			 * purpose (an RNN's sequence length), not a forgotten batch */
-			int other_dynamic = 0;
-			for (int k = 1; k < s->rank; k++)
-				other_dynamic |= s->dims[k].v == DIM_UNKNOWN;
-			if (other_dynamic && s->dims[0].v != 1)
-				continue;
-			snprintf(hint, sizeof hint, "onnxview edit MODEL -e 'set-dim %s 0 batch' (or export with dynamic_axes)",
-				 val->name);
-			diag_add(c, DIAG_fixed_batch, -1, val->name, hint, "input '%s' has a fixed batch size of %lld",
-				 val->name, (long long)s->dims[0].v);
-		}
+		check_fixed_batch(c);
 	for (uint32_t i = 0; i < g->n_nodes && !c->oom; i++) {
 		const struct graph_node *gn = &g->nodes[i];
 		const Onnx__NodeProto *n = gn->proto;

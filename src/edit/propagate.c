@@ -35,8 +35,10 @@ int edit_set_declared_dim(struct edit_session *s, Onnx__TensorShapeProto__Dimens
 
 static int dim_differs(const Onnx__TensorShapeProto__Dimension *d, struct dim inf)
 {
-	if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+	if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && d->dim_value >= 0)
 		return inf.v != d->dim_value;
+	if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) /* -1: dynamic, left as written */
+		return inf.v != DIM_UNKNOWN;
 	if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param && *d->dim_param)
 		return inf.v != DIM_UNKNOWN || !inf.sym || strcmp(inf.sym, d->dim_param);
 	return inf.v != DIM_UNKNOWN || inf.sym;

@@ -3,9 +3,11 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "src/base/dtype.h"
+#include "src/base/json.h"
 #include "src/exec/exec.h"
 
 static int is_int_dtype(int32_t dt)
@@ -144,4 +146,131 @@ void exec_compare(const struct xtensor *got, const struct xtensor *want, double 
 	s->min_atol = hopeless ? INFINITY : s->max_abs;
 	s->min_rtol = hopeless || rtol_hopeless ? INFINITY : s->max_rel;
 	s->pass = s->mismatches == 0;
+}
+
+/* The largest finite |x| of a tensor, or of every item of a sequence or optional. */
+static double max_abs_of(const struct xtensor *t)
+{
+	double m = 0;
+
+	if (t->kind != XT_TENSOR) {
+		for (int64_t i = 0; i < t->numel; i++)
+			m = fmax(m, max_abs_of(&xt_items(t)[i]));
+		return m;
+	}
+	if (t->dtype == OV_DT_STRING || !t->data)
+		return 0;
+	for (int64_t i = 0; i < t->numel; i++) {
+		double x = fabs(xt_get(t, i));
+		if (isfinite(x) && x > m)
+			m = x;
+	}
+	return m;
+}
+
+/* Does the tensor (or every item) hold integers or bools? */
+static int holds_ints(const struct xtensor *t)
+{
+	if (t->kind != XT_TENSOR) {
+		for (int64_t i = 0; i < t->numel; i++)
+			if (!holds_ints(&xt_items(t)[i]))
+				return 0;
+		return t->numel > 0;
+	}
+	return is_int_dtype(t->dtype);
+}
+
+void exec_compare_rule(const struct xtensor *got, const struct xtensor *want, const struct compare_rule *r,
+		       struct compare_stats *s)
+{
+	double rtol = r->rtol, atol = r->atol;
+
+	if (r->exact_ints && holds_ints(want) && holds_ints(got))
+		rtol = atol = 0;
+	else if (r->scale > 0)
+		atol += r->scale * max_abs_of(want);
+	exec_compare(got, want, rtol, atol, s);
+}
+
+void compare_rule_describe(const struct compare_rule *r, char *buf, size_t len)
+{
+	if (r->scale <= 0 && !r->exact_ints) {
+		snprintf(buf, len, "rtol %g, atol %g", r->rtol, r->atol);
+		return;
+	}
+	snprintf(buf, len, "|got-want| <= %g + %g*|want| + %g*max|want|%s", r->atol, r->rtol, r->scale,
+		 r->exact_ints ? ", integers exact" : "");
+}
+
+void compare_rule_json(struct json *j, const struct compare_rule *r)
+{
+	char text[200];
+
+	compare_rule_describe(r, text, sizeof text);
+	json_key(j, "rtol");
+	json_double(j, r->rtol);
+	json_key(j, "atol");
+	json_double(j, r->atol);
+	json_key(j, "scale");
+	json_double(j, r->scale);
+	json_key(j, "exact_ints");
+	json_bool(j, r->exact_ints);
+	json_kstr(j, "rule", text);
+}
+
+/* The flat index i of t as a JSON multi-index, null for i < 0. */
+static void json_at(struct json *j, const struct xtensor *t, int64_t i)
+{
+	int64_t idx[XT_MAX_RANK];
+
+	if (i < 0 || t->kind != XT_TENSOR) {
+		json_null(j);
+		return;
+	}
+	for (int d = t->rank - 1; d >= 0; d--) {
+		idx[d] = t->dims[d] ? i % t->dims[d] : 0;
+		i = t->dims[d] ? i / t->dims[d] : 0;
+	}
+	json_arr(j);
+	for (int d = 0; d < t->rank; d++)
+		json_int(j, idx[d]);
+	json_end_arr(j);
+}
+
+void compare_stats_json(struct json *j, const struct compare_stats *c, const struct xtensor *got, const char *g_name,
+			const char *w_name)
+{
+	char key[40];
+	int mismatch = c->dtype_mismatch || c->shape_mismatch;
+
+	json_key(j, "pass");
+	json_bool(j, c->pass);
+	json_key(j, "dtype_mismatch");
+	json_bool(j, c->dtype_mismatch);
+	json_key(j, "shape_mismatch");
+	json_bool(j, c->shape_mismatch);
+	json_kint(j, "n", c->n);
+	json_kint(j, "mismatches", c->mismatches);
+	json_key(j, "max_abs");
+	json_double(j, c->max_abs);
+	json_key(j, "max_abs_at");
+	json_at(j, got, mismatch ? -1 : c->max_abs_at);
+	json_key(j, "max_rel");
+	json_double(j, c->max_rel);
+	json_key(j, "max_rel_at");
+	json_at(j, got, mismatch ? -1 : c->max_rel_at);
+	json_key(j, "mean_abs");
+	json_double(j, c->mean_abs);
+	snprintf(key, sizeof key, "nan_%s", g_name);
+	json_kint(j, key, c->nan_a);
+	snprintf(key, sizeof key, "nan_%s", w_name);
+	json_kint(j, key, c->nan_b);
+	snprintf(key, sizeof key, "inf_%s", g_name);
+	json_kint(j, key, c->inf_a);
+	snprintf(key, sizeof key, "inf_%s", w_name);
+	json_kint(j, key, c->inf_b);
+	json_key(j, "min_atol");
+	json_double(j, c->min_atol);
+	json_key(j, "min_rtol");
+	json_double(j, c->min_rtol);
 }

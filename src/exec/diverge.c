@@ -18,13 +18,13 @@ static int as_double(const struct xtensor *t, struct xtensor *out, struct ov_err
 	return 0;
 }
 
-int diverge_compare_any(const struct xtensor *a, const struct xtensor *b, double rtol, double atol,
+int diverge_compare_any(const struct xtensor *a, const struct xtensor *b, const struct compare_rule *r,
 			struct compare_stats *c, int *converted, struct ov_error *err)
 {
 	*converted = 0;
 	if (a->dtype == b->dtype || a->dtype == OV_DT_STRING || b->dtype == OV_DT_STRING || a->kind != XT_TENSOR ||
 	    b->kind != XT_TENSOR) {
-		exec_compare(a, b, rtol, atol, c);
+		exec_compare_rule(a, b, r, c);
 		return 0;
 	}
 	/* float16 against float32 (a model converted to half precision), int32 against int64 (an edited Cast):
@@ -34,7 +34,7 @@ int diverge_compare_any(const struct xtensor *a, const struct xtensor *b, double
 		xt_free(&da);
 		return -1;
 	}
-	exec_compare(&da, &db, rtol, atol, c);
+	exec_compare_rule(&da, &db, r, c);
 	xt_free(&da);
 	xt_free(&db);
 	*converted = 1;
@@ -54,8 +54,8 @@ static int by_key(const void *x, const void *y)
 	return a->i < b->i ? -1 : a->i > b->i;
 }
 
-int diverge_compute(const struct graph *ga, const struct exec_result *ra, const struct exec_result *rb, double rtol,
-		    double atol, struct divergence *d, struct ov_error *err)
+int diverge_compute(const struct graph *ga, const struct exec_result *ra, const struct exec_result *rb,
+		    const struct compare_rule *r, struct divergence *d, struct ov_error *err)
 {
 	struct strmap in_b = {0}, in_a = {0};
 	struct order_key *keys = NULL;
@@ -98,7 +98,7 @@ int diverge_compute(const struct graph *ga, const struct exec_result *ra, const 
 			continue;
 		}
 		e->b = &vb->t;
-		if (diverge_compare_any(e->a, e->b, rtol, atol, &e->c, &e->converted, err))
+		if (diverge_compare_any(e->a, e->b, r, &e->c, &e->converted, err))
 			goto out;
 		d->n_compared++;
 		e->status = e->c.pass ? DIV_MATCH : DIV_DIFFER;

@@ -36,11 +36,11 @@ struct divergence {
 };
 
 /* Compare runs ra (of graph ga) and rb.  Returns 0, or -1 with err set (out of memory). */
-int diverge_compute(const struct graph *ga, const struct exec_result *ra, const struct exec_result *rb, double rtol,
-		    double atol, struct divergence *d, struct ov_error *err);
-/* a against b as exec_compare does, converting both to float64 when the dtypes differ and both are numeric
+int diverge_compute(const struct graph *ga, const struct exec_result *ra, const struct exec_result *rb,
+		    const struct compare_rule *r, struct divergence *d, struct ov_error *err);
+/* a against b as exec_compare_rule does under r, converting both to float64 when the dtypes differ and both are numeric
  * (*converted = 1 then). Returns -1 with err set when out of memory. */
-int diverge_compare_any(const struct xtensor *a, const struct xtensor *b, double rtol, double atol,
+int diverge_compare_any(const struct xtensor *a, const struct xtensor *b, const struct compare_rule *r,
 			struct compare_stats *c, int *converted, struct ov_error *err);
 void diverge_free(struct divergence *d);
 

@@ -10,7 +10,11 @@
 #include "src/graph/shape.h"
 #include "src/base/strbuf.h"
 
-/* argv: run's options --input NAME=SPEC, --to T,.., --from T,.., --backend cpu|cuda (modified in place).  On
+/* argv: run's options --input [NAME=]SPEC, --shape NAME=DxD.., --dim SYMBOL=N, --to T,.., --from T,..,
+ * --expect NAME=FILE, --backend cpu|cuda, --tf32, --rtol/--atol/--strict (the comparison rule of --expect,
+ * src/exec/exec.h), read by the shared option parser (src/base/opts.h; the lists are split in place).  An input no
+ * --input names is random (an unnamed generator, --input zeros, fills them all instead); shapes the model leaves
+ * open come from --shape/--dim (feed_resolve_inputs in src/exec/feed.h says which before a run).  On
  * success (0) *out holds every value computed (exec_result_free it) and report the text; otherwise the exit
  * status of the failure, with err set.  consts (or NULL) keeps g's constants from one run to the next, on the
  * device too (src/exec/exec.h). */

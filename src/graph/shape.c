@@ -406,10 +406,11 @@ int shape_from_type(struct shapes *s, const Onnx__TypeProto *tp, struct vshape *
 	for (size_t i = 0; i < tt->shape->n_dim; i++) {
 		const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
 		dims[i] = dim_unknown();
-		if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+		/* a negative dim_value (Paddle2ONNX writes -1) is read as onnxruntime reads it: dynamic, unnamed */
+		if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && d->dim_value >= 0)
 			dims[i] = dim_num(d->dim_value);
 		else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param &&
-			 *d->dim_param)
+			 *d->dim_param && strcmp(d->dim_param, "?")) /* Paddle2ONNX names unnamed dims "?" */
 			dims[i].sym = d->dim_param;
 	}
 	out->dims = dims_share(s, dims, tt->shape->n_dim);

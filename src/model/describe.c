@@ -130,7 +130,7 @@ static void describe_shape(struct strbuf *b, const Onnx__TensorShapeProto *sh)
 		const Onnx__TensorShapeProto__Dimension *d = sh->dim[i];
 		if (i)
 			strbuf_putc(b, ',');
-		if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+		if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && d->dim_value >= 0)
 			strbuf_printf(b, "%" PRId64, d->dim_value);
 		else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param &&
 			 *d->dim_param)

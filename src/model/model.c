@@ -267,12 +267,39 @@ int model_load_buffer(struct ov_model **out, const void *data, size_t len, const
 	return model_parse(m, out, err);
 }
 
+/* Files people give onnxview by mistake, recognised by their first bytes so the answer says what they are instead
+ * of a protobuf error: 0 when p may be an ONNX model. */
+static int not_onnx(const unsigned char *p, size_t len, struct ov_error *err)
+{
+	if (len >= 30 && !memcmp(p, "PK\3\4", 4)) {
+		/* a zip: torch.save (since PyTorch 1.6) and torch.jit.save write one whose entries are NAME/data.pkl,
+		 * NAME/data/0... ; its first entry's name follows the 30-byte local header */
+		size_t n = (size_t)p[26] | (size_t)p[27] << 8;
+		const char *name = (const char *)p + 30;
+		int torch = 0;
+		for (size_t i = 0; n <= len - 30 && i + 8 <= n && !torch; i++)
+			torch = !memcmp(name + i, "data.pkl", 8) || (i + 13 <= n && !memcmp(name + i, "constants.pkl", 13));
+		if (torch)
+			return ov_fail(err, OV_FORMAT, "this is a PyTorch checkpoint (a zip written by torch.save), not an "
+				       "ONNX model: load it in PyTorch and export it with torch.onnx.export");
+		return ov_fail(err, OV_FORMAT, "this is a zip archive, not an ONNX model (an ONNX file is a protobuf "
+			       "ModelProto; unpack the archive first)");
+	}
+	/* torch.save before PyTorch 1.6: a pickle (protocol 2) that starts with its magic number, a long */
+	if (len >= 4 && p[0] == 0x80 && p[1] == 0x02 && p[2] == 0x8a && p[3] == 0x0a)
+		return ov_fail(err, OV_FORMAT, "this is a PyTorch checkpoint (a pickle written by torch.save), not an "
+			       "ONNX model: load it in PyTorch and export it with torch.onnx.export");
+	return 0;
+}
+
 /* Shared by both loaders: m->map holds the bytes; on failure m is freed. */
 static int model_parse(struct ov_model *m, struct ov_model **out, struct ov_error *err)
 {
 	struct wire_prep prep;
 	struct lift_ctx lc;
 
+	if (not_onnx(m->map, m->map_len, err))
+		goto fail;
 	if (wire_prepare(m->map, m->map_len, &prep, err))
 		goto fail;
 	uint64_t budget = UNPACK_MEM_SLACK + (uint64_t)prep.len * UNPACK_MEM_FACTOR;

@@ -1,4 +1,5 @@
-/* Load-time validation: every size the file states is checked before anything relies on it. */
+/* Load-time validation: every size the file states is checked before anything relies on it; what onnxruntime and
+ * onnx.checker accept is not refused here (a questionable but loadable model is `check`'s business). */
 #include "config.h"
 
 #include <stdio.h>
@@ -86,58 +87,12 @@ static int visit(Onnx__TensorProto *t, const struct tensor_site *site, void *ctx
 	return ov_wrap(v->err, "%s: ", tensor_site_describe(site, t, where, sizeof where));
 }
 
-static int check_type(const Onnx__TypeProto *tp, const char *what, const char *name, struct ov_error *err)
-{
-	const Onnx__TensorShapeProto *sh = NULL;
-
-	if (!tp)
-		return 0;
-	if (tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && tp->tensor_type)
-		sh = tp->tensor_type->shape;
-	else if (tp->value_case == ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE && tp->sparse_tensor_type)
-		sh = tp->sparse_tensor_type->shape;
-	for (size_t i = 0; sh && i < sh->n_dim; i++) {
-		const Onnx__TensorShapeProto__Dimension *d = sh->dim[i];
-		if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && d->dim_value < 0)
-			return ov_fail(err, OV_FORMAT, "%s '%s': dim %zu is negative (%lld)", what, name ? name : "",
-				       i, (long long)d->dim_value);
-	}
-	return 0;
-}
-
-static int check_value_infos(Onnx__ValueInfoProto **v, size_t n, const char *what, struct ov_error *err)
-{
-	for (size_t i = 0; i < n; i++)
-		if (check_type(v[i]->type, what, v[i]->name, err))
-			return -1;
-	return 0;
-}
-
-static int check_graph_shapes(const Onnx__GraphProto *g, struct ov_error *err, int depth)
-{
-	if (!g)
-		return 0;
-	if (check_value_infos(g->input, g->n_input, "graph input", err) ||
-	    check_value_infos(g->output, g->n_output, "graph output", err) ||
-	    check_value_infos(g->value_info, g->n_value_info, "value_info", err))
-		return -1;
-	for (size_t i = 0; i < g->n_node; i++)
-		for (size_t a = 0; a < g->node[i]->n_attribute; a++) {
-			const Onnx__AttributeProto *at = g->node[i]->attribute[a];
-			if (check_graph_shapes(at->g, err, depth + 1))
-				return -1;
-			for (size_t k = 0; k < at->n_graphs; k++)
-				if (check_graph_shapes(at->graphs[k], err, depth + 1))
-					return -1;
-		}
-	return 0;
-}
-
 int model_validate(struct ov_model *m, struct ov_error *err)
 {
 	struct vctx v = {m, err};
 
-	if (model_foreach_tensor(m->proto, visit, &v))
-		return -1;
-	return check_graph_shapes(m->proto->graph, err, 0);
+	/* Declared dims (value_info, graph inputs and outputs) are not refused here even when negative: Paddle2ONNX
+	 * writes dim_value -1 for a dynamic dim, which onnxruntime and onnx.checker accept.  Readers take a negative
+	 * dim_value as dynamic (shape_from_type) and `check` names it (negative-dim). */
+	return model_foreach_tensor(m->proto, visit, &v);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "src/report/report.h"
+#include "src/base/opts.h"
 #include "src/model/describe.h"
 #include "src/base/dtype.h"
 #include "src/exec/diverge.h"
@@ -23,8 +24,32 @@
 
 static const char compare_usage[] =
 	"usage: onnxview compare MODEL [OTHER] [--backend cpu|cuda] [--vs cpu|cuda] [--tf32] [--against DIR]\n"
-	"                        [--input NAME=FILE|random[:SEED]|zeros|ones]... [--from T,..] [--to T,..]\n"
-	"                        [--rtol R] [--atol A] [--list] [--json]";
+	"                        [--input [NAME=]FILE|random[:SEED]|zeros|ones]... [--shape NAME=DxD..]... [--dim SYM=N]...\n"
+	"                        [--from T,..] [--to T,..] [--rtol R] [--atol A] [--strict] [--list] [--json]";
+
+enum { C_BACKEND, C_VS, C_TF32, C_AGAINST, C_INPUT, C_SHAPE, C_DIM, C_FROM, C_TO, C_RTOL, C_ATOL, C_STRICT, C_LIST,
+       C_JSON };
+static const struct opt_spec compare_opts[] = {
+	[C_BACKEND] = {.name = "--backend", .arg = "B", .choices = "cpu|cuda", .help = "where side A runs (cpu)"},
+	[C_VS] = {.name = "--vs", .arg = "B", .choices = "cpu|cuda", .help = "where side B runs (A's backend)"},
+	[C_TF32] = {.name = "--tf32", .help = "let a CUDA side use TF32"},
+	[C_AGAINST] = {.name = "--against", .arg = "DIR", .help = "B is the tensors saved in DIR (NAME.npy)"},
+	[C_INPUT] = {.name = "--input", .arg = "[NAME=]SPEC", .flags = OPT_REPEAT,
+		     .help = "a file or random[:SEED], zeros, ones; without NAME= a generator fills every input"},
+	[C_SHAPE] = {.name = "--shape", .arg = "NAME=DxD..", .flags = OPT_REPEAT, .help = "the shape of an input"},
+	[C_DIM] = {.name = "--dim", .arg = "SYMBOL=N", .flags = OPT_REPEAT, .help = "the size of a named dynamic dim"},
+	[C_FROM] = {.name = "--from", .arg = "T,..", .help = "start the cut at these values"},
+	[C_TO] = {.name = "--to", .arg = "T,..", .help = "end the cut at these values"},
+	[C_RTOL] = {.name = "--rtol", .arg = "R", .help = "ONNX's rule with this rtol"},
+	[C_ATOL] = {.name = "--atol", .arg = "A", .help = "ONNX's rule with this atol"},
+	[C_STRICT] = {.name = "--strict", .help = "ONNX's own rule: rtol 1e-3, atol 1e-7"},
+	[C_LIST] = {.name = "--list", .help = "every compared value"},
+	[C_JSON] = {.name = "--json", .help = "the report as JSON"},
+};
+static const struct opt_cmd compare_cmd = {
+	.name = "compare", .usage = compare_usage, .opts = compare_opts,
+	.n_opts = sizeof compare_opts / sizeof compare_opts[0], .pos_name = "model", .min_pos = 1, .max_pos = 2,
+};
 
 #define MAX_LIST 4096
 
@@ -33,10 +58,12 @@ struct compare_args {
 	const char *backend, *vs;
 	const char *inputs[MAX_LIST];
 	size_t n_inputs;
+	const char *default_spec; /* an unnamed generator (--input random): every input no --input names */
+	struct feed_sizes sizes;  /* --shape, --dim */
 	char *from[MAX_LIST], *to[MAX_LIST];
 	size_t n_from, n_to;
 	int have_from, have_to, json, list, tf32;
-	double rtol, atol;
+	struct compare_rule rule;
 };
 
 /* One side of the comparison. */
@@ -56,6 +83,7 @@ struct fed {
 	const char *name;         /* A's graph */
 	const char *spec;         /* the file or generator */
 	int defaulted;            /* no --input named it: random */
+	char how[160];            /* how a generator made it */
 	struct xtensor t;
 };
 
@@ -71,75 +99,85 @@ struct compare_state {
 	FILE *errf;
 };
 
+/* -1 to go on, or the exit status after printing the help (0) or a usage error (2). */
 static int parse_args(int argc, char **argv, struct compare_args *a, FILE *out, FILE *err)
 {
-	a->rtol = 1e-3;
-	a->atol = 1e-7;
-	for (int i = 0; i < argc; i++) {
-		const char *o = argv[i];
-		if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
-			fprintf(out, "%s\n", compare_usage);
-			return 0;
-		} else if (!strcmp(o, "--json")) {
-			a->json = 1;
-		} else if (!strcmp(o, "--list")) {
-			a->list = 1;
-		} else if (!strcmp(o, "--tf32")) {
-			a->tf32 = 1;
-		} else if (!strcmp(o, "--input") || !strcmp(o, "--from") || !strcmp(o, "--to") || !strcmp(o, "--backend") ||
-			   !strcmp(o, "--vs") || !strcmp(o, "--against") || !strcmp(o, "--rtol") || !strcmp(o, "--atol")) {
-			if (i + 1 >= argc)
-				return ov_usage_error(err, compare_usage, "compare: %s needs a value", o);
-			char *v = argv[++i];
-			if (!strcmp(o, "--input")) {
-				if (a->n_inputs >= MAX_LIST)
-					return ov_usage_error(err, compare_usage, "compare: too many --input options");
+	struct opt_parsed p;
+	struct ov_error e = {0};
+	int rc = opt_parse_cli(&compare_cmd, argc, argv, &p, out, err);
+
+	if (rc >= 0)
+		goto out;
+	rc = 2;
+	a->model = p.pos[0];
+	a->other = p.n_pos > 1 ? p.pos[1] : NULL;
+	a->backend = opt_value(&p, C_BACKEND);
+	a->vs = opt_value(&p, C_VS);
+	a->against = opt_value(&p, C_AGAINST);
+	a->tf32 = opt_given(&p, C_TF32);
+	a->list = opt_given(&p, C_LIST);
+	a->json = opt_given(&p, C_JSON);
+	if (feed_rule(opt_value(&p, C_RTOL), opt_value(&p, C_ATOL), opt_given(&p, C_STRICT), &a->rule, &e))
+		goto usage;
+	for (size_t i = 0; i < p.n; i++) {
+		char *v = p.hit[i].val;
+		switch (p.hit[i].opt) {
+		case C_INPUT:
+			if (!strchr(v, '=') && feed_is_generator(v)) {
+				if (a->default_spec) {
+					opt_fail(&compare_cmd, &e, "--input %s: an unnamed generator is given already (%s)", v,
+						 a->default_spec);
+					goto usage_done;
+				}
+				a->default_spec = v;
+			} else if (a->n_inputs < MAX_LIST) {
 				a->inputs[a->n_inputs++] = v;
-			} else if (!strcmp(o, "--from") || !strcmp(o, "--to")) {
-				int f = o[2] == 'f';
-				if (feed_split_list(f ? a->from : a->to, f ? &a->n_from : &a->n_to, MAX_LIST, v))
-					return ov_usage_error(err, compare_usage, "compare: too many names in %s", o);
-				*(f ? &a->have_from : &a->have_to) = 1;
-			} else if (!strcmp(o, "--backend") || !strcmp(o, "--vs")) {
-				if (strcmp(v, "cpu") && strcmp(v, "cuda"))
-					return ov_usage_error(err, compare_usage, "compare: %s is cpu or cuda, not '%s'", o,
-							       v);
-				*(o[2] == 'b' ? &a->backend : &a->vs) = v;
-			} else if (!strcmp(o, "--against")) {
-				a->against = v;
-			} else if (feed_parse_tol(v, o[2] == 'r' ? &a->rtol : &a->atol)) {
-				return ov_usage_error(err, compare_usage, "compare: %s wants a number >= 0, not '%s'", o, v);
 			}
-		} else if (o[0] == '-' && o[1]) {
-			return ov_usage_error(err, compare_usage, "compare: unknown option '%s'", o);
-		} else if (!a->model) {
-			a->model = o;
-		} else if (!a->other) {
-			a->other = o;
-		} else {
-			return ov_usage_error(err, compare_usage, "compare: two models at most ('%s', '%s', '%s')", a->model,
-					       a->other, o);
+			break;
+		case C_SHAPE:
+			if (feed_sizes_add_shape(&a->sizes, v, &e))
+				goto usage;
+			break;
+		case C_DIM:
+			if (feed_sizes_add_dim(&a->sizes, v, &e))
+				goto usage;
+			break;
+		case C_FROM:
+		case C_TO: {
+			int f = p.hit[i].opt == C_FROM;
+			if (feed_split_list(f ? a->from : a->to, f ? &a->n_from : &a->n_to, MAX_LIST, v)) {
+				opt_fail(&compare_cmd, &e, "too many names in --%s", f ? "from" : "to");
+				goto usage_done;
+			}
+			*(f ? &a->have_from : &a->have_to) = 1;
+			break;
+		}
 		}
 	}
-	if (!a->model)
-		return ov_usage_error(err, compare_usage, "compare: no model given");
-	if (a->against && (a->other || a->vs))
-		return ov_usage_error(err, compare_usage,
-				       "compare: --against DIR compares with saved tensors; it takes no OTHER model or --vs");
-	if (!a->other && !a->vs && !a->against)
-		return ov_usage_error(err, compare_usage,
-				       "compare: nothing to compare %s with: give OTHER, --vs BACKEND or --against DIR",
-				       a->model);
-	if (!a->other && a->vs && !strcmp(a->vs, a->backend ? a->backend : "cpu"))
-		return ov_usage_error(err, compare_usage, "compare: --vs %s is the backend the model runs on already",
-				       a->vs);
-	if (a->tf32 && !(a->backend && !strcmp(a->backend, "cuda")) && !(a->vs && !strcmp(a->vs, "cuda")))
-		return ov_usage_error(err, compare_usage,
-				       "compare: --tf32 is for a CUDA side (--backend cuda or --vs cuda)");
-	if ((a->have_from && !a->n_from) || (a->have_to && !a->n_to))
-		return ov_usage_error(err, compare_usage, "compare: --%s names no value",
-				       a->have_from && !a->n_from ? "from" : "to");
-	return -1;
+	if (a->against && (a->other || a->vs)) {
+		rc = opt_usage_error(&compare_cmd, err, "--against DIR compares with saved tensors; it takes no OTHER model or --vs");
+	} else if (!a->other && !a->vs && !a->against) {
+		rc = opt_usage_error(&compare_cmd, err, "nothing to compare %s with: give OTHER, --vs BACKEND or --against DIR",
+				     a->model);
+	} else if (!a->other && a->vs && !strcmp(a->vs, a->backend ? a->backend : "cpu")) {
+		rc = opt_usage_error(&compare_cmd, err, "--vs %s is the backend the model runs on already", a->vs);
+	} else if (a->tf32 && !(a->backend && !strcmp(a->backend, "cuda")) && !(a->vs && !strcmp(a->vs, "cuda"))) {
+		rc = opt_usage_error(&compare_cmd, err, "--tf32 is for a CUDA side (--backend cuda or --vs cuda)");
+	} else if ((a->have_from && !a->n_from) || (a->have_to && !a->n_to)) {
+		rc = opt_usage_error(&compare_cmd, err, "--%s names no value", a->have_from && !a->n_from ? "from" : "to");
+	} else {
+		rc = -1;
+	}
+	goto out;
+usage:
+	opt_fail(&compare_cmd, &e, "%s", e.msg);
+usage_done:
+	fprintf(err, "onnxview: %s\n%s\n", e.msg, compare_usage);
+out:
+	if (rc >= 0)
+		feed_sizes_free(&a->sizes);
+	opt_free(&p);
+	return rc;
 }
 
 /* ---- the two sides ---- */
@@ -219,17 +257,25 @@ static struct fed *fed_find(struct compare_state *s, const char *name)
  * side B reuses A's by name (checked against B's declaration) and makes only what A did not need. */
 static int feed_side(struct compare_state *s, struct side *sd, const struct exec_options *opt, int is_b)
 {
-	struct feed f = {.m = sd->m, .g = sd->g, .sh = sd->sh, .e = &s->e, .errf = s->errf};
+	struct feed f = {.m = sd->m, .g = sd->g, .sh = sd->sh, .e = &s->e, .errf = s->errf, .sizes = &s->a.sizes};
 	long n_need = exec_needed_inputs(sd->g, opt, NULL, 0, &s->e);
 	const char **need;
+	struct feed_resolved *res = NULL;
 	int rc = -1;
 
 	if (n_need < 0)
 		return -1;
 	need = calloc((size_t)n_need + 1, sizeof *need);
-	if (!need)
+	res = calloc((size_t)n_need + 1, sizeof *res);
+	if (!need || !res) {
+		free(need);
+		free(res);
 		return ov_fail(&s->e, OV_NOMEM, "out of memory");
+	}
 	exec_needed_inputs(sd->g, opt, need, (size_t)n_need, &s->e);
+	/* --shape and --dim must each name something side A needs */
+	if (!is_b && feed_resolve_inputs(&f, need, (size_t)n_need, res) < 0)
+		goto out;
 	/* every --input must name something A's cut needs (B's when only B needs it) */
 	for (size_t i = 0; i < s->a.n_inputs && !is_b; i++) {
 		const char *name, *spec;
@@ -255,9 +301,12 @@ static int feed_side(struct compare_state *s, struct side *sd, const struct exec
 			    !strcmp(name, need[k]))
 				spec = sp;
 		}
-		struct fed nf = {.name = sd->g->values[id].name, .spec = spec ? spec : "random", .defaulted = !spec};
+		struct fed nf = {.name = sd->g->values[id].name, .spec = spec ? spec : s->a.default_spec ? s->a.default_spec :
+				 "random", .defaulted = !spec && !s->a.default_spec};
+		f.how[0] = '\0';
 		if (feed_input(&f, id, nf.spec, &nf.t))
 			goto out;
+		snprintf(nf.how, sizeof nf.how, "%s", f.how);
 		struct fed *grown = realloc(s->in, (s->n_in + 1) * sizeof *s->in);
 		if (!grown) {
 			xt_free(&nf.t);
@@ -270,6 +319,7 @@ static int feed_side(struct compare_state *s, struct side *sd, const struct exec
 	rc = 0;
 out:
 	free(need);
+	free(res);
 	return rc;
 }
 
@@ -507,7 +557,7 @@ static int explain_inputs(struct strbuf *b, struct compare_state *s, const struc
 			} else {
 				struct compare_stats c;
 				int conv;
-				if (diverge_compare_any(&ta, &tb, 0, 0, &c, &conv, &ignore) || !c.pass) {
+				if (diverge_compare_any(&ta, &tb, &(struct compare_rule){0}, &c, &conv, &ignore) || !c.pass) {
 					n_differ++;
 					strbuf_puts(b, "is a constant that differs: A ");
 					put_xtype(b, &ta);
@@ -616,10 +666,16 @@ static void report_text(struct strbuf *b, struct compare_state *s, const struct 
 		put_name(b, s->in[i].name);
 		strbuf_putc(b, ' ');
 		put_xtype(b, &s->in[i].t);
-		strbuf_printf(b, " from %s%s\n", s->in[i].spec, s->in[i].defaulted ? " (no --input named it)" : "");
+		strbuf_printf(b, " from %s", s->in[i].spec);
+		if (*s->in[i].how && strcmp(s->in[i].how, s->in[i].spec))
+			strbuf_printf(b, " (%s)", s->in[i].how);
+		strbuf_puts(b, s->in[i].defaulted ? " (no --input named it)\n" : "\n");
 	}
-	strbuf_printf(b, "compared %zu value%s (rtol %g, atol %g): %zu match, %zu differ", d->n_compared,
-		      d->n_compared == 1 ? "" : "s", s->a.rtol, s->a.atol, d->n_compared - d->n_differ, d->n_differ);
+	char rule[200];
+	compare_rule_describe(&s->a.rule, rule, sizeof rule);
+	strbuf_printf(b, "compared %zu value%s (%s%s): %zu match, %zu differ", d->n_compared,
+		      d->n_compared == 1 ? "" : "s", rule, s->a.rule.scale > 0 ? "; --strict for ONNX's rtol 1e-3, atol 1e-7" : "",
+		      d->n_compared - d->n_differ, d->n_differ);
 	if (d->n_only_a || (d->n_only_b && !s->a.against))
 		strbuf_printf(b, "; only in A %zu, only in B %zu", d->n_only_a, d->n_only_b);
 	strbuf_putc(b, '\n');
@@ -723,13 +779,11 @@ static void report_json(struct strbuf *b, struct compare_state *s, const struct 
 		json_kstr(&j, "source", s->in[i].spec);
 		json_key(&j, "defaulted");
 		json_bool(&j, s->in[i].defaulted);
+		json_kstr(&j, "how", s->in[i].how);
 		json_end_obj(&j);
 	}
 	json_end_arr(&j);
-	json_key(&j, "rtol");
-	json_double(&j, s->a.rtol);
-	json_key(&j, "atol");
-	json_double(&j, s->a.atol);
+	compare_rule_json(&j, &s->a.rule);
 	json_kint(&j, "compared", (int64_t)d->n_compared);
 	json_kint(&j, "differ", (int64_t)d->n_differ);
 	json_kint(&j, "only_a", (int64_t)d->n_only_a);
@@ -756,27 +810,9 @@ static void report_json(struct strbuf *b, struct compare_state *s, const struct 
 		json_kstr(&j, "op", node_op(ga, e->node));
 		json_kstr(&j, "status", status[e->status]);
 		if (e->b) {
-			const struct compare_stats *c = &e->c;
-			json_key(&j, "shape_mismatch");
-			json_bool(&j, c->shape_mismatch);
-			json_key(&j, "dtype_mismatch");
-			json_bool(&j, c->dtype_mismatch);
 			json_key(&j, "converted");
 			json_bool(&j, e->converted);
-			json_kint(&j, "n", c->n);
-			json_kint(&j, "mismatches", c->mismatches);
-			json_key(&j, "max_abs");
-			json_double(&j, c->max_abs);
-			json_key(&j, "max_abs_at");
-			json_index(&j, e->a, c->shape_mismatch || c->dtype_mismatch ? -1 : c->max_abs_at);
-			json_key(&j, "max_rel");
-			json_double(&j, c->max_rel);
-			json_kint(&j, "nan_a", c->nan_a);
-			json_kint(&j, "nan_b", c->nan_b);
-			json_key(&j, "min_atol");
-			json_double(&j, c->min_atol);
-			json_key(&j, "min_rtol");
-			json_double(&j, c->min_rtol);
+			compare_stats_json(&j, &e->c, e->a, "a", "b");
 		}
 		json_end_obj(&j);
 	}
@@ -820,12 +856,13 @@ static int compare_sides(struct compare_state *s, struct divergence *d)
 			return -1;
 	}
 	s->what = s->A.label;
-	return diverge_compute(s->A.g, &s->A.r, &s->B.r, s->a.rtol, s->a.atol, d, &s->e);
+	return diverge_compute(s->A.g, &s->A.r, &s->B.r, &s->a.rule, d, &s->e);
 }
 
 static void state_free(struct compare_state *s, struct divergence *d)
 {
 	diverge_free(d);
+	feed_sizes_free(&s->a.sizes);
 	for (size_t i = 0; s->files && i < s->n_files; i++) /* --against that failed before B took them */
 		xt_free(&s->files[i].t);
 	free(s->files);

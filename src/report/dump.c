@@ -41,6 +41,13 @@ static enum value_origin scope_kind(const struct scope *s, const char *name)
 	return i < 0 ? VALUE_UNDEFINED : s->g->values[i].origin;
 }
 
+/* The node of this graph that computes a node output, or -1. */
+static int32_t scope_producer(const struct scope *s, const char *name)
+{
+	int32_t i = graph_value_id(s->g, name);
+	return i >= 0 && s->g->values[i].origin == VALUE_NODE ? s->g->values[i].producer : -1;
+}
+
 /* onnxview's own inferred shape of a value, or NULL. */
 static const struct vshape *scope_inferred(const struct scope *s, const char *name)
 {
@@ -161,6 +168,17 @@ static void text_io(struct strbuf *b, struct ov_model *m, const struct scope *s,
 		if (!strcmp(dir, "in")) {
 			enum value_origin vk = scope_kind(s, names[k]);
 			strbuf_printf(b, "  %s", kind_name(vk));
+			int32_t p = scope_producer(s, names[k]);
+			if (p >= 0) { /* which node: "node output of #3 'conv1' Conv" */
+				const Onnx__NodeProto *pn = s->g->nodes[p].proto;
+				strbuf_printf(b, " of #%d ", p);
+				if (pn->name && *pn->name) {
+					strbuf_putc(b, '\'');
+					describe_name(b, pn->name);
+					strbuf_puts(b, "' ");
+				}
+				describe_name(b, pn->op_type);
+			}
 			const Onnx__TensorProto *c = (vk == VALUE_INITIALIZER || vk == VALUE_CONSTANT ||
 							     vk == VALUE_OUTER) ? scope_const(s, names[k]) : NULL;
 			int64_t ne = c ? tensor_numel(c, NULL) : -1;
@@ -385,6 +403,8 @@ static void json_names(struct json *j, struct ov_model *m, const struct scope *s
 			if (with_kind) {
 				enum value_origin vk = scope_kind(s, names[k]);
 				json_kstr(j, "kind", value_origin_name(vk));
+				if (scope_producer(s, names[k]) >= 0)
+					json_kint(j, "producer", scope_producer(s, names[k]));
 				const Onnx__TensorProto *c = vk ? scope_const(s, names[k]) : NULL;
 				int64_t ne = c ? tensor_numel(c, NULL) : -1;
 				if (ne > 0 && ne <= INLINE_VALUES) {

@@ -363,7 +363,8 @@ static void json_values(struct json *j, const char *key, Onnx__ValueInfoProto **
 				json_arr(j);
 				for (size_t d = 0; d < tp->tensor_type->shape->n_dim; d++) {
 					const Onnx__TensorShapeProto__Dimension *dm = tp->tensor_type->shape->dim[d];
-					if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+					if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+					    dm->dim_value >= 0) /* -1 (Paddle2ONNX): dynamic, as null */
 						json_int(j, dm->dim_value);
 					else if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM)
 						json_str(j, dm->dim_param);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "src/base/opts.h"
 #include "src/report/report.h"
 #include "src/base/error.h"
 #include "src/base/json.h"
@@ -543,40 +544,41 @@ static int unknown_op(FILE *err, const struct opdb *db, const struct opdoc *docs
 	return 1;
 }
 
+enum { OPS_JSON, OPS_DOMAIN, OPS_OPSET };
+static const struct opt_spec ops_opts[] = {
+	[OPS_JSON] = {.name = "--json", .help = "the reference as JSON"},
+	[OPS_DOMAIN] = {.name = "--domain", .arg = "D", .help = "a domain other than ai.onnx (ai.onnx.ml, com.microsoft...)"},
+	[OPS_OPSET] = {.name = "--opset", .arg = "N", .help = "the version of OP at opset N"},
+};
+static const struct opt_cmd ops_cmd = {
+	.name = "ops", .usage = ops_usage, .opts = ops_opts, .n_opts = sizeof ops_opts / sizeof ops_opts[0],
+	.pos_name = "operator", .min_pos = 0, .max_pos = 1,
+};
+
+/* -1 to go on, or the exit status (0 after --help) */
 static int parse_args(int argc, char **argv, struct ops_args *a, FILE *out, FILE *err)
 {
+	struct opt_parsed p;
+	int rc = opt_parse_cli(&ops_cmd, argc, argv, &p, out, err);
+
 	memset(a, 0, sizeof *a);
-	for (int i = 0; i < argc; i++) {
-		const char *s = argv[i];
-		if (!strcmp(s, "--json")) {
-			a->as_json = 1;
-		} else if (!strcmp(s, "--domain") || !strcmp(s, "--opset")) {
-			if (i + 1 >= argc)
-				return ov_usage_error(err, ops_usage, "ops: %s needs a value", s);
-			if (!strcmp(s, "--domain")) {
-				a->domain = argv[++i];
-				continue;
-			}
+	if (rc < 0) {
+		a->as_json = opt_given(&p, OPS_JSON);
+		a->domain = opt_value(&p, OPS_DOMAIN);
+		a->op = p.n_pos ? p.pos[0] : NULL;
+		const char *v = opt_value(&p, OPS_OPSET);
+		if (v) {
 			char *end;
-			long long v = strtoll(argv[++i], &end, 10);
-			if (*end || end == argv[i] || v < 1 || v > 1000000)
-				return ov_usage_error(err, ops_usage, "ops: --opset takes a positive number, not '%s'",
-						       argv[i]);
-			a->opset = v;
-		} else if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
-			fprintf(out, "%s\n", ops_usage);
-			return -1;
-		} else if (s[0] == '-' && s[1]) {
-			return ov_usage_error(err, ops_usage, "ops: unknown option '%s'", s);
-		} else if (a->op) {
-			return ov_usage_error(err, ops_usage, "ops: one operator at a time ('%s' and '%s')", a->op, s);
-		} else {
-			a->op = s;
+			long long n = strtoll(v, &end, 10);
+			if (*end || end == v || n < 1 || n > 1000000)
+				rc = opt_usage_error(&ops_cmd, err, "--opset takes a positive number, not '%s'", v);
+			a->opset = n;
 		}
+		if (rc < 0 && a->opset && !a->op)
+			rc = opt_usage_error(&ops_cmd, err, "--opset needs an operator");
 	}
-	if (a->opset && !a->op)
-		return ov_usage_error(err, ops_usage, "ops: --opset needs an operator");
-	return 0;
+	opt_free(&p);
+	return rc;
 }
 
 int ops_report(int argc, char **argv, FILE *out, FILE *err)
@@ -589,8 +591,8 @@ int ops_report(int argc, char **argv, FILE *out, FILE *err)
 	const char *domain;
 	int rc = parse_args(argc, argv, &a, out, err);
 
-	if (rc)
-		return rc < 0 ? 0 : rc;
+	if (rc >= 0)
+		return rc;
 	db = opdb_default(&e);
 	if (!db)
 		return ov_error_report(err, NULL, &e);

@@ -96,7 +96,7 @@ static void test_ints_shapes(void)
 	exec_compare(&a, &b, 1, 1, &c);
 	OK(!c.pass && c.dtype_mismatch, "exec_compare: other dtype is a dtype mismatch");
 	int conv = 0;
-	OK(!diverge_compare_any(&a, &b, 0, 0, &c, &conv, &e) && conv && !c.dtype_mismatch && c.mismatches == 1,
+	OK(!diverge_compare_any(&a, &b, &(struct compare_rule){0}, &c, &conv, &e) && conv && !c.dtype_mismatch && c.mismatches == 1,
 	   "diverge_compare_any: int64 against int32 compared as float64");
 	xt_free(&a);
 	xt_free(&b);
@@ -138,7 +138,7 @@ static void test_order(void)
 	f32(&vb[0].t, two, 1);
 	f32(&vb[1].t, two, 1);
 	struct divergence d;
-	OK(!diverge_compute(g, &ra, &rb, 1e-3, 1e-7, &d, &e), "diverge_compute runs");
+	OK(!diverge_compute(g, &ra, &rb, &COMPARE_RULE_ONNX, &d, &e), "diverge_compute runs");
 	OK(d.n == 2 && !strcmp(d.v[0].name, "r") && !strcmp(d.v[1].name, "y"),
 	   "values come in topological order of their producers ('r' before 'y')");
 	OK(d.v[0].status == DIV_ONLY_A && d.v[1].status == DIV_DIFFER && d.first == 1, "the first difference is 'y'");
@@ -146,7 +146,7 @@ static void test_order(void)
 	   "its producer is node #0; one value only in A, one ('q') only in B");
 	diverge_free(&d);
 	((float *)vb[0].t.data)[0] = 1;
-	OK(!diverge_compute(g, &ra, &rb, 1e-3, 1e-7, &d, &e) && d.first == -1 && d.n_differ == 0,
+	OK(!diverge_compute(g, &ra, &rb, &COMPARE_RULE_ONNX, &d, &e) && d.first == -1 && d.n_differ == 0,
 	   "equal values: no first difference");
 	diverge_free(&d);
 	for (int i = 0; i < 2; i++) {
