@@ -215,6 +215,9 @@ void app_command(struct app *a, const char *line)
 	int was_modified = a->ed->modified;
 	a->message[0] = '\0';
 	if (edit_run(a->ed, line, &e)) {
+		/* The engine put the model back as it was, but as new structures: the index, the views' pointers into it
+		 * and the values named from it are rebuilt or dropped as after any change. */
+		app_model_changed(a);
 		app_message(a, 1, "%s", e.msg);
 		return;
 	}

@@ -363,6 +363,7 @@ static void global_action(struct app *a, enum action act, int key)
 	case ACT_UNDO:
 		a->message[0] = '\0';
 		if (edit_undo(a->ed, &e)) {
+			app_model_changed(a); /* a failed step may have left a new index behind */
 			app_message(a, 1, "%s", e.msg);
 		} else {
 			app_journal_changed(a, 0);
@@ -372,6 +373,7 @@ static void global_action(struct app *a, enum action act, int key)
 	case ACT_REDO:
 		a->message[0] = '\0';
 		if (edit_redo(a->ed, &e)) {
+			app_model_changed(a); /* a failed step may have left a new index behind */
 			app_message(a, 1, "%s", e.msg);
 		} else {
 			app_journal_changed(a, 0);
