@@ -1,21 +1,34 @@
 #!/bin/sh
-# Install the Debian packages onnxview needs to build, and to run its whole test suite.
-# Usage: scripts/install-deps.sh        (as root, or through sudo when run as another user)
-# Build: autotools, a C compiler, protobuf-c (+ protoc-c), the ONNX schema (libonnx-dev), ncursesw, Graphviz,
-# OpenBLAS. Tests: ONNX's backend test data, python3-onnx/numpy (test models), python3-torch/torchvision (real
-# exports), tmux (terminal tests), clang + its runtime (libFuzzer, sanitizers), graphviz (its dot program reads
-# the DOT text `onnxview dot` writes).
+# Install the Debian packages onnxview needs, in two steps.
+# Usage: scripts/install-deps.sh build|test     (as root, or through sudo when run as another user)
+#   build: what building onnxview and opening a model needs: autotools, a C compiler, protobuf-c (+ protoc-c), the
+#          ONNX schema (libonnx-dev), ncursesw, Graphviz, OpenBLAS.
+#   test:  build's packages, and what the test suite needs besides: ONNX's backend test data, python3-onnx/numpy
+#          (test models), python3-torch/torchvision (real exports, 1.8 GB), tmux (terminal tests), clang + its
+#          runtime (libFuzzer, sanitizers), graphviz (its dot program reads the DOT text `onnxview dot` writes), jq
+#          (the README's examples), and onnxruntime from PyPI in /opt/onnxview-ort (differential tests).
+# With no argument it does both, as `test` does.
 # The CUDA backend is built when the CUDA toolkit (nvcc) is already installed; this script does not install it.
 set -eu
-SUDO=
-[ "$(id -u)" -eq 0 ] || SUDO=sudo
 BUILD="build-essential autoconf automake pkg-config protobuf-c-compiler libprotobuf-c-dev libonnx-dev
        libncurses-dev libgraphviz-dev libopenblas-dev"
 TEST="libonnx-testdata python3 python3-onnx python3-numpy python3-torch python3-torchvision python3-venv tmux
-      clang libclang-rt-14-dev util-linux graphviz"
+      clang libclang-rt-14-dev util-linux graphviz jq"
+case "${1:-test}" in
+build) PKGS=$BUILD ;;
+test) PKGS="$BUILD $TEST" ;;
+*)
+	echo "usage: scripts/install-deps.sh build|test" >&2
+	exit 2
+	;;
+esac
+[ $# -le 1 ] || { echo "usage: scripts/install-deps.sh build|test" >&2; exit 2; }
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
 $SUDO apt-get update -q
 # shellcheck disable=SC2086
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $BUILD $TEST
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $PKGS
+[ "${1:-test}" = test ] || exit 0
 
 # onnxruntime (PyPI) for the differential tests, in its own virtual environment: its protobuf must not replace
 # the one Debian's python3-onnx is built against. Tests skip with a message when it is missing.

@@ -125,6 +125,30 @@ else
 	skip "calls between the layers: the libraries are not built in $BUILDDIR"
 fi
 
+# Edit command files hold their command only (src/edit/cmd/): none calls a function that another one defines; what
+# commands share lives in src/edit/ under a name for what it offers.
+cmd_calls() { # object files
+	for o in "$@"; do
+		nm -g --defined-only "$o" 2>/dev/null | awk -v f="${o##*/}" 'NF == 3 { print "D", f, $3 }'
+		nm -u "$o" 2>/dev/null | awk -v f="${o##*/}" '$1 == "U" { print "U", f, $2 }'
+	done | awk '
+	$1 == "D" { def[$3] = $2; next }
+	{ u[NR] = $2 " " $3 }
+	END { for (i in u) { split(u[i], w, " "); if (def[w[2]] != "" && def[w[2]] != w[1]) print w[1] " calls " w[2] " of " def[w[2]] } }'
+}
+cmd_objs=$(ls "$BUILDDIR"/src/edit/cmd/*.o 2>/dev/null)
+if [ -n "$cmd_objs" ] && [ -f "$BUILDDIR/src/edit/declare.o" ]; then
+	# shellcheck disable=SC2086
+	bad=$(cmd_calls $cmd_objs | sort)
+	check "no edit command file calls another (nm of src/edit/cmd/*.o)${bad:+: $(printf '%s\n' "$bad" | head -20 | tr '\n' ';')}" [ -z "$bad" ]
+	# Planted: a helper file counted as a command file is found (set-type and others call its functions).
+	# shellcheck disable=SC2086
+	planted=$(cmd_calls $cmd_objs "$BUILDDIR/src/edit/declare.o" | grep -c 'of declare.o')
+	check "a planted call between command files is found ($planted)" [ "$planted" -gt 0 ]
+else
+	skip "calls between edit command files: src/edit/cmd/*.o are not built in $BUILDDIR"
+fi
+
 # House rules.
 hits=$(sources src | xargs grep -lE '#[[:space:]]*include[[:space:]]*[<"](n?curses|ncursesw/)' 2>/dev/null)
 check "src/ never includes curses${hits:+ (found in: $hits)}" [ -z "$hits" ]

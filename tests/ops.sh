@@ -158,8 +158,12 @@ head -n 200 "$REAL/opdb.txt" >"$TMP/bad/opdb.txt"
 run_in "$TMP/bad" bad ops
 check "a truncated database: exit 3, 'truncated'" sh -c "[ $rc -eq 3 ] && grep -q 'truncated' '$TMP/bad.err'"
 run_in "$TMP/nowhere" bad ops
-check "no database: exit 3, naming the path" \
-	sh -c "[ $rc -eq 3 ] && grep -q \"cannot open $TMP/nowhere/opdb.txt\" '$TMP/bad.err'"
+check "no database: exit 3, one line naming the path as a missing data file (as for ops-doc.txt)" \
+	sh -c "[ $rc -eq 3 ] && [ \$(wc -l <'$TMP/bad.err') -eq 1 ] &&
+		grep -q \"^onnxview: the op database $TMP/nowhere/opdb.txt is missing: .*ONNXVIEW_DATADIR\" '$TMP/bad.err'"
+run_in "$TMP/nowhere" bad check "$SRCDIR/share/onnxview/examples/srcnn.onnx"
+check "no database: check says so in its note, naming the path" \
+	grep -q "the op database $TMP/nowhere/opdb.txt is missing" "$TMP/bad.out"
 ln -sf "$REAL/opdb.txt" "$TMP/bad/opdb.txt"
 printf '== Resize\nsummary: one\nsummary: two\n' >"$TMP/bad/ops-doc.txt"
 run_in "$TMP/bad" bad ops Resize

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "src/edit/edit.h"
+#include "src/edit/internal.h"
 #include "src/base/strbuf.h"
 
 #define UNDO_BUDGET (512u << 20) /* snapshots beyond this drop the oldest undo steps */
@@ -404,17 +405,17 @@ int edit_run(struct edit_session *s, const char *line, struct ov_error *err)
 		ov_fail(err, OV_USAGE, "unknown command '%s' (see 'onnxview edit --help' for the list)", argv[0]);
 		goto out;
 	}
-	if (argc - 1 < cmd->min_args || (cmd->max_args >= 0 && argc - 1 > cmd->max_args)) {
+	if (!edit_cmd_arity_ok(cmd, argc - 1)) {
 		ov_fail(err, OV_USAGE, "usage: %s", cmd->usage);
 		goto out;
 	}
 	if (cmd->flags & EDIT_NO_CHANGE) {
-		rc = cmd->exec(s, argc, argv, err);
+		rc = edit_cmd_run(s, cmd, argc, argv, err);
 		goto out;
 	}
 	if (model_snapshot_take(s->m, &before, err))
 		goto out;
-	if (cmd->exec(s, argc, argv, err)) {
+	if (edit_cmd_run(s, cmd, argc, argv, err)) {
 		struct ov_error e2;
 		edit_touch(s);
 		if (model_snapshot_restore(s->m, before, &e2))

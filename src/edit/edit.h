@@ -8,7 +8,10 @@
  * index, inferred shapes) is rebuilt lazily after each change: commands call edit_index() before reading it.
  *
  * Commands are rows of one table (src/edit/commands.c), one file each (src/edit/cmd/set-dim.c exports
- * edit_set_dim_cmd), in the style of tmux's cmd_entry: name, usage, one-line help, arity, exec. */
+ * edit_set_dim_cmd), in the style of tmux's cmd_entry: name, usage, one-line help, the kinds of its arguments, exec.
+ * The engine (src/edit/args.c) resolves the arguments by kind before the command runs, so a node, a value or a
+ * dtype that is not there is reported the same way by every command, and the TUI's completion offers candidates
+ * from the same rows (edit_complete). */
 #ifndef OV_EDIT_H
 #define OV_EDIT_H
 
@@ -20,15 +23,48 @@
 #include "src/graph/shape.h"
 
 struct edit_session;
+struct edit_args; /* the resolved arguments (src/edit/internal.h) */
+
+/* What an argument names, and what resolving it checks (in the model of the session). */
+enum edit_arg_kind {
+	EDIT_ARG_END = 0,  /* ends a command's list */
+	EDIT_ARG_NODE,     /* a node of the main graph, "#N" or its name */
+	EDIT_ARG_VALUE,    /* a value of the main graph (an input, a constant, a node's output) */
+	EDIT_ARG_VALUES,   /* "a,b,c": values of the main graph, none named twice */
+	EDIT_ARG_TENSOR,   /* a constant of the main graph: an initializer or a Constant node's output */
+	EDIT_ARG_INPUT,    /* a graph input */
+	EDIT_ARG_OUTPUT,   /* a graph output */
+	EDIT_ARG_PORT,     /* a graph input or output */
+	EDIT_ARG_INT,      /* an integer */
+	EDIT_ARG_DIM,      /* a dim: a number, a name (batch), or ? */
+	EDIT_ARG_SHAPE,    /* [d0,d1,...], each a dim */
+	EDIT_ARG_DTYPE,    /* an element type: float32, int64... */
+	EDIT_ARG_ATTR,     /* an attribute name (of the node argument before it) */
+	EDIT_ARG_OP,       /* an operator type (of the domain argument after it) */
+	EDIT_ARG_DOMAIN,   /* an operator domain; "" and ai.onnx are the standard one */
+	EDIT_ARG_NAME,     /* a new name: not empty */
+	EDIT_ARG_DATA,     /* tensor values: a literal [1,2] or @FILE (.npy, .pb) */
+	EDIT_ARG_LITERAL,  /* a value as text, typed by the command (set-attr's VALUE) */
+	EDIT_ARG_PATH,     /* a file to write */
+};
+
+#define EDIT_MAX_ARGS 4
+
+struct edit_arg {
+	enum edit_arg_kind kind;
+	const char *what;  /* prefixes a resolution error ("axis: 'x' is not an integer"); NULL: none */
+	int optional;      /* may be left out; when fewer are given, the first optional ones are left out */
+};
 
 struct edit_cmd {
 	const char *name;
 	const char *usage;  /* "set-dim VALUE AXIS DIM" */
 	const char *help;   /* one line */
-	int min_args, max_args;
+	struct edit_arg args[EDIT_MAX_ARGS]; /* in order; the arity follows from them */
 	unsigned flags;
-	/* argv[0] is the command name. Returns 0, or -1 with err set (the engine then restores the model). */
-	int (*exec)(struct edit_session *s, int argc, char **argv, struct ov_error *err);
+	/* Runs with every given argument resolved. Returns 0, or -1 with err set (the engine then restores the
+	 * model). */
+	int (*exec)(struct edit_session *s, const struct edit_args *a, struct ov_error *err);
 };
 
 enum {
@@ -73,6 +109,17 @@ void edit_journal_write(const struct edit_session *s, FILE *out);
 /* The command table. */
 const struct edit_cmd *edit_find_cmd(const char *name);
 const struct edit_cmd *const *edit_commands(size_t *n);
+
+/* Completion.  edit_complete: line is a command line as typed so far; fn gets every candidate for its last word
+ * (the empty word after a space) that starts with what is typed: command names for the first word, then what the
+ * command's argument at that position names (node names or #N, values, constants, graph inputs or outputs, dtypes,
+ * the attributes of the node named before, op types, domains).  A candidate is the whole word (in a list "a,b" the
+ * earlier names included).  Returns how many were given; nothing for numbers, literals, new names and paths.
+ * edit_arg_candidates: the same for argument pos (0: the first after the command name) of cmd, prev[i] the words
+ * given before it (NULL where unknown). */
+size_t edit_complete(struct edit_session *s, const char *line, void (*fn)(void *ctx, const char *cand), void *ctx);
+size_t edit_arg_candidates(struct edit_session *s, const struct edit_cmd *cmd, int pos, char *const *prev,
+			   const char *word, void (*fn)(void *ctx, const char *cand), void *ctx);
 
 /* Split a command line into words: spaces separate; [...] groups (nested brackets, spaces inside allowed);
  * "..." quotes with \" \\ \n escapes. Returns argc (argv malloc'd strings, free with edit_free_words), or -1. */

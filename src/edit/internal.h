@@ -6,6 +6,18 @@
 
 #include "src/edit/edit.h"
 
+/* A command's arguments, resolved by kind (src/edit/args.c) before its exec runs. */
+struct edit_shape_arg {
+	int64_t rank;
+	int64_t *value;  /* each >= 0, or -1 for a name or ? */
+	char **sym;      /* the name, or NULL */
+};
+struct edit_names_arg {
+	size_t n;
+	char **names;
+	int32_t *ids;    /* their value ids in the graph index */
+};
+
 /* Set a declared dim: a number (value >= 0), a symbol (sym non-NULL), or unknown (value < 0, sym NULL). */
 int edit_set_declared_dim(struct edit_session *s, Onnx__TensorShapeProto__Dimension *d, int64_t value,
 			  const char *sym);
@@ -14,17 +26,19 @@ int edit_propagate_shapes(struct edit_session *s, struct ov_error *err);
 /* Warn about constants (Reshape/Expand/Tile/ConstantOfShape/Slice/Resize/Range size inputs) that still hold old,
  * the previous size of value's axis. */
 void edit_warn_baked(struct edit_session *s, const char *value, int axis, int64_t old);
-/* The ValueInfoProto that declares a graph input (or output) by name, or NULL. */
+/* The ValueInfoProto that declares a graph input (or output) by name, or NULL (src/edit/declare.c). */
 Onnx__ValueInfoProto *edit_graph_input(struct edit_session *s, const char *name);
 Onnx__ValueInfoProto *edit_graph_output(struct edit_session *s, const char *name);
 
-/* Structural helpers for commands that remove things (src/edit/cmd/cleanup.c). */
+/* Removing things (src/edit/prune.c; used by cleanup, delete-node, extract). */
 struct strbuf;
 /* Report to fn each value of main graph g that node's subgraphs capture (directly or from deeper subgraphs); a
  * value may be reported more than once. */
 void edit_node_captures(const struct graph *g, uint32_t node, void (*fn)(int32_t id, void *ctx), void *ctx);
 /* "#12 'name' (Op)", or "#12 (Op)" for an unnamed node. */
 void edit_describe_node(struct strbuf *b, const struct graph *g, uint32_t node);
+/* "node #12 'name' (Op)", the model's strings made safe for a terminal and cut at 60 bytes. */
+void edit_node_phrase(struct strbuf *b, uint32_t index, const Onnx__NodeProto *nd);
 /* Free the main graph's nodes whose keep[i] is 0; the others keep their order. Marks the index stale. */
 void edit_remove_nodes(struct edit_session *s, const uint8_t *keep);
 /* Free the initializers, sparse initializers and value_info entries of the main graph that nothing refers to any
@@ -48,7 +62,8 @@ int edit_prune_unused(struct edit_session *s, struct edit_prune_counts *c, struc
 		(n) = k_;                                                                         \
 	} while (0)
 
-/* Constants and tensor data (src/edit/cmd/set-tensor.c; used by set-tensor, make-input, make-constant). */
+/* Constants and tensor data (src/edit/constant.c, literal values in src/edit/tensor-text.c; used by set-tensor,
+ * make-input, make-constant). */
 /* A constant of the main graph: an initializer, or a Constant node's 'value' tensor.  A Constant that holds
  * value_float(s), value_int(s) or value_string(s) has that attribute rewritten first as the equivalent 'value'
  * tensor (float32/int64/string, a scalar or 1-D), so every constant is a TensorProto. */
@@ -64,6 +79,8 @@ struct edit_constant {
 /* Find name among the main graph's constants; -1 with err saying what name is instead (an input, a node's
  * output, a constant inside a subgraph...). */
 int edit_find_constant(struct edit_session *s, const char *name, struct edit_constant *c, struct ov_error *err);
+/* A new tensor of dtype and dims and no data (model allocator); NULL when out of memory. */
+Onnx__TensorProto *edit_new_tensor(struct edit_session *s, int32_t dtype, const int64_t *dims, size_t rank);
 /* A new tensor type with all dims numbers (model allocator); NULL when out of memory. */
 Onnx__TypeProto *edit_new_tensor_type(struct edit_session *s, int32_t dtype, const int64_t *dims, size_t rank);
 /* Free every data field of t (raw, typed, external references) and leave it empty, stored in the model. */
@@ -77,9 +94,11 @@ void edit_tensor_take(struct edit_session *s, Onnx__TensorProto *t, Onnx__Tensor
 Onnx__TensorProto *edit_tensor_from_text(struct edit_session *s, int32_t dtype, const int64_t *dims, size_t rank,
 					 char **items, int64_t n, struct ov_error *err);
 
-/* Declarations and dims (src/edit/cmd/set-shape.c; used by set-shape, set-type, add-output). */
-/* One dim as people write it: a number >= 0 (*value), a name such as batch (*sym = text), or ? (value -1). */
+/* One dim as people write it: a number >= 0 (*value), a name such as batch (*sym = text), or ? (value -1)
+ * (src/edit/args.c). */
 int edit_parse_dim(const char *text, int64_t *value, const char **sym, struct ov_error *err);
+/* Declarations and dims (src/edit/declare.c; used by set-dim, set-shape, set-type, set-tensor, add-output,
+ * make-input, make-constant); model memory (src/edit/alloc.c). */
 /* The main graph's declarations of a value: its graph input, output and value_info entries, in that order.
  * Fills up to max of them into out and returns how many there are. */
 size_t edit_declarations(struct edit_session *s, const char *name, Onnx__ValueInfoProto **out, size_t max);
@@ -102,7 +121,8 @@ void *edit_copy_message(struct edit_session *s, const ProtobufCMessage *msg);
  * freed), n + 1 allocated. NULL, old untouched, when out of memory. */
 void *edit_array_grow(struct edit_session *s, void *old, size_t n, size_t size);
 
-/* Op schemas for nodes (src/edit/cmd/set-op.c; used by set-attr, del-attr, set-op, set-opset, set-type). */
+/* Op schemas for nodes (src/edit/schema.c; used by set-attr, del-attr, set-op, set-opset, set-type); node labels
+ * (src/edit/node-label.c). */
 struct op_schema;
 /* "", NULL and "ai.onnx" are the standard domain. */
 int edit_is_default_domain(const char *domain);
@@ -122,6 +142,33 @@ int edit_warn_op_fit(struct edit_session *s, const char *label, const char *ref,
 		     const struct op_schema *sch);
 /* Add an opset import for domain at version; -1 when out of memory. */
 int edit_import_domain(struct edit_session *s, const char *domain, int64_t version);
+
+struct edit_argval {
+	const char *text;  /* as given; NULL for an optional argument left out */
+	union {
+		int32_t node;                    /* NODE: its index */
+		int32_t value;                   /* VALUE: its id in s->g */
+		struct edit_names_arg names;     /* VALUES */
+		struct edit_constant constant;   /* TENSOR */
+		Onnx__ValueInfoProto *decl;      /* INPUT, OUTPUT, PORT: its entry */
+		int64_t i;                       /* INT */
+		struct {
+			int64_t value;           /* >= 0, or -1 */
+			const char *sym;         /* a name (points into text), or NULL */
+		} dim;                           /* DIM */
+		struct edit_shape_arg shape;     /* SHAPE */
+		int32_t dtype;                   /* DTYPE */
+	};
+};
+struct edit_args {
+	int argc;          /* the words as given, argv[0] the command name */
+	char **argv;
+	struct edit_argval v[EDIT_MAX_ARGS]; /* by declared position */
+};
+/* Does nargs fit cmd's arguments? */
+int edit_cmd_arity_ok(const struct edit_cmd *cmd, int nargs);
+/* Resolve argv (argv[0] the command name) by cmd's argument kinds, then run cmd. */
+int edit_cmd_run(struct edit_session *s, const struct edit_cmd *cmd, int argc, char **argv, struct ov_error *err);
 
 /* Every command's table row. */
 extern const struct edit_cmd edit_set_shape_cmd, edit_set_type_cmd, edit_set_attr_cmd, edit_del_attr_cmd;

@@ -102,8 +102,10 @@ static const struct {
 	const char *op;
 	int inputs[3];
 } size_inputs[] = {
-	{"Reshape", {1, -1, -1}}, {"Expand", {1, -1, -1}}, {"Tile", {1, -1, -1}}, {"ConstantOfShape", {0, -1, -1}},
-	{"Slice", {1, 2, -1}}, {"Resize", {3, -1, -1}}, {"Range", {0, 1, -1}},
+	{.op = "Reshape", .inputs = {1, -1, -1}}, {.op = "Expand", .inputs = {1, -1, -1}},
+	{.op = "Tile", .inputs = {1, -1, -1}}, {.op = "ConstantOfShape", .inputs = {0, -1, -1}},
+	{.op = "Slice", .inputs = {1, 2, -1}}, {.op = "Resize", .inputs = {3, -1, -1}},
+	{.op = "Range", .inputs = {0, 1, -1}},
 };
 
 void edit_warn_baked(struct edit_session *s, const char *value, int axis, int64_t old)

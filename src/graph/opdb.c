@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "src/base/datadir.h"
 #include "src/base/error.h"
@@ -792,17 +793,28 @@ void opdb_free(struct opdb *db)
 struct opdb *opdb_default(struct ov_error *err)
 {
 	static struct opdb *cached;
+	static struct ov_error failed; /* why the database could not be had, said on every call (as opdoc_default) */
 	char path[4096];
 
 	if (cached)
 		return cached;
-	if (!datadir_path("opdb.txt", path, sizeof path)) {
-		ov_fail(err, OV_IO, "the data folder's path is too long");
+	if (failed.code != OV_OK) {
+		if (err)
+			*err = failed;
 		return NULL;
 	}
-	if (opdb_load(&cached, path, err))
-		return NULL;
-	return cached;
+	if (!datadir_path("opdb.txt", path, sizeof path))
+		ov_fail(&failed, OV_IO, "the data folder's path is too long");
+	else if (access(path, F_OK) != 0 && errno == ENOENT)
+		ov_fail(&failed, OV_IO, "the op database %s is missing: no op signatures or checks against opsets (is "
+			"onnxview installed? ONNXVIEW_DATADIR names another folder)", path);
+	else if (opdb_load(&cached, path, &failed))
+		cached = NULL;
+	else
+		return cached;
+	if (err)
+		*err = failed;
+	return NULL;
 }
 
 /* ---- queries ------------------------------------------------------------------------------------------ */

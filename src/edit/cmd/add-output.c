@@ -38,18 +38,15 @@ static int type_from_inferred(struct edit_session *s, Onnx__ValueInfoProto *vi, 
 	return edit_set_declared_shape(s, vi->type->tensor_type, (size_t)inf->rank, value, sym);
 }
 
-static int exec_add_output(struct edit_session *s, int argc, char **argv, struct ov_error *err)
+static int exec_add_output(struct edit_session *s, const struct edit_args *a, struct ov_error *err)
 {
-	const char *name = argv[1], *from;
+	const char *name = a->v[0].text, *from;
 	Onnx__GraphProto *g = s->m->proto->graph;
 	Onnx__ValueInfoProto *vi = NULL, **na;
 	struct strbuf b = {0};
 	int rc;
+	int32_t id = a->v[0].value;
 
-	(void)argc;
-	int32_t id = edit_value(s, name, err);
-	if (id < 0)
-		return -1;
 	const struct graph_value *v = &s->g->values[id];
 	if (v->output_index >= 0)
 		return ov_fail(err, OV_INVALID, "'%s' is already graph output %d", name, v->output_index);
@@ -103,7 +100,9 @@ static int exec_add_output(struct edit_session *s, int argc, char **argv, struct
 }
 
 const struct edit_cmd edit_add_output_cmd = {
-	"add-output", "add-output VALUE",
-	"make a value a graph output (typed from its declaration, its constant, or the inferred shape)",
-	1, 1, 0, exec_add_output,
+	.name = "add-output",
+	.usage = "add-output VALUE",
+	.help = "make a value a graph output (typed from its declaration, its constant, or the inferred shape)",
+	.args = {{.kind = EDIT_ARG_VALUE}},
+	.exec = exec_add_output,
 };

@@ -8,16 +8,13 @@
 #include "src/graph/opdb.h"
 #include "src/base/strbuf.h"
 
-static int exec_del_attr(struct edit_session *s, int argc, char **argv, struct ov_error *err)
+static int exec_del_attr(struct edit_session *s, const struct edit_args *a, struct ov_error *err)
 {
-	const char *name = argv[2];
+	const char *name = a->v[1].text;
 	char label[300];
 	struct strbuf b = {0};
+	int32_t idx = a->v[0].node;
 
-	(void)argc;
-	int32_t idx = edit_node(s, argv[1], err);
-	if (idx < 0)
-		return -1;
 	Onnx__NodeProto *nd = s->g->nodes[idx].proto;
 	edit_node_label(label, sizeof label, nd, (uint32_t)idx);
 	size_t pos = nd->n_attribute;
@@ -44,20 +41,22 @@ static int exec_del_attr(struct edit_session *s, int argc, char **argv, struct o
 	    nd->n_attribute == 1)
 		return ov_fail(err, OV_INVALID, "'%s' is the value of Constant %s: a Constant needs it (delete-node or "
 			       "set-tensor instead)", name, label);
-	Onnx__AttributeProto *a = nd->attribute[pos];
-	describe_attr_value(&b, s->m, a, 16);
+	Onnx__AttributeProto *at = nd->attribute[pos];
+	describe_attr_value(&b, s->m, at, 16);
 	edit_say(s, "%s: removed %s = %s%s%s", label, name, strbuf_str(&b), sa && sa->default_text ?
 		 "; the default applies: " : "", sa && sa->default_text ? sa->default_text : "");
 	strbuf_free(&b);
 	memmove(nd->attribute + pos, nd->attribute + pos + 1, (nd->n_attribute - pos - 1) * sizeof *nd->attribute);
 	nd->n_attribute--;
-	protobuf_c_message_free_unpacked(&a->base, &s->m->alloc);
+	protobuf_c_message_free_unpacked(&at->base, &s->m->alloc);
 	edit_touch(s);
 	return 0;
 }
 
 const struct edit_cmd edit_del_attr_cmd = {
-	"del-attr", "del-attr NODE NAME",
-	"remove an attribute (not one the op requires); the op's default then applies",
-	2, 2, 0, exec_del_attr,
+	.name = "del-attr",
+	.usage = "del-attr NODE NAME",
+	.help = "remove an attribute (not one the op requires); the op's default then applies",
+	.args = {{.kind = EDIT_ARG_NODE}, {.kind = EDIT_ARG_ATTR}},
+	.exec = exec_del_attr,
 };

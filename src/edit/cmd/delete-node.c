@@ -213,17 +213,14 @@ out:
 	return rc;
 }
 
-static int exec_delete_node(struct edit_session *s, int argc, char **argv, struct ov_error *err)
+static int exec_delete_node(struct edit_session *s, const struct edit_args *args, struct ov_error *err)
 {
 	struct strbuf who = {0}, users = {0}, data = {0}, msg = {0};
 	char **constants = NULL, *in_name = NULL, *out_name = NULL;
 	size_t n_constants = 0;
 	int rc = -1;
+	int32_t idx = args->v[0].node;
 
-	(void)argc;
-	int32_t idx = edit_node(s, argv[1], err);
-	if (idx < 0)
-		return -1;
 	const struct graph *g = s->g;
 	const struct graph_node *gn = &g->nodes[idx];
 	Onnx__NodeProto *np = gn->proto;
@@ -403,8 +400,10 @@ out:
 }
 
 const struct edit_cmd edit_delete_node_cmd = {
-	"delete-node", "delete-node NODE",
-	"bypass a node with one data input and one output (its consumers read its input); otherwise refuse and name "
-	"them",
-	1, 1, 0, exec_delete_node,
+	.name = "delete-node",
+	.usage = "delete-node NODE",
+	.help = "bypass a node with one data input and one output (its consumers read its input); otherwise refuse and "
+		"name them",
+	.args = {{.kind = EDIT_ARG_NODE}},
+	.exec = exec_delete_node,
 };

@@ -14,48 +14,11 @@ struct cut {
 	const struct graph *g;
 	uint8_t *in_from, *need, *keep, *dep, *taint, *leak, *from_used;
 	int32_t *src;  /* for a tainted value: the graph input (or undefined value) it comes from */
-	int32_t *from; /* value ids of FROM, TO */
-	int32_t *to;
+	const int32_t *from; /* value ids of FROM, TO (the resolved arguments') */
+	const int32_t *to;
 	size_t n_from, n_to;
-	char **from_names, **to_names;
+	char *const *from_names, *const *to_names;
 };
-
-/* Split "a,b,c" into names (malloc'd); refuses empty names and repeats. */
-static int split_names(const char *what, const char *text, char ***out, size_t *n, struct ov_error *err)
-{
-	size_t cap = 1;
-	char **v;
-
-	for (const char *p = text; *p; p++)
-		cap += *p == ',';
-	v = calloc(cap, sizeof *v);
-	*out = v;
-	*n = 0;
-	if (!v)
-		return ov_fail(err, OV_NOMEM, "out of memory");
-	for (const char *p = text;;) {
-		size_t len = strcspn(p, ",");
-		if (!len)
-			return ov_fail(err, OV_USAGE, "%s '%s' has an empty name (names are separated by commas; a name "
-				       "that contains a comma cannot be given here)", what, text);
-		if (!(v[*n] = strndup(p, len)))
-			return ov_fail(err, OV_NOMEM, "out of memory");
-		(*n)++;
-		for (size_t j = 0; j + 1 < *n; j++)
-			if (!strcmp(v[j], v[*n - 1]))
-				return ov_fail(err, OV_USAGE, "%s names '%s' twice", what, v[*n - 1]);
-		if (!p[len])
-			return 0;
-		p += len + 1;
-	}
-}
-
-static void free_names(char **v, size_t n)
-{
-	for (size_t i = 0; v && i < n; i++)
-		free(v[i]);
-	free(v);
-}
 
 static void cut_free(struct cut *c)
 {
@@ -67,10 +30,6 @@ static void cut_free(struct cut *c)
 	free(c->leak);
 	free(c->from_used);
 	free(c->src);
-	free(c->from);
-	free(c->to);
-	free_names(c->from_names, c->n_from);
-	free_names(c->to_names, c->n_to);
 }
 
 /* ---- which nodes: producers backwards from TO, stopping at FROM and constants ---- */
@@ -437,31 +396,17 @@ static int drop_named(struct edit_session *s, const struct cut *c)
 	return 0;
 }
 
-static int lookup(struct edit_session *s, const char *what, char **names, size_t n, int32_t **ids,
-		  struct ov_error *err)
+static int exec_extract(struct edit_session *s, const struct edit_args *a, struct ov_error *err)
 {
-	*ids = calloc(n, sizeof **ids);
-	if (!*ids)
-		return ov_fail(err, OV_NOMEM, "out of memory");
-	for (size_t i = 0; i < n; i++)
-		if (((*ids)[i] = edit_value(s, names[i], err)) < 0)
-			return ov_wrap(err, "%s: ", what);
-	return 0;
-}
-
-static int exec_extract(struct edit_session *s, int argc, char **argv, struct ov_error *err)
-{
-	struct cut c = {0};
+	struct cut c = {
+		.from = a->v[0].names.ids, .n_from = a->v[0].names.n, .from_names = a->v[0].names.names,
+		.to = a->v[1].names.ids, .n_to = a->v[1].names.n, .to_names = a->v[1].names.names,
+	};
 	struct strbuf untyped = {0}, unused = {0};
 	Onnx__ValueInfoProto **inputs = NULL, **outputs = NULL;
 	int rc = -1;
 
-	(void)argc;
-	if (split_names("FROM", argv[1], &c.from_names, &c.n_from, err) ||
-	    split_names("TO", argv[2], &c.to_names, &c.n_to, err))
-		goto out;
-	if (edit_index(s, err) || lookup(s, "FROM", c.from_names, c.n_from, &c.from, err) ||
-	    lookup(s, "TO", c.to_names, c.n_to, &c.to, err))
+	if (edit_index(s, err))
 		goto out;
 	const struct graph *g = c.g = s->g;
 	size_t nv = g->n_values ? g->n_values : 1, nn = g->n_nodes ? g->n_nodes : 1;
@@ -536,8 +481,10 @@ out:
 }
 
 const struct edit_cmd edit_extract_cmd = {
-	"extract", "extract FROM,... TO,...",
-	"keep only the nodes that compute TO from FROM (FROM become the graph inputs, TO the outputs); refuse an "
-	"incomplete cut, naming what leaks in",
-	2, 2, 0, exec_extract,
+	.name = "extract",
+	.usage = "extract FROM,... TO,...",
+	.help = "keep only the nodes that compute TO from FROM (FROM become the graph inputs, TO the outputs); refuse an "
+		"incomplete cut, naming what leaks in",
+	.args = {{.kind = EDIT_ARG_VALUES, .what = "FROM"}, {.kind = EDIT_ARG_VALUES, .what = "TO"}},
+	.exec = exec_extract,
 };

@@ -93,23 +93,15 @@ static Onnx__TensorProto *from_text(struct edit_session *s, const char *name, co
 	return t;
 }
 
-static int exec_make_constant(struct edit_session *s, int argc, char **argv, struct ov_error *err)
+static int exec_make_constant(struct edit_session *s, const struct edit_args *a, struct ov_error *err)
 {
-	const char *name = argv[1], *value = argv[2];
+	const char *name = a->v[0].text, *value = a->v[1].text;
 	Onnx__GraphProto *g = s->m->proto->graph;
-	Onnx__ValueInfoProto *vi = edit_graph_input(s, name);
+	Onnx__ValueInfoProto *vi = a->v[0].decl;
 	Onnx__TensorProto *nt = NULL, *init = NULL;
 	size_t vi_index = 0;
 	struct strbuf desc = {0};
 
-	(void)argc;
-	if (!vi) {
-		int32_t id = edit_index(s, err) ? -1 : graph_value_id(s->g, name);
-		if (id >= 0 && (s->g->values[id].origin == VALUE_INITIALIZER || s->g->values[id].origin == VALUE_CONSTANT))
-			return ov_fail(err, OV_INVALID, "'%s' is already a constant (set-tensor %s ... changes its value)", name,
-				       name);
-		return ov_fail(err, OV_INVALID, "'%s' is not a graph input", name);
-	}
 	for (size_t i = 0; i < g->n_input; i++)
 		if (g->input[i] == vi)
 			vi_index = i;
@@ -121,8 +113,6 @@ static int exec_make_constant(struct edit_session *s, int argc, char **argv, str
 		return ov_fail(err, OV_INVALID, "'%s' is not declared as a tensor (a sequence, map or optional)", name);
 
 	if (value[0] == '@') {
-		if (!value[1])
-			return ov_fail(err, OV_USAGE, "'@' needs a file name: @FILE.npy or @FILE.pb");
 		if (tensorfile_read(value + 1, &s->m->alloc, &nt, err))
 			return -1;
 	} else if (!(nt = from_text(s, name, tp, value, err))) {
@@ -146,20 +136,20 @@ static int exec_make_constant(struct edit_session *s, int argc, char **argv, str
 		edit_tensor_take(s, init, nt);
 		nt = NULL;
 	} else {
-		Onnx__TensorProto **a = s->m->alloc.alloc(s->m->alloc.allocator_data,
-							  (g->n_initializer + 1) * sizeof *a);
-		if (!a || !(nt->name = edit_strdup(s, name))) {
-			if (a)
-				s->m->alloc.free(s->m->alloc.allocator_data, a);
+		Onnx__TensorProto **na = s->m->alloc.alloc(s->m->alloc.allocator_data,
+							   (g->n_initializer + 1) * sizeof *na);
+		if (!na || !(nt->name = edit_strdup(s, name))) {
+			if (na)
+				s->m->alloc.free(s->m->alloc.allocator_data, na);
 			ov_fail(err, OV_NOMEM, "out of memory");
 			goto fail;
 		}
 		if (g->n_initializer)
-			memcpy(a, g->initializer, g->n_initializer * sizeof *a);
-		a[g->n_initializer] = nt;
+			memcpy(na, g->initializer, g->n_initializer * sizeof *na);
+		na[g->n_initializer] = nt;
 		if (g->initializer)
 			s->m->alloc.free(s->m->alloc.allocator_data, g->initializer);
-		g->initializer = a;
+		g->initializer = na;
 		g->n_initializer++;
 		nt = NULL;
 	}
@@ -184,7 +174,9 @@ fail:
 }
 
 const struct edit_cmd edit_make_constant_cmd = {
-	"make-constant", "make-constant VALUE @FILE|VALUES",
-	"a graph input becomes an initializer holding the file's tensor (.npy, .pb) or the values given",
-	2, 2, 0, exec_make_constant,
+	.name = "make-constant",
+	.usage = "make-constant VALUE @FILE|VALUES",
+	.help = "a graph input becomes an initializer holding the file's tensor (.npy, .pb) or the values given",
+	.args = {{.kind = EDIT_ARG_INPUT}, {.kind = EDIT_ARG_DATA}},
+	.exec = exec_make_constant,
 };

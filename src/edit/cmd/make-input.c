@@ -16,16 +16,12 @@ static void remove_at(void **a, size_t *n, size_t i)
 	(*n)--;
 }
 
-static int exec_make_input(struct edit_session *s, int argc, char **argv, struct ov_error *err)
+static int exec_make_input(struct edit_session *s, const struct edit_args *a, struct ov_error *err)
 {
-	const char *name = argv[1];
+	const char *name = a->v[0].text;
 	Onnx__GraphProto *g = s->m->proto->graph;
-	struct edit_constant c;
+	const struct edit_constant c = a->v[0].constant;
 	struct strbuf type = {0}, values = {0};
-
-	(void)argc;
-	if (edit_find_constant(s, name, &c, err))
-		return -1;
 	Onnx__TensorProto *t = c.t;
 	describe_tensor_type(&type, t);
 	describe_tensor_values(&values, s->m, t, 8);
@@ -80,7 +76,9 @@ oom:
 }
 
 const struct edit_cmd edit_make_input_cmd = {
-	"make-input", "make-input TENSOR",
-	"a constant (initializer or Constant node) becomes a graph input of the same dtype and shape",
-	1, 1, 0, exec_make_input,
+	.name = "make-input",
+	.usage = "make-input TENSOR",
+	.help = "a constant (initializer or Constant node) becomes a graph input of the same dtype and shape",
+	.args = {{.kind = EDIT_ARG_TENSOR}},
+	.exec = exec_make_input,
 };

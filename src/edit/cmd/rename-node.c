@@ -5,18 +5,13 @@
 
 #include "src/edit/internal.h"
 
-static int exec_rename_node(struct edit_session *s, int argc, char **argv, struct ov_error *err)
+static int exec_rename_node(struct edit_session *s, const struct edit_args *a, struct ov_error *err)
 {
-	const char *to = argv[2];
+	const char *to = a->v[1].text;
 	char label[300];
-
-	(void)argc;
-	int32_t idx = edit_node(s, argv[1], err);
-	if (idx < 0)
-		return -1;
+	int32_t idx = a->v[0].node;
 	Onnx__NodeProto *n = s->g->nodes[idx].proto;
-	if (!*to)
-		return ov_fail(err, OV_USAGE, "the new name cannot be empty");
+
 	if (to[0] == '#')
 		return ov_fail(err, OV_USAGE, "'%s': a node name cannot start with '#' (#N names a node by its index)", to);
 	if (n->name && !strcmp(n->name, to))
@@ -37,6 +32,9 @@ static int exec_rename_node(struct edit_session *s, int argc, char **argv, struc
 }
 
 const struct edit_cmd edit_rename_node_cmd = {
-	"rename-node", "rename-node NODE NEW", "give a node a new name (refused when another node has it)",
-	2, 2, 0, exec_rename_node,
+	.name = "rename-node",
+	.usage = "rename-node NODE NEW",
+	.help = "give a node a new name (refused when another node has it)",
+	.args = {{.kind = EDIT_ARG_NODE}, {.kind = EDIT_ARG_NAME}},
+	.exec = exec_rename_node,
 };

@@ -124,17 +124,11 @@ static void rename_graph(struct renamer *r, Onnx__GraphProto *g, int is_main)
 		swap_name(r, &g->quantization_annotation[i]->tensor_name);
 }
 
-static int exec_rename(struct edit_session *s, int argc, char **argv, struct ov_error *err)
+static int exec_rename(struct edit_session *s, const struct edit_args *a, struct ov_error *err)
 {
-	const char *from = argv[1], *to = argv[2];
+	const char *from = a->v[0].text, *to = a->v[1].text;
 	Onnx__GraphProto *gp = s->m->proto->graph;
 
-	(void)argc;
-	int32_t id = edit_value(s, from, err);
-	if (id < 0)
-		return -1;
-	if (!*to)
-		return ov_fail(err, OV_USAGE, "the new name cannot be empty");
 	if (!strcmp(from, to))
 		return ov_fail(err, OV_INVALID, "'%s' already has that name", from);
 	int32_t other = graph_value_id(s->g, to);
@@ -157,7 +151,9 @@ static int exec_rename(struct edit_session *s, int argc, char **argv, struct ov_
 }
 
 const struct edit_cmd edit_rename_cmd = {
-	"rename", "rename VALUE NEW",
-	"rename a value everywhere it is named, subgraphs that read it included",
-	2, 2, 0, exec_rename,
+	.name = "rename",
+	.usage = "rename VALUE NEW",
+	.help = "rename a value everywhere it is named, subgraphs that read it included",
+	.args = {{.kind = EDIT_ARG_VALUE}, {.kind = EDIT_ARG_NAME}},
+	.exec = exec_rename,
 };

@@ -159,23 +159,18 @@ static int is_constant_value_attr(const char *name)
 	return !strncmp(name, "value", 5) || !strcmp(name, "sparse_value");
 }
 
-static int exec_set_attr(struct edit_session *s, int argc, char **argv, struct ov_error *err)
+static int exec_set_attr(struct edit_session *s, const struct edit_args *args, struct ov_error *err)
 {
-	const char *name = argv[2], *text = argv[3];
+	const char *name = args->v[1].text, *text = args->v[2].text;
 	char label[300], **items = NULL;
 	int64_t n = 0, dims[16];
 	int rank = 0, type, rc = -1, by_form = 0;
 	struct strbuf b = {0}, old = {0}, neu = {0};
 	Onnx__AttributeProto *a = NULL;
 
-	(void)argc;
-	int32_t idx = edit_node(s, argv[1], err);
-	if (idx < 0)
-		return -1;
+	int32_t idx = args->v[0].node;
 	Onnx__NodeProto *nd = s->g->nodes[idx].proto;
 	edit_node_label(label, sizeof label, nd, (uint32_t)idx);
-	if (!*name)
-		return ov_fail(err, OV_USAGE, "the attribute name cannot be empty");
 	size_t pos = nd->n_attribute;
 	for (size_t k = 0; k < nd->n_attribute; k++)
 		if (nd->attribute[k]->name && !strcmp(nd->attribute[k]->name, name)) {
@@ -286,7 +281,9 @@ out:
 }
 
 const struct edit_cmd edit_set_attr_cmd = {
-	"set-attr", "set-attr NODE NAME VALUE",
-	"set an attribute, typed by the op's schema: 3, 0.5, nearest, [1,2], [0.5,2.0], [\"a\",\"b\"]",
-	3, 3, 0, exec_set_attr,
+	.name = "set-attr",
+	.usage = "set-attr NODE NAME VALUE",
+	.help = "set an attribute, typed by the op's schema: 3, 0.5, nearest, [1,2], [0.5,2.0], [\"a\",\"b\"]",
+	.args = {{.kind = EDIT_ARG_NODE}, {.kind = EDIT_ARG_ATTR}, {.kind = EDIT_ARG_LITERAL}},
+	.exec = exec_set_attr,
 };

@@ -143,17 +143,15 @@ static void report_ops(struct edit_session *s, const struct opdb *db, const char
 	strbuf_free(&b);
 }
 
-static int exec_set_opset(struct edit_session *s, int argc, char **argv, struct ov_error *err)
+static int exec_set_opset(struct edit_session *s, const struct edit_args *a, struct ov_error *err)
 {
-	const char *domain = argc > 2 ? argv[1] : "";
+	const char *domain = a->v[0].text ? a->v[0].text : "";
 	int is_default = edit_is_default_domain(domain);
 	const char *dname = is_default ? "ai.onnx" : domain;
 	Onnx__ModelProto *p = s->m->proto;
 	struct ov_error dberr;
-	int64_t version;
+	int64_t version = a->v[1].i;
 
-	if (edit_parse_int(argv[argc - 1], &version, err))
-		return ov_wrap(err, "opset version: ");
 	if (version < 1)
 		return ov_fail(err, OV_USAGE, "opset version %lld: versions start at 1", (long long)version);
 	if (edit_index(s, err))
@@ -199,7 +197,9 @@ static int exec_set_opset(struct edit_session *s, int argc, char **argv, struct 
 }
 
 const struct edit_cmd edit_set_opset_cmd = {
-	"set-opset", "set-opset [DOMAIN] VERSION",
-	"change or add an opset import (ai.onnx when no DOMAIN); names ops that do not exist or change there",
-	1, 2, 0, exec_set_opset,
+	.name = "set-opset",
+	.usage = "set-opset [DOMAIN] VERSION",
+	.help = "change or add an opset import (ai.onnx when no DOMAIN); names ops that do not exist or change there",
+	.args = {{.kind = EDIT_ARG_DOMAIN, .optional = 1}, {.kind = EDIT_ARG_INT, .what = "opset version"}},
+	.exec = exec_set_opset,
 };

@@ -117,17 +117,13 @@ static void warn_consumers(struct edit_session *s, const char *name, int32_t dt)
 	}
 }
 
-static int exec_set_type(struct edit_session *s, int argc, char **argv, struct ov_error *err)
+static int exec_set_type(struct edit_session *s, const struct edit_args *a, struct ov_error *err)
 {
-	const char *name = argv[1];
+	const char *name = a->v[0].text;
 	Onnx__ValueInfoProto *decl[8];
 	struct strbuf before = {0}, after = {0}, inferred = {0};
 	int computed = 0, rc = -1;
-
-	(void)argc;
-	int32_t id = edit_value(s, name, err);
-	if (id < 0)
-		return -1;
+	int32_t id = a->v[0].value;
 	const struct graph_value *v = &s->g->values[id];
 	int is_input = v->origin == VALUE_INPUT;
 	if (v->origin == VALUE_INITIALIZER)
@@ -136,10 +132,7 @@ static int exec_set_type(struct edit_session *s, int argc, char **argv, struct o
 	if (v->origin == VALUE_CONSTANT)
 		return ov_fail(err, OV_INVALID, "'%s' is the output of Constant #%d: its type is that of the constant "
 			       "(use set-tensor)", name, v->producer);
-	int dt = dtype_parse(argv[2]);
-	if (dt <= 0)
-		return ov_fail(err, OV_USAGE, "'%s' is not a data type (float32, float16, bfloat16, float64, int64, int32, "
-			       "int8, uint8, bool, string...)", argv[2]);
+	int dt = a->v[1].dtype;
 	size_t n_decl = edit_declarations(s, name, decl, 8);
 	if (n_decl > 8)
 		n_decl = 8;
@@ -188,7 +181,9 @@ out:
 }
 
 const struct edit_cmd edit_set_type_cmd = {
-	"set-type", "set-type VALUE DTYPE",
-	"declare the element type of a graph input, output or inner value (float32, float16, int64...)",
-	2, 2, 0, exec_set_type,
+	.name = "set-type",
+	.usage = "set-type VALUE DTYPE",
+	.help = "declare the element type of a graph input, output or inner value (float32, float16, int64...)",
+	.args = {{.kind = EDIT_ARG_VALUE}, {.kind = EDIT_ARG_DTYPE}},
+	.exec = exec_set_type,
 };
