@@ -133,7 +133,7 @@ check "... and runs with the dims given" sh -c 'grep -q "^input .x. float32\[2,3
 screen run_twice 100x24 dyn.onnx ':run<Enter><C-U>x=2x3x4x5<Enter><Esc>:run<Enter>'
 check "... asked once: the next :run uses the same dims" sh -c 'grep -q "^input .x. float32\[2,3,4,5\]" run_twice.txt'
 screen run_bad 100x24 dyn.onnx ':run<Enter><C-U>x=2x7x4x5<Enter>'
-check "dims that contradict the model: one line saying which" last run_bad "x=2x7x4x5: dim 1 is 3 in the model"
+check "dims that contradict the model: one line saying which" last run_bad "dim 1 is 7, the model declares it 3"
 screen run_cancel 100x24 dyn.onnx ':run<Enter><Esc>'
 check "Esc at the question: not run, and why" last run_cancel "not run: the inputs have dims the model leaves open"
 screen r_reuse 100x24 dyn.onnx ':run<Enter><C-U>x=2x3x4x5<Enter><Esc>jR'

@@ -66,8 +66,7 @@ struct app {
 	uint8_t *marks;
 	uint32_t n_marks;
 	char *run_dims;               /* the answer to :run's question for dims the model leaves open */
-	char *run_inputs;             /* --input words giving the last :run's inputs (files in run_dir), for R */
-	char *run_dir;                /* a temporary folder for those files, removed at exit */
+	char *run_inputs;             /* the --input, --shape and --dim words of the last :run, for R */
 	struct exec_consts *consts;   /* the model's constants, kept from one :run or :compare to the next (on the
 	                                 GPU too); dropped when the model changes */
 	/* the file on screen: the model's path, then where :w PATH last saved it */

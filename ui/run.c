@@ -65,10 +65,8 @@ static struct exec_consts *app_consts(struct app *a)
 
 /* ---- dims the run cannot resolve ----
  *
- * TO BE REPLACED by the core's resolver: src/exec/feed.c / session.c are gaining --shape NAME=DIMS and --dim SYM=N
- * (issue 15 point 2).  Until then the TUI asks for the dims itself, generates the input with the asked shape and
- * hands it to run_session as a .npy file (--input NAME=FILE), which is what session.h takes today.  When the
- * core's options land, ask_dims() stays (the question) and make_input() goes: the answer becomes --shape words. */
+ * The TUI asks for them once, prefilled with the declared shape; the answer becomes run's own --shape NAME=DIMS
+ * words, which the core resolves and checks against the model (src/exec/feed.h) as for `onnxview run`. */
 
 /* The graph inputs (main graph) that have a dim neither a number nor given by --input in args, as
  * "NAME=D1xD2x..." words with the declared dims (symbols kept) for the prompt to prefill; "" when none. */
@@ -82,6 +80,9 @@ static void unresolved_inputs(struct app *a, const struct graph *g, const char *
 			continue;
 		char given[600];
 		snprintf(given, sizeof given, "--input %s=", val->name);
+		if (strstr(args, given))
+			continue;
+		snprintf(given, sizeof given, "--shape %s=", val->name);
 		if (strstr(args, given))
 			continue;
 		const struct vshape *vs = sh ? shapes_get(sh, g, (int32_t)v) : NULL;
@@ -101,74 +102,12 @@ static void unresolved_inputs(struct app *a, const struct graph *g, const char *
 	}
 }
 
-/* A generated input of the asked shape in a .npy file: floats uniform in [-1, 1) (the same stream each time),
- * integers and booleans zero.  Returns 0, or -1 with err. */
-static int make_input(struct app *a, const struct graph *g, const char *name, const char *dims, const char *path,
-		      struct ov_error *err)
-{
-	int32_t id = graph_value_id(g, name);
-	const struct vshape *vs = id >= 0 && app_shapes(a) ? shapes_get(app_shapes(a), g, id) : NULL;
-	int64_t d[XT_MAX_RANK], numel = 1;
-	int rank = 0;
-	const char *p = dims;
-
-	if (id < 0 || g->values[id].origin != VALUE_INPUT)
-		return ov_fail(err, OV_USAGE, "'%s' is not a graph input", name);
-	while (*p) {
-		char *end;
-		long long n = strtoll(p, &end, 10);
-		if (end == p || n < 0 || n > (1LL << 31) || rank == XT_MAX_RANK || (*end && *end != 'x'))
-			return ov_fail(err, OV_USAGE, "%s=%s: dims are numbers joined by x (1x3x224x224)", name, dims);
-		d[rank++] = n;
-		numel *= n;
-		if (numel > (1LL << 28))
-			return ov_fail(err, OV_LIMIT, "%s=%s: too many values for a generated input", name, dims);
-		p = *end ? end + 1 : end;
-	}
-	if (vs && vs->rank >= 0 && vs->rank != rank)
-		return ov_fail(err, OV_USAGE, "%s=%s: %d dims, the model declares %d", name, dims, rank, vs->rank);
-	for (int k = 0; vs && k < rank; k++)
-		if (vs->dims[k].v != DIM_UNKNOWN && vs->dims[k].v != d[k])
-			return ov_fail(err, OV_USAGE, "%s=%s: dim %d is %lld in the model", name, dims, k,
-				       (long long)vs->dims[k].v);
-	int32_t dt = vs && vs->dtype ? vs->dtype : 1;
-	size_t es = xt_elem_size(dt);
-	if (!tensorfile_npy_descr(dt) || !es)
-		return ov_fail(err, OV_INVALID, "'%s': cannot generate a %s input", name, dtype_name(dt));
-	unsigned char *raw = calloc((size_t)(numel ? numel : 1), es);
-	if (!raw)
-		return ov_fail(err, OV_NOMEM, "out of memory");
-	uint64_t x = 0x9e3779b97f4a7c15ull;
-	for (int64_t i = 0; i < numel; i++) {
-		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		double r = (double)(x >> 11) / 9007199254740992.0 * 2 - 1;
-		if (dt == 1)
-			((float *)raw)[i] = (float)r;
-		else if (dt == 11)
-			((double *)raw)[i] = r;
-	}
-	int rc = tensorfile_write_npy(path, dt, d, (size_t)rank, raw, err);
-	free(raw);
-	return rc;
-}
-
-/* A folder for the files a run is given, made once per session. */
-static const char *run_dir(struct app *a)
-{
-	if (!a->run_dir) {
-		char tmpl[] = "/tmp/onnxview-tui.XXXXXX";
-		if (mkdtemp(tmpl))
-			a->run_dir = strdup(tmpl);
-	}
-	return a->run_dir;
-}
-
 /* Before a :run: the dims it cannot resolve, asked once (prefilled with the declared shape) and remembered for the
- * next runs; each becomes --input NAME=FILE in out.  -1 when the user cancelled or an answer was wrong. */
+ * next runs; each becomes --shape NAME=DIMS in out (the core checks it).  -1 when the user cancelled or an answer
+ * was not NAME=DIMS words. */
 static int ask_dims(struct app *a, const struct graph *g, const char *args, struct strbuf *out)
 {
 	struct strbuf need = {0};
-	struct ov_error e;
 
 	unresolved_inputs(a, g, args, &need);
 	if (!need.len) {
@@ -185,26 +124,13 @@ static int ask_dims(struct app *a, const struct graph *g, const char *args, stru
 	int rc = 0;
 	char *copy = strdup(answer);
 	for (char *w = copy ? strtok_r(copy, " ", &save) : NULL; w && !rc; w = strtok_r(NULL, " ", &save)) {
-		char *eq = strrchr(w, '=');
-		char path[600];
-		if (!eq || !run_dir(a)) {
+		const char *eq = strrchr(w, '=');
+		if (!eq || eq == w || strchr(w, '"')) {
 			app_message(a, 1, "'%s': give NAME=DIMS (x=1x3x224x224)", w);
 			rc = -1;
 			break;
 		}
-		*eq = '\0';
-		char safe[256];
-		snprintf(safe, sizeof safe, "%s", w);
-		for (char *c = safe; *c; c++)
-			if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
-				*c = '_';
-		snprintf(path, sizeof path, "%s/dims-%s.npy", run_dir(a), safe);
-		if (make_input(a, g, w, eq + 1, path, &e)) {
-			app_message(a, 1, "%s", e.msg);
-			rc = -1;
-			break;
-		}
-		strbuf_printf(out, " --input \"%s=%s\"", w, path);
+		strbuf_printf(out, " --shape \"%s\"", w);
 	}
 	if (!copy)
 		rc = -1;
@@ -231,8 +157,10 @@ static void keep_inputs(struct app *a, const char *args)
 	int argc = copy ? split_words(copy, argv, MAX_ARGS) : 0;
 
 	for (int i = 0; i + 1 < argc; i++)
-		if (!strcmp(argv[i], "--input"))
-			strbuf_printf(&words, " --input \"%s\"", argv[++i]);
+		if (!strcmp(argv[i], "--input") || !strcmp(argv[i], "--shape") || !strcmp(argv[i], "--dim")) {
+			strbuf_printf(&words, " %s \"%s\"", argv[i], argv[i + 1]);
+			i++;
+		}
 	free(copy);
 	free(a->run_inputs);
 	a->run_inputs = words.len && !words.failed ? strdup(strbuf_str(&words)) : NULL;

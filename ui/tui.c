@@ -540,18 +540,6 @@ out:
 	free(a.file);
 	free(a.run_dims);
 	free(a.run_inputs);
-	if (a.run_dir) { /* the inputs :run made or kept */
-		DIR *d = opendir(a.run_dir);
-		struct dirent *de;
-		char p[700];
-		while (d && (de = readdir(d)))
-			if (de->d_name[0] != '.' && snprintf(p, sizeof p, "%s/%s", a.run_dir, de->d_name) < (int)sizeof p)
-				unlink(p);
-		if (d)
-			closedir(d);
-		rmdir(a.run_dir);
-		free(a.run_dir);
-	}
 	free(a.state_ids);
 	app_clear_results(&a);
 	exec_consts_free(a.consts);
