@@ -350,8 +350,10 @@ static void one_run(char *line)
 	} else if (!fallbacks_ok(gpu, w[1])) {
 		result(0, gpu, "%s: nodes fell back to the CPU (expected %s)", label, w[1]);
 	} else {
-		const char *c = strstr(gpu, "\nran ");
-		result(1, NULL, "%s%s%.*s", label, c ? ": " : "", c ? (int)strcspn(c + 1, "\n") : 0, c ? c + 1 : "");
+		const char *c = strncmp(gpu, "ran ", 4) ? strstr(gpu, "\nran ") : gpu; /* "ran 60 nodes on cuda" */
+		if (c && *c == '\n')
+			c++;
+		result(1, NULL, "%s%s%.*s", label, c ? ": " : "", c ? (int)strcspn(c, "\n") : 0, c ? c : "");
 	}
 	watch(NULL);
 	free(cpu);

@@ -9,14 +9,14 @@
 #   concurrent.txt   2, 4, 8 `onnxview run --backend cuda` processes at once (scripts/gpu/concurrent.sh)
 #   bench.txt        bench/bench-cuda.py: warm runs against PyTorch eager, TF32 off and on
 #   export.txt       bench/bench-cuda.py export's log
-# Every step has a time limit, and the whole stays under GPU_RUN_LIMIT seconds (default 330).
+# Every step has a time limit, and the whole stays under GPU_RUN_LIMIT seconds (default 300).
 # Env: GPU_RUN_LIMIT; GPU_RUN_MODELS (bench-cuda.py's models, default all five); GPU_RUN_SKIP (words: cuda export
 # concurrent bench) to leave steps out; PYTHON (default: /opt/torch/.venv/bin/python3 when it has onnx and numpy,
 # else python3).
 # No `exec > >(tee ...)` here: with background jobs, `wait` would wait for the tee for ever.
 set -u -o pipefail
 T0=$(date +%s)
-LIMIT=${GPU_RUN_LIMIT:-330}
+LIMIT=${GPU_RUN_LIMIT:-300}
 cd "$(dirname "$0")/../.." || exit 1
 ROOT=$PWD
 OUT=${OUT:-$ROOT/.gpu/out}
@@ -48,7 +48,10 @@ printf '# onnxview on a GPU: scripts/gpu/run.sh\n\n' >"$R"
 say "started $(date -u '+%Y-%m-%d %H:%M:%S UTC'); time limit $LIMIT s; checkout $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 
 # ---- unpack, libraries, python ----
-if ! tar -C "$W" -xJf "$ROOT/.gpu/onnxview-gpu.tar.xz" 2>"$OUT/unpack.txt"; then
+# tar with xz, or python's tarfile where xz is not installed
+if ! { tar -C "$W" -xJf "$ROOT/.gpu/onnxview-gpu.tar.xz" 2>"$OUT/unpack.txt" ||
+	python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+		"$ROOT/.gpu/onnxview-gpu.tar.xz" "$W" 2>>"$OUT/unpack.txt"; }; then
 	say "**cannot unpack .gpu/onnxview-gpu.tar.xz** (scripts/gpu/pack.sh, and carry [\".gpu\"]): $(head -2 "$OUT/unpack.txt")"
 	exit 1
 fi
