@@ -175,7 +175,7 @@ if [ -s "$EXP/runs.txt" ] && [ "$(limit 90)" -gt 0 ]; then
 	timeout -k 5 "$l" "$SUITE" --timeout 60 --progress 10 --runs "$EXP/runs.txt" >"$OUT/suite-torch.txt" 2>&1
 	ended "gpu-suite --runs" $? $(($(elapsed) - s)) "$l"
 	say '```'
-	grep -E '^(not )?ok|^# gpu-suite|^Bail' "$OUT/suite-torch.txt" >>"$R"
+	grep -E '^(not )?ok|^# gpu-suite|^Bail|^1\.\.0' "$OUT/suite-torch.txt" >>"$R"
 	say '```'
 else
 	say "- no exports to check (see export.txt) or no time left"
