@@ -1,102 +1,208 @@
 #!/usr/bin/env python3
-"""Benchmark `onnxview run --backend cuda` against onnxruntime's CUDA provider, in one script (issue 7).
+"""onnxview's CUDA backend against PyTorch eager on the same GPU (issue 17), in one script.
 
-Usage: /opt/onnxview-ort/bin/python bench/bench-cuda.py ONNXVIEW MODEL... [--runs N] [--tf32]
-For each model (e.g. ResNet-18 and the transformer block from tests/export-torch.py): the same random input for
-both; onnxruntime's median session.run time on CUDAExecutionProvider (session made once, warmed up) against
-onnxview's median node time on its CUDA backend over the warm runs of one `run --repeat N+1 --json` (the first run
-uploads the weights; the later ones find them on the device), the ratio, the copies per run, the nodes
-onnxview left to the CPU, and the max abs difference of the outputs (against onnxruntime on CUDA, and against
-onnxview's own CPU run).  Needs a GPU, onnxview built with CUDA, and onnxruntime with the CUDA provider
-(`pip install onnxruntime-gpu` in the venv); when any is missing it says which and exits 0."""
+Usage:
+  bench-cuda.py export DIR [MODEL...]
+      Build each model in PyTorch (random weights, fixed seed: nothing is downloaded), export it to DIR/NAME.onnx,
+      and save its input (DIR/NAME.x.npy) and PyTorch's output on the CPU in float32 (DIR/NAME.y.npy); write
+      DIR/runs.txt, the GPU suite's list (tests/gpu-suite.c --runs) that checks onnxview's CPU and CUDA runs
+      against PyTorch.  A model that does not export is reported and left out.
+  bench-cuda.py bench ONNXVIEW DIR [MODEL...] [--runs N] [--tf32] [--md FILE]
+      For each model exported to DIR: PyTorch eager on the GPU (the module built again from the same seed, warmed
+      up, the median of N timed forward passes, each ended by torch.cuda.synchronize) against onnxview's warm runs
+      (`run --backend cuda --repeat N+1 --json`: the median of runs 2..N+1, its node time; the first run, which
+      uploads the weights, reported apart), float32 with TF32 off on both sides, or with --tf32 on both (onnxview's
+      --tf32, torch.backends' allow_tf32).  Also the largest difference between the two outputs, the nodes
+      onnxview left to the CPU, and the wall time of the whole onnxview process.  --md appends a Markdown table.
+MODELS: resnet18, mobilenet_v2, resnet50_b8, transformer (6 encoder blocks, 1x128x512), vit_b16 (default: all).
+Needs PyTorch (and torchvision for the image models); bench also needs a GPU and onnxview built with CUDA; when
+one is missing it says which and exits 0."""
 import json
 import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
+import warnings
 
 import numpy as np
 
+MODELS = ["resnet18", "mobilenet_v2", "resnet50_b8", "transformer", "vit_b16"]
 
-def main():
-    args = sys.argv[1:]
-    runs, tf32 = 9, "--tf32" in args
-    if tf32:
-        args.remove("--tf32")
-    if "--runs" in args:
-        i = args.index("--runs")
-        runs = int(args[i + 1])
-        del args[i:i + 2]
-    if len(args) < 2:
-        print(__doc__)
-        return 2
-    ov, models = args[0], args[1:]
+
+def build(name):
+    """(module in eval mode, example input) for a model name, the same every time (seeded)."""
+    import torch
+    from torch import nn
+    torch.manual_seed(0)
+    if name == "transformer":
+        layer = nn.TransformerEncoderLayer(d_model=512, nhead=8, dim_feedforward=2048, batch_first=True)
+        net = nn.TransformerEncoder(layer, num_layers=6, enable_nested_tensor=False)
+        x = torch.randn(1, 128, 512)
+    else:
+        import torchvision
+        ctor = {"resnet18": torchvision.models.resnet18, "mobilenet_v2": torchvision.models.mobilenet_v2,
+                "resnet50_b8": torchvision.models.resnet50, "vit_b16": torchvision.models.vit_b_16}[name]
+        net = ctor(weights=None)
+        x = torch.randn(8 if name == "resnet50_b8" else 1, 3, 224, 224)
+    return net.eval(), x
+
+
+def export(outdir, names):
+    try:
+        import torch
+    except ImportError:
+        print("export: PyTorch is not installed; nothing exported")
+        return 0
+    warnings.filterwarnings("ignore")
+    os.makedirs(outdir, exist_ok=True)
+    torch.set_num_threads(min(8, os.cpu_count() or 1))
+    runs = []
+    for name in names:
+        t = time.time()
+        path = os.path.join(outdir, name + ".onnx")
+        try:
+            net, x = build(name)
+            with torch.no_grad():
+                y = net(x)
+            np.save(os.path.join(outdir, name + ".x.npy"), x.numpy())
+            np.save(os.path.join(outdir, name + ".y.npy"), y.numpy())
+            # autograd on while exporting: under no_grad an encoder layer takes its fused fast path, which has
+            # no ONNX form.  The TorchScript exporter where this PyTorch still has it, else the dynamo one.
+            how = None
+            if name != "vit_b16":
+                try:
+                    torch.onnx.export(net, (x,), path, opset_version=17, input_names=["x"], output_names=["y"],
+                                      do_constant_folding=True, dynamo=False)
+                    how = "TorchScript exporter, opset 17"
+                except TypeError:  # a PyTorch without the dynamo argument
+                    torch.onnx.export(net, (x,), path, opset_version=17, input_names=["x"], output_names=["y"],
+                                      do_constant_folding=True)
+                    how = "TorchScript exporter, opset 17"
+                except Exception as e:  # noqa: BLE001 - any exporter failure: try the other one
+                    print(f"export: {name}: the TorchScript exporter failed ({str(e)[:120]}); trying dynamo")
+            if how is None:
+                prog = torch.onnx.export(net, (x,), dynamo=True, opset_version=18, input_names=["x"],
+                                         output_names=["y"])
+                prog.save(path)
+                how = "dynamo exporter, opset 18"
+        except Exception as e:  # noqa: BLE001 - one model failing must not stop the others
+            print(f"export: {name}: failed: {str(e).splitlines()[0][:200] if str(e) else type(e).__name__}")
+            continue
+        size = os.path.getsize(path) + sum(os.path.getsize(p) for p in [path + ".data"] if os.path.exists(p))
+        print(f"export: {name}: {how}, {size / 1e6:.1f} MB, {time.time() - t:.1f} s")
+        tol = "--rtol 1e-3 --atol 1e-3" if name != "resnet50_b8" else "--rtol 1e-3 --atol 2e-3"
+        runs.append(f"torch_{name} 0 {os.path.abspath(path)} --input x={os.path.abspath(outdir)}/{name}.x.npy "
+                    f"--expect y={os.path.abspath(outdir)}/{name}.y.npy {tol}\n")
+    with open(os.path.join(outdir, "runs.txt"), "w") as f:
+        f.writelines(runs)
+    return 0
+
+
+def bench(ov, outdir, names, runs, tf32, md):
     version = subprocess.run([ov, "--version"], capture_output=True, text=True).stdout
     line = next((l for l in version.splitlines() if l.startswith("CUDA backend:")), "CUDA backend: ?")
     if "device 0:" not in line:
         print(f"skipped: onnxview cannot run on a GPU here ({line})")
         return 0
     try:
-        import onnxruntime as ort
+        import torch
     except ImportError:
-        print("skipped: no onnxruntime in this python")
+        print("skipped: no PyTorch in this python")
         return 0
-    if "CUDAExecutionProvider" not in ort.get_available_providers():
-        print(f"skipped: onnxruntime has no CUDA provider (providers: {ort.get_available_providers()}; "
-              "install onnxruntime-gpu)")
+    if not torch.cuda.is_available():
+        print("skipped: PyTorch sees no GPU")
         return 0
-    print(line)
-    d = tempfile.mkdtemp()
-    for model in models:
-        so = ort.SessionOptions()
-        sess = ort.InferenceSession(model, so, providers=["CUDAExecutionProvider"])
-        feeds, args_in = {}, []
-        for k, inp in enumerate(sess.get_inputs()):
-            shape = [s if isinstance(s, int) else 1 for s in inp.shape]
-            x = np.random.default_rng(k).standard_normal(shape).astype(np.float32)
-            path = os.path.join(d, f"in{k}.npy")
-            np.save(path, x)
-            feeds[inp.name] = x
-            args_in += ["--input", f"{inp.name}={path}"]
-        for _ in range(3):
-            ref = sess.run(None, feeds)
-        t_ort = []
-        for _ in range(runs):
-            t0 = time.perf_counter()
-            ref = sess.run(None, feeds)
-            t_ort.append(time.perf_counter() - t0)
-        out_dir = os.path.join(d, "gpu")
-        base = [ov, "run", model, *args_in, "--json"]
-        # one process: the first run uploads the weights and warms the libraries up, the later runs are what a
-        # loaded model costs (constants stay on the device), as onnxruntime's warmed session is measured
-        cmd = base + ["--backend", "cuda", "--repeat", str(runs + 1), "--save", out_dir] + (["--tf32"] if tf32 else [])
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode:
-            print(f"{os.path.basename(model)}: onnxview failed: {r.stderr.strip()}")
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cudnn.allow_tf32 = tf32
+    mode = "TF32 on both sides" if tf32 else "float32, TF32 off on both sides"
+    print(f"{line}\nPyTorch {torch.__version__} on {torch.cuda.get_device_name(0)}; {mode}; median of {runs} warm runs")
+    rows = []
+    for name in names:
+        path = os.path.join(outdir, name + ".onnx")
+        if not os.path.exists(path):
+            print(f"{name}: not exported, left out")
+            continue
+        net, x = build(name)
+        net = net.cuda()
+        xg = x.cuda()
+        with torch.no_grad():
+            for _ in range(3):
+                yt = net(xg)
+            torch.cuda.synchronize()
+            times = []
+            for _ in range(runs):
+                t = time.perf_counter()
+                yt = net(xg)
+                torch.cuda.synchronize()
+                times.append(time.perf_counter() - t)
+        t_torch = statistics.median(times) * 1e3
+        yt = yt.float().cpu().numpy()
+        save = os.path.join(outdir, name + ".ov")
+        cmd = [ov, "run", path, "--input", f"x={os.path.join(outdir, name + '.x.npy')}", "--backend", "cuda",
+               "--repeat", str(runs + 1), "--json", "--save", save] + (["--tf32"] if tf32 else [])
+        t = time.perf_counter()
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        except subprocess.TimeoutExpired:
+            print(f"{name}: onnxview did not finish within 120 s")
+            continue
+        wall = time.perf_counter() - t
+        if r.returncode != 0:
+            print(f"{name}: onnxview failed (exit {r.returncode}): {r.stderr.strip()[:300]}")
             continue
         rep = json.loads(r.stdout)
         rp = rep["repeat"]
-        fallback, notes, first, warm = rep.get("fallback_nodes", []), rep.get("notes", []), rep["copies"], rp["copies"]
-        outs = [v.get("saved", v["name"]) for v in rep["values"] if v["output"]]
-        cpu_dir = os.path.join(d, "cpu")
-        subprocess.run(base + ["--save", cpu_dir], capture_output=True, text=True)  # same file names
-        diff_ort = diff_cpu = 0.0
-        for name, want in zip(outs, ref):
-            got = np.load(os.path.join(out_dir, name + ".npy"))
-            cpu = np.load(os.path.join(cpu_dir, name + ".npy"))
-            diff_ort = max(diff_ort, float(np.abs(got - want).max()))
-            diff_cpu = max(diff_cpu, float(np.abs(got - cpu).max()))
-        mo, mv = statistics.median(t_ort), rp["median_ms"] / 1e3
-        print(f"{os.path.basename(model)}: onnxruntime CUDA {mo * 1e3:.3f} ms, onnxview CUDA nodes "
-              f"{mv * 1e3:.3f} ms (ratio {mv / mo:.2f}x; median of {runs} warm runs, the first took "
-              f"{rp['first_ms']:.1f} ms){' with --tf32' if tf32 else ''}; {len(fallback)} nodes on the CPU; copies: "
-              f"first run {first['to_device']} up ({first['to_device_bytes'] / 1e6:.2f} MB, the weights included), "
-              f"later runs {warm['to_device']} up ({warm['to_device_bytes'] / 1e6:.3f} MB) and {warm['to_host']} "
-              f"down; every run the same bits: {rp['same_bits']}; {len(notes)} notes; max abs diff vs onnxruntime "
-              f"{diff_ort:.3g}, vs onnxview's CPU {diff_cpu:.3g}")
+        yo = np.load(os.path.join(save, "y.npy")).astype(np.float32)
+        diff = float(np.max(np.abs(yo - yt))) if yo.shape == yt.shape else float("nan")
+        ratio = rp["median_ms"] / t_torch
+        row = dict(model=name, torch_ms=t_torch, ov_ms=rp["median_ms"], ov_min_ms=rp["min_ms"], ratio=ratio,
+                   first_ms=rp["first_ms"], process_s=wall, max_abs=diff, cpu_nodes=len(rep["fallback_nodes"]),
+                   same_bits=rp.get("same_bits"))
+        rows.append(row)
+        print(f"{name}: PyTorch eager {t_torch:.3f} ms, onnxview {rp['median_ms']:.3f} ms (min {rp['min_ms']:.3f}; "
+              f"ratio {ratio:.2f}x); first run {rp['first_ms']:.1f} ms; whole process {wall:.2f} s; max abs diff "
+              f"{diff:.3g}; {row['cpu_nodes']} nodes on the CPU; same bits each run: {row['same_bits']}", flush=True)
+    if md and rows:
+        with open(md, "a") as f:
+            f.write(f"\n{mode}; {line}; PyTorch {torch.__version__}; median of {runs} warm runs\n\n")
+            f.write("| model | PyTorch eager ms | onnxview warm ms (min) | ratio | first run ms | process s | "
+                    "max abs diff | CPU nodes |\n|---|---|---|---|---|---|---|---|\n")
+            for w in rows:
+                f.write(f"| {w['model']} | {w['torch_ms']:.3f} | {w['ov_ms']:.3f} ({w['ov_min_ms']:.3f}) | "
+                        f"{w['ratio']:.2f}x | {w['first_ms']:.1f} | {w['process_s']:.2f} | {w['max_abs']:.3g} | "
+                        f"{w['cpu_nodes']} |\n")
     return 0
+
+
+def main():
+    args = sys.argv[1:]
+    runs, tf32, md = 20, "--tf32" in args, None
+    if tf32:
+        args.remove("--tf32")
+    for opt in ("--runs", "--md"):
+        if opt in args:
+            i = args.index(opt)
+            if i + 1 >= len(args):
+                print(__doc__)
+                return 2
+            if opt == "--runs":
+                runs = int(args[i + 1])
+            else:
+                md = args[i + 1]
+            del args[i:i + 2]
+    if len(args) >= 2 and args[0] == "export":
+        names = args[2:] or MODELS
+        bad = [n for n in names if n not in MODELS]
+        if bad:
+            print(f"unknown model {bad[0]} (one of {', '.join(MODELS)})")
+            return 2
+        return export(args[1], names)
+    if len(args) >= 3 and args[0] == "bench":
+        names = args[3:] or MODELS
+        return bench(args[1], args[2], names, runs, tf32, md)
+    print(__doc__)
+    return 2
 
 
 if __name__ == "__main__":

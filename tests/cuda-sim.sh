@@ -19,7 +19,7 @@ SRCNN=$SRCDIR/share/onnxview/examples/srcnn.onnx
 check "the simulator names itself as the device" grep -q "device 0: onnxview CUDA simulator (host)" "$TMP/version.txt"
 
 # ---- tests/cuda.sh on the simulator ----
-if ONNXVIEW=$SIM sh "$SRCDIR/tests/cuda.sh" >"$TMP/cuda.txt" 2>&1; then
+if ONNXVIEW=$SIM GPU_SUITE=$BUILDDIR/tests/gpu-suite-sim sh "$SRCDIR/tests/cuda.sh" >"$TMP/cuda.txt" 2>&1; then
 	ok "tests/cuda.sh's device checks pass on the simulator ($(grep -c '^ok' "$TMP/cuda.txt") checks)"
 else
 	not_ok "tests/cuda.sh's device checks pass on the simulator"
@@ -170,6 +170,44 @@ OV_CUDASIM_MEM=4096 run "$SRCNN" --input random --backend cuda
 check "device memory running out ends the run (exit 1) with one line naming what did not fit" \
 	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(wc -l <err.txt) = 1 ] && grep -q 'cannot allocate [0-9]* bytes on the CUDA device' err.txt"
 diag "$(cat err.txt)"
+# a device that stops answering: every wait has a deadline (OV_CUDA_TIMEOUT), so the run ends with one line
+OV_CUDA_TIMEOUT=1 OV_CUDASIM_HANG=add_bias timeout 60 "$SIM" run "$SRCNN" --input random --backend cuda >out.txt 2>err.txt
+echo $? >rc.txt
+check "a kernel that never ends: the run ends after OV_CUDA_TIMEOUT (exit 1), one line naming the node" \
+	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(grep -vc '^cudasim:' err.txt) = 1 ] &&
+	       grep -q \"#1 'conv1' Conv: the CUDA device did not finish the work within 1 s (OV_CUDA_TIMEOUT)\" err.txt"
+diag "$(grep -v '^cudasim:' err.txt)"
+# the GPU suite's watchdog: with no deadline in the backend (OV_CUDA_TIMEOUT=0) the suite still ends, reporting
+# the model and its summary; with one, the suite goes on to the next model (the device is then given up)
+SUITE=$BUILDDIR/tests/gpu-suite-sim
+if [ -x "$SUITE" ]; then
+	cp "$SRCNN" srcnn.onnx
+	printf 'srcnn 0 srcnn.onnx --input random\nsrcnn_again 0 srcnn.onnx --input random\n' >runs.txt
+	OV_CUDA_TIMEOUT=0 OV_CUDASIM_HANG=add_bias timeout 60 "$SUITE" --timeout 2 --progress 0 --runs runs.txt \
+		>suite.txt 2>suite.err
+	echo $? >rc.txt
+	check "GPU suite: a model that hangs is stopped by the watchdog, reported, and the suite ends (exit 1)" \
+		sh -c "[ \$(cat rc.txt) = 1 ] &&
+		       grep -q '^not ok 1 - srcnn: did not finish within 2 s (the watchdog, --timeout); the suite ends here' suite.txt &&
+		       grep -q '^# gpu-suite: 1 models in .*0 pass, 1 fail, 0 skipped, ended by the watchdog' suite.txt &&
+		       grep -q '^1\.\.1$' suite.txt && grep -q '^Bail out!' suite.txt"
+	sed 's/^/# /' suite.txt
+	OV_CUDA_TIMEOUT=1 OV_CUDASIM_HANG=add_bias timeout 60 "$SUITE" --timeout 20 --progress 0 --runs runs.txt \
+		>suite.txt 2>suite.err
+	echo $? >rc.txt
+	check "GPU suite: with the backend's deadline the hanging model fails and the next one says the device is given up" \
+		sh -c "[ \$(cat rc.txt) = 1 ] && grep -q '^not ok 1 - srcnn: the CUDA run failed' suite.txt &&
+		       grep -q 'did not finish its work within 1 s (OV_CUDA_TIMEOUT) earlier in this session' suite.txt &&
+		       grep -q '^# gpu-suite: 2 models in .*0 pass, 2 fail' suite.txt"
+	"$SUITE" --timeout 20 --progress 0 --total 1e-9 --runs runs.txt >suite.txt 2>suite.err
+	check "GPU suite: past --total the models left are skipped" \
+		sh -c "grep -c '^ok [0-9] - # SKIP srcnn.*the suite.s time limit' suite.txt | grep -q 2"
+	"$SUITE" --frobnicate >suite.txt 2>suite.err
+	check "GPU suite: an unknown option is a usage error (exit 2)" [ $? = 2 ]
+else
+	skip "no $SUITE"
+fi
+
 OV_CUDASIM_DEVICES=0 run "$SRCNN" --input random --backend cuda
 check "no device: one line saying so (exit 1)" \
 	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(wc -l <err.txt) = 1 ] && grep -q 'no CUDA device' err.txt"

@@ -7,8 +7,9 @@
 # - With a device: every op the backend runs is compared with the CPU on random inputs of several shapes and
 #   types (the CPU's outputs saved with --save, checked with --expect, and no node may fall back to the CPU),
 #   Conv reports its cuDNN algorithm, --tf32 runs, declined nodes fall back and are reported, and the ONNX
-#   conformance tests of tests/conformance-pass.txt pass on the CUDA backend (tests/conformance.sh with
-#   ONNXVIEW_BACKEND=cuda).  CUDA_CONFORMANCE=0 leaves the conformance run out.
+#   conformance tests of tests/conformance-pass.txt pass on the CUDA backend.  The models run in one process, the
+#   GPU suite (tests/gpu-suite.c, $GPU_SUITE: one CUDA context, a watchdog per model, GPU_SUITE_TIMEOUT seconds,
+#   default 120).  CUDA_CONFORMANCE=0 leaves the conformance run out.
 . "$(dirname "$0")/lib.sh"
 
 scratch
@@ -1056,85 +1057,6 @@ onnx.save(m, "ScatterElements_device_indices.onnx")
 manifest.write("ScatterElements_device_indices %s y 0 x,u\n" % BITS)
 EOF
 
-# Each model: the CPU's output saved, then the CUDA backend's checked against it, with no node left to the CPU
-# (but the Cast of the bfloat16 models).  One manifest line per model; the models run in parallel, each writing
-# NAME.result ("ok", or why not).
-cat >one-model.sh <<'EOF'
-name=$1 rtol=$2 atol=$3 expect=$4 fallbacks=$5 inputs=$6
-[ "$inputs" = - ] && inputs=
-set --
-for i in $(echo "$inputs" | tr ',' ' '); do
-	set -- "$@" --input "$i=random"
-done
-expects=
-for e in $(echo "$expect" | tr ',' ' '); do
-	expects="$expects --expect $e=cpu_$name/$e.npy"
-done
-rm -rf "cpu_$name"
-if ! "$ONNXVIEW" run "$name.onnx" "$@" --save "cpu_$name" >"$name.cpu.txt" 2>&1; then
-	{ echo "the CPU run failed"; cat "$name.cpu.txt"; } >"$name.result"
-	exit 0
-fi
-if [ "$rtol" = bits ]; then
-	# the outputs saved, and compared with the CPU's byte for byte
-	rm -rf "cuda_$name"
-	"$ONNXVIEW" run "$name.onnx" "$@" --backend cuda --save "cuda_$name" >"$name.cuda.txt" 2>&1
-	st=$?
-	for e in $(echo "$expect" | tr ',' ' '); do
-		[ "$st" != 0 ] || cmp "cpu_$name/$e.npy" "cuda_$name/$e.npy" >>"$name.cuda.txt" 2>&1 || st=bits
-	done
-else
-	# $expects is unquoted: one word per --expect and per name (no spaces in them)
-	"$ONNXVIEW" run "$name.onnx" "$@" --backend cuda $expects --rtol "$rtol" --atol "$atol" >"$name.cuda.txt" 2>&1
-	st=$?
-fi
-if [ "$st" != 0 ]; then
-	{ echo "CUDA differs from the CPU (rtol $rtol, atol $atol) or failed (exit $st)"; cat "$name.cuda.txt"; } \
-		>"$name.result"
-elif { [ "$fallbacks" = 0 ] && grep -q 'on the CPU' "$name.cuda.txt"; } ||
-	{ [ "$fallbacks" != 0 ] && ! grep -q "($fallbacks on the CPU" "$name.cuda.txt"; }; then
-	{ echo "nodes fell back to the CPU (expected $fallbacks)"; cat "$name.cuda.txt"; } >"$name.result"
-else
-	echo ok >"$name.result"
-fi
-EOF
-export ONNXVIEW ASAN_OPTIONS
-xargs -P "$(nproc 2>/dev/null || echo 2)" -L 1 sh one-model.sh <manifest.txt
-n_models=0
-n_pass=0
-while read -r name rest; do
-	n_models=$((n_models + 1))
-	if [ "$(cat "$name.result" 2>/dev/null)" = ok ]; then
-		n_pass=$((n_pass + 1))
-	else
-		not_ok "$name: $(head -1 "$name.result" 2>/dev/null || echo 'no result')"
-		sed '1d; s/^/#   /' "$name.result" 2>/dev/null | head -8
-	fi
-done <manifest.txt
-check "all $n_models op models match the CPU on CUDA without falling back ($n_pass pass)" [ "$n_pass" -eq "$n_models" ]
-
-run Conv_pads.onnx --input random --backend cuda
-check "Conv reports its cuDNN algorithm as a note on the node" grep -q "^note: #0 'n0' Conv: cudnn algo [A-Z_]*, FMA math" out.txt
-run ConvTranspose_pads.onnx --input random --backend cuda
-check "ConvTranspose reports its cuDNN backward-data algorithm, deterministic and full float32" \
-	grep -q "^note: #0 'n0' ConvTranspose: cudnn backward-data algo [A-Z_0-9]*, FMA math" out.txt
-run Conv_pads.onnx --input random --backend cuda --json
-check "--json lists the note" "$PYTHON" -c "
-import json; r = json.load(open('out.txt'))
-assert r['backend'] == 'cuda' and r['fallback_nodes'] == [] and not r['tf32']
-assert r['notes'][0]['node'] == 0 and r['notes'][0]['op'] == 'Conv' and 'cudnn algo' in r['notes'][0]['text']"
-run Conv_big.onnx --input random --backend cuda --tf32 --expect y=cpu_Conv_big/y.npy --rtol 1e-2 --atol 1e-2
-check "--tf32 runs a convolution, close to the CPU" sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'on cuda with TF32' out.txt"
-run MatMul_8.onnx --input a=random --input b=random --backend cuda --tf32 --expect y=cpu_MatMul_8/y.npy \
-	--rtol 1e-2 --atol 1e-2
-check "--tf32 runs a matrix product, close to the CPU" [ "$(rc)" = 0 ]
-
-# the whole example model (its cubic Resize included), and declined nodes
-"$ONNXVIEW" run "$SRCNN" --input random --save cpu_srcnn >/dev/null 2>&1
-run "$SRCNN" --input random --backend cuda --expect output=cpu_srcnn/output.npy --rtol 1e-4 --atol 1e-5
-check "the example model matches the CPU on CUDA" [ "$(rc)" = 0 ]
-check "all its nodes, the cubic Resize too, run on CUDA (none on the CPU)" \
-	sh -c "grep -q '^ran 6 nodes on cuda' out.txt && ! grep -q 'on the CPU' out.txt"
 "$PYTHON" - <<'EOF'
 import numpy as np, onnx
 from onnx import helper, numpy_helper, TensorProto as T
@@ -1320,22 +1242,77 @@ inits = [c("w", 8, 3, 3, 3), c("bs", 8), c("bb", 8), c("bm", 8),
 g = helper.make_graph(nodes, "tail", [vi("x", T.FLOAT, [2, 3, 9, 9])], [vi("y", T.FLOAT, [2, 10])], inits)
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 15)]), "resnet_tail.onnx")
 EOF
-# LSTM, GRU, RNN: the models made above (rnn-manifest.txt), each on the CPU then on CUDA with no node on the CPU;
-# the PyTorch export also against PyTorch's own outputs, on both backends
-xargs -P "$(nproc 2>/dev/null || echo 2)" -L 1 sh one-model.sh <rnn-manifest.txt
-n_rnn=0
-n_rnn_pass=0
-while read -r name rest; do
-	n_rnn=$((n_rnn + 1))
-	if [ "$(cat "$name.result" 2>/dev/null)" = ok ]; then
-		n_rnn_pass=$((n_rnn_pass + 1))
-	else
-		not_ok "$name: $(head -1 "$name.result" 2>/dev/null || echo 'no result')"
-		sed '1d; s/^/#   /' "$name.result" 2>/dev/null | head -8
-	fi
-done <rnn-manifest.txt
-check "all $n_rnn LSTM, GRU and RNN models match the CPU on CUDA without falling back ($n_rnn_pass pass)" \
-	[ "$n_rnn_pass" -eq "$n_rnn" ]
+# The models made above, each on the CPU then on CUDA, in one process (tests/gpu-suite.c: one CUDA context, each
+# model under a watchdog): the op models (manifest.txt: the CPU's outputs saved as cpu_NAME/, the CUDA backend's
+# checked against them, no node left to the CPU but the Cast of the bfloat16 models), the LSTM, GRU and RNN models
+# (rnn-manifest.txt; the PyTorch export against PyTorch's own outputs below), and the ONNX conformance tests of
+# tests/conformance-pass.txt (on both backends; on CUDA nodes may fall back).  CUDA_CONFORMANCE=0 leaves them out.
+GPU_SUITE=${GPU_SUITE:-$BUILDDIR/tests/gpu-suite}
+TESTDATA=${ONNXVIEW_TESTDATA:-/usr/share/libonnx-testdata/data}
+set -- --models manifest.txt --models rnn-manifest.txt
+conformance=
+if [ "${CUDA_CONFORMANCE:-1}" = 0 ]; then
+	skip "CUDA_CONFORMANCE=0: the conformance run on CUDA is left out"
+elif [ ! -d "$TESTDATA/node" ]; then
+	skip "no ONNX test data in $TESTDATA (Debian: libonnx-testdata): no conformance run on CUDA"
+else
+	set -- "$@" --conformance "$TESTDATA" "$SRCDIR/tests/conformance-pass.txt"
+	conformance=1
+fi
+if [ ! -x "$GPU_SUITE" ]; then
+	not_ok "the GPU suite is built ($GPU_SUITE)"
+	done_testing
+	exit 1
+fi
+# GPU_SUITE_LOG: where its TAP goes as it runs (scripts/gpu/run.sh keeps it), its progress beside it (.err)
+suite_txt=${GPU_SUITE_LOG:-suite.txt}
+"$GPU_SUITE" --timeout "${GPU_SUITE_TIMEOUT:-120}" --progress 10 "$@" >"$suite_txt" 2>"$suite_txt.err"
+suite_rc=$?
+[ "$suite_txt" = suite.txt ] || cp "$suite_txt" suite.txt
+# its failures become this script's (with their detail lines), its summary a comment
+while IFS= read -r l; do
+	case $l in
+	"not ok "*) not_ok "${l#not ok * - }" ;;
+	"#   "*|"Bail out!"*) echo "# $l" ;;
+	esac
+done <suite.txt
+suite_line=$(grep '^# gpu-suite:' suite.txt | tail -1)
+diag "${suite_line#\# }"
+n_models=$(wc -l <manifest.txt)
+n_rnn=$(wc -l <rnn-manifest.txt)
+n_conf=$(grep -c '^ok [0-9]* - conformance' suite.txt)
+check "the GPU suite ran every model and ended normally (exit $suite_rc, no watchdog)" \
+	sh -c "[ $suite_rc -le 1 ] && grep -q '^1\.\.' suite.txt && ! grep -q '^Bail out!' suite.txt && grep -q '^# gpu-suite:' suite.txt"
+check "all $n_models op models and $n_rnn LSTM, GRU and RNN models match the CPU on CUDA without falling back" \
+	sh -c "[ $suite_rc = 0 ] || ! grep -v '^not ok [0-9]* - conformance' suite.txt | grep -q '^not ok'"
+if [ -n "$conformance" ]; then
+	check "the conformance tests of tests/conformance-pass.txt pass on the CPU and the CUDA backend ($n_conf pass)" \
+		sh -c "! grep -q '^not ok [0-9]* - conformance' suite.txt && [ $n_conf -gt 0 ]"
+fi
+
+
+run Conv_pads.onnx --input random --backend cuda
+check "Conv reports its cuDNN algorithm as a note on the node" grep -q "^note: #0 'n0' Conv: cudnn algo [A-Z_]*, FMA math" out.txt
+run ConvTranspose_pads.onnx --input random --backend cuda
+check "ConvTranspose reports its cuDNN backward-data algorithm, deterministic and full float32" \
+	grep -q "^note: #0 'n0' ConvTranspose: cudnn backward-data algo [A-Z_0-9]*, FMA math" out.txt
+run Conv_pads.onnx --input random --backend cuda --json
+check "--json lists the note" "$PYTHON" -c "
+import json; r = json.load(open('out.txt'))
+assert r['backend'] == 'cuda' and r['fallback_nodes'] == [] and not r['tf32']
+assert r['notes'][0]['node'] == 0 and r['notes'][0]['op'] == 'Conv' and 'cudnn algo' in r['notes'][0]['text']"
+run Conv_big.onnx --input random --backend cuda --tf32 --expect y=cpu_Conv_big/y.npy --rtol 1e-2 --atol 1e-2
+check "--tf32 runs a convolution, close to the CPU" sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'on cuda with TF32' out.txt"
+run MatMul_8.onnx --input a=random --input b=random --backend cuda --tf32 --expect y=cpu_MatMul_8/y.npy \
+	--rtol 1e-2 --atol 1e-2
+check "--tf32 runs a matrix product, close to the CPU" [ "$(rc)" = 0 ]
+
+# the whole example model (its cubic Resize included), and declined nodes
+"$ONNXVIEW" run "$SRCNN" --input random --save cpu_srcnn >/dev/null 2>&1
+run "$SRCNN" --input random --backend cuda --expect output=cpu_srcnn/output.npy --rtol 1e-4 --atol 1e-5
+check "the example model matches the CPU on CUDA" [ "$(rc)" = 0 ]
+check "all its nodes, the cubic Resize too, run on CUDA (none on the CPU)" \
+	sh -c "grep -q '^ran 6 nodes on cuda' out.txt && ! grep -q 'on the CPU' out.txt"
 if [ -f torch_rnn.onnx ]; then
 	for be in cpu cuda; do
 		run torch_rnn.onnx --input x=torch_rnn_x.npy --backend $be --expect z=torch_rnn_z.npy \
@@ -1450,17 +1427,5 @@ done
 check "$n_bad index and layout nodes the CPU refuses fail on CUDA with the CPU's line (exit 1)" \
 	test "$n_bad" -ge 20 -a -z "$bad_fail"
 diag "$(cat cuda.err)"
-
-# the ONNX conformance tests on CUDA
-if [ "${CUDA_CONFORMANCE:-1}" = 0 ]; then
-	skip "CUDA_CONFORMANCE=0: the conformance run on CUDA is left out"
-elif ONNXVIEW_BACKEND=cuda sh "$SRCDIR/tests/conformance.sh" >conformance.txt 2>&1 &&
-	grep -q '^# [0-9]* of [0-9]* ONNX backend tests pass on the cuda backend' conformance.txt; then
-	ok "the conformance tests of tests/conformance-pass.txt pass on the CUDA backend"
-	grep '^#' conformance.txt | head -5
-else
-	not_ok "the conformance tests of tests/conformance-pass.txt pass on the CUDA backend"
-	sed 's/^/# /' conformance.txt | grep -v '^# ok' | head -60
-fi
 
 done_testing

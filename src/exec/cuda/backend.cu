@@ -3,10 +3,12 @@
 // how a node runs and where values live).
 #include "config.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "src/exec/cuda/backend.h"
 
@@ -47,6 +49,69 @@ int cu_launched(struct exec_kernel_ctx *k, const char *kernel)
 		return 0;
 	return xk_fail(k, "CUDA error at the launch of kernel %s: %s (%s)", kernel, cudaGetErrorString(e),
 		       cudaGetErrorName(e));
+}
+
+// ---- waiting for the device ----
+
+// How long one wait for the stream may last (OV_CUDA_TIMEOUT seconds; 0: no limit), read once.
+static double wait_limit(void)
+{
+	static double limit = -1;
+
+	if (limit < 0) {
+		const char *s = getenv("OV_CUDA_TIMEOUT");
+		char *end;
+		double v = s && *s ? strtod(s, &end) : CU_WAIT_DEFAULT_S;
+		limit = s && *s && (*end || v < 0 || v != v) ? CU_WAIT_DEFAULT_S : v;
+	}
+	return limit;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+// The stream polled with cudaStreamQuery instead of cudaStreamSynchronize (which has no deadline): spinning for the
+// first 200 microseconds (a node's work usually ends within them), then sleeping 20 microseconds growing to 1 ms
+// between looks.  A timeout leaves the work queued: the device is given up for the session (cu_failed).
+cudaError_t cu_sync(void)
+{
+	double limit = wait_limit(), start = now_s(), t = start;
+	long nap_ns = 20000;
+
+	for (;;) {
+		cudaError_t e = cudaStreamQuery(cu_dev.stream);
+		if (e != cudaErrorNotReady)
+			return e;
+		if (limit > 0 && t - start > limit) {
+			snprintf(cu_failed, sizeof cu_failed,
+				 "the CUDA device did not finish its work within %g s (OV_CUDA_TIMEOUT) earlier in this session; "
+				 "restart onnxview to use it again", limit);
+			cu_dev.ready = 0;
+			return cudaErrorTimeout;
+		}
+		if (t - start > 200e-6) {
+			struct timespec nap = {0, nap_ns};
+			while (nanosleep(&nap, &nap) && errno == EINTR)
+				;
+			if (nap_ns < 1000000)
+				nap_ns *= 2;
+		}
+		t = now_s();
+	}
+}
+
+int cu_sync_ok(struct exec_kernel_ctx *k)
+{
+	cudaError_t e = cu_sync();
+
+	if (e == cudaErrorTimeout)
+		return xk_fail(k, "the CUDA device did not finish the work within %g s (OV_CUDA_TIMEOUT)", wait_limit());
+	return cu_ok(k, e, "cudaStreamSynchronize");
 }
 
 // ---- memory ----
@@ -96,15 +161,21 @@ void cu_bufs_free(struct cu_bufs *b)
 
 // ---- values on the device ----
 
+// A copy to pageable host memory returns only when it is done, after the work queued before it: the stream is
+// drained first, within the deadline, so the copy itself waits for nothing else.
 static int download(struct xtensor *t, struct ov_error *err)
 {
-	cudaError_t e = t->bytes ? cudaMemcpyAsync(t->data, t->dev, t->bytes, cudaMemcpyDeviceToHost, cu_dev.stream)
-				 : cudaSuccess;
+	cudaError_t e = cu_sync();
+	if (e == cudaSuccess && t->bytes)
+		e = cudaMemcpyAsync(t->data, t->dev, t->bytes, cudaMemcpyDeviceToHost, cu_dev.stream);
 	if (e == cudaSuccess)
-		e = cudaStreamSynchronize(cu_dev.stream);
+		e = cu_sync();
 	if (e == cudaSuccess)
 		return 0;
 	cudaGetLastError();
+	if (e == cudaErrorTimeout)
+		return ov_fail(err, OV_INVALID, "the CUDA device did not finish the work within %g s (OV_CUDA_TIMEOUT)",
+			       wait_limit());
 	return ov_fail(err, OV_INVALID, "CUDA error copying the value to the host: %s (%s)", cudaGetErrorString(e),
 		       cudaGetErrorName(e));
 }
@@ -175,8 +246,8 @@ int cu_download(struct exec_kernel_ctx *k, void *host, const void *dev, size_t b
 {
 	if (!bytes)
 		return 0;
-	if (CU_OK(k, cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, cu_dev.stream)) ||
-	    CU_OK(k, cudaStreamSynchronize(cu_dev.stream)))
+	if (cu_sync_ok(k) || CU_OK(k, cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, cu_dev.stream)) ||
+	    cu_sync_ok(k))
 		return -1;
 	if (k->res) {
 		k->res->to_host++;
@@ -257,7 +328,7 @@ int cu_output(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, void *dev)
 		return xk_fail(k, "output %zu: the CUDA kernel handed over a buffer it did not allocate", i);
 	b->p[j] = b->p[--b->n]; // the tensor owns it now
 	attach(y, dev, 1);
-	return CU_OK(k, cudaStreamSynchronize(cu_dev.stream));
+	return cu_sync_ok(k);
 }
 
 int cu_output_f32(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, float *dev)
@@ -341,13 +412,15 @@ static void cuda_run_end(void)
 {
 	if (!cu_dev.ready)
 		return;
-	cudaError_t e = cudaStreamSynchronize(cu_dev.stream);
+	cudaError_t e = cu_sync();
 	cudaGetLastError();
+	if (e == cudaErrorTimeout)
+		return; // given up (cu_sync said why)
 	// the pool keeps freed memory during a run (node after node); between runs (the TUI waits for the user) the
 	// device's memory goes back to the driver, for the other programs sharing the GPU
 	if (e == cudaSuccess && cu_dev.pools)
 		cudaMemPoolTrimTo(cu_dev.pool, 0);
-	if (e != cudaSuccess && (e = cudaStreamSynchronize(cu_dev.stream)) != cudaSuccess) {
+	if (e != cudaSuccess && (e = cu_sync()) != cudaSuccess && e != cudaErrorTimeout) {
 		snprintf(cu_failed, sizeof cu_failed,
 			 "the CUDA device failed earlier in this session (%s); restart onnxview to use it again",
 			 cudaGetErrorString(e));

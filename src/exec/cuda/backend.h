@@ -55,6 +55,16 @@ int cu_dnn_ok(struct exec_kernel_ctx *k, cudnnStatus_t s, const char *call);
 #define CU_OK(k, call) cu_ok((k), (call), #call)
 #define CU_BLAS_OK(k, call) cu_blas_ok((k), (call), #call)
 #define CU_DNN_OK(k, call) cu_dnn_ok((k), (call), #call)
+/* Every wait for the device: the backend's stream drained, within a deadline (OV_CUDA_TIMEOUT seconds, default
+ * CU_WAIT_DEFAULT_S; 0 waits as long as it takes), so a device that stops answering (a kernel that never ends, a GPU
+ * held by a stuck process) ends the run with one line instead of a wait without end.  cu_sync gives the stream's
+ * error, or cudaErrorTimeout after which the device is given up for the session (later runs say so); cu_sync_ok is
+ * the same as the node's error.  A copy to pageable host memory waits for the work queued before it, so the
+ * backend drains the stream with cu_sync before each one; a wait left to cudaStreamSynchronize, cudaMemcpy or
+ * cudaDeviceSynchronize would have no deadline. */
+#define CU_WAIT_DEFAULT_S 120.0
+cudaError_t cu_sync(void);
+int cu_sync_ok(struct exec_kernel_ctx *k);
 /* After a kernel launch: the launch's own error (errors while it runs surface at the next synchronisation, which
  * cu_output does). */
 int cu_launched(struct exec_kernel_ctx *k, const char *kernel);

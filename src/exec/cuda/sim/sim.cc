@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <map>
 
@@ -23,6 +24,8 @@ static struct {
 	int devices;              // OV_CUDASIM_DEVICES (1 unless set)
 	size_t mem_limit;         // OV_CUDASIM_MEM (0: none)
 	const char *fault;        // OV_CUDASIM_FAULT
+	const char *hang;         // OV_CUDASIM_HANG
+	int hung;                 // that kernel ran: the stream never finishes
 	int stats;                // OV_CUDASIM_STATS
 	std::map<uintptr_t, size_t> *allocs; // device allocations: start -> bytes
 	size_t in_use, peak;
@@ -53,6 +56,7 @@ static void setup(void)
 	e = getenv("OV_CUDASIM_MEM");
 	sim.mem_limit = e ? strtoull(e, NULL, 10) : 0;
 	sim.fault = getenv("OV_CUDASIM_FAULT");
+	sim.hang = getenv("OV_CUDASIM_HANG");
 	e = getenv("OV_CUDASIM_STATS");
 	sim.stats = e && *e == '1';
 	sim.allocs = new std::map<uintptr_t, size_t>;
@@ -103,6 +107,8 @@ extern "C" const char *cudaGetErrorString(cudaError_t e)
 	case cudaErrorNoDevice: return "no CUDA-capable device is detected";
 	case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
 	case cudaErrorLaunchFailure: return "unspecified launch failure";
+	case cudaErrorNotReady: return "device not ready";
+	case cudaErrorTimeout: return "the operation timed out";
 	default: return "unknown error";
 	}
 }
@@ -118,6 +124,8 @@ extern "C" const char *cudaGetErrorName(cudaError_t e)
 	case cudaErrorNoDevice: return "cudaErrorNoDevice";
 	case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
 	case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
+	case cudaErrorNotReady: return "cudaErrorNotReady";
+	case cudaErrorTimeout: return "cudaErrorTimeout";
 	default: return "cudaErrorUnknown";
 	}
 }
@@ -227,8 +235,19 @@ extern "C" cudaError_t cudaStreamDestroy(cudaStream_t s)
 	return cudaSuccess;
 }
 
+// A stream that hangs (OV_CUDASIM_HANG) is never ready, and a synchronisation waits for it for ever, as the
+// device's would for a kernel that never ends.
+extern "C" cudaError_t cudaStreamQuery(cudaStream_t s)
+{
+	if (sim.hung && !sim.sticky)
+		return cudaErrorNotReady;
+	return cudaStreamSynchronize(s);
+}
+
 extern "C" cudaError_t cudaStreamSynchronize(cudaStream_t)
 {
+	while (sim.hung && !sim.sticky)
+		pause();
 	if (sim.pending) { // as on the device, a kernel's fault shows when the host waits for it
 		sim.sticky = sim.pending;
 		sim.pending = cudaSuccess;
@@ -483,6 +502,10 @@ void cusim_run(const char *name, dim3 grid, dim3 block, int sync, void (*thunk)(
 		bad_launch = 0;
 		kernel_fault(cudaErrorLaunchFailure);
 		return;
+	}
+	if (sim.hang && !strcmp(sim.hang, name)) {
+		cusim_say("kernel %s: never ends (OV_CUDASIM_HANG)", name);
+		sim.hung = 1;
 	}
 	if (sim.fault && !strcmp(sim.fault, name)) {
 		cusim_say("kernel %s: fault injected (OV_CUDASIM_FAULT)", name);

@@ -14,7 +14,8 @@
  *   CU_LAUNCH_SYNC (its block's threads then run side by side as coroutines, meeting at each barrier);
  * - faults are sticky, as a CUDA context's are: after one, every call fails.
  * Environment: OV_CUDASIM_DEVICES=0 (no device), OV_CUDASIM_MEM=BYTES (device memory; allocations past it fail),
- * OV_CUDASIM_FAULT=KERNEL (that kernel's launch faults with an illegal address), OV_CUDASIM_STATS=1 (copies,
+ * OV_CUDASIM_FAULT=KERNEL (that kernel's launch faults with an illegal address), OV_CUDASIM_HANG=KERNEL (that
+ * kernel never ends: the stream is never ready again, cudaStreamSynchronize waits for ever), OV_CUDASIM_STATS=1 (copies,
  * bytes, launches and peak device memory printed on stderr at exit). */
 #ifndef OV_EXEC_CUDA_SIM_H
 #define OV_EXEC_CUDA_SIM_H

@@ -1,0 +1,204 @@
+#!/bin/bash
+# onnxview's GPU checks on a lent GPU machine, in one call: run from the root of a copy of the checkout that holds
+# .gpu/onnxview-gpu.tar.xz (scripts/gpu/pack.sh, made on the build machine), with $OUT a folder whose files come
+# back.  Writes $OUT/report.md step by step (a call cut short still returns what was done) and beside it the logs:
+#   cuda-tap.txt     tests/cuda.sh's TAP (every device check; the op models, the LSTM/GRU/RNN models and the
+#                    conformance list in the GPU suite, one process)
+#   suite.txt        that GPU suite's own TAP, one line per model, and its summary (written as it runs)
+#   suite-torch.txt  the GPU suite on the PyTorch exports: onnxview's CPU and CUDA runs against PyTorch's outputs
+#   concurrent.txt   2, 4, 8 `onnxview run --backend cuda` processes at once (scripts/gpu/concurrent.sh)
+#   bench.txt        bench/bench-cuda.py: warm runs against PyTorch eager, TF32 off and on
+#   export.txt       bench/bench-cuda.py export's log
+# Every step has a time limit, and the whole stays under GPU_RUN_LIMIT seconds (default 300).
+# Env: GPU_RUN_LIMIT; GPU_RUN_MODELS (bench-cuda.py's models, default all five); GPU_RUN_SKIP (words: cuda export
+# concurrent bench) to leave steps out; PYTHON (default: /opt/torch/.venv/bin/python3 when it has onnx and numpy,
+# else python3).
+# No `exec > >(tee ...)` here: with background jobs, `wait` would wait for the tee for ever.
+set -u -o pipefail
+T0=$(date +%s)
+LIMIT=${GPU_RUN_LIMIT:-300}
+cd "$(dirname "$0")/../.." || exit 1
+ROOT=$PWD
+OUT=${OUT:-$ROOT/.gpu/out}
+mkdir -p "$OUT"
+R=$OUT/report.md
+W=$(mktemp -d "${TMPDIR:-/tmp}/ov-gpu.XXXXXX")
+skip=" ${GPU_RUN_SKIP:-} "
+
+elapsed() { echo $(($(date +%s) - T0)); }
+left() { echo $((LIMIT - $(elapsed))); }
+say() { printf '%s\n' "$*" >>"$R"; }
+# limit WANT: the seconds a step may take, WANT or what is left (keeping 10 s for the report), 0 when too little
+limit() {
+	local l=$(($(left) - 10))
+	[ "$l" -gt "$1" ] && l=$1
+	[ "$l" -lt 5 ] && l=0
+	echo "$l"
+}
+# status line of a step: NAME EXIT SECONDS-TAKEN LIMIT
+ended() {
+	case $2 in
+	0) say "- $1: done in $3 s" ;;
+	124|137) say "- $1: **stopped by its time limit ($4 s)** after $3 s" ;;
+	*) say "- $1: exit $2 after $3 s" ;;
+	esac
+}
+
+printf '# onnxview on a GPU: scripts/gpu/run.sh\n\n' >"$R"
+say "started $(date -u '+%Y-%m-%d %H:%M:%S UTC'); time limit $LIMIT s; checkout $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+
+# ---- unpack, libraries, python ----
+# tar with xz, or python's tarfile where xz is not installed
+if ! { tar -C "$W" -xJf "$ROOT/.gpu/onnxview-gpu.tar.xz" 2>"$OUT/unpack.txt" ||
+	python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+		"$ROOT/.gpu/onnxview-gpu.tar.xz" "$W" 2>>"$OUT/unpack.txt"; }; then
+	say "**cannot unpack .gpu/onnxview-gpu.tar.xz** (scripts/gpu/pack.sh, and carry [\".gpu\"]): $(head -2 "$OUT/unpack.txt")"
+	exit 1
+fi
+rm -f "$OUT/unpack.txt"
+[ -f "$ROOT/.gpu/PACKED.txt" ] && say "pack: $(head -1 "$ROOT/.gpu/PACKED.txt")"
+OV=$W/bin/onnxview
+SUITE=$W/bin/gpu-suite
+libdir() { # the folder of the first file called $1 under the folders after it
+	local name=$1 d f
+	shift
+	for d in "$@"; do
+		[ -d "$d" ] || continue
+		f=$(find "$d" -name "$name" 2>/dev/null | head -1)
+		[ -n "$f" ] && { dirname "$f"; return 0; }
+	done
+	return 1
+}
+blas_dir=$(libdir 'libcublas.so.13*' /opt/torch/.venv/lib /opt /usr/local/cuda/lib64 /usr/local/cuda /usr/lib)
+dnn_dir=$(libdir 'libcudnn.so.9*' /opt/torch/.venv/lib /opt /usr/local/cuda /usr/lib)
+LD_LIBRARY_PATH=$W/lib${blas_dir:+:$blas_dir}${dnn_dir:+:$dnn_dir}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+ONNXVIEW_DATADIR=$W/share/onnxview
+OPENBLAS_NUM_THREADS=1
+export LD_LIBRARY_PATH ONNXVIEW_DATADIR OPENBLAS_NUM_THREADS
+if [ -z "${PYTHON:-}" ]; then
+	PYTHON=python3
+	for p in /opt/torch/.venv/bin/python3 python3 /usr/bin/python3; do
+		if "$p" -c 'import onnx, numpy' >/dev/null 2>&1; then
+			PYTHON=$p
+			break
+		fi
+	done
+fi
+export PYTHON
+
+say ""
+say "## The machine"
+say '```'
+{
+	nvidia-smi --query-gpu=name,driver_version,memory.total,memory.used,utilization.gpu,compute_mode \
+		--format=csv 2>&1 || echo "nvidia-smi: not there"
+	echo "cores: $(nproc), $(uname -srm)"
+	echo "cuBLAS from: ${blas_dir:-NOT FOUND}; cuDNN from: ${dnn_dir:-NOT FOUND}"
+	"$OV" --version 2>&1
+	echo "python: $PYTHON: $("$PYTHON" -c 'import sys, numpy, onnx; print(sys.version.split()[0], "numpy", numpy.__version__, "onnx", onnx.__version__)' 2>&1)"
+	"$PYTHON" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "gpu", torch.cuda.is_available())' 2>&1 | tail -1
+	echo "missing libraries: $(ldd "$OV" "$SUITE" 2>&1 | grep -c 'not found')"
+	ldd "$OV" "$SUITE" 2>&1 | grep 'not found'
+} >>"$R" 2>&1
+say '```'
+models=${GPU_RUN_MODELS:-resnet18 mobilenet_v2 resnet50_b8 transformer vit_b16}
+EXP=$W/exp
+
+# ---- the PyTorch exports, in the background while the suite runs (CPU work) ----
+export_pid=
+if [ "${skip#* export }" = "$skip" ] && [ "$(limit 200)" -gt 0 ]; then
+	el=$(limit 200)
+	# shellcheck disable=SC2086
+	timeout -k 5 "$el" "$PYTHON" "$ROOT/bench/bench-cuda.py" export "$EXP" $models >"$OUT/export.txt" 2>&1 &
+	export_pid=$!
+	export_t0=$(elapsed)
+fi
+
+# ---- tests/cuda.sh: every device check, the op models and the conformance list in the GPU suite ----
+say ""
+say "## Device checks (tests/cuda.sh, the GPU suite in one process)"
+if [ "${skip#* cuda }" = "$skip" ] && [ "$(limit 170)" -gt 0 ]; then
+	l=$(limit 170)
+	s=$(elapsed)
+	SRCDIR=$ROOT BUILDDIR=$W ONNXVIEW=$OV GPU_SUITE=$SUITE GPU_SUITE_LOG=$OUT/suite.txt GPU_SUITE_TIMEOUT=60 \
+		ONNXVIEW_TESTDATA=$W/testdata timeout -k 5 "$l" sh "$ROOT/tests/cuda.sh" >"$OUT/cuda-tap.txt" 2>&1
+	ended "tests/cuda.sh" $? $(($(elapsed) - s)) "$l"
+	say "- its checks: $(grep -c '^ok' "$OUT/cuda-tap.txt") ok, $(grep -c '^not ok' "$OUT/cuda-tap.txt") not ok"
+	say '```'
+	grep '^not ok' "$OUT/cuda-tap.txt" | head -40 >>"$R"
+	grep '^# gpu-suite:' "$OUT/suite.txt" 2>/dev/null | tail -1 >>"$R"
+	grep '^Bail out!' "$OUT/suite.txt" 2>/dev/null >>"$R"
+	say '```'
+else
+	say "- left out (GPU_RUN_SKIP or time)"
+fi
+
+# ---- concurrent processes ----
+say ""
+say "## Concurrent CUDA processes (scripts/gpu/concurrent.sh, the example model)"
+if [ "${skip#* concurrent }" = "$skip" ] && [ "$(limit 80)" -gt 0 ]; then
+	l=$(limit 80)
+	s=$(elapsed)
+	CONCURRENT_LIMIT=$((l / 4 > 60 ? 60 : l / 4)) timeout -k 5 "$l" \
+		bash "$ROOT/scripts/gpu/concurrent.sh" "$OV" "$ONNXVIEW_DATADIR/examples/srcnn.onnx" 1 2 4 8 \
+		>"$OUT/concurrent.txt" 2>&1
+	ended "concurrent.sh" $? $(($(elapsed) - s)) "$l"
+	say '```'
+	head -40 "$OUT/concurrent.txt" >>"$R"
+	say '```'
+	# one small process, warm: the whole `run --backend cuda` and the same on the CPU
+	say '```'
+	for be in cpu cuda cuda cuda; do
+		a=$(date +%s%N)
+		timeout 30 "$OV" run "$ONNXVIEW_DATADIR/examples/srcnn.onnx" --input random --backend $be >/dev/null 2>&1
+		rc=$?
+		say "one whole \`onnxview run srcnn.onnx --backend $be\`: $((($(date +%s%N) - a) / 1000000)) ms (exit $rc)"
+	done
+	say '```'
+else
+	say "- left out (GPU_RUN_SKIP or time)"
+fi
+
+# ---- the PyTorch exports: onnxview's CPU and CUDA against PyTorch, then the benchmark ----
+say ""
+say "## PyTorch exports against PyTorch (the GPU suite --runs)"
+if [ -n "$export_pid" ]; then
+	wait "$export_pid"
+	ended "bench-cuda.py export" $? $(($(elapsed) - export_t0)) "$el"
+	say '```'
+	grep '^export:' "$OUT/export.txt" >>"$R"
+	say '```'
+fi
+if [ -s "$EXP/runs.txt" ] && [ "$(limit 90)" -gt 0 ]; then
+	l=$(limit 90)
+	s=$(elapsed)
+	timeout -k 5 "$l" "$SUITE" --timeout 60 --progress 10 --runs "$EXP/runs.txt" >"$OUT/suite-torch.txt" 2>&1
+	ended "gpu-suite --runs" $? $(($(elapsed) - s)) "$l"
+	say '```'
+	grep -E '^(not )?ok|^# gpu-suite|^Bail|^1\.\.0' "$OUT/suite-torch.txt" >>"$R"
+	say '```'
+else
+	say "- no exports to check (see export.txt) or no time left"
+fi
+say ""
+say "## Warm runs against PyTorch eager (bench/bench-cuda.py)"
+if [ "${skip#* bench }" = "$skip" ] && [ -s "$EXP/runs.txt" ]; then
+	for tf in "" --tf32; do
+		l=$(limit 75)
+		[ "$l" -gt 0 ] || { say "- bench $tf: no time left"; continue; }
+		s=$(elapsed)
+		# shellcheck disable=SC2086
+		timeout -k 5 "$l" "$PYTHON" "$ROOT/bench/bench-cuda.py" bench "$OV" "$EXP" $models --runs 20 $tf \
+			--md "$R" >>"$OUT/bench.txt" 2>&1
+		ended "bench-cuda.py bench $tf" $? $(($(elapsed) - s)) "$l"
+	done
+	say '```'
+	grep -v '^|' "$OUT/bench.txt" | head -30 >>"$R"
+	say '```'
+else
+	say "- left out (GPU_RUN_SKIP, or no exports)"
+fi
+say ""
+say "ended after $(elapsed) s of $LIMIT"
+rm -rf "$W"
+exit 0
