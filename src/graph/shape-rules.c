@@ -27,6 +27,10 @@ static const struct {
 	{"Tan", rule_same}, {"Tanh", rule_same}, {"ThresholdedRelu", rule_same}, {"Trilu", rule_same},
 	{"BitwiseNot", rule_same}, {"ReverseSequence", rule_same}, {"RMSNormalization", rule_same},
 	{"LayerNormalization", rule_layernorm}, {"Dropout", rule_dropout},
+	/* transformer-era ops */
+	{"RotaryEmbedding", rule_same}, {"SwiGLU", rule_same}, {"TensorScatter", rule_same},
+	{"Attention", rule_attention}, {"CausalConvWithState", rule_causal_conv_state},
+	{"LinearAttention", rule_linear_attention},
 	/* broadcasting */
 	{"Add", rule_broadcast}, {"Sub", rule_broadcast}, {"Mul", rule_broadcast}, {"Div", rule_broadcast},
 	{"Pow", rule_broadcast}, {"Mod", rule_broadcast}, {"PRelu", rule_broadcast}, {"Max", rule_broadcast},
