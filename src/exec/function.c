@@ -9,7 +9,8 @@
 
 #include "src/exec/exec.h"
 
-/* How deep calls may nest: a function that calls itself would otherwise recurse until the stack runs out. */
+/* How deep calls may nest.  A function that calls itself (directly or through others) is refused when it is
+ * called again; without that a chain of distinct functions is no longer than the model's list of them. */
 #define MAX_DEPTH 64
 
 const Onnx__FunctionProto *exec_find_function(const struct ov_model *m, const char *domain, const char *op)
@@ -117,6 +118,7 @@ static Onnx__ValueInfoProto **name_list(struct body *b, char **names, size_t n)
 
 int xk_run_function(struct exec_kernel_ctx *k, const Onnx__FunctionProto *f)
 {
+	static const Onnx__FunctionProto *running[MAX_DEPTH]; /* the calls in progress, outermost first */
 	static int depth;
 	const Onnx__NodeProto *call = k->g->nodes[k->node].proto;
 	struct body b = {0};
@@ -131,8 +133,13 @@ int xk_run_function(struct exec_kernel_ctx *k, const Onnx__FunctionProto *f)
 		xk_fail(k, "out of memory");
 		goto out;
 	}
+	for (int d = 0; d < depth; d++)
+		if (running[d] == f) {
+			xk_fail(k, "local function '%s' calls itself: its body would never end", f->name);
+			goto out;
+		}
 	if (depth >= MAX_DEPTH) {
-		xk_fail(k, "local function calls nest deeper than %d (does '%s' call itself?)", MAX_DEPTH, f->name);
+		xk_fail(k, "local function calls nest deeper than %d", MAX_DEPTH);
 		goto out;
 	}
 	if (k->n_in > f->n_input || k->n_out > f->n_output) {
@@ -167,7 +174,7 @@ int xk_run_function(struct exec_kernel_ctx *k, const Onnx__FunctionProto *f)
 	}
 	if (graph_build(&sub, &b.g, k->err))
 		goto out;
-	depth++;
+	running[depth++] = f;
 	int r = xk_run_subgraph(k, sub, ins, n_given, outs);
 	depth--;
 	if (r)

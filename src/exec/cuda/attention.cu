@@ -48,6 +48,15 @@ static __global__ void present_kernel(struct attn_geom p, const float *past, con
 	}
 }
 
+// y = x * s rounded to rnd (the half types: Q and K scaled apart before their product, as the reference does).
+static __global__ void scale_round_kernel(const float *x, float *y, float s, int rnd, int64_t n)
+{
+	CU_FOR(i, n)
+	{
+		y[i] = ov_attn_round_f(rnd, x[i] * s);
+	}
+}
+
 // One query row per thread: qk_matmul_output's copy (mode 0: the scaled scores as they are; 1 and 2 inside
 // ov_attn_row_f), then the row's probabilities in place.
 static __global__ void attn_rows_kernel(struct attn_geom p, float *sc, const void *mask, const int64_t *nonpad,
@@ -119,8 +128,20 @@ static int k_attention(struct exec_kernel_ctx *k)
 		if ((nk * p.Dk > 0 && CU_LAUNCH(k, present_kernel, cu_grid(nk * p.Dk), CU_BLOCK, p, dpk, dk, p.Dk, p.k_rs, 0, pk)) ||
 		    (nk * p.Dv > 0 && CU_LAUNCH(k, present_kernel, cu_grid(nk * p.Dv), CU_BLOCK, p, dpv, dv, p.Dv, p.v_rs, 1, pv)))
 			goto out;
+		const float *qg = dq, *kg = pk; // what Q Kᵀ reads: Q and present_key, or their scaled, rounded copies
+		float scale = (float)p.scale;
+		if (nsc && p.rnd) {
+			float s = (float)ov_attn_round_d(p.rnd, sqrt(p.scale));
+			float *qs = (float *)cu_alloc(k, &bufs, (size_t)(k->in[0]->numel + nk * p.Dk + 1) * sizeof(float));
+			if (!qs || CU_LAUNCH(k, scale_round_kernel, cu_grid(k->in[0]->numel), CU_BLOCK, dq, qs, s, p.rnd,
+					     k->in[0]->numel) ||
+			    CU_LAUNCH(k, scale_round_kernel, cu_grid(nk * p.Dk), CU_BLOCK, pk, qs + k->in[0]->numel, s, p.rnd,
+				      nk * p.Dk))
+				goto out;
+			qg = qs, kg = qs + k->in[0]->numel, scale = 1;
+		}
 		if (nsc) {
-			const float scale = (float)p.scale, one = 1.0f, zero = 0.0f;
+			const float one = 1.0f, zero = 0.0f;
 			if (CU_BLAS_OK(k, cu_blas.set_math_mode(cu_dev.blas, cu_dev.tf32 ? CUBLAS_TF32_TENSOR_OP_MATH
 											 : CUBLAS_DEFAULT_MATH)))
 				goto out;
@@ -134,8 +155,8 @@ static int k_attention(struct exec_kernel_ctx *k)
 				for (int64_t g = 0; g < G; g++)
 					if (CU_BLAS_OK(k, cu_blas.sgemm_strided_batched(
 								  cu_dev.blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)p.T, (int)p.S,
-								  (int)p.Dk, &scale, pk + b * p.Hkv * p.T * p.Dk, (int)p.Dk,
-								  p.T * p.Dk, dq + attn_q_off(&p, b, g), (int)p.q_rs, G * qh,
+								  (int)p.Dk, &scale, kg + b * p.Hkv * p.T * p.Dk, (int)p.Dk,
+								  p.T * p.Dk, qg + attn_q_off(&p, b, g), (int)p.q_rs, G * qh,
 								  &zero, sc + (b * p.Hq + g) * p.S * p.T, (int)p.T,
 								  G * p.S * p.T, (int)p.Hkv)))
 						goto out;
