@@ -1,7 +1,8 @@
 #!/bin/sh
 # The transformer-era ops and local functions, against the current ONNX release:
 # - the onnx wheel's own node test cases (onnx.backend.test.case.node) of Attention, RMSNormalization,
-#   RotaryEmbedding, LinearAttention, CausalConvWithState, FlexAttention, SwiGLU and TensorScatter, written out in
+#   RotaryEmbedding, LinearAttention, CausalConvWithState, FlexAttention, SwiGLU, Swish and TensorScatter (and the
+#   _expanded cases whose function bodies use them), written out in
 #   the backend test layout and run on the CPU with the ONNX runner's tolerances (rtol 1e-3, atol 1e-7), then on
 #   the CUDA backend (the GPU where there is one, else the host simulator) against the same expected values;
 # - models as torch's new exporter writes them (tests/transformer-models.py, built with onnxscript): two decoder
@@ -32,7 +33,8 @@ elif [ -x "$BUILDDIR/tests/onnxview-cudasim" ]; then
 fi
 
 # ---- the node test cases ----
-OPS="Attention RMSNormalization RotaryEmbedding LinearAttention CausalConvWithState FlexAttention SwiGLU TensorScatter"
+OPS="Attention RMSNormalization RotaryEmbedding LinearAttention CausalConvWithState FlexAttention SwiGLU Swish
+	TensorScatter"
 # shellcheck disable=SC2086
 "$py" - "$TMP/node" $OPS >"$TMP/gen.txt" 2>&1 <<'EOF'
 import os, sys, warnings
@@ -102,6 +104,52 @@ if [ "$ncases" -gt 0 ]; then
 		skip "no CUDA device and no simulator: the CUDA backend is not checked"
 	fi
 fi
+
+# ---- nodes these ops refuse: one line naming the problem, status 1, on both backends ----
+"$py" - "$TMP/bad" >"$TMP/bad.txt" 2>&1 <<'EOF'
+import os, sys, numpy as np, onnx
+from onnx import helper as oh, TensorProto as T
+d = sys.argv[1]
+os.makedirs(d)
+def save(name, node, ins, opset=23):
+    g = oh.make_graph([node], name, [oh.make_tensor_value_info(n, oh.np_dtype_to_tensor_dtype(v.dtype), v.shape)
+                                     for n, v in ins.items()],
+                      [oh.make_tensor_value_info(o, T.FLOAT, None) for o in node.output])
+    onnx.save(oh.make_model(g, opset_imports=[oh.make_opsetid("", opset)]), os.path.join(d, name + ".onnx"))
+    os.makedirs(os.path.join(d, name))
+    for n, v in ins.items():
+        np.save(os.path.join(d, name, n + ".npy"), v)
+f = lambda *s: np.ones(s, np.float32)
+save("noheads", oh.make_node("Attention", ["q", "k", "v"], ["y"]), {"q": f(1, 2, 8), "k": f(1, 3, 8), "v": f(1, 3, 8)})
+save("badmask", oh.make_node("Attention", ["q", "k", "v", "m"], ["y"]),
+     {"q": f(1, 2, 4, 8), "k": f(1, 2, 3, 8), "v": f(1, 2, 3, 8), "m": f(3, 3)})
+save("gqa", oh.make_node("Attention", ["q", "k", "v"], ["y"]), {"q": f(1, 3, 4, 8), "k": f(1, 2, 3, 8), "v": f(1, 2, 3, 8)})
+save("ropepos", oh.make_node("RotaryEmbedding", ["x", "c", "s", "p"], ["y"]),
+     {"x": f(1, 2, 3, 4), "c": f(5, 2), "s": f(5, 2), "p": np.array([[0, 1, 9]], np.int64)})
+save("scatter", oh.make_node("TensorScatter", ["c", "u", "w"], ["y"]),
+     {"c": f(2, 4, 3), "u": f(2, 2, 3), "w": np.array([1, 3], np.int64)}, 24)
+EOF
+for t in "noheads:need q_num_heads and kv_num_heads" "badmask:attn_mask float32\[3,3\] does not broadcast" \
+	"gqa:3 query heads cannot share 2" "ropepos:position_ids\[0\]\[2\] = 9 is outside" \
+	"scatter:write_indices\[1\] = 3 puts update position 1 outside"; do
+	name=${t%%:*} want=${t#*:}
+	[ -f "$TMP/bad/$name.onnx" ] || { not_ok "$name: the model is written"; continue; }
+	ins=
+	for f in "$TMP/bad/$name"/*.npy; do
+		n=${f##*/}
+		ins="$ins --input ${n%.npy}=$f"
+	done
+	for be in cpu ${cuda_ov:+cuda}; do
+		ov=$ONNXVIEW
+		[ "$be" = cuda ] && ov=$cuda_ov
+		# shellcheck disable=SC2086
+		"$ov" run "$TMP/bad/$name.onnx" $ins --backend $be >"$TMP/bad.out" 2>"$TMP/bad.err"
+		st=$?
+		check "$name on $be: status 1 (got $st) and one line: $want" \
+			sh -c "[ $st -eq 1 ] && [ \$(wc -l <'$TMP/bad.err') -eq 1 ] && grep -q '$want' '$TMP/bad.err'"
+		[ $st -eq 1 ] || sed 's/^/# /' "$TMP/bad.err" | head -3
+	done
+done
 
 # ---- models with local functions, opset-23 Attention ----
 if "$py" "$SRCDIR/tests/transformer-models.py" "$TMP/m" >"$TMP/models.txt" 2>&1; then

@@ -28,7 +28,7 @@ static const struct {
 	{"BitwiseNot", rule_same}, {"ReverseSequence", rule_same}, {"RMSNormalization", rule_same},
 	{"LayerNormalization", rule_layernorm}, {"Dropout", rule_dropout},
 	/* transformer-era ops */
-	{"RotaryEmbedding", rule_same}, {"SwiGLU", rule_same}, {"TensorScatter", rule_same},
+	{"RotaryEmbedding", rule_same}, {"SwiGLU", rule_same}, {"Swish", rule_same}, {"TensorScatter", rule_same},
 	{"Attention", rule_attention}, {"CausalConvWithState", rule_causal_conv_state},
 	{"LinearAttention", rule_linear_attention},
 	/* broadcasting */

@@ -1,5 +1,5 @@
 /* CPU kernels of the other transformer-era ops: RMSNormalization and RotaryEmbedding (opset 23), TensorScatter
- * (24), CausalConvWithState and LinearAttention (27), SwiGLU (28).  Float16 and bfloat16 run through float32;
+ * and Swish (24), CausalConvWithState and LinearAttention (27), SwiGLU (28).  Float16 and bfloat16 run through float32;
  * sums accumulate in double.  The element arithmetic shared with the CUDA kernels is ops/ov-attn.h's. */
 #include "config.h"
 
@@ -122,6 +122,24 @@ static int swiglu_f(struct exec_kernel_ctx *k)
 static int kernel_swiglu(struct exec_kernel_ctx *k)
 {
 	return cpu_float_dispatch(k, swiglu_f, 0, "SwiGLU");
+}
+
+/* Swish (opset 24), SwiGLU's gate on its own: x * sigmoid(alpha * x). */
+static int swish_f(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = k->in[0];
+
+	if (xk_output_raw(k, 0, x->dtype, x->rank, x->dims))
+		return -1;
+	double alpha = xk_attr_float(k, "alpha", 1.0f);
+	for (int64_t i = 0; i < x->numel; i++)
+		SETF(x->dtype, k->out[0]->data, i, ov_swiglu_d(GETF(x->dtype, x->data, i), 1, alpha));
+	return 0;
+}
+
+static int kernel_swish(struct exec_kernel_ctx *k)
+{
+	return cpu_float_dispatch(k, swish_f, 0, "Swish");
 }
 
 /* ---- TensorScatter: a KV cache updated in place, any element type ---- */
@@ -371,5 +389,6 @@ const struct exec_kernel cpu_transformer_kernels[] = {
 	{"CausalConvWithState", 27, kernel_causal_conv},
 	{"LinearAttention", 27, kernel_linear_attention},
 	{"SwiGLU", 28, kernel_swiglu},
+	{"Swish", 24, kernel_swish},
 };
 const size_t cpu_transformer_count = sizeof cpu_transformer_kernels / sizeof cpu_transformer_kernels[0];
