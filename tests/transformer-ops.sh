@@ -105,6 +105,27 @@ if [ "$ncases" -gt 0 ]; then
 	fi
 fi
 
+# ---- shape inference: outputs declared wrong, check names what the rules give ----
+"$py" - "$TMP/shape.onnx" <<'EOF'
+import sys, onnx
+from onnx import helper as oh, TensorProto as T
+vi = oh.make_tensor_value_info
+n = [oh.make_node("Attention", ["q", "k", "v", "", "pk", "pv"], ["y", "prk", "prv", "qk"], q_num_heads=8, kv_num_heads=2),
+     oh.make_node("LinearAttention", ["q", "k", "v"], ["lo", "ls"], q_num_heads=8, kv_num_heads=2, update_rule="linear"),
+     oh.make_node("CausalConvWithState", ["x", "w"], ["co", "cs"])]
+outs = ["y", "prk", "prv", "qk", "lo", "ls", "co", "cs"]
+g = oh.make_graph(n, "s", [vi("q", T.FLOAT, ["B", 5, 64]), vi("k", T.FLOAT, ["B", 5, 16]), vi("v", T.FLOAT, ["B", 5, 24]),
+                           vi("pk", T.FLOAT, ["B", 2, 7, 8]), vi("pv", T.FLOAT, ["B", 2, 7, 12]),
+                           vi("x", T.FLOAT, [2, 3, 9]), vi("w", T.FLOAT, [3, 1, 4])],
+                  [vi(o, T.FLOAT, [1]) for o in outs])
+onnx.save(oh.make_model(g, opset_imports=[oh.make_opsetid("", 27)]), sys.argv[1])
+EOF
+"$ONNXVIEW" check "$TMP/shape.onnx" >"$TMP/shape.txt" 2>&1
+for t in "y:B,5,96" "prk:B,2,12,8" "prv:B,2,12,12" "qk:B,8,5,12" "lo:B,5,96" "ls:B,2,8,12" "co:2,3,9" "cs:2,3,3"; do
+	check "shape inference: ${t%%:*} is float32[${t#*:}]" \
+		grep -q "'${t%%:*}' is declared float32\[1\] but its producer gives float32\[${t#*:}\]" "$TMP/shape.txt"
+done
+
 # ---- nodes these ops refuse: one line naming the problem, status 1, on both backends ----
 "$py" - "$TMP/bad" >"$TMP/bad.txt" 2>&1 <<'EOF'
 import os, sys, numpy as np, onnx
