@@ -34,6 +34,10 @@ static const struct {
 	{.op = "Trilu", .fn = rule_same}, {.op = "BitwiseNot", .fn = rule_same},
 	{.op = "ReverseSequence", .fn = rule_same}, {.op = "RMSNormalization", .fn = rule_same},
 	{.op = "LayerNormalization", .fn = rule_layernorm}, {.op = "Dropout", .fn = rule_dropout},
+	/* transformer-era ops */
+	{.op = "RotaryEmbedding", .fn = rule_same}, {.op = "SwiGLU", .fn = rule_same}, {.op = "Swish", .fn = rule_same},
+	{.op = "TensorScatter", .fn = rule_same}, {.op = "Attention", .fn = rule_attention},
+	{.op = "CausalConvWithState", .fn = rule_causal_conv_state}, {.op = "LinearAttention", .fn = rule_linear_attention},
 	/* broadcasting */
 	{.op = "Add", .fn = rule_broadcast}, {.op = "Sub", .fn = rule_broadcast}, {.op = "Mul", .fn = rule_broadcast},
 	{.op = "Div", .fn = rule_broadcast}, {.op = "Pow", .fn = rule_broadcast}, {.op = "Mod", .fn = rule_broadcast},

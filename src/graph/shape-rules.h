@@ -109,6 +109,10 @@ int rule_constant_of_shape(struct infer_ctx *c);
 int rule_range(struct infer_ctx *c);
 int rule_nonzero(struct infer_ctx *c);
 int rule_onehot(struct infer_ctx *c);
+/* src/graph/shape-transformer.c */
+int rule_attention(struct infer_ctx *c);
+int rule_causal_conv_state(struct infer_ctx *c);
+int rule_linear_attention(struct infer_ctx *c);
 /* src/graph/shape-misc.c */
 int rule_recurrent(struct infer_ctx *c);
 int rule_loss(struct infer_ctx *c);

@@ -792,6 +792,36 @@ static void mark_constant(struct value_marks *mk, const struct strbuf *b, const 
 	}
 }
 
+/* A node that calls one of the model's local functions (FunctionProto, as torch's dynamo exporter writes modules):
+ * the function's signature and its body, one node a line (the first 40). */
+static void local_function_lines(struct strbuf *b, const struct ov_model *m, const Onnx__NodeProto *n)
+{
+	const Onnx__ModelProto *p = m ? m->proto : NULL;
+	const char *dom = n->domain ? n->domain : "";
+
+	for (size_t i = 0; p && n->op_type && i < p->n_functions; i++) {
+		const Onnx__FunctionProto *f = p->functions[i];
+		if (!f->name || strcmp(f->name, n->op_type) || strcmp(f->domain ? f->domain : "", dom))
+			continue;
+		strbuf_printf(b, "local function  %s%s%s: %zu inputs, %zu outputs, %zu attributes, %zu nodes\n",
+			      dom, *dom ? "::" : "", f->name, f->n_input, f->n_output, f->n_attribute, f->n_node);
+		for (size_t k = 0; k < f->n_node && k < 40; k++) {
+			const Onnx__NodeProto *bn = f->node[k];
+			int cd = bn->domain && *bn->domain;
+			strbuf_printf(b, "  %s%s%s", cd ? bn->domain : "", cd ? "::" : "", bn->op_type ? bn->op_type : "?");
+			for (size_t j = 0; j < bn->n_input; j++)
+				strbuf_printf(b, "%s%s", j ? ", " : " (", bn->input[j] ? bn->input[j] : "");
+			strbuf_puts(b, bn->n_input ? ") ->" : " ->");
+			for (size_t j = 0; j < bn->n_output; j++)
+				strbuf_printf(b, "%s%s", j ? ", " : " ", bn->output[j] ? bn->output[j] : "");
+			strbuf_putc(b, '\n');
+		}
+		if (f->n_node > 40)
+			strbuf_printf(b, "  ... %zu more\n", f->n_node - 40);
+		return;
+	}
+}
+
 static void node_text(struct strbuf *b, struct ov_model *m, const struct graph *g, const struct shapes *sh, uint32_t i,
 		      struct value_marks *mk)
 {
@@ -865,6 +895,7 @@ static void node_text(struct strbuf *b, struct ov_model *m, const struct graph *
 	}
 	for (uint32_t k = 0; k < gn->n_sub; k++)
 		strbuf_printf(b, "subgraph  %s: %u nodes\n", gn->sub_attr[k] ? gn->sub_attr[k] : "?", gn->sub[k]->n_nodes);
+	local_function_lines(b, m, n);
 	if (doc) {
 		strbuf_puts(b, "\nreference\n");
 		if (doc->summary)

@@ -36,12 +36,16 @@ static int cpu_run_node(struct exec_kernel_ctx *k)
 			fn = cf;
 	}
 	if (!fn) {
+		/* a node no kernel runs may call one of the model's local functions */
+		const Onnx__FunctionProto *f = exec_find_function(k->m, n->domain ? n->domain : "", op);
+		if (f)
+			return xk_run_function(k, f);
 		if (k->g->nodes[k->node].n_sub)
 			return ov_fail(k->err, OV_INVALID,
 				       "%s holds subgraphs, which the executor does not run yet (If, Loop, Scan)", op);
 		if (n->domain && *n->domain && strcmp(n->domain, "ai.onnx"))
 			return ov_fail(k->err, OV_INVALID, "no CPU kernel for %s of domain %s (the CPU backend runs ai.onnx "
-				       "ops only)", op, n->domain);
+				       "ops, ai.onnx.preview's FlexAttention and the model's local functions)", op, n->domain);
 		return ov_fail(k->err, OV_INVALID, "no CPU kernel for %s (opset %" PRId64 ")", op, k->opset);
 	}
 	return fn(k);

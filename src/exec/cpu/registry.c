@@ -1,5 +1,6 @@
 /* The CPU backend's kernel lookup: one table per op family (src/exec/cpu/<family>.c), searched by op
- * name for the row with the greatest 'since' that is not above the model's opset. */
+ * name for the row with the greatest 'since' that is not above the model's opset (the ai.onnx.preview domain's
+ * few ops have a table of their own, by that domain's opset). */
 #include "config.h"
 
 #include <string.h>
@@ -9,7 +10,7 @@
 /* Every family's table (src/exec/cpu/<family>.c), referenced strongly: a missing family is a link error. */
 #define CPU_FAMILIES(X) \
 	X(elementwise) X(conv) X(gemm) X(pool) X(norm) X(resize) X(shape) X(gather) X(reduce) X(control) X(sequence) \
-	X(detection) X(quantize) X(recurrent) X(signal) X(loss) X(text) X(random)
+	X(detection) X(quantize) X(recurrent) X(signal) X(loss) X(text) X(random) X(attention) X(transformer)
 
 #define DECLARE(f)                                                                  \
 	extern const struct exec_kernel cpu_##f##_kernels[]; \
@@ -19,6 +20,9 @@ CPU_FAMILIES(DECLARE)
 
 extern const struct exec_kernel cpu_container_kernels[];
 extern const size_t cpu_container_count;
+/* The ai.onnx.preview domain's ops (FlexAttention, cpu/attention.c), by that domain's opset. */
+extern const struct exec_kernel cpu_preview_kernels[];
+extern const size_t cpu_preview_count;
 
 static const struct {
 	const struct exec_kernel *rows;
@@ -33,6 +37,13 @@ exec_kernel_fn cpu_find_kernel(const char *domain, const char *op, int64_t opset
 {
 	const struct exec_kernel *best = NULL;
 
+	if (op && domain && !strcmp(domain, "ai.onnx.preview")) {
+		for (size_t i = 0; i < cpu_preview_count; i++)
+			if (!strcmp(cpu_preview_kernels[i].op, op) && cpu_preview_kernels[i].since <= opset &&
+			    (!best || cpu_preview_kernels[i].since > best->since))
+				best = &cpu_preview_kernels[i];
+		return best ? best->fn : NULL;
+	}
 	if (!op || (domain && *domain && strcmp(domain, "ai.onnx")))
 		return NULL;
 	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {

@@ -373,6 +373,7 @@ static const struct {
 	{cuda_quant_kernels, &cuda_quant_count},
 	{cuda_index_kernels, &cuda_index_count},
 	{cuda_scatter_kernels, &cuda_scatter_count},
+	{cuda_attention_kernels, &cuda_attention_count},
 };
 
 // The row with the greatest since <= opset, as for the CPU kernels (ai.onnx ops only).

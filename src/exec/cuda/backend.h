@@ -220,5 +220,7 @@ extern const struct exec_kernel cuda_index_kernels[];
 extern const size_t cuda_index_count;
 extern const struct exec_kernel cuda_scatter_kernels[];
 extern const size_t cuda_scatter_count;
+extern const struct exec_kernel cuda_attention_kernels[];
+extern const size_t cuda_attention_count;
 
 #endif
