@@ -18,14 +18,20 @@ static const struct {
 	int (*run)(int argc, char **argv, FILE *out, FILE *err);
 	const char *usage;
 } commands[] = {
-	{"info", cmd_info, "info [--json] MODEL        header, opsets, inputs/outputs, op histogram, sizes"},
-	{"dump", cmd_dump, "dump [--json] MODEL        every node, attribute and initializer"},
-	{"check", cmd_check, "check [--json] MODEL       diagnostics: opsets, domains, references, shapes, export traps"},
-	{"edit", cmd_edit, "edit MODEL -o OUT [--force]  load and save a model (atomically)"},
-	{"ops", cmd_ops, "ops [--json] [--domain D] [OP]  the operator reference: signatures per opset, notes"},
-	{"dot", cmd_dot, "dot MODEL [-o FILE] [--focus NODE]  the graph as Graphviz DOT text, SVG or PNG"},
-	{"run", cmd_run, "run MODEL [--input N=FILE|random] [--expect DIR] [--to T,..]  run it, check outputs"},
-	{"compare", cmd_compare, "compare MODEL [OTHER] [--vs cuda] [--against DIR]  the first node whose output differs"},
+	{.name = "info", .run = cmd_info,
+	 .usage = "info [--json] MODEL        header, opsets, inputs/outputs, op histogram, sizes"},
+	{.name = "dump", .run = cmd_dump, .usage = "dump [--json] MODEL        every node, attribute and initializer"},
+	{.name = "check", .run = cmd_check,
+	 .usage = "check [--json] MODEL       diagnostics: opsets, domains, references, shapes, export traps"},
+	{.name = "edit", .run = cmd_edit, .usage = "edit MODEL -o OUT [--force]  load and save a model (atomically)"},
+	{.name = "ops", .run = cmd_ops,
+	 .usage = "ops [--json] [--domain D] [OP]  the operator reference: signatures per opset, notes"},
+	{.name = "dot", .run = cmd_dot,
+	 .usage = "dot MODEL [-o FILE] [--focus NODE]  the graph as Graphviz DOT text, SVG or PNG"},
+	{.name = "run", .run = cmd_run,
+	 .usage = "run MODEL [--input N=FILE|random] [--expect DIR] [--to T,..]  run it, check outputs"},
+	{.name = "compare", .run = cmd_compare,
+	 .usage = "compare MODEL [OTHER] [--vs cuda] [--against DIR]  the first node whose output differs"},
 };
 
 void cli_print_help(FILE *out)

@@ -786,7 +786,14 @@ static void gv_free(struct view *v)
 	free(v);
 }
 
-static const struct view_ops graph_ops = {"graph", gv_draw, gv_handle, gv_refresh, gv_search, gv_free};
+static const struct view_ops graph_ops = {
+	.name = "graph",
+	.draw = gv_draw,
+	.handle = gv_handle,
+	.reload = gv_refresh,
+	.search = gv_search,
+	.free = gv_free,
+};
 
 struct view *view_graph_new(struct app *a, const struct graph *g, const char *title)
 {

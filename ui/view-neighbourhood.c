@@ -350,7 +350,14 @@ static void nb_free(struct view *v)
 	free(v);
 }
 
-static const struct view_ops neighbourhood_ops = {"neighbourhood", nb_draw, nb_handle, nb_reload, nb_search, nb_free};
+static const struct view_ops neighbourhood_ops = {
+	.name = "neighbourhood",
+	.draw = nb_draw,
+	.handle = nb_handle,
+	.reload = nb_reload,
+	.search = nb_search,
+	.free = nb_free,
+};
 
 struct view *view_neighbourhood_new(struct app *a, uint32_t node)
 {

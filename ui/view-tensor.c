@@ -566,7 +566,13 @@ static int tv_reload(struct app *a, struct view *v)
 	return 0;
 }
 
-static const struct view_ops tensor_ops = {"tensor", tv_draw, tv_handle, tv_reload, NULL, tv_free};
+static const struct view_ops tensor_ops = {
+	.name = "tensor",
+	.draw = tv_draw,
+	.handle = tv_handle,
+	.reload = tv_reload,
+	.free = tv_free,
+};
 
 struct view *view_tensor_new(struct app *a, const struct graph *g, int32_t value_id)
 {

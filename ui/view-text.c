@@ -232,7 +232,13 @@ static int text_search(struct app *a, struct view *v, const char *q, int dir)
 	return -1;
 }
 
-static const struct view_ops text_ops = {"text", text_draw, text_handle, NULL, text_search, text_free};
+static const struct view_ops text_ops = {
+	.name = "text",
+	.draw = text_draw,
+	.handle = text_handle,
+	.search = text_search,
+	.free = text_free,
+};
 
 struct view *view_text_new(const char *title, const char *text, const int32_t *targets, size_t n_targets)
 {
