@@ -20,6 +20,7 @@
 #include "src/graph/graph.h"
 #include "src/base/json.h"
 #include "src/model/model.h"
+#include "src/model/save.h"
 #include "src/exec/feed.h"
 #include "src/exec/repeat.h"
 #include "src/graph/shape.h"
@@ -30,8 +31,8 @@
 static const char run_usage[] =
 	"usage: onnxview run MODEL [--input NAME=FILE|random[:SEED]|zeros|ones]... [--from T,..] [--to T,..] [--all]\n"
 	"                      [--backend cpu|cuda [--tf32]] [--expect DIR|NAME=FILE]... [--rtol R] [--atol A] "
-	"[--save DIR]\n"
-	"                      [--repeat N] [--json]";
+	"[--save DIR [--force]]\n"
+	"                      [--repeat N] [--max-iterations N] [--time-limit SECONDS] [--json]";
 
 #define MAX_LIST 4096
 
@@ -43,10 +44,11 @@ struct run_args {
 	size_t n_expects;
 	char *from[MAX_LIST], *to[MAX_LIST];
 	size_t n_from, n_to;
-	int all, json, have_from, have_to, tf32;
+	int all, json, have_from, have_to, tf32, force;
 	const char *backend, *save;
 	double rtol, atol;
 	long repeat; /* --repeat N (0: not given) */
+	struct exec_limits limits; /* --max-iterations, --time-limit */
 };
 
 /* A tensor fed or expected: where it came from, and the tensor. */
@@ -89,6 +91,14 @@ static int parse_args(int argc, char **argv, struct run_args *a, FILE *out, FILE
 			a->all = 1;
 		} else if (!strcmp(o, "--tf32")) {
 			a->tf32 = 1;
+		} else if (!strcmp(o, "--force") || !strcmp(o, "-f")) {
+			a->force = 1;
+		} else if (!strcmp(o, "--max-iterations") || !strcmp(o, "--time-limit")) {
+			if (!has_val)
+				return ov_usage_error(err, run_usage, "run: %s needs a value", o);
+			if (exec_limits_parse(&a->limits, o, argv[++i]))
+				return ov_usage_error(err, run_usage, "run: %s wants %s, not '%s'", o,
+						       o[2] == 'm' ? "a count >= 1" : "a number of seconds > 0", argv[i]);
 		} else if (!strcmp(o, "--input") || !strcmp(o, "--expect") || !strcmp(o, "--from") || !strcmp(o, "--to") ||
 			   !strcmp(o, "--backend") || !strcmp(o, "--save") || !strcmp(o, "--rtol") || !strcmp(o, "--atol") ||
 			   !strcmp(o, "--repeat")) {
@@ -135,6 +145,8 @@ static int parse_args(int argc, char **argv, struct run_args *a, FILE *out, FILE
 	}
 	if (!a->model)
 		return ov_usage_error(err, run_usage, "run: no model given");
+	if (a->force && !a->save)
+		return ov_usage_error(err, run_usage, "run: --force is for --save (replacing .npy files that exist)");
 	if (a->have_from && !a->n_from)
 		return ov_usage_error(err, run_usage, "run: --from names no value");
 	if (a->have_to && !a->n_to)
@@ -224,8 +236,8 @@ static int add_named(struct named **list, size_t *n, const char *name, const cha
 
 /* ---- saving ---- */
 
-static int save_value(const char *dir, const char *name, const struct xtensor *t, char **used, size_t n_used,
-		      char **out_file, struct ov_error *e)
+static int save_value(const char *dir, unsigned flags, const char *name, const struct xtensor *t, char **used,
+		      size_t n_used, char **out_file, struct ov_error *e)
 {
 	char base[240], file[4096];
 
@@ -246,7 +258,7 @@ static int save_value(const char *dir, const char *name, const struct xtensor *t
 	snprintf(path, sizeof path, "%s/%s.npy", dir, file);
 	if (!tensorfile_npy_descr(t->dtype))
 		return ov_fail(e, OV_INVALID, "'%s' is %s, which .npy cannot hold", name, dtype_short_name(t->dtype));
-	if (tensorfile_write_npy(path, t->dtype, t->dims, (size_t)t->rank, t->data, e))
+	if (tensorfile_write_npy(path, flags, t->dtype, t->dims, (size_t)t->rank, t->data, e))
 		return -1;
 	return 0;
 }
@@ -745,7 +757,7 @@ static int compare_value(struct out_report *o, struct run_state *s)
 
 /* --save: a tensor (or an optional's) as NAME.npy, a sequence's tensors as NAME.0.npy, NAME.1.npy...; a dtype .npy
  * cannot hold gets a note and is skipped.  0, or -1 with se set. */
-static int save_parts(const char *dir, struct out_report *o, char **used, size_t n_used, FILE *errf,
+static int save_parts(const char *dir, unsigned flags, struct out_report *o, char **used, size_t n_used, FILE *errf,
 		      struct ov_error *se)
 {
 	const struct parts *p = &o->parts;
@@ -768,15 +780,15 @@ static int save_parts(const char *dir, struct out_report *o, char **used, size_t
 		}
 	}
 	if (!p->seq)
-		return save_value(dir, name, p->main, used, n_used, &o->saved, se);
+		return save_value(dir, flags, name, p->main, used, n_used, &o->saved, se);
 	/* the items after one unique base name */
-	if (save_value(dir, name, NULL, used, n_used, &o->saved, se))
+	if (save_value(dir, flags, name, NULL, used, n_used, &o->saved, se))
 		return -1;
 	for (int64_t k = 0; k < p->n_items; k++) {
 		char path[4400];
 		const struct xtensor *t = &p->items[k];
 		snprintf(path, sizeof path, "%s/%s.%" PRId64 ".npy", dir, o->saved, k);
-		if (tensorfile_write_npy(path, t->dtype, t->dims, (size_t)t->rank, t->data, se))
+		if (tensorfile_write_npy(path, flags, t->dtype, t->dims, (size_t)t->rank, t->data, se))
 			return -1;
 	}
 	return 0;
@@ -950,7 +962,7 @@ int cmd_run(int argc, char **argv, FILE *out, FILE *err)
 		goto fail;
 	s.f = (struct feed){.m = s.m, .g = s.g, .sh = s.sh, .e = &s.e, .errf = err};
 
-	struct exec_options opt = {.keep_all = s.a.all};
+	struct exec_options opt = {.keep_all = s.a.all, .limits = s.a.limits};
 	if (s.a.n_from) {
 		opt.from = (const char *const *)s.a.from;
 		opt.n_from = s.a.n_from;
@@ -1050,7 +1062,9 @@ int cmd_run(int argc, char **argv, FILE *out, FILE *err)
 		}
 		if (s.a.save) {
 			struct ov_error se = {0};
-			int sr = save_parts(s.a.save, o, saved_names, n_saved, err, &se);
+			/* never through a symbolic link planted in the folder; existing files only with --force */
+			unsigned flags = OV_SAVE_NOFOLLOW | (s.a.force ? OV_SAVE_REPLACE : 0);
+			int sr = save_parts(s.a.save, flags, o, saved_names, n_saved, err, &se);
 			if (sr < 0) {
 				s.e = se;
 				ov_wrap(&s.e, "--save: ");

@@ -9,6 +9,7 @@
 
 #include "src/edit/edit.h"
 #include "src/base/strbuf.h"
+#include "src/model/save.h"
 
 #define UNDO_BUDGET (512u << 20) /* snapshots beyond this drop the oldest undo steps */
 
@@ -40,6 +41,9 @@ void edit_session_free(struct edit_session *s)
 	for (size_t i = 0; i < s->n_journal; i++)
 		entry_free(&s->journal[i]);
 	free(s->journal);
+	for (size_t i = 0; i < s->n_pending; i++)
+		save_discard(s->pending[i]);
+	free(s->pending);
 	shapes_free(s->sh);
 	graph_free(s->g);
 	free(s);
@@ -491,11 +495,91 @@ int edit_redo(struct edit_session *s, struct ov_error *err)
 	return 0;
 }
 
+#define JOURNAL_HEADER "# onnxview edit script: replay with  onnxview edit MODEL -s THIS_FILE -o OUT\n"
+
 void edit_journal_write(const struct edit_session *s, FILE *out)
 {
-	fprintf(out, "# onnxview edit script: replay with  onnxview edit MODEL -s THIS_FILE -o OUT\n");
+	fputs(JOURNAL_HEADER, out);
 	for (size_t i = 0; i < s->n_applied; i++)
 		fprintf(out, "%s\n", s->journal[i].line);
+}
+
+char *edit_journal_text(const struct edit_session *s, size_t *len)
+{
+	struct strbuf b = {0};
+
+	strbuf_puts(&b, JOURNAL_HEADER);
+	for (size_t i = 0; i < s->n_applied; i++) {
+		strbuf_puts(&b, s->journal[i].line);
+		strbuf_putc(&b, '\n');
+	}
+	if (b.failed) {
+		strbuf_free(&b);
+		return NULL;
+	}
+	*len = b.len;
+	char *r = malloc(b.len + 1);
+	if (r)
+		memcpy(r, strbuf_str(&b), b.len + 1);
+	strbuf_free(&b);
+	return r;
+}
+
+/* Keep p among the pending saves, in place of one that writes the same file. */
+static int add_pending(struct edit_session *s, struct save_pending *p, struct ov_error *err)
+{
+	for (size_t i = 0; i < s->n_pending; i++)
+		if (!strcmp(save_pending_target(s->pending[i]), save_pending_target(p))) {
+			save_discard(s->pending[i]);
+			memmove(s->pending + i, s->pending + i + 1, (s->n_pending - i - 1) * sizeof *s->pending);
+			s->n_pending--;
+			break;
+		}
+	struct save_pending **np = realloc(s->pending, (s->n_pending + 1) * sizeof *np);
+	if (!np) {
+		save_discard(p);
+		return ov_fail(err, OV_NOMEM, "out of memory");
+	}
+	s->pending = np;
+	s->pending[s->n_pending++] = p;
+	return 0;
+}
+
+int edit_defer_save(struct edit_session *s, const char *path, unsigned flags, struct ov_error *err)
+{
+	struct save_pending *p;
+
+	if (model_save_prepare(s->m, path, flags, &p, err))
+		return -1;
+	return add_pending(s, p, err);
+}
+
+int edit_defer_buffer(struct edit_session *s, const char *path, unsigned flags, const void *data, size_t len,
+		      struct ov_error *err)
+{
+	struct save_pending *p;
+
+	if (save_prepare_buffer(path, flags, data, len, &p, err))
+		return -1;
+	return add_pending(s, p, err);
+}
+
+int edit_commit_saves(struct edit_session *s, struct ov_error *err)
+{
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < s->n_pending && !r; i++) {
+		char *what = strdup(save_pending_target(s->pending[i]));
+		r = save_commit(s->pending[i], err);
+		if (r && what)
+			ov_wrap(err, "%s: ", what);
+		free(what);
+	}
+	for (; i < s->n_pending; i++)
+		save_discard(s->pending[i]);
+	s->n_pending = 0;
+	return r;
 }
 
 int edit_run_script(struct edit_session *s, const char *path, struct ov_error *err)

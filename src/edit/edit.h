@@ -56,6 +56,13 @@ struct edit_session {
 	void *say_ctx;
 	const char *save_path;   /* where `save` with no PATH writes (the model's own path by default) */
 	unsigned save_flags;     /* OV_SAVE_REPLACE when saving over an existing file is allowed */
+	/* The command line's promise, a failing command writes nothing: with defer_saves, `save` only prepares its
+	 * file (written and flushed beside the destination, src/model/save.h) and edit_commit_saves() puts the
+	 * prepared files in place once every command has succeeded; edit_session_free() discards what is left.
+	 * A later save to the same file replaces an earlier one, and `save` with no PATH is the final output. */
+	int defer_saves;
+	struct save_pending **pending;
+	size_t n_pending;
 };
 
 int edit_session_open(struct edit_session **out, struct ov_model *m, struct ov_error *err);
@@ -69,6 +76,17 @@ int edit_undo(struct edit_session *s, struct ov_error *err);
 int edit_redo(struct edit_session *s, struct ov_error *err);
 /* The applied commands as a script that replays them on the original model. */
 void edit_journal_write(const struct edit_session *s, FILE *out);
+/* The same as text (malloc'd, *len bytes); NULL when out of memory. */
+char *edit_journal_text(const struct edit_session *s, size_t *len);
+/* Prepare a save of the model to path (flags as model_save) and add it to the pending ones, replacing one that
+ * writes the same file; 0, or -1 with err set (nothing is prepared). */
+int edit_defer_save(struct edit_session *s, const char *path, unsigned flags, struct ov_error *err);
+/* The same for bytes (the journal). */
+int edit_defer_buffer(struct edit_session *s, const char *path, unsigned flags, const void *data, size_t len,
+		      struct ov_error *err);
+/* Put every pending save in place, in the order they were prepared; 0, or -1 with err naming the file that could
+ * not be written (the files before it are in place, the ones after it are discarded). */
+int edit_commit_saves(struct edit_session *s, struct ov_error *err);
 
 /* The command table. */
 const struct edit_cmd *edit_find_cmd(const char *name);

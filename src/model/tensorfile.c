@@ -14,6 +14,7 @@
 
 #include "src/model/describe.h"
 #include "src/base/dtype.h"
+#include "src/model/save.h"
 #include "src/model/tensorfile.h"
 
 #define NUMEL_LIMIT (1ll << 53) /* as tensor_numel */
@@ -716,33 +717,20 @@ int tensorfile_npy_encode(int32_t dtype, const int64_t *dims, size_t rank, const
 	return 0;
 }
 
-int tensorfile_write_npy(const char *path, int32_t dtype, const int64_t *dims, size_t rank, const void *raw,
-			 struct ov_error *err)
+int tensorfile_write_npy(const char *path, unsigned flags, int32_t dtype, const int64_t *dims, size_t rank,
+			 const void *raw, struct ov_error *err)
 {
 	uint8_t *buf;
 	size_t len;
-	FILE *f;
 
 	if (tensorfile_npy_encode(dtype, dims, rank, raw, &buf, &len, err))
 		return ov_wrap(err, "%s: ", path);
-	f = fopen(path, "wb");
-	if (!f) {
-		free(buf);
-		return ov_fail(err, OV_WRITE, "%s: cannot write: %s", path, strerror(errno));
-	}
-	size_t w = fwrite(buf, 1, len, f);
-	int e = w == len ? 0 : errno ? errno : EIO;
-	if (fclose(f) && !e)
-		e = errno ? errno : EIO;
+	int r = save_buffer(path, flags, buf, len, err);
 	free(buf);
-	if (e) {
-		unlink(path);
-		return ov_fail(err, OV_WRITE, "%s: cannot write: %s", path, strerror(e));
-	}
-	return 0;
+	return r ? ov_wrap(err, "%s: ", path) : 0;
 }
 
-int tensorfile_write_npy_view(const char *path, const struct tensor_view *v, struct ov_error *err)
+int tensorfile_write_npy_view(const char *path, unsigned flags, const struct tensor_view *v, struct ov_error *err)
 {
 	const Onnx__TensorProto *t = v->t;
 	int64_t nbytes = dtype_raw_bytes(v->dtype, v->numel);
@@ -753,14 +741,14 @@ int tensorfile_write_npy_view(const char *path, const struct tensor_view *v, str
 		return ov_fail(err, OV_INVALID, "%s: numpy has no %s type: a .npy file cannot hold this tensor", path,
 			       dtype_short_name(v->dtype));
 	if (v->raw)
-		return tensorfile_write_npy(path, v->dtype, t->dims, t->n_dims, v->raw, err);
+		return tensorfile_write_npy(path, flags, v->dtype, t->dims, t->n_dims, v->raw, err);
 	if (nbytes < 0 || typed_count(t) != dtype_typed_count(v->dtype, v->numel))
 		return ov_fail(err, OV_INVALID, "%s: the tensor's typed data does not match its dims", path);
 	raw = malloc(nbytes ? (size_t)nbytes : 1);
 	if (!raw)
 		return ov_fail(err, OV_NOMEM, "out of memory");
 	typed_to_raw(t, raw, typed_count(t));
-	rc = tensorfile_write_npy(path, v->dtype, t->dims, t->n_dims, raw, err);
+	rc = tensorfile_write_npy(path, flags, v->dtype, t->dims, t->n_dims, raw, err);
 	free(raw);
 	return rc;
 }

@@ -24,7 +24,7 @@
 static const char compare_usage[] =
 	"usage: onnxview compare MODEL [OTHER] [--backend cpu|cuda] [--vs cpu|cuda] [--tf32] [--against DIR]\n"
 	"                        [--input NAME=FILE|random[:SEED]|zeros|ones]... [--from T,..] [--to T,..]\n"
-	"                        [--rtol R] [--atol A] [--list] [--json]";
+	"                        [--rtol R] [--atol A] [--max-iterations N] [--time-limit SECONDS] [--list] [--json]";
 
 #define MAX_LIST 4096
 
@@ -37,6 +37,7 @@ struct compare_args {
 	size_t n_from, n_to;
 	int have_from, have_to, json, list, tf32;
 	double rtol, atol;
+	struct exec_limits limits; /* --max-iterations, --time-limit: for each run */
 };
 
 /* One side of the comparison. */
@@ -86,6 +87,12 @@ static int parse_args(int argc, char **argv, struct compare_args *a, FILE *out, 
 			a->list = 1;
 		} else if (!strcmp(o, "--tf32")) {
 			a->tf32 = 1;
+		} else if (!strcmp(o, "--max-iterations") || !strcmp(o, "--time-limit")) {
+			if (i + 1 >= argc)
+				return ov_usage_error(err, compare_usage, "compare: %s needs a value", o);
+			if (exec_limits_parse(&a->limits, o, argv[++i]))
+				return ov_usage_error(err, compare_usage, "compare: %s wants %s, not '%s'", o,
+						       o[2] == 'm' ? "a count >= 1" : "a number of seconds > 0", argv[i]);
 		} else if (!strcmp(o, "--input") || !strcmp(o, "--from") || !strcmp(o, "--to") || !strcmp(o, "--backend") ||
 			   !strcmp(o, "--vs") || !strcmp(o, "--against") || !strcmp(o, "--rtol") || !strcmp(o, "--atol")) {
 			if (i + 1 >= argc)
@@ -174,7 +181,7 @@ static void side_free(struct side *sd)
 /* The cut for one side: --from/--to as given, the graph outputs otherwise (the names live in the graph). */
 static int side_options(struct compare_state *s, struct side *sd, struct exec_options *opt, const char ***to_names)
 {
-	*opt = (struct exec_options){.keep_all = 1, .consts = sd->consts};
+	*opt = (struct exec_options){.keep_all = 1, .consts = sd->consts, .limits = s->a.limits};
 	if (s->a.n_from) {
 		opt->from = (const char *const *)s->a.from;
 		opt->n_from = s->a.n_from;

@@ -23,6 +23,12 @@ static int exec_save(struct edit_session *s, int argc, char **argv, struct ov_er
 	 * must not replace an existing file. */
 	unsigned flags = argc > 1 ? 0 : s->save_flags;
 
+	if (s->defer_saves) {
+		/* written once every command has succeeded (edit_commit_saves) */
+		if (edit_defer_save(s, path, flags, err))
+			return ov_wrap(err, "%s: ", path);
+		return 0;
+	}
 	if (model_save(s->m, path, flags, err))
 		return ov_wrap(err, "%s: ", path);
 	if (argc == 1)
