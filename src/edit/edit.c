@@ -11,7 +11,7 @@
 #include "src/base/strbuf.h"
 #include "src/model/save.h"
 
-#define UNDO_BUDGET (512u << 20) /* snapshots beyond this drop the oldest undo steps */
+#define UNDO_BUDGET (256u << 20) /* history beyond this (snapshots and the payloads they keep) drops the oldest undo steps */
 
 int edit_session_open(struct edit_session **out, struct ov_model *m, struct ov_error *err)
 {
@@ -376,18 +376,21 @@ static int is_blank_or_comment(const char *line)
 		 line[1] == '\n' || line[1] == '\r' || line[1] == '#' || !line[1]));
 }
 
-/* Drop undo steps from the oldest while the snapshots hold more than the budget. */
+/* Drop undo steps from the oldest while the history holds more than the budget: the snapshots' structure, and the
+ * tensor payloads they alone keep alive (each set-tensor on a 16 MB tensor keeps the old 16 MB for its undo).  The
+ * last command stays undoable whatever it costs. */
 static void trim_undo(struct edit_session *s)
 {
-	while (s->undo_bytes > UNDO_BUDGET && s->n_applied > 1) {
-		struct edit_entry *e = &s->journal[0];
-		size_t freed = model_snapshot_size(e->before) + model_snapshot_size(e->after);
+	for (size_t i = 0; i + 1 < s->n_applied &&
+			   s->undo_bytes + model_retained_bytes(s->m) > UNDO_BUDGET; i++) {
+		struct edit_entry *e = &s->journal[i];
+		if (!e->before && !e->after)
+			continue;
+		s->undo_bytes -= model_snapshot_size(e->before) + model_snapshot_size(e->after);
 		model_snapshot_free(e->before);
 		model_snapshot_free(e->after);
+		/* the entry stays in the journal (the script still replays it); it just cannot be undone */
 		e->before = e->after = NULL;
-		s->undo_bytes -= freed;
-		/* The entry stays in the journal (the script still replays it); it just cannot be undone. */
-		break;
 	}
 }
 

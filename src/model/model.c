@@ -83,7 +83,7 @@ static void pb_free(void *data, void *ptr)
 	}
 	if (m->map && p >= m->map && p < m->map + m->map_len)
 		return;
-	if (m->retained && model_is_retained(m, ptr)) /* an undo snapshot still refers to it */
+	if (m->retained && model_retained_drop(m, ptr)) /* an undo snapshot still refers to it */
 		return;
 	free(ptr);
 }

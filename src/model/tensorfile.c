@@ -16,6 +16,7 @@
 #include "src/base/dtype.h"
 #include "src/model/save.h"
 #include "src/model/tensorfile.h"
+#include "src/model/wire.h"
 
 #define NUMEL_LIMIT (1ll << 53) /* as tensor_numel */
 #define PB_MAX_BYTES (2ull << 30) /* protobuf's own message limit */
@@ -209,18 +210,18 @@ static int npy_descr(struct npy_header *hd, struct ov_error *err)
 	int size = 0;
 
 	if (strstr(d, "bfloat16") || !strcmp(d, "<V2") || !strcmp(d, "|V2") || !strcmp(d, ">V2"))
-		return ov_fail(err, OV_INVALID, "dtype '%s': numpy has no bfloat16 (this is ml_dtypes' raw 2-byte "
+		return ov_fail(err, OV_FORMAT, "dtype '%s': numpy has no bfloat16 (this is ml_dtypes' raw 2-byte "
 			       "type); save the tensor as float32 (tensor.float()) or write a .pb file", d);
 	if (order != '<' && order != '>' && order != '|' && order != '=')
 		return ov_fail(err, OV_FORMAT, "bad .npy header: descr '%s' does not start with a byte order (<, >, |)",
 			       d);
 	switch (kind) {
-	case 'O': return ov_fail(err, OV_INVALID, "dtype '%s': Python objects (pickled) are not read", d);
+	case 'O': return ov_fail(err, OV_FORMAT, "dtype '%s': Python objects (pickled) are not read", d);
 	case 'U': case 'S': case 'a':
-		return ov_fail(err, OV_INVALID, "dtype '%s': numpy strings are not read (use a .pb file for a STRING "
+		return ov_fail(err, OV_FORMAT, "dtype '%s': numpy strings are not read (use a .pb file for a STRING "
 			       "tensor)", d);
-	case 'M': case 'm': return ov_fail(err, OV_INVALID, "dtype '%s': dates and times have no ONNX type", d);
-	case 'V': return ov_fail(err, OV_INVALID, "dtype '%s': raw bytes (numpy void) have no ONNX type", d);
+	case 'M': case 'm': return ov_fail(err, OV_FORMAT, "dtype '%s': dates and times have no ONNX type", d);
+	case 'V': return ov_fail(err, OV_FORMAT, "dtype '%s': raw bytes (numpy void) have no ONNX type", d);
 	default: break;
 	}
 	if (*num < '1' || *num > '9' || strspn(num, "0123456789") != strlen(num) || strlen(num) > 3)
@@ -237,9 +238,9 @@ static int npy_descr(struct npy_header *hd, struct ov_error *err)
 			return 0;
 		}
 	if (kind == 'f' || kind == 'c')
-		return ov_fail(err, OV_INVALID, "dtype '%s': %d-byte %s numbers (long double) have no ONNX type", d,
+		return ov_fail(err, OV_FORMAT, "dtype '%s': %d-byte %s numbers (long double) have no ONNX type", d,
 			       size, kind == 'f' ? "floating-point" : "complex");
-	return ov_fail(err, OV_INVALID, "dtype '%s' has no ONNX type (onnxview reads bool, int8-64, uint8-64, "
+	return ov_fail(err, OV_FORMAT, "dtype '%s' has no ONNX type (onnxview reads bool, int8-64, uint8-64, "
 		       "float16/32/64 and complex64/128)", d);
 }
 
@@ -265,7 +266,7 @@ static int npy_parse_header(const char *text, size_t n, struct npy_header *hd, s
 				return ov_fail(err, OV_FORMAT, "bad .npy header: 'descr' given twice");
 			hp_ws(&h);
 			if (h.p < h.end && *h.p == '[')
-				return ov_fail(err, OV_INVALID, "a structured dtype (record array) is not a tensor");
+				return ov_fail(err, OV_FORMAT, "a structured dtype (record array) is not a tensor");
 			if (hp_string(&h, hd->descr, sizeof hd->descr))
 				return -1;
 		} else if (!strcmp(key, "fortran_order")) {
@@ -494,16 +495,18 @@ static int pb_read(const uint8_t *data, size_t len, ProtobufCAllocator *a, Onnx_
 
 	if (len > PB_MAX_BYTES)
 		return ov_fail(err, OV_LIMIT, "%zu bytes is over protobuf's 2 GiB limit for one message", len);
+	if (wire_check_tensor(data, len, err)) /* before protobuf-c cuts a name at a NUL byte */
+		return ov_wrap(err, "not an ONNX TensorProto: ");
 	s = onnx__tensor_proto__unpack(a, len, data);
 	if (!s)
 		return ov_fail(err, OV_FORMAT, "not an ONNX TensorProto (the protobuf does not parse)");
 	if (tensor_is_external(s) || s->n_external_data) {
-		ov_fail(err, OV_INVALID, "the tensor keeps its data in an external file ('%s'); tensor files must hold "
+		ov_fail(err, OV_FORMAT, "the tensor keeps its data in an external file ('%s'); tensor files must hold "
 			"their data", tensor_external_value(s, "location") ? tensor_external_value(s, "location") : "");
 		goto out;
 	}
 	if (s->segment) {
-		ov_fail(err, OV_INVALID, "a segment of a tensor (TensorProto.segment) is not a whole tensor");
+		ov_fail(err, OV_FORMAT, "a segment of a tensor (TensorProto.segment) is not a whole tensor");
 		goto out;
 	}
 	if (!s->has_data_type || !dtype_known(s->data_type) || s->data_type == OV_DT_UNDEFINED) {
@@ -544,7 +547,7 @@ static int pb_read(const uint8_t *data, size_t len, ProtobufCAllocator *a, Onnx_
 	} else {
 		int64_t nbytes = dtype_raw_bytes(s->data_type, numel);
 		if (nbytes < 0) {
-			ov_fail(err, OV_INVALID, "%s tensors cannot be stored as raw data", dtype_short_name(s->data_type));
+			ov_fail(err, OV_FORMAT, "%s tensors cannot be stored as raw data", dtype_short_name(s->data_type));
 			goto out;
 		}
 		if (s->has_raw_data && ntyped) {

@@ -27,9 +27,10 @@ enum tensorfile_format {
 };
 
 /* Read path: a .npy file (recognised by its magic bytes, whatever its name) or a .pb file (by its name).
- * alloc NULL means malloc/free.  Returns 0, or -1 with err set (OV_IO when the file cannot be read, OV_FORMAT
- * when its contents are malformed, OV_LIMIT over a safety limit, OV_INVALID for a tensor type onnxview cannot
- * store, such as bfloat16 in a .npy file). */
+ * alloc NULL means malloc/free.  Returns 0, or -1 with err set (OV_IO when the file cannot be opened, OV_FORMAT
+ * when its contents are malformed or hold what no ONNX tensor can, such as a numpy string or a pickled object,
+ * OV_LIMIT over a safety limit): a tensor file that cannot be read is the exit status of unreadable input, 3,
+ * whatever the reason. */
 int tensorfile_read(const char *path, ProtobufCAllocator *alloc, Onnx__TensorProto **out, struct ov_error *err);
 /* The same from bytes in memory (fuzzing, tests); name stands for the path in messages. */
 int tensorfile_read_buffer(const uint8_t *data, size_t len, enum tensorfile_format fmt, const char *name,
