@@ -183,3 +183,15 @@ g = helper.make_graph([helper.make_node("Relu", ["x"], [spoof], name=spoof)], "g
 save("spoof.onnx", g, opset=13)
 
 # 14. strides [0, 0] and other small ones use srcnn.onnx from tests/gen-models.py.
+
+# 13. A node whose name is two letters, 300 combining marks on the B, and two more letters.
+marks = "AB" + "\u0301" * 300 + "CD"
+g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name=marks)], "g", [vi("x", F, [1])],
+                      [vi("y", F, [1])])
+save("marks.onnx", g, opset=13)
+
+# 14. A fixed batch on an input whose name has a space, a quote and an ESC: check's hint must work when pasted.
+odd = "in 'put\x1b"
+g = helper.make_graph([helper.make_node("Relu", [odd], ["y"])], "g", [vi(odd, F, [1, 3, 8, 8])],
+                      [vi("y", F, [1, 3, 8, 8])])
+save("hint-name.onnx", g, opset=13)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "src/base/strbuf.h"
 #include "src/check/internal.h"
 #include "src/base/dtype.h"
 #include "src/base/strbuf.h"
@@ -92,7 +93,10 @@ static void check_baked(struct check_ctx *c, uint32_t i, const char *op)
 		return;
 	const char *keep = expand ? "1 (Expand then keeps the input's dim)" : "0 (copy the input's dim) or -1";
 	if (x->dims[0].v == DIM_UNKNOWN && x->dims[0].sym) {
-		snprintf(hint, sizeof hint, "use %s there: set-tensor %s", keep, sv->name);
+		struct strbuf w = {0};
+		strbuf_put_word(&w, sv->name);
+		snprintf(hint, sizeof hint, "use %s there: set-tensor %s", keep, w.len < 200 ? strbuf_str(&w) : "NAME");
+		strbuf_free(&w);
 		diag_add(c, DIAG_baked_shape, (int32_t)i, sv->name, hint,
 			 "%s target '%s' fixes dim %lld to %lld but its input's dim 0 is '%s'", op, sv->name, (long long)k,
 			 (long long)n0, x->dims[0].sym);
@@ -125,8 +129,11 @@ void check_traps(struct check_ctx *c)
 				other_dynamic |= s->dims[k].v == DIM_UNKNOWN;
 			if (other_dynamic && s->dims[0].v != 1)
 				continue;
+			struct strbuf w = {0};
+			strbuf_put_word(&w, val->name);
 			snprintf(hint, sizeof hint, "onnxview edit MODEL -e 'set-dim %s 0 batch' (or export with dynamic_axes)",
-				 val->name);
+				 w.len < 200 ? strbuf_str(&w) : "NAME");
+			strbuf_free(&w);
 			diag_add(c, DIAG_fixed_batch, -1, val->name, hint, "input '%s' has a fixed batch size of %lld",
 				 val->name, (long long)s->dims[0].v);
 		}

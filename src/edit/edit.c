@@ -3,9 +3,11 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "src/edit/edit.h"
 #include "src/base/strbuf.h"
@@ -160,7 +162,18 @@ int edit_split(const char *line, char ***out, struct ov_error *err)
 		for (; *p; p++) {
 			char c = *p;
 			if (quoted) {
-				if (c == '\\' && p[1]) {
+				if (c == '\\' && p[1] == 'x' && isxdigit((unsigned char)p[2]) && isxdigit((unsigned char)p[3])) {
+					/* \xHH: any byte, as check's hints write names that hold control characters */
+					char hex[3] = {p[2], p[3], 0};
+					int byte = (int)strtol(hex, NULL, 16);
+					if (!byte) {
+						strbuf_free(&w);
+						edit_free_words(argc, argv);
+						return ov_fail(err, OV_USAGE, "\\x00 in: %s (a name cannot hold a NUL byte)", line);
+					}
+					strbuf_putc(&w, (char)byte);
+					p += 3;
+				} else if (c == '\\' && p[1]) {
 					p++;
 					strbuf_putc(&w, *p == 'n' ? '\n' : *p == 't' ? '\t' : *p);
 				} else if (c == '"')
@@ -227,14 +240,43 @@ int edit_parse_int(const char *s, int64_t *v, struct ov_error *err)
 	return 0;
 }
 
+int edit_is_decimal(const char *s)
+{
+	const char *p = s + (*s == '+' || *s == '-');
+	size_t digits = 0;
+
+	if (!strcasecmp(p, "nan") || !strcasecmp(p, "inf") || !strcasecmp(p, "infinity"))
+		return 1;
+	for (; *p >= '0' && *p <= '9'; p++)
+		digits++;
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			digits++;
+	if (!digits)
+		return 0;
+	if (*p == 'e' || *p == 'E') {
+		p += p[1] == '+' || p[1] == '-' ? 2 : 1;
+		if (!(*p >= '0' && *p <= '9'))
+			return 0;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	return !*p;
+}
+
 int edit_parse_float(const char *s, double *v, struct ov_error *err)
 {
 	char *end;
 
+	/* strtod alone would also take hex (0x10 is 16), hex floats and nan(chars): values are read strictly */
+	if (!edit_is_decimal(s))
+		return ov_fail(err, OV_USAGE, "'%s' is not a number", s);
 	errno = 0;
 	double x = strtod(s, &end);
-	if (!*s || *end || (errno && x != 0))
+	if (*end)
 		return ov_fail(err, OV_USAGE, "'%s' is not a number", s);
+	if (errno == ERANGE && isinf(x))
+		return ov_fail(err, OV_USAGE, "'%s' is out of range", s);
 	*v = x;
 	return 0;
 }

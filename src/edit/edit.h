@@ -93,7 +93,7 @@ const struct edit_cmd *edit_find_cmd(const char *name);
 const struct edit_cmd *const *edit_commands(size_t *n);
 
 /* Split a command line into words: spaces separate; [...] groups (nested brackets, spaces inside allowed);
- * "..." quotes with \" \\ \n escapes. Returns argc (argv malloc'd strings, free with edit_free_words), or -1. */
+ * "..." quotes with \" \\ \n \t and \xHH escapes (strbuf_put_word writes names that way). Returns argc (argv malloc'd strings, free with edit_free_words), or -1. */
 int edit_split(const char *line, char ***argv, struct ov_error *err);
 void edit_free_words(int argc, char **argv);
 
@@ -111,6 +111,8 @@ void edit_say(struct edit_session *s, const char *fmt, ...) __attribute__((forma
 /* Strict parsers for command arguments (they name the bad text in err). */
 int edit_parse_int(const char *s, int64_t *v, struct ov_error *err);
 int edit_parse_float(const char *s, double *v, struct ov_error *err);
+/* 1 when s is a decimal number as people write one (1, -0.5, 1e-3, .5), or nan, inf, infinity; never hex. */
+int edit_is_decimal(const char *s);
 /* A literal "[[1, 2], [3, 4]]", "[1,1,2,2]" or "3": the element texts in order (malloc'd; free with
  * edit_free_list), their count, and the nesting as dims (rank 0 for a bare scalar). Ragged lists are refused. */
 int edit_parse_list(const char *text, char ***items, int64_t *n, int64_t *dims, int *rank, struct ov_error *err);
