@@ -16,8 +16,9 @@
 #                                    OptionalProto), seeded with numpy.save output, input_0.pb files and
 #                                    tests/fuzz/seqfile/*.pb
 #   BUILD/fuzz-command CORPUS        the command language, seeded with tests/fuzz/commands/*
-#   BUILD/fuzz-exec CORPUS -rss_limit_mb=2048
-#                                    the executor, seeded with the node tests' model.onnx files
+#   BUILD/fuzz-exec CORPUS -rss_limit_mb=2048 -dict=tests/fuzz/model.dict
+#                                    the executor, seeded with the node tests' model.onnx files and
+#                                    tests/fuzz/regress/ (Loop bodies that never stop or outgrow memory)
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -54,6 +55,7 @@ echo "seeds: $(ls "$BUILD/seeds" | wc -l) files; corpus: $(ls "$BUILD/corpus" | 
 
 status=0
 "$BUILD/fuzz-model" -max_len=65536 -rss_limit_mb=2048 -timeout=10 -max_total_time="$secs" \
+	-dict="$ROOT/tests/fuzz/model.dict" \
 	-print_final_stats=1 -artifact_prefix="$BUILD/artifacts/" \
 	"$BUILD/corpus" "$BUILD/seeds" >"$BUILD/fuzz.log" 2>&1 || status=$?
 
