@@ -108,8 +108,9 @@ static void scratch_setup(void)
 		fail("cannot populate the scratch folder", scratch);
 }
 
-/* Every fixture as it was; with only_fixtures, nothing else either (the folder's temporary files included). */
-static void scratch_check(int only_fixtures, const char *when)
+/* Every fixture as it was; at most temps temporary files (the prepared saves'); with only_fixtures, no other
+ * file either. */
+static void scratch_check(int only_fixtures, size_t temps, const char *when)
 {
 	struct stat st;
 	char buf[16] = {0}, target[64] = {0};
@@ -128,10 +129,12 @@ static void scratch_check(int only_fixtures, const char *when)
 	DIR *d = opendir(scratch);
 	struct dirent *e;
 	int extra = 0;
+	size_t n_temps = 0;
 	while (d && (e = readdir(d)))
-		if (strstr(e->d_name, ".onnxview-"))
-			fail("a temporary file was left behind", e->d_name);
-		else if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, "existing.onnx") &&
+		if (strstr(e->d_name, ".onnxview-")) {
+			if (++n_temps > temps)
+				fail("a temporary file was left behind", e->d_name);
+		} else if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, "existing.onnx") &&
 			 strcmp(e->d_name, "link") && strcmp(e->d_name, "dangling") && strcmp(e->d_name, "fifo") &&
 			 strcmp(e->d_name, "dir"))
 			extra++;
@@ -139,6 +142,12 @@ static void scratch_check(int only_fixtures, const char *when)
 		closedir(d);
 	if (only_fixtures && extra)
 		fail("a save that was never committed left a file", when);
+	d = opendir(in_scratch("dir"));
+	while (only_fixtures && d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && !strstr(e->d_name, ".onnxview-"))
+			fail("a save that was never committed left a file in a folder", e->d_name);
+	if (d)
+		closedir(d);
 }
 
 /* "save PATH" with PATH in the scratch folder (or "save" alone); NULL to skip a path that would leave it. */
@@ -253,7 +262,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(undone);
 	free(redone);
 	/* the saves: prepared only, so far */
-	scratch_check(1, "before the commit");
+	scratch_check(1, s->n_pending, "before the commit");
 	if (commit) {
 		char **targets = calloc(s->n_pending + 1, sizeof *targets);
 		size_t nt = s->n_pending;
@@ -272,10 +281,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; targets && i < nt; i++)
 			free(targets[i]);
 		free(targets);
-		scratch_check(0, "after the commit");
+		scratch_check(0, 0, "after the commit");
 	}
 	edit_session_free(s);
-	scratch_check(!commit, "after the session");
+	scratch_check(!commit, 0, "after the session");
 	model_free(m);
 	return 0;
 }
