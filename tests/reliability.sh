@@ -183,6 +183,14 @@ OV edit srcnn.onnx -e 'set-dim input 0 batch' -e save -o out12b.onnx 2>"$TMP/err
 check "12: -e save -o OUT writes OUT once, without 'exists'" sh -c "[ $? -eq 0 ] && [ -s out12b.onnx ] && ! grep -q exists '$TMP/err'"
 check "... and no temporary file is left" [ "$(ls -A | grep -c '\.onnxview-')" -eq 0 ]
 
+OV edit srcnn.onnx -e 'set-dim input 0 batch' -e 'journal j12.txt' -o out12c.onnx 2>/dev/null
+check "3/12: the journal command writes the applied commands as a script (what the TUI keeps when the file changed)" \
+	sh -c "[ $? -eq 0 ] && grep -qx 'set-dim input 0 batch' j12.txt"
+OV edit srcnn.onnx -e 'journal j12b.txt' -e bogus -o out12d.onnx 2>/dev/null
+check "12: ... and, under edit, only once every command succeeded" sh -c "[ $? -eq 2 ] && [ ! -e j12b.txt ]"
+OV edit srcnn.onnx -e 'journal srcnn.onnx' -o out12e.onnx 2>/dev/null
+check "4: ... never over the model" sh -c "[ $? -eq 1 ] && cmp -s srcnn.onnx '$TMP/m/srcnn.onnx'"
+
 # ---- 13. terminal spoofing -----------------------------------------------------------------------------------
 OV dump --json spoof.onnx >"$TMP/out" 2>&1
 check "13: --json writes U+009B (CSI to xterm and VTE) as \\u009b" sh -c "grep -q 'a\\\\u009b31mb' '$TMP/out' && ! grep -q \"\$(printf '\\302\\233')\" '$TMP/out'"

@@ -149,7 +149,7 @@ int map_guard_check(const struct map_guard *g, const char *what, struct ov_error
 	if (!map_guard_changed(g))
 		return 0;
 	return ov_fail(err, OV_IO, "%s changed on disk while open (rewritten or truncated in place): its weights can "
-		       "no longer be read, and nothing is saved from it; reopen it (the edits can still be saved as "
-		       "a script)", what);
+		       "no longer be read, and nothing is saved from it; the edits can still be saved as a script "
+		       "(journal FILE) and replayed on the new file", what);
 }
 

@@ -1,5 +1,8 @@
-/* undo, redo and save: the commands that move through the journal or write the model, changing nothing else. */
+/* undo, redo, save and journal: the commands that move through the journal or write the model or the journal,
+ * changing nothing else. */
 #include "config.h"
+
+#include <stdlib.h>
 
 #include "src/edit/internal.h"
 #include "src/model/save.h"
@@ -37,9 +40,38 @@ static int exec_save(struct edit_session *s, int argc, char **argv, struct ov_er
 	return 0;
 }
 
+/* The applied commands as a script, what `edit --journal` writes: the way to keep a session's edits when the model
+ * can no longer be saved (its file changed on disk while it was open). */
+static int exec_journal(struct edit_session *s, int argc, char **argv, struct ov_error *err)
+{
+	size_t len;
+	char *text = edit_journal_text(s, &len);
+	int r;
+
+	(void)argc;
+	if (!text)
+		return ov_fail(err, OV_NOMEM, "out of memory");
+	if (save_same_file(argv[1], s->m->path) || model_external_uses(s->m, argv[1]))
+		r = ov_fail(err, OV_INVALID, "the journal would overwrite the model or its external data");
+	else if (s->defer_saves)
+		r = edit_defer_buffer(s, argv[1], 0, text, len, err);
+	else
+		r = save_buffer(argv[1], 0, text, len, err);
+	free(text);
+	if (r)
+		return ov_wrap(err, "%s: ", argv[1]);
+	if (!s->defer_saves)
+		edit_say(s, "wrote the %zu applied command%s to %s (onnxview edit MODEL -s %s -o OUT replays them)",
+			 s->n_applied, s->n_applied == 1 ? "" : "s", argv[1], argv[1]);
+	return 0;
+}
+
 const struct edit_cmd edit_undo_cmd = {"undo", "undo", "undo the last command", 0, 0, EDIT_NO_CHANGE, exec_undo};
 const struct edit_cmd edit_redo_cmd = {"redo", "redo", "redo the last undone command", 0, 0, EDIT_NO_CHANGE,
 				       exec_redo};
 const struct edit_cmd edit_save_cmd = {"save", "save [PATH]",
 				       "save atomically (to PATH, which must not exist yet, or to the session's file)",
 				       0, 1, EDIT_NO_CHANGE, exec_save};
+const struct edit_cmd edit_journal_cmd = {"journal", "journal PATH",
+					  "write the applied commands as a script that replays them (PATH must not exist)",
+					  1, 1, EDIT_NO_CHANGE, exec_journal};
