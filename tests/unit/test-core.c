@@ -687,6 +687,22 @@ static void test_signal_cleanup(void)
 	   "after a save the signals are as they were");
 	unlink(path);
 
+	/* a full disk while writing a journal or a tensor file: nothing appears, what was there stays (issue 14, 4/5) */
+	OK(save_buffer(path, 0, "old", 3, &e) == 0, "write a file");
+	save_inject_fault("write");
+	OK(save_buffer(path, OV_SAVE_REPLACE, "new journal", 11, &e) == -1 && strstr(e.msg, "No space left"),
+	   "a full disk fails the write: %s", e.msg);
+	save_inject_fault(NULL);
+	{
+		char buf[8] = {0};
+		FILE *f = fopen(path, "r");
+		OK(f && fread(buf, 1, sizeof buf - 1, f) == 3 && !strcmp(buf, "old") && count_temps(dir) == 0,
+		   "... the file that was there keeps its bytes, and no temporary file is left");
+		if (f)
+			fclose(f);
+	}
+	unlink(path);
+
 	/* the two steps: a discarded save leaves nothing, a committed one its file */
 	struct save_pending *p;
 	OK(save_prepare_buffer(path, 0, "abc", 3, &p, &e) == 0 && count_temps(dir) == 1 && access(path, F_OK) != 0,
