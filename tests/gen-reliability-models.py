@@ -195,3 +195,17 @@ odd = "in 'put\x1b"
 g = helper.make_graph([helper.make_node("Relu", [odd], ["y"])], "g", [vi(odd, F, [1, 3, 8, 8])],
                       [vi("y", F, [1, 3, 8, 8])])
 save("hint-name.onnx", g, opset=13)
+
+# 2. A `while` loop as torch.jit exports it: trip count INT64_MAX, a computed condition (i < 2), scan outputs of
+# 256 KB a trip.  It stops after 3 trips: the scan outputs must not be projected over 2^63 trips.
+body = helper.make_graph(
+    [helper.make_node("Constant", [], ["two"], value=tensor("two_t", I64, [], [2])),
+     helper.make_node("Less", ["i", "two"], ["cond_out"]),
+     helper.make_node("Identity", ["v_in"], ["v_out"]), helper.make_node("Identity", ["big2"], ["scan_out"])],
+    "body", [vi("i", I64, []), vi("cond_in", TensorProto.BOOL, []), vi("v_in", F, [1])],
+    [vi("cond_out", TensorProto.BOOL, []), vi("v_out", F, [1]), vi("scan_out", F, [256, 256])])
+g = helper.make_graph([helper.make_node("Loop", ["M", "c", "v0"], ["v", "scans"], body=body, name="loop")], "g",
+                      [vi("v0", F, [1])], [vi("v", F, None), vi("scans", F, None)],
+                      initializer=[tensor("M", I64, [], [2 ** 63 - 1]), tensor("c", TensorProto.BOOL, [], [True]),
+                                   helper.make_tensor("big2", F, [256, 256], bytes(4 * 65536), raw=True)])
+save("loop-while-scan.onnx", g, opset=13)

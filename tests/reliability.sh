@@ -48,6 +48,9 @@ OV run loop-scan.onnx --input v0=zeros >"$TMP/out" 2>"$TMP/err"
 rc=$?
 check "2: a Loop stacking 4 MB x 10^6 iterations stops before iterating on (status 3)" [ $rc -eq 3 ]
 check "... naming the scan outputs and the limit" grep -q "Loop: its scan outputs would take .* over 1000000 iterations, more than the" "$TMP/err"
+OV run loop-while-scan.onnx --input v0=zeros >"$TMP/out" 2>"$TMP/err"
+check "2: a while loop (trip count INT64_MAX, a computed condition) is not judged by its trip count" \
+	sh -c "[ $? -eq 0 ] && grep -q \"output 'scans' float32\[3,256,256\]\" '$TMP/out'"
 OV run loop-forever.onnx --input v0=zeros --max-iterations 1000 >"$TMP/out" 2>"$TMP/err"
 rc=$?
 check "9: trip count 10^18: stopped by --max-iterations (status 3)" [ $rc -eq 3 ]

@@ -187,12 +187,14 @@ static int scans_add(struct exec_kernel_ctx *k, struct scans *s, struct xtensor 
 	return xk_scan_bytes(k, s->bytes, (int64_t)s->n, 0);
 }
 
-/* After the first iteration: the scan outputs of all trips, at this size each, must fit as well. */
+/* After the first iteration of a loop that will run exactly trips times: the scan outputs of all of them, at this
+ * size each, must fit as well (trips < 0: the count is not known; only what is kept is checked). */
 static int scans_project(struct exec_kernel_ctx *k, const struct scans *s, int64_t trips)
 {
 	if (s->n != 1 || trips <= 1)
 		return 0;
-	uint64_t total = (uint64_t)trips > UINT64_MAX / (s->bytes ? s->bytes : 1) ? UINT64_MAX : s->bytes * (uint64_t)trips;
+	uint64_t total = (uint64_t)trips > UINT64_MAX / (s->bytes ? s->bytes : 1) ? UINT64_MAX
+										  : s->bytes * (uint64_t)trips;
 	return xk_scan_bytes(k, total, trips, 1);
 }
 
@@ -216,6 +218,29 @@ static int32_t declared_dtype(const struct graph *sub, size_t i)
 }
 
 /* ---- Loop ---- */
+
+/* 1 when the body hands its condition input on unchanged as its condition output (directly or through an
+ * Identity): with the condition true at the start, the loop then runs exactly its trip count, as PyTorch's `for`
+ * loops do.  A `while` loop (trip count INT64_MAX, a computed condition) may stop at any time. */
+static int body_keeps_cond(const struct graph *body)
+{
+	const Onnx__GraphProto *p = body->proto;
+
+	if (p->n_input < 2 || p->n_output < 1 || !p->input[1]->name || !p->output[0]->name)
+		return 0;
+	int32_t in = graph_value_id(body, p->input[1]->name), out = graph_value_id(body, p->output[0]->name);
+	if (in < 0 || out < 0)
+		return 0;
+	if (in == out)
+		return 1;
+	int32_t n = body->values[out].producer;
+	if (n < 0)
+		return 0;
+	const struct graph_node *gn = &body->nodes[n];
+	const char *dom = gn->proto->domain;
+	return gn->proto->op_type && !strcmp(gn->proto->op_type, "Identity") &&
+	       (!dom || !*dom || !strcmp(dom, "ai.onnx")) && gn->proto->n_input >= 1 && gn->in[0] == in;
+}
 
 static int kernel_loop(struct exec_kernel_ctx *k)
 {
@@ -243,6 +268,8 @@ static int kernel_loop(struct exec_kernel_ctx *k)
 	if (has_cond && k->in[1]->numel != 1)
 		return xk_fail(k, "cond has %lld elements; it is a scalar", (long long)k->in[1]->numel);
 	int cond = has_cond ? scalar_true(k->in[1]) : 1;
+	/* how many trips the loop will make, when it cannot stop early: for the scan outputs' projection */
+	int64_t exact_trips = max_trips >= 0 && cond && body_keeps_cond(body) ? max_trips : -1;
 
 	struct xtensor *carried = calloc(n_carried + 1, sizeof *carried);
 	struct xtensor *res = calloc(n_body_out + 1, sizeof *res);
@@ -287,7 +314,7 @@ static int kernel_loop(struct exec_kernel_ctx *k)
 			carried[j] = res[1 + j];
 			memset(&res[1 + j], 0, sizeof res[1 + j]);
 		}
-		if (scans_add(k, &sc, res + 1 + n_carried) || scans_project(k, &sc, max_trips)) {
+		if (scans_add(k, &sc, res + 1 + n_carried) || scans_project(k, &sc, exact_trips)) {
 			free_all(res, n_body_out);
 			goto out;
 		}
