@@ -7,7 +7,8 @@
  * - the model after each success still indexes and packs.
  * - save destinations (issue 14): as `onnxview edit` does, saves are deferred (edit_session.defer_saves) and go to a
  *   private scratch folder (on /dev/shm when there is one) that holds an existing file, a symbolic link to it, a
- *   dangling link, a FIFO and a folder; `save PATH` is confined to it (no "..", no absolute path).  Whatever the
+ *   dangling link, a FIFO and a folder; `save PATH` and `journal PATH` are confined to it (no "..", no absolute
+ *   path).  Whatever the
  *   script does, none of those entries may change; discarded saves leave nothing, committed ones (the first input
  *   byte decides) leave regular files that load as models, and no temporary file is ever left behind.
  * Lines with @FILE values are skipped: the fuzzer must not read the disk.
@@ -150,7 +151,8 @@ static void scratch_check(int only_fixtures, size_t temps, const char *when)
 		closedir(d);
 }
 
-/* "save PATH" with PATH in the scratch folder (or "save" alone); NULL to skip a path that would leave it. */
+/* "save PATH" and "journal PATH" with PATH in the scratch folder (or "save" alone); NULL to skip a path that would
+ * leave it. */
 static char *confined_save(const char *line)
 {
 	char **argv;
@@ -158,16 +160,17 @@ static char *confined_save(const char *line)
 	int argc = edit_split(line, &argv, &err);
 	char *out = NULL;
 
-	if (argc < 1 || strcmp(argv[0], "save")) {
+	if (argc < 1 || (strcmp(argv[0], "save") && strcmp(argv[0], "journal"))) {
 		if (argc > 0)
 			edit_free_words(argc, argv);
 		return strdup(line);
 	}
 	if (argc == 1) {
-		out = strdup("save");
+		out = strdup(argv[0]);
 	} else if (argc == 2 && argv[1][0] != '/' && !strstr(argv[1], "..") && strlen(argv[1]) < 200) {
 		struct strbuf b = {0};
-		strbuf_puts(&b, "save ");
+		strbuf_puts(&b, argv[0]);
+		strbuf_putc(&b, ' ');
 		strbuf_put_word(&b, in_scratch(argv[1]));
 		out = strdup(strbuf_str(&b));
 		strbuf_free(&b);
@@ -274,6 +277,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				struct ov_model *saved;
 				if (!targets[i] || lstat(targets[i], &st) || !S_ISREG(st.st_mode))
 					fail("a committed save left no regular file", targets[i]);
+				char head[24] = {0};
+				FILE *f = fopen(targets[i], "r");
+				if (f && fread(head, 1, sizeof head - 1, f) > 0 && !strncmp(head, "# onnxview edit script", 22)) {
+					fclose(f); /* a journal */
+					continue;
+				}
+				if (f)
+					fclose(f);
 				if (model_load(&saved, targets[i], &err))
 					fail("a committed save does not load", err.msg);
 				model_free(saved);
