@@ -91,9 +91,22 @@ void ui_text(int y, int x, int x0, int x1, const char *s, int attr)
 		wchar_t wc[CCHARW_MAX + 1], m;
 		size_t l = mbrtowc(&wc[0], s, left, &st);
 		if (l == (size_t)-1 || l == (size_t)-2 || l == 0) {
-			wc[0] = L'?';
-			l = 1;
+			/* not a character in this locale (UTF-8 under LC_ALL=C): one cell per UTF-8 sequence, handed to
+			 * curses as it is, as before */
+			const unsigned char *p = (const unsigned char *)s;
+			l = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 : 4;
+			for (size_t k = 1; k < l; k++)
+				if (k >= left || !p[k]) {
+					l = k;
+					break;
+				}
+			if (col >= x0)
+				mvaddnstr(y, col, s, (int)l);
+			s += l;
+			left -= l;
+			col++;
 			memset(&st, 0, sizeof st);
+			continue;
 		}
 		s += l;
 		left -= l;
