@@ -1,10 +1,8 @@
 /* `onnxview edit`: load a model, apply edit commands (-e CMD, -s SCRIPT, in the order given), save atomically. */
 #include "config.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/cmd.h"
 #include "src/edit/edit.h"
@@ -13,13 +11,6 @@
 
 static const char edit_usage[] =
 	"usage: onnxview edit MODEL [-e COMMAND]... [-s SCRIPT]... -o OUT [--force] [--journal FILE]";
-
-static int same_path(const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
 
 static void print_commands(FILE *out)
 {
@@ -96,38 +87,54 @@ int cmd_edit(int argc, char **argv, FILE *out, FILE *err)
 		goto out;
 	}
 	s->say = say_stderr;
-	/* Saving over the model itself is the explicit way to save in place. */
+	/* Saving over the model itself (or a link to it) is the explicit way to save in place. */
 	s->save_path = dest;
-	s->save_flags = (force || same_path(path, dest)) ? OV_SAVE_REPLACE : 0;
+	s->save_flags = (force || save_same_file(path, dest)) ? OV_SAVE_REPLACE : 0;
+	/* The journal is a third file: never the model, the output, or where the weights live. */
+	if (journal) {
+		const char *clash = save_same_file(journal, path) ? "is the model being edited" :
+				    save_same_file(journal, dest) ? "is the output (-o) too" :
+				    model_external_uses(m, journal) ? "is one of the model's external data files" : NULL;
+		if (clash) {
+			ov_fail(&e, OV_USAGE, "the journal %s: give it a file of its own", clash);
+			rc = ov_error_report(err, journal, &e);
+			goto out;
+		}
+	}
+	/* Nothing is written until every command has succeeded: `save` commands only prepare their files. */
+	s->defer_saves = 1;
 	for (int i = 0; i < n_steps; i++) {
 		int r = steps[i].is_script ? edit_run_script(s, steps[i].text, &e) : edit_run(s, steps[i].text, &e);
 		if (r) {
 			char what[600];
-			snprintf(what, sizeof what, "%s: %s%s%s", path, steps[i].is_script ? "" : "'",
-				 steps[i].is_script ? "" : steps[i].text, steps[i].is_script ? "" : "'");
+			/* a script's errors already name the script and the line */
+			if (steps[i].is_script)
+				snprintf(what, sizeof what, "%s", path);
+			else
+				snprintf(what, sizeof what, "%s: '%s'", path, steps[i].text);
 			rc = ov_error_report(err, what, &e);
 			goto out; /* nothing is written */
 		}
 	}
+	/* The model first, then the journal, each through a temporary file, flushed, moved into place. */
+	if (edit_defer_save(s, dest, s->save_flags, &e)) {
+		rc = ov_error_report(err, dest, &e);
+		goto out;
+	}
 	if (journal) {
-		FILE *jf = fopen(journal, "wx");
-		if (!jf && errno == EEXIST && force)
-			jf = fopen(journal, "w");
-		if (!jf) {
-			ov_fail(&e, OV_WRITE, "cannot write the journal: %s%s", strerror(errno),
-				errno == EEXIST ? " (use --force to replace it)" : "");
-			rc = ov_error_report(err, journal, &e);
-			goto out;
-		}
-		edit_journal_write(s, jf);
-		if (fclose(jf)) {
-			ov_fail(&e, OV_WRITE, "cannot write the journal: %s", strerror(errno));
+		size_t len;
+		char *text = edit_journal_text(s, &len);
+		int r = text ? edit_defer_buffer(s, journal, force ? OV_SAVE_REPLACE : 0, text, len, &e)
+			     : ov_fail(&e, OV_NOMEM, "out of memory");
+		free(text);
+		if (r) {
+			ov_wrap(&e, "journal: ");
 			rc = ov_error_report(err, journal, &e);
 			goto out;
 		}
 	}
-	if (model_save(m, dest, s->save_flags, &e))
-		rc = ov_error_report(err, dest, &e);
+	if (edit_commit_saves(s, &e))
+		rc = ov_error_report(err, NULL, &e);
 out:
 	edit_session_free(s);
 	model_free(m);

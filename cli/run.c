@@ -21,6 +21,7 @@
 #include "src/base/json.h"
 #include "src/base/opts.h"
 #include "src/model/model.h"
+#include "src/model/save.h"
 #include "src/exec/feed.h"
 #include "src/exec/repeat.h"
 #include "src/graph/shape.h"
@@ -31,10 +32,11 @@
 static const char run_usage[] =
 	"usage: onnxview run MODEL [--input [NAME=]FILE|random[:SEED]|zeros|ones]... [--shape NAME=DxD..]... [--dim SYM=N]...\n"
 	"                      [--from T,..] [--to T,..] [--all] [--backend cpu|cuda [--tf32]] [--expect DIR|NAME=FILE]...\n"
-	"                      [--rtol R] [--atol A] [--strict] [--save DIR] [--repeat N] [--json]";
+	"                      [--rtol R] [--atol A] [--strict] [--save DIR [--force]] [--repeat N]\n"
+	"                      [--max-iterations N] [--time-limit SECONDS] [--json]";
 
 enum { R_INPUT, R_SHAPE, R_DIM, R_FROM, R_TO, R_ALL, R_BACKEND, R_TF32, R_EXPECT, R_RTOL, R_ATOL, R_STRICT, R_SAVE,
-       R_REPEAT, R_JSON };
+       R_FORCE, R_REPEAT, R_MAX_ITER, R_TIME_LIMIT, R_JSON };
 static const struct opt_spec run_opts[] = {
 	[R_INPUT] = {.name = "--input", .arg = "[NAME=]SPEC", .flags = OPT_REPEAT,
 		     .help = "a file (.npy, .pb) or random[:SEED], zeros, ones; without NAME= a generator fills every input"},
@@ -51,7 +53,11 @@ static const struct opt_spec run_opts[] = {
 	[R_ATOL] = {.name = "--atol", .arg = "A", .help = "ONNX's rule with this atol"},
 	[R_STRICT] = {.name = "--strict", .help = "ONNX's own rule: rtol 1e-3, atol 1e-7"},
 	[R_SAVE] = {.name = "--save", .arg = "DIR", .help = "write every reported value as DIR/NAME.npy"},
+	[R_FORCE] = {.name = "--force", .alias = "-f", .help = "--save may replace files that exist (never through links)"},
 	[R_REPEAT] = {.name = "--repeat", .arg = "N", .help = "run N more times and report the timings"},
+	[R_MAX_ITER] = {.name = "--max-iterations", .arg = "N",
+			.help = "stop a run after N Loop/Scan iterations in all (default 1000000)"},
+	[R_TIME_LIMIT] = {.name = "--time-limit", .arg = "SECONDS", .help = "stop a run that takes longer"},
 	[R_JSON] = {.name = "--json", .help = "the report as JSON"},
 };
 static const struct opt_cmd run_cmd = {
@@ -71,10 +77,11 @@ struct run_args {
 	size_t n_expects;
 	char *from[MAX_LIST], *to[MAX_LIST];
 	size_t n_from, n_to;
-	int all, json, have_from, have_to, tf32;
+	int all, json, have_from, have_to, tf32, force;
 	const char *backend, *save;
 	struct compare_rule rule;
 	long repeat; /* --repeat N (0: not given) */
+	struct exec_limits limits; /* --max-iterations, --time-limit */
 };
 
 /* A tensor fed or expected: where it came from, and the tensor. */
@@ -117,6 +124,19 @@ static int parse_args(int argc, char **argv, struct run_args *a, FILE *out, FILE
 	a->tf32 = opt_given(&p, R_TF32);
 	a->backend = opt_value(&p, R_BACKEND);
 	a->save = opt_value(&p, R_SAVE);
+	a->force = opt_given(&p, R_FORCE);
+	if (a->force && !a->save) {
+		rc = opt_usage_error(&run_cmd, err, "--force is for --save (replacing .npy files that exist)");
+		goto out;
+	}
+	for (int l = R_MAX_ITER; l <= R_TIME_LIMIT; l++) {
+		const char *o = run_opts[l].name, *v = opt_value(&p, l);
+		if (v && exec_limits_parse(&a->limits, o, v)) {
+			rc = opt_usage_error(&run_cmd, err, "%s wants %s, not '%s'", o,
+					     l == R_MAX_ITER ? "a count >= 1" : "a number of seconds > 0", v);
+			goto out;
+		}
+	}
 	if (feed_rule(opt_value(&p, R_RTOL), opt_value(&p, R_ATOL), opt_given(&p, R_STRICT), &a->rule, &e)) {
 		rc = opt_usage_error(&run_cmd, err, "%s", e.msg);
 		goto out;
@@ -261,8 +281,8 @@ static int add_named(struct named **list, size_t *n, const char *name, const cha
 
 /* ---- saving ---- */
 
-static int save_value(const char *dir, const char *name, const struct xtensor *t, char **used, size_t n_used,
-		      char **out_file, struct ov_error *e)
+static int save_value(const char *dir, unsigned flags, const char *name, const struct xtensor *t, char **used,
+		      size_t n_used, char **out_file, struct ov_error *e)
 {
 	char base[240], file[4096];
 
@@ -283,7 +303,7 @@ static int save_value(const char *dir, const char *name, const struct xtensor *t
 	snprintf(path, sizeof path, "%s/%s.npy", dir, file);
 	if (!tensorfile_npy_descr(t->dtype))
 		return ov_fail(e, OV_INVALID, "'%s' is %s, which .npy cannot hold", name, dtype_short_name(t->dtype));
-	if (tensorfile_write_npy(path, t->dtype, t->dims, (size_t)t->rank, t->data, e))
+	if (tensorfile_write_npy(path, flags, t->dtype, t->dims, (size_t)t->rank, t->data, e))
 		return -1;
 	return 0;
 }
@@ -768,7 +788,7 @@ static int compare_value(struct out_report *o, struct run_state *s)
 
 /* --save: a tensor (or an optional's) as NAME.npy, a sequence's tensors as NAME.0.npy, NAME.1.npy...; a dtype .npy
  * cannot hold gets a note and is skipped.  0, or -1 with se set. */
-static int save_parts(const char *dir, struct out_report *o, char **used, size_t n_used, FILE *errf,
+static int save_parts(const char *dir, unsigned flags, struct out_report *o, char **used, size_t n_used, FILE *errf,
 		      struct ov_error *se)
 {
 	const struct parts *p = &o->parts;
@@ -791,15 +811,15 @@ static int save_parts(const char *dir, struct out_report *o, char **used, size_t
 		}
 	}
 	if (!p->seq)
-		return save_value(dir, name, p->main, used, n_used, &o->saved, se);
+		return save_value(dir, flags, name, p->main, used, n_used, &o->saved, se);
 	/* the items after one unique base name */
-	if (save_value(dir, name, NULL, used, n_used, &o->saved, se))
+	if (save_value(dir, flags, name, NULL, used, n_used, &o->saved, se))
 		return -1;
 	for (int64_t k = 0; k < p->n_items; k++) {
 		char path[4400];
 		const struct xtensor *t = &p->items[k];
 		snprintf(path, sizeof path, "%s/%s.%" PRId64 ".npy", dir, o->saved, k);
-		if (tensorfile_write_npy(path, t->dtype, t->dims, (size_t)t->rank, t->data, se))
+		if (tensorfile_write_npy(path, flags, t->dtype, t->dims, (size_t)t->rank, t->data, se))
 			return -1;
 	}
 	return 0;
@@ -1002,7 +1022,7 @@ int cmd_run(int argc, char **argv, FILE *out, FILE *err)
 		goto fail;
 	s.f = (struct feed){.m = s.m, .g = s.g, .sh = s.sh, .e = &s.e, .errf = err, .sizes = &s.a.sizes};
 
-	struct exec_options opt = {.keep_all = s.a.all};
+	struct exec_options opt = {.keep_all = s.a.all, .limits = s.a.limits};
 	if (s.a.n_from) {
 		opt.from = (const char *const *)s.a.from;
 		opt.n_from = s.a.n_from;
@@ -1102,7 +1122,9 @@ int cmd_run(int argc, char **argv, FILE *out, FILE *err)
 		}
 		if (s.a.save) {
 			struct ov_error se = {0};
-			int sr = save_parts(s.a.save, o, saved_names, n_saved, err, &se);
+			/* never through a symbolic link planted in the folder; existing files only with --force */
+			unsigned flags = OV_SAVE_NOFOLLOW | (s.a.force ? OV_SAVE_REPLACE : 0);
+			int sr = save_parts(s.a.save, flags, o, saved_names, n_saved, err, &se);
 			if (sr < 0) {
 				s.e = se;
 				ov_wrap(&s.e, "--save: ");

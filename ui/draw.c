@@ -4,6 +4,7 @@
 #include <curses.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "ui/app.h"
 
@@ -64,26 +65,74 @@ int ui_attr(const struct app *a, int color)
 	return attr;
 }
 
+/* Bidirectional controls reorder what follows them (a name could display reversed): shown as '?' here, should one
+ * get past the core's escaping (strbuf_put_safe writes them as \u202e). */
+static int is_bidi_control(wchar_t c)
+{
+	return c == 0x061c || c == 0x200e || c == 0x200f || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+}
+
+/* One character cell at a time: a base character and the combining marks that follow it, at most what one cell
+ * holds (CCHARW_MAX; the rest are dropped), so that a flood of marks can never desynchronise curses' idea of the
+ * screen from the terminal's. */
 void ui_text(int y, int x, int x0, int x1, const char *s, int attr)
 {
 	int col = x;
+	mbstate_t st;
+	size_t left = strlen(s);
 
 	if (y < 0 || y >= LINES)
 		return;
 	if (x1 > COLS)
 		x1 = COLS;
+	memset(&st, 0, sizeof st);
 	attron(attr);
-	for (const unsigned char *p = (const unsigned char *)s; *p && col < x1;) {
-		size_t l = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 : 4;
-		for (size_t k = 1; k < l; k++)
-			if (!p[k]) {
-				l = k;
+	while (left && col < x1) {
+		wchar_t wc[CCHARW_MAX + 1], m;
+		size_t l = mbrtowc(&wc[0], s, left, &st);
+		if (l == (size_t)-1 || l == (size_t)-2 || l == 0) {
+			/* not a character in this locale (UTF-8 under LC_ALL=C): one cell per UTF-8 sequence, handed to
+			 * curses as it is, as before */
+			const unsigned char *p = (const unsigned char *)s;
+			l = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 : 4;
+			for (size_t k = 1; k < l; k++)
+				if (k >= left || !p[k]) {
+					l = k;
+					break;
+				}
+			if (col >= x0)
+				mvaddnstr(y, col, s, (int)l);
+			s += l;
+			left -= l;
+			col++;
+			memset(&st, 0, sizeof st);
+			continue;
+		}
+		s += l;
+		left -= l;
+		int w = is_bidi_control(wc[0]) ? -1 : wcwidth(wc[0]), n = 1;
+		if (w < 0)
+			wc[0] = L'?', w = 1;
+		else if (w == 0) /* a mark with nothing before it: on a space */
+			wc[1] = wc[0], wc[0] = L' ', n = 2, w = 1;
+		for (;;) {
+			mbstate_t peek = st;
+			size_t ml = left ? mbrtowc(&m, s, left, &peek) : 0;
+			if (ml == 0 || ml == (size_t)-1 || ml == (size_t)-2 || is_bidi_control(m) || wcwidth(m) != 0)
 				break;
-			}
-		if (col >= x0)
-			mvaddnstr(y, col, (const char *)p, (int)l);
-		p += l;
-		col++;
+			if (n < CCHARW_MAX)
+				wc[n++] = m;
+			s += ml;
+			left -= ml;
+			st = peek;
+		}
+		wc[n] = L'\0';
+		if (col >= x0 && col + w <= x1) {
+			cchar_t cc;
+			if (setcchar(&cc, wc, A_NORMAL, 0, NULL) == OK)
+				mvadd_wch(y, col, &cc);
+		}
+		col += w;
 	}
 	attroff(attr);
 }

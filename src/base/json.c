@@ -92,7 +92,13 @@ static void put_string(struct strbuf *b, const char *s, size_t n)
 				if (ok && ((l == 2 && cp < 0x80) || (l == 3 && cp < 0x800) || (l == 4 && cp < 0x10000) ||
 					   cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)))
 					ok = 0;
-				if (ok) {
+				if (ok && ((cp >= 0x80 && cp < 0xa0) || strbuf_is_bidi_control(cp) || cp == 0x2028 ||
+					   cp == 0x2029)) {
+					/* C1 controls are ESC sequences to xterm and VTE (U+009B is CSI), bidirectional
+					 * controls reorder the text around them: both written as escapes, like C0 */
+					strbuf_printf(b, "\\u%04x", cp);
+					i += l - 1;
+				} else if (ok) {
 					strbuf_add(b, s + i, l);
 					i += l - 1;
 				} else

@@ -99,6 +99,22 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
+/* The code point of the valid UTF-8 sequence s[0..len). */
+static unsigned utf8_cp(const unsigned char *s, size_t len)
+{
+	unsigned cp = len == 1 ? s[0] : len == 2 ? s[0] & 0x1fu : len == 3 ? s[0] & 0x0fu : s[0] & 0x07u;
+
+	for (size_t i = 1; i < len; i++)
+		cp = (cp << 6) | (s[i] & 0x3fu);
+	return cp;
+}
+
+int strbuf_is_bidi_control(unsigned cp)
+{
+	return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
 void strbuf_put_safe(struct strbuf *b, const char *str, size_t n, size_t max)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -121,11 +137,53 @@ void strbuf_put_safe(struct strbuf *b, const char *str, size_t n, size_t max)
 		} else if (l == 0) {
 			strbuf_printf(b, "\\x%02x", s[i]);
 			i++;
+		} else if (l == 3 && strbuf_is_bidi_control(utf8_cp(s + i, l))) {
+			/* it would reorder what follows it on the terminal (a name that reads reversed): shown, not obeyed */
+			strbuf_printf(b, "\\u%04x", utf8_cp(s + i, l));
+			i += l;
+		} else if (l == 2 && utf8_cp(s + i, l) == 0x61c) {
+			strbuf_puts(b, "\\u061c");
+			i += l;
 		} else {
 			strbuf_add(b, (const char *)s + i, l);
 			i += l;
 		}
 	}
+}
+
+void strbuf_put_word(struct strbuf *b, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str);
+	int bare = n > 0 && s[0] != '#' && s[0] != '@';
+
+	for (size_t i = 0; i < n && bare; i++)
+		bare = (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
+		       strchr("_.:/+-", s[i]);
+	if (bare) {
+		strbuf_add(b, str, n);
+		return;
+	}
+	strbuf_putc(b, '"');
+	for (size_t i = 0; i < n;) {
+		size_t l = utf8_len(s + i, n - i);
+		if (l == 1 && (s[i] == '"' || s[i] == '\\')) {
+			strbuf_putc(b, '\\');
+			strbuf_putc(b, (char)s[i]);
+		} else if (l == 1 && s[i] >= 0x20 && s[i] != 0x7f && s[i] != '\'') {
+			strbuf_putc(b, (char)s[i]);
+		} else if (l > 1 && !strbuf_is_bidi_control(utf8_cp(s + i, l))) {
+			strbuf_add(b, (const char *)s + i, l);
+		} else {
+			/* control bytes, invalid UTF-8, bidirectional controls, and the quote a shell would end at */
+			if (!l)
+				l = 1;
+			for (size_t k = 0; k < l; k++)
+				strbuf_printf(b, "\\x%02x", s[i + k]);
+		}
+		i += l;
+	}
+	strbuf_putc(b, '"');
 }
 
 const char *strbuf_str(const struct strbuf *b)

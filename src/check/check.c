@@ -109,27 +109,49 @@ void diag_add(struct check_ctx *c, enum diag_code code, int32_t node, const char
 	l->n++;
 }
 
+/* Lookups by name, once per node: maps built once per model or function, not a scan of every import or function
+ * for every node (50,000 local functions made check run for minutes). */
+static const char *opset_key(const char *domain)
+{
+	return !domain || !strcmp(domain, "ai.onnx") ? "" : domain;
+}
+
+static int opset_map_build(struct strmap *map, Onnx__OperatorSetIdProto **opsets, size_t n)
+{
+	if (strmap_reserve(map, n))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (strmap_add(map, opset_key(opsets[i]->domain), opsets[i]))
+			return -1;
+	return 0;
+}
+
 int64_t check_opset(const struct check_ctx *c, const char *domain)
 {
-	int want_default = !domain || !*domain || !strcmp(domain, "ai.onnx");
+	const Onnx__OperatorSetIdProto *o = c->opset_map ? strmap_get(c->opset_map, opset_key(domain)) : NULL;
 
-	for (size_t i = 0; i < c->n_opsets; i++) {
-		const char *d = c->opsets[i]->domain ? c->opsets[i]->domain : "";
-		int is_default = !*d || !strcmp(d, "ai.onnx");
-		if (want_default ? is_default : !strcmp(d, domain))
-			return c->opsets[i]->has_version ? c->opsets[i]->version : 0;
-	}
-	return 0;
+	return o && o->has_version ? o->version : 0;
+}
+
+/* "<length of the domain>:<domain><name>": one key per (domain, name) pair, whatever bytes they hold. */
+static char *function_key(const char *domain, const char *name)
+{
+	char *k = NULL;
+
+	domain = domain ? domain : "";
+	if (asprintf(&k, "%zu:%s%s", strlen(domain), domain, name) < 0)
+		return NULL;
+	return k;
 }
 
 int check_is_function(const struct check_ctx *c, const char *domain, const char *op)
 {
-	for (size_t i = 0; i < c->m->proto->n_functions; i++) {
-		const Onnx__FunctionProto *f = c->m->proto->functions[i];
-		if (f->name && op && !strcmp(f->name, op) && !strcmp(f->domain ? f->domain : "", domain ? domain : ""))
-			return 1;
-	}
-	return 0;
+	if (!op || !c->function_map || !c->function_map->n)
+		return 0;
+	char *k = function_key(domain, op);
+	int found = k && strmap_has(c->function_map, k);
+	free(k);
+	return found;
 }
 
 static void check_one(struct check_ctx *c)
@@ -202,8 +224,13 @@ static void check_functions(struct check_ctx *base)
 		c.where = strbuf_str(&w);
 		c.opsets = f->opset_import;
 		c.n_opsets = f->n_opset_import;
+		struct strmap fo = {0};
+		if (opset_map_build(&fo, f->opset_import, f->n_opset_import))
+			c.oom = 1;
+		c.opset_map = &fo;
 		check_ops(&c);
 		check_graph(&c);
+		strmap_free(&fo);
 		base->oom |= c.oom;
 	next:
 		graph_free(g);
@@ -215,11 +242,31 @@ static void check_functions(struct check_ctx *base)
 int check_model(struct ov_model *m, const struct graph *g, const struct shapes *sh, const struct opdb *db,
 		struct diag_list *out, struct ov_error *err)
 {
-	struct check_ctx c = {m, g, sh, db, out, "", m->proto->opset_import, m->proto->n_opset_import, 0};
+	struct check_ctx c = {m, g, sh, db, out, "", m->proto->opset_import, m->proto->n_opset_import, NULL, NULL, 0};
+	struct strmap opsets = {0}, functions = {0};
+	char **keys = calloc(m->proto->n_functions + 1, sizeof *keys);
 
 	memset(out, 0, sizeof *out);
-	check_one(&c);
-	check_functions(&c);
+	c.oom = !keys || opset_map_build(&opsets, m->proto->opset_import, m->proto->n_opset_import) ||
+		strmap_reserve(&functions, m->proto->n_functions);
+	for (size_t i = 0; !c.oom && i < m->proto->n_functions; i++) {
+		const Onnx__FunctionProto *f = m->proto->functions[i];
+		if (!f->name)
+			continue;
+		keys[i] = function_key(f->domain, f->name);
+		c.oom = !keys[i] || strmap_add(&functions, keys[i], (void *)f);
+	}
+	c.opset_map = &opsets;
+	c.function_map = &functions;
+	if (!c.oom) {
+		check_one(&c);
+		check_functions(&c);
+	}
+	strmap_free(&opsets);
+	strmap_free(&functions);
+	for (size_t i = 0; keys && i < m->proto->n_functions; i++)
+		free(keys[i]);
+	free(keys);
 	if (c.oom) {
 		diag_list_free(out);
 		return ov_fail(err, OV_NOMEM, "out of memory checking the model");

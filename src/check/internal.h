@@ -3,6 +3,7 @@
 #define OV_CHECK_INTERNAL_H
 
 #include "src/check/check.h"
+#include "src/base/strmap.h"
 #include "src/graph/opdb.h"
 
 struct check_ctx {
@@ -14,6 +15,8 @@ struct check_ctx {
 	const char *where;          /* prefix naming the graph */
 	Onnx__OperatorSetIdProto **opsets; /* the imports in force (the model's, or a function's) */
 	size_t n_opsets;
+	const struct strmap *opset_map;    /* the same by domain ("" for ai.onnx), the first import of each */
+	const struct strmap *function_map; /* the model's local functions, by function_key() */
 	int oom;
 };
 

@@ -152,6 +152,16 @@ void check_graph(struct check_ctx *c)
 	}
 	if (!p)
 		return;
+	/* Initializers that share a name: the graph index (and so every run) keeps the last one, silently. */
+	for (size_t i = 0; i < p->n_initializer && !c->oom; i++) {
+		const Onnx__TensorProto *t = p->initializer[i];
+		int32_t id = t->name ? graph_value_id(g, t->name) : -1;
+		if (id >= 0 && g->values[id].constant && g->values[id].constant != t)
+			diag_add(c, DIAG_produced_twice, -1, t->name, "keep one of them: ONNX's checker refuses the model, "
+				 "and runtimes differ on which one they use",
+				 "initializer '%s' (number %zu of the initializers) has the name of a later initializer, "
+				 "which is the one onnxview runs with", t->name, i);
+	}
 	for (size_t i = 0; i < p->n_input; i++) {
 		const char *name = p->input[i]->name ? p->input[i]->name : "";
 		int32_t id = graph_value_id(g, name);

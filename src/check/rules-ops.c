@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "src/base/strbuf.h"
 #include "src/check/internal.h"
 #include "src/graph/opdoc.h"
 #include "src/model/describe.h"
@@ -105,7 +106,14 @@ static void check_schema(struct check_ctx *c, uint32_t i, const struct op_schema
 				snprintf(hint, sizeof hint, "export with opset_version=11 or newer (Resize has align_corners); "
 					 "removing it would silently change the results");
 			else
-				snprintf(hint, sizeof hint, "remove it: onnxview edit MODEL -e 'del-attr #%u %s'", i, name);
+			{
+				/* a command that works when pasted: the name as the command language writes it */
+				struct strbuf w = {0};
+				strbuf_put_word(&w, name);
+				snprintf(hint, sizeof hint, "remove it: onnxview edit MODEL -e 'del-attr #%u %s'", i,
+					 w.len < 200 ? strbuf_str(&w) : "NAME");
+				strbuf_free(&w);
+			}
 			diag_add(c, DIAG_unknown_attribute, (int32_t)i, NULL, hint,
 				 "%s-%d takes no attribute '%s'", s->name, s->since_version, name);
 			continue;
@@ -175,9 +183,13 @@ void check_ops(struct check_ctx *c)
 			if (is_default(dom))
 				snprintf(hint, sizeof hint, "add the ai.onnx opset import the model was exported with "
 					 "(onnxview edit MODEL -e 'set-opset ai.onnx N')");
-			else
+			else {
+				struct strbuf w = {0};
+				strbuf_put_word(&w, dom);
 				snprintf(hint, sizeof hint, "add an opset import for '%s' (onnxview edit MODEL -e "
-					 "'set-opset %s 1')", dom, dom);
+					 "'set-opset %s 1')", dom, w.len < 150 ? strbuf_str(&w) : "DOMAIN");
+				strbuf_free(&w);
+			}
 			diag_add(c, DIAG_domain_not_imported, (int32_t)i, NULL, hint,
 				 "domain '%s' is used but the model does not import it", is_default(dom) ? "ai.onnx" : dom);
 		}

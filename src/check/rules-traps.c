@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "src/base/strbuf.h"
 #include "src/check/internal.h"
 #include "src/base/dtype.h"
 #include "src/base/strbuf.h"
@@ -93,7 +94,10 @@ static void check_baked(struct check_ctx *c, uint32_t i, const char *op)
 		return;
 	const char *keep = expand ? "1 (Expand then keeps the input's dim)" : "0 (copy the input's dim) or -1";
 	if (x->dims[0].v == DIM_UNKNOWN && x->dims[0].sym) {
-		snprintf(hint, sizeof hint, "use %s there: set-tensor %s", keep, sv->name);
+		struct strbuf w = {0};
+		strbuf_put_word(&w, sv->name);
+		snprintf(hint, sizeof hint, "use %s there: set-tensor %s", keep, w.len < 200 ? strbuf_str(&w) : "NAME");
+		strbuf_free(&w);
 		diag_add(c, DIAG_baked_shape, (int32_t)i, sv->name, hint,
 			 "%s target '%s' fixes dim %lld to %lld but its input's dim 0 is '%s'", op, sv->name, (long long)k,
 			 (long long)n0, x->dims[0].sym);
@@ -187,7 +191,9 @@ static void check_fixed_batch(struct check_ctx *c)
 		if (val->origin != VALUE_INPUT || !s || s->rank < 3)
 			continue;
 		strbuf_printf(&names, "%s'%s'", n ? ", " : "", val->name);
-		strbuf_printf(&hint, " -e 'set-dim %s 0 batch'", val->name);
+		strbuf_puts(&hint, " -e 'set-dim "); /* the name as the command language reads it back (quoted, escaped) */
+		strbuf_put_word(&hint, val->name);
+		strbuf_puts(&hint, " 0 batch'");
 		if (!n++) {
 			first = val->name;
 			n0 = s->dims[0].v;

@@ -26,6 +26,7 @@ static const struct edit_cmd *const commands[] = {
 	&edit_undo_cmd,
 	&edit_redo_cmd,
 	&edit_save_cmd,
+	&edit_journal_cmd,
 };
 
 const struct edit_cmd *const *edit_commands(size_t *n)

@@ -3,15 +3,18 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "src/edit/edit.h"
 #include "src/edit/internal.h"
 #include "src/base/strbuf.h"
+#include "src/model/save.h"
 
-#define UNDO_BUDGET (512u << 20) /* snapshots beyond this drop the oldest undo steps */
+#define UNDO_BUDGET (256u << 20) /* history beyond this (snapshots and the payloads they keep) drops the oldest undo steps */
 
 int edit_session_open(struct edit_session **out, struct ov_model *m, struct ov_error *err)
 {
@@ -41,6 +44,9 @@ void edit_session_free(struct edit_session *s)
 	for (size_t i = 0; i < s->n_journal; i++)
 		entry_free(&s->journal[i]);
 	free(s->journal);
+	for (size_t i = 0; i < s->n_pending; i++)
+		save_discard(s->pending[i]);
+	free(s->pending);
 	shapes_free(s->sh);
 	graph_free(s->g);
 	free(s);
@@ -157,7 +163,18 @@ int edit_split(const char *line, char ***out, struct ov_error *err)
 		for (; *p; p++) {
 			char c = *p;
 			if (quoted) {
-				if (c == '\\' && p[1]) {
+				if (c == '\\' && p[1] == 'x' && isxdigit((unsigned char)p[2]) && isxdigit((unsigned char)p[3])) {
+					/* \xHH: any byte, as check's hints write names that hold control characters */
+					char hex[3] = {p[2], p[3], 0};
+					int byte = (int)strtol(hex, NULL, 16);
+					if (!byte) {
+						strbuf_free(&w);
+						edit_free_words(argc, argv);
+						return ov_fail(err, OV_USAGE, "\\x00 in: %s (a name cannot hold a NUL byte)", line);
+					}
+					strbuf_putc(&w, (char)byte);
+					p += 3;
+				} else if (c == '\\' && p[1]) {
 					p++;
 					strbuf_putc(&w, *p == 'n' ? '\n' : *p == 't' ? '\t' : *p);
 				} else if (c == '"')
@@ -224,14 +241,43 @@ int edit_parse_int(const char *s, int64_t *v, struct ov_error *err)
 	return 0;
 }
 
+int edit_is_decimal(const char *s)
+{
+	const char *p = s + (*s == '+' || *s == '-');
+	size_t digits = 0;
+
+	if (!strcasecmp(p, "nan") || !strcasecmp(p, "inf") || !strcasecmp(p, "infinity"))
+		return 1;
+	for (; *p >= '0' && *p <= '9'; p++)
+		digits++;
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			digits++;
+	if (!digits)
+		return 0;
+	if (*p == 'e' || *p == 'E') {
+		p += p[1] == '+' || p[1] == '-' ? 2 : 1;
+		if (!(*p >= '0' && *p <= '9'))
+			return 0;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	return !*p;
+}
+
 int edit_parse_float(const char *s, double *v, struct ov_error *err)
 {
 	char *end;
 
+	/* strtod alone would also take hex (0x10 is 16), hex floats and nan(chars): values are read strictly */
+	if (!edit_is_decimal(s))
+		return ov_fail(err, OV_USAGE, "'%s' is not a number", s);
 	errno = 0;
 	double x = strtod(s, &end);
-	if (!*s || *end || (errno && x != 0))
+	if (*end)
 		return ov_fail(err, OV_USAGE, "'%s' is not a number", s);
+	if (errno == ERANGE && isinf(x))
+		return ov_fail(err, OV_USAGE, "'%s' is out of range", s);
 	*v = x;
 	return 0;
 }
@@ -373,18 +419,21 @@ static int is_blank_or_comment(const char *line)
 		 line[1] == '\n' || line[1] == '\r' || line[1] == '#' || !line[1]));
 }
 
-/* Drop undo steps from the oldest while the snapshots hold more than the budget. */
+/* Drop undo steps from the oldest while the history holds more than the budget: the snapshots' structure, and the
+ * tensor payloads they alone keep alive (each set-tensor on a 16 MB tensor keeps the old 16 MB for its undo).  The
+ * last command stays undoable whatever it costs. */
 static void trim_undo(struct edit_session *s)
 {
-	while (s->undo_bytes > UNDO_BUDGET && s->n_applied > 1) {
-		struct edit_entry *e = &s->journal[0];
-		size_t freed = model_snapshot_size(e->before) + model_snapshot_size(e->after);
+	for (size_t i = 0; i + 1 < s->n_applied &&
+			   s->undo_bytes + model_retained_bytes(s->m) > UNDO_BUDGET; i++) {
+		struct edit_entry *e = &s->journal[i];
+		if (!e->before && !e->after)
+			continue;
+		s->undo_bytes -= model_snapshot_size(e->before) + model_snapshot_size(e->after);
 		model_snapshot_free(e->before);
 		model_snapshot_free(e->after);
+		/* the entry stays in the journal (the script still replays it); it just cannot be undone */
 		e->before = e->after = NULL;
-		s->undo_bytes -= freed;
-		/* The entry stays in the journal (the script still replays it); it just cannot be undone. */
-		break;
 	}
 }
 
@@ -492,11 +541,91 @@ int edit_redo(struct edit_session *s, struct ov_error *err)
 	return 0;
 }
 
+#define JOURNAL_HEADER "# onnxview edit script: replay with  onnxview edit MODEL -s THIS_FILE -o OUT\n"
+
 void edit_journal_write(const struct edit_session *s, FILE *out)
 {
-	fprintf(out, "# onnxview edit script: replay with  onnxview edit MODEL -s THIS_FILE -o OUT\n");
+	fputs(JOURNAL_HEADER, out);
 	for (size_t i = 0; i < s->n_applied; i++)
 		fprintf(out, "%s\n", s->journal[i].line);
+}
+
+char *edit_journal_text(const struct edit_session *s, size_t *len)
+{
+	struct strbuf b = {0};
+
+	strbuf_puts(&b, JOURNAL_HEADER);
+	for (size_t i = 0; i < s->n_applied; i++) {
+		strbuf_puts(&b, s->journal[i].line);
+		strbuf_putc(&b, '\n');
+	}
+	if (b.failed) {
+		strbuf_free(&b);
+		return NULL;
+	}
+	*len = b.len;
+	char *r = malloc(b.len + 1);
+	if (r)
+		memcpy(r, strbuf_str(&b), b.len + 1);
+	strbuf_free(&b);
+	return r;
+}
+
+/* Keep p among the pending saves, in place of one that writes the same file. */
+static int add_pending(struct edit_session *s, struct save_pending *p, struct ov_error *err)
+{
+	for (size_t i = 0; i < s->n_pending; i++)
+		if (!strcmp(save_pending_target(s->pending[i]), save_pending_target(p))) {
+			save_discard(s->pending[i]);
+			memmove(s->pending + i, s->pending + i + 1, (s->n_pending - i - 1) * sizeof *s->pending);
+			s->n_pending--;
+			break;
+		}
+	struct save_pending **np = realloc(s->pending, (s->n_pending + 1) * sizeof *np);
+	if (!np) {
+		save_discard(p);
+		return ov_fail(err, OV_NOMEM, "out of memory");
+	}
+	s->pending = np;
+	s->pending[s->n_pending++] = p;
+	return 0;
+}
+
+int edit_defer_save(struct edit_session *s, const char *path, unsigned flags, struct ov_error *err)
+{
+	struct save_pending *p;
+
+	if (model_save_prepare(s->m, path, flags, &p, err))
+		return -1;
+	return add_pending(s, p, err);
+}
+
+int edit_defer_buffer(struct edit_session *s, const char *path, unsigned flags, const void *data, size_t len,
+		      struct ov_error *err)
+{
+	struct save_pending *p;
+
+	if (save_prepare_buffer(path, flags, data, len, &p, err))
+		return -1;
+	return add_pending(s, p, err);
+}
+
+int edit_commit_saves(struct edit_session *s, struct ov_error *err)
+{
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < s->n_pending && !r; i++) {
+		char *what = strdup(save_pending_target(s->pending[i]));
+		r = save_commit(s->pending[i], err);
+		if (r && what)
+			ov_wrap(err, "%s: ", what);
+		free(what);
+	}
+	for (; i < s->n_pending; i++)
+		save_discard(s->pending[i]);
+	s->n_pending = 0;
+	return r;
 }
 
 int edit_run_script(struct edit_session *s, const char *path, struct ov_error *err)

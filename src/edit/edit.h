@@ -92,6 +92,13 @@ struct edit_session {
 	void *say_ctx;
 	const char *save_path;   /* where `save` with no PATH writes (the model's own path by default) */
 	unsigned save_flags;     /* OV_SAVE_REPLACE when saving over an existing file is allowed */
+	/* The command line's promise, a failing command writes nothing: with defer_saves, `save` only prepares its
+	 * file (written and flushed beside the destination, src/model/save.h) and edit_commit_saves() puts the
+	 * prepared files in place once every command has succeeded; edit_session_free() discards what is left.
+	 * A later save to the same file replaces an earlier one, and `save` with no PATH is the final output. */
+	int defer_saves;
+	struct save_pending **pending;
+	size_t n_pending;
 };
 
 int edit_session_open(struct edit_session **out, struct ov_model *m, struct ov_error *err);
@@ -105,6 +112,17 @@ int edit_undo(struct edit_session *s, struct ov_error *err);
 int edit_redo(struct edit_session *s, struct ov_error *err);
 /* The applied commands as a script that replays them on the original model. */
 void edit_journal_write(const struct edit_session *s, FILE *out);
+/* The same as text (malloc'd, *len bytes); NULL when out of memory. */
+char *edit_journal_text(const struct edit_session *s, size_t *len);
+/* Prepare a save of the model to path (flags as model_save) and add it to the pending ones, replacing one that
+ * writes the same file; 0, or -1 with err set (nothing is prepared). */
+int edit_defer_save(struct edit_session *s, const char *path, unsigned flags, struct ov_error *err);
+/* The same for bytes (the journal). */
+int edit_defer_buffer(struct edit_session *s, const char *path, unsigned flags, const void *data, size_t len,
+		      struct ov_error *err);
+/* Put every pending save in place, in the order they were prepared; 0, or -1 with err naming the file that could
+ * not be written (the files before it are in place, the ones after it are discarded). */
+int edit_commit_saves(struct edit_session *s, struct ov_error *err);
 
 /* The command table. */
 const struct edit_cmd *edit_find_cmd(const char *name);
@@ -122,7 +140,7 @@ size_t edit_arg_candidates(struct edit_session *s, const struct edit_cmd *cmd, i
 			   const char *word, void (*fn)(void *ctx, const char *cand), void *ctx);
 
 /* Split a command line into words: spaces separate; [...] groups (nested brackets, spaces inside allowed);
- * "..." quotes with \" \\ \n escapes. Returns argc (argv malloc'd strings, free with edit_free_words), or -1. */
+ * "..." quotes with \" \\ \n \t and \xHH escapes (strbuf_put_word writes names that way). Returns argc (argv malloc'd strings, free with edit_free_words), or -1. */
 int edit_split(const char *line, char ***argv, struct ov_error *err);
 void edit_free_words(int argc, char **argv);
 
@@ -140,6 +158,8 @@ void edit_say(struct edit_session *s, const char *fmt, ...) __attribute__((forma
 /* Strict parsers for command arguments (they name the bad text in err). */
 int edit_parse_int(const char *s, int64_t *v, struct ov_error *err);
 int edit_parse_float(const char *s, double *v, struct ov_error *err);
+/* 1 when s is a decimal number as people write one (1, -0.5, 1e-3, .5), or nan, inf, infinity; never hex. */
+int edit_is_decimal(const char *s);
 /* A literal "[[1, 2], [3, 4]]", "[1,1,2,2]" or "3": the element texts in order (malloc'd; free with
  * edit_free_list), their count, and the nesting as dims (rank 0 for a bare scalar). Ragged lists are refused. */
 int edit_parse_list(const char *text, char ***items, int64_t *n, int64_t *dims, int *rank, struct ov_error *err);

@@ -176,6 +176,6 @@ extern const struct edit_cmd edit_set_op_cmd, edit_rename_cmd, edit_rename_node_
 extern const struct edit_cmd edit_del_output_cmd, edit_set_opset_cmd;
 extern const struct edit_cmd edit_set_tensor_cmd, edit_make_input_cmd, edit_make_constant_cmd;
 extern const struct edit_cmd edit_delete_node_cmd, edit_cleanup_cmd, edit_extract_cmd;
-extern const struct edit_cmd edit_set_dim_cmd, edit_undo_cmd, edit_redo_cmd, edit_save_cmd;
+extern const struct edit_cmd edit_set_dim_cmd, edit_undo_cmd, edit_redo_cmd, edit_save_cmd, edit_journal_cmd;
 
 #endif

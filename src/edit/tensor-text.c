@@ -28,9 +28,12 @@ static int parse_real(const char *text, double *v, struct ov_error *err)
 {
 	char *end;
 
+	*v = 0;
+	if (!edit_is_decimal(text)) /* strtod would read 0x10 as 16 */
+		return ov_fail(err, OV_INVALID, "'%s' is not a number", text);
 	errno = 0;
 	*v = strtod(text, &end);
-	if (!*text || *end || (errno == ERANGE && isinf(*v)))
+	if (*end || (errno == ERANGE && isinf(*v)))
 		return ov_fail(err, OV_INVALID, "'%s' is not a number%s", text, errno == ERANGE ? " in range" : "");
 	return 0;
 }

@@ -55,7 +55,8 @@ struct exec_kernel_ctx {
 /* Attributes of the kernel's node (absent: the default). */
 int64_t xk_attr_int(const struct exec_kernel_ctx *k, const char *name, int64_t def);
 float xk_attr_float(const struct exec_kernel_ctx *k, const char *name, float def);
-/* Copies the string attribute into buf (def when absent). */
+/* Copies the string attribute into buf (def when absent); one too long for buf or holding a NUL byte comes back as
+ * "\x01?", which no kernel takes for a valid value (never cut short into another value). */
 const char *xk_attr_str(const struct exec_kernel_ctx *k, const char *name, const char *def, char *buf, size_t n);
 /* List attribute: count (copied up to max into buf), or -1 when absent. */
 int64_t xk_attr_ints(const struct exec_kernel_ctx *k, const char *name, int64_t *buf, int64_t max);
@@ -87,6 +88,12 @@ const Onnx__FunctionProto *exec_find_function(const struct ov_model *m, const ch
  * function that calls itself is refused.
  * Fills the call's outputs.  Returns 0, or -1 with k->err set. */
 int xk_run_function(struct exec_kernel_ctx *k, const Onnx__FunctionProto *f);
+/* Count one iteration of a Loop or Scan against the run's limits (iterations, time); -1 with k->err set (OV_LIMIT,
+ * naming the limit) when the run must stop.  Kernels that iterate call it before every iteration. */
+int xk_iteration(struct exec_kernel_ctx *k);
+/* Check that a Loop or Scan may keep bytes of scan outputs (what it holds, or what it would hold at its end when
+ * the trip count is known); -1 with k->err set (OV_LIMIT) when that is over the run's limit. */
+int xk_scan_bytes(struct exec_kernel_ctx *k, uint64_t bytes, int64_t iterations, int projected);
 
 /* Helpers kernel families share. */
 /* After copying a STRING tensor's pointers: give it its own copies of the strings. */
@@ -157,6 +164,23 @@ void exec_consts_free(struct exec_consts *c);
 /* What it keeps: tensors, host bytes, and how many of them have a device copy. */
 void exec_consts_stats(const struct exec_consts *c, size_t *n, size_t *bytes, size_t *on_device);
 
+/* What one run may spend, so that a model cannot make it run for ever or fill the memory (Loop with a trip count
+ * of 10^18, or no trip count and a condition that stays true; a Loop stacking 4 MB per iteration).  Zero fields
+ * take the defaults.  A run that reaches a limit fails with OV_LIMIT and a message naming the limit and what
+ * raises it: "the run stopped after 1000000 loop iterations, its limit (--max-iterations)". */
+struct exec_limits {
+	int64_t max_iterations;  /* Loop and Scan iterations in the run, every loop and nested loop together
+	                            (default EXEC_MAX_ITERATIONS) */
+	double max_seconds;      /* wall-clock seconds for the run, checked between nodes and iterations (default:
+	                            none) */
+	uint64_t max_scan_bytes; /* bytes one Loop or Scan may stack as scan outputs, checked before it would pass
+	                            them (from the trip count) and as they grow (default: half the machine's memory) */
+};
+#define EXEC_MAX_ITERATIONS 1000000
+/* Parse the value of a limit option for the command line: "--max-iterations" (a count >= 1) or "--time-limit"
+ * (seconds > 0, fractions allowed) into l; 0, or -1 when the value is not one. */
+int exec_limits_parse(struct exec_limits *l, const char *option, const char *value);
+
 struct exec_options {
 	const char *const *from;      /* values the cut starts from (NULL: the graph inputs) */
 	size_t n_from;
@@ -165,6 +189,7 @@ struct exec_options {
 	int keep_all;                 /* keep every intermediate (--all) */
 	const struct exec_backend_ops *backend; /* NULL: CPU */
 	struct exec_consts *consts;   /* NULL: constants are converted for this run only */
+	struct exec_limits limits;    /* zeros: the defaults */
 };
 
 struct exec_value {

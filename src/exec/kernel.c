@@ -40,10 +40,15 @@ const char *xk_attr_str(const struct exec_kernel_ctx *k, const char *name, const
 		snprintf(buf, n, "%s", def ? def : "");
 		return buf;
 	}
-	size_t l = a->s.len < n - 1 ? a->s.len : n - 1;
-	if (l)
-		memcpy(buf, a->s.data, l);
-	buf[l] = '\0';
+	/* a value cut short (too long for buf, or cut at a NUL) could read as another, valid one: give one that
+	 * matches no mode or equation instead */
+	if (a->s.len >= n || (a->s.len && memchr(a->s.data, '\0', a->s.len))) {
+		snprintf(buf, n, "\x01?");
+		return buf;
+	}
+	if (a->s.len)
+		memcpy(buf, a->s.data, a->s.len);
+	buf[a->s.len] = '\0';
 	return buf;
 }
 

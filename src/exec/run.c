@@ -3,12 +3,14 @@
  * values asked for, and runs subgraphs for the control-flow kernels. */
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "src/model/describe.h"
 #include "src/base/dtype.h"
@@ -30,11 +32,20 @@ static int to_host(struct exec_result *res, struct xtensor *t, struct ov_error *
 }
 
 
+/* What the run has spent of its limits (struct exec_limits), shared by the graph and every subgraph it runs. */
+struct exec_budget {
+	int64_t iterations, max_iterations;
+	double t0, deadline;     /* now_ms() values; deadline 0: no time limit */
+	double max_seconds;
+	uint64_t max_scan_bytes;
+};
+
 /* The values of a graph being run, and of the graphs around it: a subgraph reads what it captures from here. */
 struct exec_env {
 	const struct graph *g;
 	struct slot *slots;
 	const struct exec_env *parent;
+	struct exec_budget *budget;
 };
 
 static double now_ms(void)
@@ -42,6 +53,94 @@ static double now_ms(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void budget_init(struct exec_budget *b, const struct exec_limits *l)
+{
+	memset(b, 0, sizeof *b);
+	b->max_iterations = l->max_iterations > 0 ? l->max_iterations : EXEC_MAX_ITERATIONS;
+	b->t0 = now_ms();
+	b->max_seconds = l->max_seconds > 0 ? l->max_seconds : 0;
+	b->deadline = b->max_seconds > 0 ? b->t0 + b->max_seconds * 1e3 : 0;
+	b->max_scan_bytes = l->max_scan_bytes;
+	if (!b->max_scan_bytes) {
+		long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+		b->max_scan_bytes = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size / 2 : (uint64_t)8 << 30;
+	}
+	if (b->max_scan_bytes > xt_limit()) /* a stacked output is one tensor */
+		b->max_scan_bytes = xt_limit();
+}
+
+static int budget_time(const struct exec_budget *b, struct ov_error *err)
+{
+	if (b && b->deadline && now_ms() > b->deadline)
+		return ov_fail(err, OV_LIMIT, "the run stopped after %g s, its time limit (--time-limit raises it)",
+			       b->max_seconds);
+	return 0;
+}
+
+int exec_limits_parse(struct exec_limits *l, const char *option, const char *value)
+{
+	char *end;
+
+	errno = 0;
+	if (!strcmp(option, "--max-iterations")) {
+		long long n = strtoll(value, &end, 10);
+		if (errno || end == value || *end || n < 1)
+			return -1;
+		l->max_iterations = n;
+		return 0;
+	}
+	if (!strcmp(option, "--time-limit")) {
+		double s = strtod(value, &end);
+		if (errno || end == value || *end || !(s > 0) || s > 1e9)
+			return -1;
+		l->max_seconds = s;
+		return 0;
+	}
+	return -1;
+}
+
+int xk_iteration(struct exec_kernel_ctx *k)
+{
+	struct exec_budget *b = k->env ? k->env->budget : NULL;
+
+	if (!b)
+		return 0;
+	if (b->iterations >= b->max_iterations)
+		return ov_fail(k->err, OV_LIMIT, "the run stopped after %lld loop iterations, its limit "
+			       "(--max-iterations raises it)", (long long)b->max_iterations);
+	b->iterations++;
+	return budget_time(b, k->err);
+}
+
+static void put_bytes(char *buf, size_t n, uint64_t bytes)
+{
+	const char *unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	double v = (double)bytes;
+	int u = 0;
+
+	while (v >= 1024 && u < 6)
+		v /= 1024, u++;
+	snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+}
+
+int xk_scan_bytes(struct exec_kernel_ctx *k, uint64_t bytes, int64_t iterations, int projected)
+{
+	struct exec_budget *b = k->env ? k->env->budget : NULL;
+	uint64_t limit = b ? b->max_scan_bytes : xt_limit();
+	char have[32], lim[32];
+
+	if (bytes <= limit)
+		return 0;
+	put_bytes(have, sizeof have, bytes);
+	put_bytes(lim, sizeof lim, limit);
+	if (projected)
+		return ov_fail(k->err, OV_LIMIT, "its scan outputs would take %s over %lld iterations, more than the %s a "
+			       "run may stack (half the machine's memory, or the tensor limit)", have, (long long)iterations,
+			       lim);
+	return ov_fail(k->err, OV_LIMIT, "its scan outputs reached %s after %lld iterations, more than the %s a run may "
+		       "stack (half the machine's memory, or the tensor limit)", have, (long long)iterations, lim);
 }
 
 static void node_prefix(const struct graph *g, uint32_t n, char *buf, size_t len)
@@ -289,7 +388,18 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 int exec_run(struct ov_model *m, const struct graph *g, const struct exec_options *opt, const struct exec_input *in,
 	     size_t n_in, struct exec_result *out, struct ov_error *err)
 {
-	return run_graph(m, g, opt, in, n_in, out, NULL, err);
+	/* weights are read from the files' mappings: a file that changed gives no result (src/model/mapping.c) */
+	if (model_check_unchanged(m, err)) {
+		memset(out, 0, sizeof *out);
+		return -1;
+	}
+	if (run_graph(m, g, opt, in, n_in, out, NULL, err))
+		return -1;
+	if (model_check_unchanged(m, err)) {
+		exec_result_free(out);
+		return -1;
+	}
+	return 0;
 }
 
 static int run_graph(struct ov_model *m, const struct graph *g, const struct exec_options *opt,
@@ -394,13 +504,19 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 	for (size_t i = 0; i < p.n_to; i++)
 		slots[p.to[i]].pinned = 1;
 
-	struct exec_env env = {.g = g, .slots = slots, .parent = parent};
+	struct exec_budget own;
+	if (!parent || !parent->budget)
+		budget_init(&own, &opt->limits);
+	struct exec_env env = {.g = g, .slots = slots, .parent = parent,
+			       .budget = parent && parent->budget ? parent->budget : &own};
 	double t0 = now_ms();
 	for (uint32_t o = 0; o < g->n_order; o++) {
 		uint32_t n = g->order[o];
 		const struct graph_node *nd = &g->nodes[n];
 		if (!p.need_node[n])
 			continue;
+		if (budget_time(env.budget, err))
+			goto done;
 		/* Constant nodes were folded above */
 		if (nd->proto->n_output && nd->out[0] >= 0 && g->values[nd->out[0]].origin == VALUE_CONSTANT)
 			continue;

@@ -25,6 +25,11 @@ void xt_set_limit(size_t bytes)
 	xt_limit_bytes = bytes ? bytes : SIZE_MAX;
 }
 
+size_t xt_limit(void)
+{
+	return xt_limit_bytes;
+}
+
 size_t xt_elem_size(int32_t dtype)
 {
 	int bits = dtype_bits(dtype);

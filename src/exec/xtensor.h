@@ -64,6 +64,8 @@ int xt_alloc_value(struct xtensor *t, int32_t dtype, int rank, const int64_t *di
 /* The most bytes one tensor may take (0: no limit but the 2^40 elements); over it xt_alloc fails with OV_LIMIT.
  * The fuzz target of the executor uses it to keep hostile shapes from exhausting memory. */
 void xt_set_limit(size_t bytes);
+/* That limit (SIZE_MAX when there is none). */
+size_t xt_limit(void);
 /* A tensor viewing data it does not own. */
 void xt_wrap(struct xtensor *t, int32_t dtype, int rank, const int64_t *dims, void *data);
 void xt_free(struct xtensor *t);

@@ -164,13 +164,16 @@ int rule_max_unpool(struct infer_ctx *c)
 	}
 	for (int i = 0; i < n; i++)
 		s[i] = 1, p[i] = p[n + i] = 0;
-	attr_ints(c, "strides", s, SHAPE_MAX_RANK);
-	attr_ints(c, "pads", p, 2 * SHAPE_MAX_RANK);
+	int64_t ns = attr_ints(c, "strides", s, SHAPE_MAX_RANK), np = attr_ints(c, "pads", p, 2 * SHAPE_MAX_RANK);
+	if ((ns != -1 && ns != n) || (np != -1 && np != 2 * n)) {
+		set_out(c, 0, x->dtype, x->rank, NULL);
+		return infer_note(c, "strides/pads do not match %d spatial dims", n);
+	}
 	out[0] = x->dims[0];
 	out[1] = x->dims[1];
-	for (int i = 0; i < n; i++)
-		out[2 + i] = dim_known(x->dims[2 + i]) ? dim_num((x->dims[2 + i].v - 1) * s[i] + k[i] - p[i] - p[n + i])
-						       : dim_unknown();
+	for (int i = 0; i < n; i++) /* (in - 1) * stride + kernel - pads */
+		out[2 + i] = dim_num(dim_sub(dim_add(dim_mul(dim_sub(x->dims[2 + i].v, 1), s[i]), k[i]),
+					     dim_add(p[i], p[n + i])));
 	set_out(c, 0, x->dtype, x->rank, out);
 	return 0;
 }

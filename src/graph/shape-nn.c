@@ -15,25 +15,31 @@ static int32_t dtype0(const struct infer_ctx *c)
 	return v ? v->dtype : 0;
 }
 
-/* Spatial output size of a sliding window; DIM_UNKNOWN when the input is not a number. */
+/* Spatial output size of a sliding window; DIM_UNKNOWN when the input is not a number, the geometry makes no
+ * sense (a kernel, stride or dilation below 1), or the arithmetic leaves int64_t (all of it comes from the model). */
 static int64_t window_out(int64_t in, int64_t k, int64_t s, int64_t d, int64_t pb, int64_t pe, int ceil_mode,
 			  const char *auto_pad)
 {
-	int64_t ek = (k - 1) * d + 1;
-
-	if (in == DIM_UNKNOWN || s <= 0)
+	if (in == DIM_UNKNOWN || s <= 0 || k <= 0 || d <= 0)
 		return DIM_UNKNOWN;
 	if (!strcmp(auto_pad, "SAME_UPPER") || !strcmp(auto_pad, "SAME_LOWER"))
-		return (in + s - 1) / s;
+		return in / s + (in % s != 0);
 	if (!strcmp(auto_pad, "VALID"))
 		pb = pe = 0;
-	int64_t span = in + pb + pe - ek;
-	if (span < 0)
+	int64_t ek = dim_add(dim_mul(k - 1, d), 1);
+	int64_t span = dim_sub(dim_add(dim_add(in, pb), pe), ek);
+	if (span == DIM_UNKNOWN || span < 0)
 		return DIM_UNKNOWN;
-	int64_t o = ceil_mode ? (span + s - 1) / s + 1 : span / s + 1;
-	/* With ceil_mode, a last window that would start in the end padding is dropped. */
-	if (ceil_mode && (o - 1) * s >= in + pb)
-		o--;
+	int64_t o = span / s + 1;
+	if (ceil_mode) {
+		o += span % s != 0;
+		/* With ceil_mode, a last window that would start in the end padding is dropped. */
+		int64_t start = dim_mul(o - 1, s), limit = dim_add(in, pb);
+		if (start == DIM_UNKNOWN || limit == DIM_UNKNOWN)
+			return DIM_UNKNOWN;
+		if (start >= limit)
+			o--;
+	}
 	return o;
 }
 
@@ -49,13 +55,16 @@ static int read_window(struct infer_ctx *c, int n, struct window *w)
 	int64_t nk = attr_ints(c, "kernel_shape", w->k, SHAPE_MAX_RANK);
 
 	w->have_k = nk == n;
-	if (nk >= 0 && nk != n)
+	if (nk != -1 && nk != n) {
+		if (nk == ATTR_TOO_MANY)
+			return infer_note(c, "kernel_shape has more than %d values", SHAPE_MAX_RANK);
 		return infer_note(c, "kernel_shape has %lld values for %d spatial dims", (long long)nk, n);
+	}
 	for (int i = 0; i < n; i++)
 		w->s[i] = w->d[i] = 1, w->pads[i] = w->pads[n + i] = 0;
 	int64_t ns = attr_ints(c, "strides", w->s, SHAPE_MAX_RANK), nd = attr_ints(c, "dilations", w->d, SHAPE_MAX_RANK);
 	int64_t np = attr_ints(c, "pads", w->pads, 2 * SHAPE_MAX_RANK);
-	if ((ns >= 0 && ns != n) || (nd >= 0 && nd != n) || (np >= 0 && np != 2 * n))
+	if ((ns != -1 && ns != n) || (nd != -1 && nd != n) || (np != -1 && np != 2 * n))
 		return infer_note(c, "strides/dilations/pads do not match %d spatial dims", n);
 	attr_str(c, "auto_pad", w->auto_pad, sizeof w->auto_pad);
 	if (!w->auto_pad[0])
@@ -121,22 +130,31 @@ int rule_conv_transpose(struct infer_ctx *c)
 	}
 	for (int i = 0; i < n; i++)
 		opad[i] = 0;
-	attr_ints(c, "output_padding", opad, SHAPE_MAX_RANK);
+	int64_t nop = attr_ints(c, "output_padding", opad, SHAPE_MAX_RANK);
 	int64_t nos = attr_ints(c, "output_shape", oshape, SHAPE_MAX_RANK);
+	if ((nop != -1 && nop != n) || (nos != -1 && nos != n)) {
+		set_out(c, 0, x->dtype, x->rank, NULL);
+		return infer_note(c, "output_padding/output_shape do not match %d spatial dims", n);
+	}
 	int64_t group = attr_int(c, "group", 1);
 	out[0] = x->dims[0];
-	out[1] = wt && wt->rank == x->rank && dim_known(wt->dims[1]) ? dim_num(wt->dims[1].v * group) : dim_unknown();
+	out[1] = wt && wt->rank == x->rank && dim_known(wt->dims[1]) ? dim_num(dim_mul(wt->dims[1].v, group))
+								       : dim_unknown();
 	for (int i = 0; i < n; i++) {
-		int64_t in = x->dims[2 + i].v;
+		int64_t in = x->dims[2 + i].v, s = w.s[i], k = w.k[i], d = w.d[i];
 		if (nos == n)
 			out[2 + i] = dim_num(oshape[i]);
-		else if (in == DIM_UNKNOWN || w.k[i] == DIM_UNKNOWN)
+		else if (in == DIM_UNKNOWN || k == DIM_UNKNOWN || s <= 0 || k <= 0 || d <= 0)
 			out[2 + i] = dim_unknown();
 		else if (!strcmp(w.auto_pad, "SAME_UPPER") || !strcmp(w.auto_pad, "SAME_LOWER"))
-			out[2 + i] = dim_num(in * w.s[i]);
-		else
-			out[2 + i] = dim_num(w.s[i] * (in - 1) + opad[i] + (w.k[i] - 1) * w.d[i] + 1 -
-					     (strcmp(w.auto_pad, "VALID") ? w.pads[i] + w.pads[n + i] : 0));
+			out[2 + i] = dim_num(dim_mul(in, s));
+		else {
+			/* s * (in - 1) + output_padding + (k - 1) * d + 1 - pads */
+			int64_t o = dim_add(dim_add(dim_mul(s, in - 1), opad[i]), dim_add(dim_mul(k - 1, d), 1));
+			if (strcmp(w.auto_pad, "VALID"))
+				o = dim_sub(o, dim_add(w.pads[i], w.pads[n + i]));
+			out[2 + i] = dim_num(o);
+		}
 	}
 	set_out(c, 0, x->dtype, x->rank, out);
 	return 0;
@@ -268,86 +286,144 @@ int rule_matmul(struct infer_ctx *c)
 	return 0;
 }
 
+/* Einsum's letters: a-z as 0-25, A-Z as 26-51; -1 for anything else. */
+static int ein_letter(char ch)
+{
+	return ch >= 'a' && ch <= 'z' ? ch - 'a' : ch >= 'A' && ch <= 'Z' ? 26 + ch - 'A' : -1;
+}
+
+/* One term of an equation, text[0..len), spaces included: its letters (up to SHAPE_MAX_RANK of them) and whether
+ * it has an ellipsis.  -1 for anything but letters, spaces and at most one "...". */
+struct ein_term {
+	int letters[SHAPE_MAX_RANK];
+	int n, ell_at; /* ell_at: how many letters come before the ellipsis, -1 without one */
+};
+
+static int ein_parse_term(const char *text, size_t len, struct ein_term *t)
+{
+	t->n = 0;
+	t->ell_at = -1;
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] == ' ')
+			continue;
+		if (text[i] == '.') {
+			if (t->ell_at >= 0 || len - i < 3 || text[i + 1] != '.' || text[i + 2] != '.')
+				return -1;
+			t->ell_at = t->n;
+			i += 2;
+			continue;
+		}
+		int l = ein_letter(text[i]);
+		if (l < 0 || t->n >= SHAPE_MAX_RANK)
+			return -1;
+		t->letters[t->n++] = l;
+	}
+	return 0;
+}
+
+/* The equation is model text of any length: every array below is bounded by SHAPE_MAX_RANK or the 52 letters, and
+ * a term or an output that would need more is a note, never a write past an array. */
 int rule_einsum(struct infer_ctx *c)
 {
-	char eq[256], *arrow;
-	struct dim letter[128];
-	int seen[128] = {0}, count[128] = {0};
-	const struct vshape *ell = NULL;
-	int ell_rank = 0;
-	struct dim out[SHAPE_MAX_RANK];
-	int n = 0;
+	const Onnx__AttributeProto *a = attr(c, "equation");
+	int32_t dt = dtype0(c);
+	struct dim letter[52], ell[SHAPE_MAX_RANK], out[SHAPE_MAX_RANK];
+	int seen[52] = {0}, count[52] = {0};
+	int ell_rank = -1, ell_unknown = 0; /* -1: no input has an ellipsis */
+	struct ein_term t;
 
-	attr_str(c, "equation", eq, sizeof eq);
-	for (char *p = eq, *q = eq; ; p++) { /* strip spaces */
-		if (*p != ' ')
-			*q++ = *p;
-		if (!*p)
+	set_out(c, 0, dt, -1, NULL);
+	if (!a || !a->has_s || !a->s.len)
+		return infer_note(c, "Einsum without an equation");
+	const char *eq = (const char *)a->s.data;
+	size_t len = a->s.len, lhs_len = len;
+	for (size_t i = 0; i + 1 < len; i++)
+		if (eq[i] == '-' && eq[i + 1] == '>') {
+			lhs_len = i;
 			break;
-	}
-	arrow = strstr(eq, "->");
-	if (arrow)
-		*arrow = '\0';
-	size_t k = 0;
-	for (char *term = eq; term; k++) {
-		char *comma = strchr(term, ',');
-		if (comma)
-			*comma = '\0';
-		const struct vshape *v = in_shape(c, k);
-		int nl = 0, has_ell = strstr(term, "...") != NULL;
-		for (char *t = term; *t; t++)
-			if (*t != '.')
-				nl++;
-		int er = v && v->rank >= 0 ? v->rank - nl : -1;
-		int pos = 0;
-		for (char *t = term; *t; t++) {
-			if (*t == '.') {
-				if (t[1] == '.' && t[2] == '.') {
-					if (er > ell_rank || !ell) {
-						ell = v;
-						ell_rank = er;
-					}
-					pos += er > 0 ? er : 0;
-					t += 2;
-				}
-				continue;
-			}
-			unsigned ch = (unsigned char)*t & 127;
-			count[ch]++;
-			if (!seen[ch] || !dim_known(letter[ch])) {
-				letter[ch] = v && v->rank >= 0 && pos < v->rank ? v->dims[pos] : dim_unknown();
-				seen[ch] = 1;
-			}
-			pos++;
 		}
-		(void)has_ell;
-		term = comma ? comma + 1 : NULL;
-	}
-	if (arrow) {
-		for (char *t = arrow + 2; *t; t++) {
-			if (*t == '.') {
-				if (t[1] == '.' && t[2] == '.') {
-					if (!ell || ell_rank < 0) {
-						set_out(c, 0, dtype0(c), -1, NULL);
-						return 0;
-					}
-					for (int i = 0; i < ell_rank; i++)
-						out[n++] = ell->dims[i];
-					t += 2;
-				}
-				continue;
+	size_t k = 0;
+	for (size_t start = 0, i = 0; i <= lhs_len; i++) {
+		if (i < lhs_len && eq[i] != ',')
+			continue;
+		if (ein_parse_term(eq + start, i - start, &t))
+			return infer_note(c, "Einsum term %zu is not letters with at most one '...', or has more than %d "
+					  "letters", k, SHAPE_MAX_RANK);
+		const struct vshape *v = in_shape(c, k);
+		int rank = v ? v->rank : -1, er = 0;
+		if (rank >= 0 && (t.ell_at < 0 ? rank != t.n : rank < t.n))
+			return infer_note(c, "Einsum term %zu has %d letters%s for an input of rank %d", k, t.n,
+					  t.ell_at < 0 ? "" : " and '...'", rank);
+		if (t.ell_at >= 0) {
+			er = rank >= 0 ? rank - t.n : -1;
+			if (er < 0)
+				ell_unknown = 1;
+			else {
+				/* ellipses broadcast together, aligned on the right */
+				struct vshape have = {.rank = ell_rank < 0 ? 0 : ell_rank, .dims = ell};
+				struct vshape mine = {.rank = er, .dims = v->dims + t.ell_at};
+				struct dim merged[SHAPE_MAX_RANK];
+				int r = broadcast(&have, &mine, merged, c);
+				if (r < 0)
+					return -1;
+				memcpy(ell, merged, (size_t)r * sizeof *merged);
+				ell_rank = r;
 			}
-			out[n++] = seen[(unsigned char)*t & 127] ? letter[(unsigned char)*t & 127] : dim_unknown();
+		}
+		for (int j = 0; j < t.n; j++) {
+			int l = t.letters[j];
+			int pos = t.ell_at >= 0 && j >= t.ell_at ? (er >= 0 ? j + er : -1) : j;
+			struct dim d = rank >= 0 && pos >= 0 ? v->dims[pos] : dim_unknown();
+			if (!seen[l] || !dim_known(letter[l]))
+				letter[l] = d;
+			seen[l] = 1;
+			count[l]++;
+		}
+		k++;
+		start = i + 1;
+	}
+	if (k != c->n_in)
+		return infer_note(c, "Einsum equation has %zu terms for %zu inputs", k, c->n_in);
+	int has_ell = ell_rank >= 0 || ell_unknown, n = 0;
+	if (lhs_len < len) {
+		if (ein_parse_term(eq + lhs_len + 2, len - lhs_len - 2, &t))
+			return infer_note(c, "Einsum output is not letters with at most one '...', or has more than %d "
+					  "letters", SHAPE_MAX_RANK);
+		int used[52] = {0};
+		for (int j = 0; j < t.n; j++) {
+			if (!seen[t.letters[j]] || used[t.letters[j]]++)
+				return infer_note(c, "Einsum output letter %d is in no input, or repeated", j);
+		}
+		if (t.ell_at >= 0 && !has_ell)
+			return infer_note(c, "Einsum output has '...' but no input has");
+		if (t.ell_at >= 0 && ell_unknown)
+			return 0; /* the rank depends on an input whose rank is unknown */
+		int er = t.ell_at >= 0 ? ell_rank : 0;
+		if (t.n + er > SHAPE_MAX_RANK)
+			return infer_note(c, "Einsum output would have rank %d, over %d", t.n + er, SHAPE_MAX_RANK);
+		for (int j = 0; j <= t.n; j++) {
+			if (j == t.ell_at)
+				for (int e = 0; e < er; e++)
+					out[n++] = ell[e];
+			if (j < t.n)
+				out[n++] = letter[t.letters[j]];
 		}
 	} else {
-		if (ell && ell_rank > 0)
-			for (int i = 0; i < ell_rank; i++)
-				out[n++] = ell->dims[i];
-		for (int ch = 'A'; ch <= 'z'; ch++)
-			if (count[ch] == 1)
-				out[n++] = letter[ch];
+		/* implicit: the ellipsis dims, then the letters used once, upper case first (ASCII order, as numpy) */
+		if (ell_unknown)
+			return 0;
+		for (int e = 0; e < ell_rank; e++)
+			out[n++] = ell[e];
+		for (int q = 0; q < 52; q++) {
+			int l = q < 26 ? 26 + q : q - 26;
+			if (count[l] != 1)
+				continue;
+			if (n >= SHAPE_MAX_RANK)
+				return infer_note(c, "Einsum output would have rank over %d", SHAPE_MAX_RANK);
+			out[n++] = letter[l];
+		}
 	}
-	set_out(c, 0, dtype0(c), n, out);
+	set_out(c, 0, dt, n, out);
 	return 0;
 }
 
@@ -367,6 +443,10 @@ int rule_resize(struct infer_ctx *c)
 	}
 	int r = x->rank;
 	int64_t na = attr_ints(c, "axes", axes, SHAPE_MAX_RANK);
+	if (na == ATTR_TOO_MANY || na > r) {
+		set_out(c, 0, x->dtype, r, NULL);
+		return infer_note(c, "axes has more entries than the input has dims (%d)", r);
+	}
 	if (na < 0)
 		for (int i = 0; i < r; i++)
 			axes[i] = i, na = r;
@@ -427,9 +507,10 @@ int rule_depth_to_space(struct infer_ctx *c)
 		return 0;
 	}
 	out[0] = x->dims[0];
-	out[1] = dim_known(x->dims[1]) ? dim_num(x->dims[1].v / (b * b)) : dim_unknown();
-	out[2] = dim_known(x->dims[2]) ? dim_num(x->dims[2].v * b) : dim_unknown();
-	out[3] = dim_known(x->dims[3]) ? dim_num(x->dims[3].v * b) : dim_unknown();
+	int64_t bb = dim_mul(b, b);
+	out[1] = dim_known(x->dims[1]) && bb != DIM_UNKNOWN ? dim_num(x->dims[1].v / bb) : dim_unknown();
+	out[2] = dim_num(dim_mul(x->dims[2].v, b));
+	out[3] = dim_num(dim_mul(x->dims[3].v, b));
 	set_out(c, 0, x->dtype, 4, out);
 	return 0;
 }
@@ -445,7 +526,7 @@ int rule_space_to_depth(struct infer_ctx *c)
 		return 0;
 	}
 	out[0] = x->dims[0];
-	out[1] = dim_known(x->dims[1]) ? dim_num(x->dims[1].v * b * b) : dim_unknown();
+	out[1] = dim_num(dim_mul(dim_mul(x->dims[1].v, b), b));
 	out[2] = dim_known(x->dims[2]) ? dim_num(x->dims[2].v / b) : dim_unknown();
 	out[3] = dim_known(x->dims[3]) ? dim_num(x->dims[3].v / b) : dim_unknown();
 	set_out(c, 0, x->dtype, 4, out);

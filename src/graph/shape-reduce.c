@@ -25,7 +25,7 @@ int rule_reduce(struct infer_ctx *c)
 	if (from_input)
 		na = c->n_in > 1 && in_shape(c, 1) ? in_ints(c, 1, axes, SHAPE_MAX_RANK) : -2;
 	else
-		na = attr_ints(c, "axes", axes, SHAPE_MAX_RANK), na = na < 0 ? -2 : na;
+		na = attr_ints(c, "axes", axes, SHAPE_MAX_RANK), na = na == -1 ? -2 : na < 0 ? -1 : na;
 	if (na == -1) {
 		set_out(c, 0, x->dtype, keep ? x->rank : -1, NULL);
 		return infer_note(c, "%s axes are not constant", op);

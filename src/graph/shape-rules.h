@@ -28,8 +28,10 @@ shape_rule_fn shape_rule_find(const char *op);
 const struct vshape *in_shape(const struct infer_ctx *c, size_t k);   /* NULL if absent */
 int in_known_rank(const struct infer_ctx *c, size_t k);               /* rank, or -1 */
 struct vshape *out_shape(struct infer_ctx *c, size_t k);              /* NULL if absent */
-/* Set output k to dtype and rank dims (copied); dims NULL leaves them unknown. */
-void set_out(struct infer_ctx *c, size_t k, int32_t dtype, int rank, const struct dim *dims);
+/* Set output k to dtype and rank dims (copied); dims NULL leaves them unknown.  A rank over SHAPE_MAX_RANK is kept
+ * as an unknown rank (-1), with a note: every vshape has at most SHAPE_MAX_RANK dims, which is what lets the rules
+ * work in fixed arrays of that size. */
+void set_out(struct infer_ctx *c, size_t k, int32_t dtype, int64_t rank, const struct dim *dims);
 void set_out_like(struct infer_ctx *c, size_t k, const struct vshape *src, int32_t dtype);
 /* Folded values of output k (copied). */
 void set_out_vals(struct infer_ctx *c, size_t k, const struct dim *vals, int64_t n);
@@ -43,9 +45,12 @@ int64_t in_floats(const struct infer_ctx *c, size_t k, double *buf, int64_t max)
 const Onnx__AttributeProto *attr(const struct infer_ctx *c, const char *name);
 int64_t attr_int(const struct infer_ctx *c, const char *name, int64_t def);
 float attr_float(const struct infer_ctx *c, const char *name, float def);
-/* List attribute: count (and values copied to buf, up to max), or -1 when absent. */
+/* List attribute: its count with every value copied to buf; -1 when absent; ATTR_TOO_MANY when it has more than
+ * max values (nothing is copied).  A count is never larger than what was copied: a rule may loop up to it. */
+#define ATTR_TOO_MANY (-3)
 int64_t attr_ints(const struct infer_ctx *c, const char *name, int64_t *buf, int64_t max);
-/* String attribute into buf (empty when absent). */
+/* String attribute into buf (empty when absent).  A value that does not fit in n bytes, or holds a NUL byte, would
+ * be read cut short: it comes back as "\x01?" instead, which matches no name a rule compares it with. */
 const char *attr_str(const struct infer_ctx *c, const char *name, char *buf, size_t n);
 int infer_note(struct infer_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -55,6 +60,23 @@ static inline struct dim dim_num(int64_t v) { struct dim d = {v, NULL}; return d
 static inline struct dim dim_unknown(void) { struct dim d = {DIM_UNKNOWN, NULL}; return d; }
 /* A computed size as a dim: unknown when it is NaN, infinite or past int64_t (casting would be undefined). */
 static inline struct dim dim_from_double(double x) { return x >= -0x1p63 && x < 0x1p63 ? dim_num((int64_t)x) : dim_unknown(); }
+/* Dim arithmetic on numbers from the model, checked: DIM_UNKNOWN when an operand is DIM_UNKNOWN or the exact result
+ * does not fit in int64_t (a dilation near 2^62 must give an unknown dim, never C's signed overflow). */
+static inline int64_t dim_add(int64_t a, int64_t b)
+{
+	int64_t r;
+	return a == DIM_UNKNOWN || b == DIM_UNKNOWN || __builtin_add_overflow(a, b, &r) ? DIM_UNKNOWN : r;
+}
+static inline int64_t dim_sub(int64_t a, int64_t b)
+{
+	int64_t r;
+	return a == DIM_UNKNOWN || b == DIM_UNKNOWN || __builtin_sub_overflow(a, b, &r) ? DIM_UNKNOWN : r;
+}
+static inline int64_t dim_mul(int64_t a, int64_t b)
+{
+	int64_t r;
+	return a == DIM_UNKNOWN || b == DIM_UNKNOWN || __builtin_mul_overflow(a, b, &r) ? DIM_UNKNOWN : r;
+}
 int dim_equal(struct dim a, struct dim b);       /* same number or same symbol */
 /* Broadcast two input shapes (numpy rules) into dims; returns rank or -1 (unknown rank) or -2 (mismatch). */
 int broadcast(const struct vshape *a, const struct vshape *b, struct dim *out, struct infer_ctx *c);

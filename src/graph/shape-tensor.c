@@ -45,21 +45,21 @@ int rule_size(struct infer_ctx *c)
 	if (x && x->rank >= 0) {
 		struct dim p = dim_num(1);
 		for (int i = 0; i < x->rank; i++)
-			p = dim_known(p) && dim_known(x->dims[i]) ? dim_num(p.v * x->dims[i].v) : dim_unknown();
+			p = dim_num(dim_mul(p.v, x->dims[i].v));
 		set_out_vals(c, 0, &p, 1);
 	}
 	return 0;
 }
 
-/* Product of known dims; -1 if any is not a number. */
+/* Product of known dims; -1 if any is not a number or the product leaves int64_t. */
 static int64_t known_product(const struct dim *d, int n)
 {
 	int64_t p = 1;
 
 	for (int i = 0; i < n; i++) {
-		if (!dim_known(d[i]))
+		p = dim_mul(p, d[i].v);
+		if (p == DIM_UNKNOWN)
 			return -1;
-		p *= d[i].v;
 	}
 	return p;
 }
@@ -75,7 +75,7 @@ int rule_reshape(struct infer_ctx *c)
 
 	if (n < 0 || n > SHAPE_MAX_RANK) {
 		/* The target rank is still known from the shape input's length. */
-		int rank = shp && shp->rank == 1 && dim_known(shp->dims[0]) ? (int)shp->dims[0].v : -1;
+		int64_t rank = shp && shp->rank == 1 && dim_known(shp->dims[0]) ? shp->dims[0].v : -1;
 		set_out(c, 0, dtype0(c), rank, NULL);
 		return infer_note(c, "Reshape target shape is not constant");
 	}
@@ -98,10 +98,9 @@ int rule_reshape(struct infer_ctx *c)
 		int ok = total >= 0;
 		for (int64_t i = 0; ok && i < n; i++)
 			if (i != infer_at) {
-				if (!dim_known(out[i]))
+				rest = dim_mul(rest, out[i].v);
+				if (rest == DIM_UNKNOWN)
 					ok = 0;
-				else
-					rest *= out[i].v;
 			}
 		if (ok && rest > 0)
 			out[infer_at] = dim_num(total / rest);
@@ -110,9 +109,10 @@ int rule_reshape(struct infer_ctx *c)
 			int64_t pin = 1, pout = 1;
 			int syms_match = 1;
 			for (int i = 0; i < x->rank && syms_match; i++) {
-				if (dim_known(x->dims[i]))
-					pin *= x->dims[i].v;
-				else {
+				if (dim_known(x->dims[i])) {
+					pin = dim_mul(pin, x->dims[i].v);
+					syms_match = pin != DIM_UNKNOWN;
+				} else {
 					int found = 0;
 					for (int64_t j = 0; j < n; j++)
 						if (j != infer_at && !dim_known(out[j]) && out[j].sym && x->dims[i].sym &&
@@ -123,9 +123,10 @@ int rule_reshape(struct infer_ctx *c)
 			}
 			for (int64_t j = 0; j < n && syms_match; j++)
 				if (j != infer_at) {
-					if (dim_known(out[j]))
-						pout *= out[j].v;
-					else if (!out[j].sym)
+					if (dim_known(out[j])) {
+						pout = dim_mul(pout, out[j].v);
+						syms_match = pout != DIM_UNKNOWN;
+					} else if (!out[j].sym)
 						syms_match = 0;
 				}
 			if (syms_match && pout > 0)
@@ -175,8 +176,12 @@ int rule_transpose(struct infer_ctx *c)
 		for (int i = 0; i < x->rank; i++)
 			perm[i] = x->rank - 1 - i;
 	}
-	if (np != x->rank)
+	if (np != x->rank) {
+		set_out(c, 0, x->dtype, x->rank, NULL);
+		if (np == ATTR_TOO_MANY)
+			return infer_note(c, "perm has more than %d entries for rank %d", SHAPE_MAX_RANK, x->rank);
 		return infer_note(c, "perm has %lld entries for rank %d", (long long)np, x->rank);
+	}
 	for (int i = 0; i < x->rank; i++) {
 		int a = norm_axis(c, perm[i], x->rank);
 		if (a < 0)
@@ -187,7 +192,8 @@ int rule_transpose(struct infer_ctx *c)
 	return 0;
 }
 
-/* Axes from the 'axes' attribute (before opset 13) or the second input (13+). -1 when unknown, -2 absent. */
+/* Axes from the 'axes' attribute (before opset 13) or the second input (13+). -1 when unknown (or more than
+ * SHAPE_MAX_RANK of them), -2 absent. */
 static int64_t get_axes(struct infer_ctx *c, int64_t *axes, int input_from)
 {
 	if (c->opset >= input_from) {
@@ -196,7 +202,7 @@ static int64_t get_axes(struct infer_ctx *c, int64_t *axes, int input_from)
 		return in_ints(c, 1, axes, SHAPE_MAX_RANK);
 	}
 	int64_t n = attr_ints(c, "axes", axes, SHAPE_MAX_RANK);
-	return n < 0 ? -2 : n;
+	return n == -1 ? -2 : n < 0 ? -1 : n;
 }
 
 int rule_squeeze(struct infer_ctx *c)
@@ -252,11 +258,13 @@ int rule_unsqueeze(struct infer_ctx *c)
 		set_out(c, 0, dtype0(c), x && x->rank >= 0 && na >= 0 ? x->rank + (int)na : -1, NULL);
 		return na == -1 ? infer_note(c, "Unsqueeze axes are not constant") : 0;
 	}
-	int r = x->rank + (int)na;
-	if (r > SHAPE_MAX_RANK)
+	int64_t r = x->rank + na;
+	if (r > SHAPE_MAX_RANK) {
+		set_out(c, 0, x->dtype, -1, NULL);
 		return infer_note(c, "rank over %d", SHAPE_MAX_RANK);
+	}
 	for (int64_t i = 0; i < na; i++) {
-		int a = norm_axis(c, axes[i], r);
+		int a = norm_axis(c, axes[i], (int)r);
 		if (a < 0)
 			return -1;
 		ins[a] = 1;
@@ -302,8 +310,7 @@ int rule_concat(struct infer_ctx *c)
 		for (int i = 0; i < x->rank; i++)
 			if (i != axis && !dim_known(out[i]) && dim_known(v->dims[i]))
 				out[i] = v->dims[i];
-		out[axis] = dim_known(out[axis]) && dim_known(v->dims[axis]) ? dim_num(out[axis].v + v->dims[axis].v)
-									    : dim_unknown();
+		out[axis] = dim_num(dim_add(out[axis].v, v->dims[axis].v));
 		int64_t n = in_vals(c, k, &d);
 		if (n < 0 || nvals + n > SHAPE_FOLD_MAX)
 			fold = 0;
@@ -334,8 +341,8 @@ int rule_split(struct infer_ctx *c)
 		return -1;
 	int64_t ns = c->opset >= 13 ? (c->n_in > 1 && in_shape(c, 1) ? in_ints(c, 1, split, SHAPE_MAX_RANK) : -2)
 				    : attr_ints(c, "split", split, SHAPE_MAX_RANK);
-	if (c->opset < 13 && ns < 0)
-		ns = -2;
+	if (c->opset < 13)
+		ns = ns == -1 ? -2 : ns < 0 ? -1 : ns; /* absent: equal parts; too many to read: unknown */
 	memcpy(out, x->dims, (size_t)x->rank * sizeof *out);
 	for (size_t k = 0; k < c->n_out; k++) {
 		if (ns >= 0 && (size_t)ns == c->n_out)
@@ -343,9 +350,9 @@ int rule_split(struct infer_ctx *c)
 		else if (ns == -2 && dim_known(x->dims[axis])) {
 			/* Equal parts; with num_outputs (18) the last may be smaller. */
 			int64_t parts = (int64_t)c->n_out, len = x->dims[axis].v;
-			int64_t each = (len + parts - 1) / parts;
-			int64_t start = each * (int64_t)k;
-			int64_t sz = start >= len ? 0 : (start + each > len ? len - start : each);
+			int64_t each = len / parts + (len % parts != 0);
+			int64_t start = dim_mul(each, (int64_t)k);
+			int64_t sz = start == DIM_UNKNOWN || start >= len ? 0 : (each > len - start ? len - start : each);
 			out[axis] = dim_num(sz);
 		} else
 			out[axis] = dim_unknown();
@@ -385,6 +392,11 @@ int rule_slice(struct infer_ctx *c)
 		set_out(c, 0, x->dtype, x->rank, NULL);
 		return infer_note(c, "Slice starts/ends/axes/steps are not constant");
 	}
+	if ((na >= 0 && na != ns) || (nst >= 0 && nst != ns) || na < -2 || ns > x->rank) {
+		set_out(c, 0, x->dtype, x->rank, NULL);
+		return infer_note(c, "Slice starts, ends, axes and steps differ in length, or name more axes than %d",
+				  x->rank);
+	}
 	if (na < 0)
 		for (int64_t i = 0; i < ns; i++)
 			axes[i] = i;
@@ -392,7 +404,8 @@ int rule_slice(struct infer_ctx *c)
 		for (int64_t i = 0; i < ns; i++)
 			steps[i] = 1;
 	memcpy(out, x->dims, (size_t)x->rank * sizeof *out);
-	int fold_ok = x->rank == 1 && x->n_val >= 0 && x->val;
+	/* the folded values are the elements: only when there are as many as the dim says */
+	int fold_ok = x->rank == 1 && x->n_val >= 0 && x->val && dim_known(x->dims[0]) && x->dims[0].v == x->n_val;
 	int64_t vs = 0, ve = 0, vstep = 1;
 	for (int64_t i = 0; i < ns; i++) {
 		int a = norm_axis(c, axes[i], x->rank);
@@ -406,26 +419,27 @@ int rule_slice(struct infer_ctx *c)
 			continue;
 		}
 		int64_t d = x->dims[a].v, s = starts[i], e = ends[i], st = steps[i];
-		if (s < 0)
+		if (s < 0) /* d >= 0: no overflow */
 			s += d;
 		if (e < 0)
 			e += d;
+		/* the count ceil(|e - s| / |st|), in unsigned arithmetic: a step of INT64_MIN has no negation */
 		if (st > 0) {
 			s = clamp64(s, 0, d);
 			e = clamp64(e, 0, d);
-			out[a] = dim_num(e > s ? (e - s + st - 1) / st : 0);
+			out[a] = dim_num(e > s ? (int64_t)(((uint64_t)(e - s) - 1) / (uint64_t)st + 1) : 0);
 		} else {
 			s = clamp64(s, 0, d - 1);
 			e = clamp64(e, -1, d - 1);
-			out[a] = dim_num(s > e ? (s - e - st - 1) / -st : 0);
+			out[a] = dim_num(s > e ? (int64_t)(((uint64_t)(s - e) - 1) / (0 - (uint64_t)st) + 1) : 0);
 		}
 		vs = s, ve = e, vstep = st;
 	}
 	set_out(c, 0, x->dtype, x->rank, out);
-	if (fold_ok && dim_known(out[0])) { /* slicing a folded shape vector */
+	if (fold_ok && dim_known(out[0]) && out[0].v <= SHAPE_FOLD_MAX) { /* slicing a folded shape vector */
 		struct dim v[SHAPE_FOLD_MAX];
 		int64_t n = out[0].v;
-		for (int64_t i = 0; i < n && i < SHAPE_FOLD_MAX; i++)
+		for (int64_t i = 0; i < n; i++)
 			v[i] = x->val[vs + i * vstep];
 		(void)ve;
 		set_out_vals(c, 0, v, n);
@@ -490,6 +504,12 @@ int rule_gather_nd(struct infer_ctx *c)
 		return 0;
 	}
 	int64_t last = idx->dims[idx->rank - 1].v;
+	/* indices [batch..., k] into data [batch..., k dims, rest...]: out [indices' dims but the last, rest...] */
+	if (b < 0 || last < 0 || b > x->rank || last > x->rank - b || idx->rank - 1 + (x->rank - b - last) > SHAPE_MAX_RANK) {
+		set_out(c, 0, dtype0(c), -1, NULL);
+		return infer_note(c, "GatherND batch_dims %lld and index depth %lld do not fit data of rank %d",
+				  (long long)b, (long long)last, x->rank);
+	}
 	int n = 0;
 	for (int i = 0; i < idx->rank - 1; i++)
 		out[n++] = idx->dims[i];
@@ -508,8 +528,8 @@ int rule_expand(struct infer_ctx *c)
 
 	if (!x || n < 0 || n > SHAPE_MAX_RANK) {
 		const struct vshape *s = in_shape(c, 1);
-		int r = s && s->rank == 1 && dim_known(s->dims[0]) && x && x->rank >= 0 ?
-				(s->dims[0].v > x->rank ? (int)s->dims[0].v : x->rank) : -1;
+		int64_t r = s && s->rank == 1 && dim_known(s->dims[0]) && x && x->rank >= 0 ?
+				    (s->dims[0].v > x->rank ? s->dims[0].v : x->rank) : -1;
 		set_out(c, 0, dtype0(c), r, NULL);
 		return infer_note(c, "Expand shape is not constant");
 	}
@@ -535,7 +555,7 @@ int rule_tile(struct infer_ctx *c)
 		return infer_note(c, "Tile repeats are not constant");
 	}
 	for (int i = 0; i < x->rank; i++)
-		out[i] = rep[i] == 1 ? x->dims[i] : dim_known(x->dims[i]) ? dim_num(x->dims[i].v * rep[i]) : dim_unknown();
+		out[i] = rep[i] == 1 ? x->dims[i] : dim_num(dim_mul(x->dims[i].v, rep[i]));
 	set_out(c, 0, x->dtype, x->rank, out);
 	return 0;
 }
@@ -566,9 +586,9 @@ int rule_pad(struct infer_ctx *c)
 		int a = norm_axis(c, axes[i], x->rank);
 		if (a < 0)
 			return -1;
-		int64_t add = pads[i] + pads[na + i];
+		int64_t add = dim_add(pads[i], pads[na + i]);
 		if (add)
-			out[a] = dim_known(x->dims[a]) ? dim_num(x->dims[a].v + add) : dim_unknown();
+			out[a] = dim_num(dim_add(x->dims[a].v, add));
 	}
 	set_out(c, 0, x->dtype, x->rank, out);
 	return 0;
@@ -583,7 +603,7 @@ int rule_constant_of_shape(struct infer_ctx *c)
 
 	if (n < 0 || n > SHAPE_MAX_RANK) {
 		const struct vshape *s = in_shape(c, 0);
-		set_out(c, 0, dt, s && s->rank == 1 && dim_known(s->dims[0]) ? (int)s->dims[0].v : -1, NULL);
+		set_out(c, 0, dt, s && s->rank == 1 && dim_known(s->dims[0]) ? s->dims[0].v : -1, NULL);
 		return infer_note(c, "ConstantOfShape shape is not constant");
 	}
 	set_out(c, 0, dt, (int)n, sv);

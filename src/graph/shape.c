@@ -183,22 +183,27 @@ struct vshape *out_shape(struct infer_ctx *c, size_t k)
 	return k < c->n_out ? c->outs[k] : NULL;
 }
 
-void set_out(struct infer_ctx *c, size_t k, int32_t dtype, int rank, const struct dim *dims)
+void set_out(struct infer_ctx *c, size_t k, int32_t dtype, int64_t rank, const struct dim *dims)
 {
 	struct vshape *o = out_shape(c, k);
 
 	if (!o)
 		return;
+	if (rank > SHAPE_MAX_RANK) {
+		infer_note(c, "output %zu would have rank %lld, over %d: left unknown", k, (long long)rank,
+			   SHAPE_MAX_RANK);
+		rank = -1;
+	}
 	o->dtype = dtype;
-	o->rank = rank;
+	o->rank = rank < 0 ? -1 : (int)rank;
 	o->dims = NULL;
 	if (rank >= 0 && dims)
 		o->dims = dims_share(c->s, dims, (size_t)rank);
 	else if (rank >= 0) {
 		struct dim unknown[SHAPE_MAX_RANK];
-		for (int i = 0; i < rank && i < SHAPE_MAX_RANK; i++)
+		for (int i = 0; i < rank; i++)
 			unknown[i] = dim_unknown();
-		o->dims = rank <= SHAPE_MAX_RANK ? dims_share(c->s, unknown, (size_t)rank) : dims_copy(c->s, NULL, (size_t)rank);
+		o->dims = dims_share(c->s, unknown, (size_t)rank);
 	}
 	o->source = SHAPE_INFERRED;
 }
@@ -303,7 +308,9 @@ int64_t attr_ints(const struct infer_ctx *c, const char *name, int64_t *buf, int
 
 	if (!a)
 		return -1;
-	for (size_t i = 0; i < a->n_ints && (int64_t)i < max; i++)
+	if (a->n_ints > (size_t)max)
+		return ATTR_TOO_MANY;
+	for (size_t i = 0; i < a->n_ints; i++)
 		buf[i] = a->ints[i];
 	return (int64_t)a->n_ints;
 }
@@ -313,8 +320,10 @@ const char *attr_str(const struct infer_ctx *c, const char *name, char *buf, siz
 	const Onnx__AttributeProto *a = attr(c, name);
 	size_t l = a && a->has_s ? a->s.len : 0;
 
-	if (l >= n)
-		l = n - 1;
+	if (l >= n || (l && memchr(a->s.data, '\0', l))) {
+		snprintf(buf, n, "\x01?");
+		return buf;
+	}
 	if (l)
 		memcpy(buf, a->s.data, l);
 	buf[l] = '\0';

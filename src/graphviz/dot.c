@@ -523,104 +523,59 @@ void dot_layout_free(GVC_t *gvc, Agraph_t *g)
 	gvFreeContext(gvc);
 }
 
-static char *dir_of(const char *file)
-{
-	const char *slash = strrchr(file, '/');
+struct render_ctx {
+	Agraph_t *g;
+	GVC_t *gvc;
+	enum dot_format fmt;
+};
 
-	if (!slash)
-		return strdup(".");
-	return slash == file ? strdup("/") : strndup(file, (size_t)(slash - file));
+/* save_file's writer: the DOT text, or Graphviz's rendering, into the temporary file. */
+static int render_to(int fd, void *ctx, struct ov_error *err)
+{
+	struct render_ctx *rc = ctx;
+	int dfd = dup(fd);
+	FILE *f = dfd >= 0 ? fdopen(dfd, "w") : NULL;
+	int r = 0;
+
+	if (!f) {
+		if (dfd >= 0)
+			close(dfd);
+		return ov_fail(err, OV_WRITE, "cannot write: %s", strerror(errno));
+	}
+	errno = 0;
+	if (rc->fmt == DOT_FORMAT_DOT) {
+		r = dot_write(rc->g, f, err);
+	} else {
+		gv_quiet();
+		if (gvRender(rc->gvc, rc->g, format_name(rc->fmt), f))
+			r = gv_fail(err, OV_WRITE, "Graphviz could not render the graph");
+	}
+	if (!r && (fflush(f) == EOF || ferror(f)))
+		r = ov_fail(err, OV_WRITE, "cannot write: %s", strerror(errno ? errno : EIO));
+	if (fclose(f) == EOF && !r)
+		r = ov_fail(err, OV_WRITE, "cannot write: %s", strerror(errno));
+	return r;
 }
 
 int dot_save(Agraph_t *g, enum dot_format fmt, const char *file, unsigned flags, struct ov_error *err)
 {
-	const char *base = strrchr(file, '/');
-	char *dir = dir_of(file), *tmp = NULL;
-	GVC_t *gvc = NULL;
-	FILE *f = NULL;
-	int fd = -1, r = -1;
+	struct render_ctx rc = {g, NULL, fmt};
+	struct stat st;
+	int r = -1;
 
-	base = base ? base + 1 : file;
-	if (!dir || asprintf(&tmp, "%s/.%s.onnxview-XXXXXX", dir, base) < 0) {
-		tmp = NULL;
-		ov_fail(err, OV_NOMEM, "out of memory");
-		goto out;
-	}
-	if (!(flags & OV_SAVE_REPLACE) && access(file, F_OK) == 0) {
-		ov_fail(err, OV_EXISTS, "exists; use --force to replace it");
-		goto out;
-	}
+	/* refuse before the layout, which may take a while: save_file says the same again, atomically */
+	if (!(flags & OV_SAVE_REPLACE) && lstat(file, &st) == 0)
+		return ov_fail(err, OV_EXISTS, "exists; use --force to replace it");
 	if (fmt == DOT_FORMAT_PNG) {
 		/* 96 dpi makes the 8-point rows hard to read.  Cairo bitmaps stop at 32767 pixels a side, and Graphviz
 		 * says so on stderr itself when it shrinks a drawing to fit: cap the size (in inches) first. */
 		agsafeset(g, "dpi", "144", "");
 		agsafeset(g, "size", "220,220", "");
 	}
-	if (fmt != DOT_FORMAT_DOT && (dot_format_check(fmt, err) || ovdot_layout(&gvc, g, err)))
+	if (fmt != DOT_FORMAT_DOT && (dot_format_check(fmt, err) || ovdot_layout(&rc.gvc, g, err)))
 		goto out;
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		ov_fail(err, OV_WRITE, "cannot create a temporary file in the destination folder: %s", strerror(errno));
-		goto out;
-	}
-	mode_t um = umask(0); /* mkstemp makes 0600: give the file the permissions a new file would get */
-	umask(um);
-	fchmod(fd, 0666 & ~um);
-	f = fdopen(fd, "w");
-	if (!f) {
-		ov_fail(err, OV_WRITE, "cannot write: %s", strerror(errno));
-		close(fd);
-		goto out_unlink;
-	}
-	errno = 0;
-	if (fmt == DOT_FORMAT_DOT) {
-		if (dot_write(g, f, err))
-			goto out_unlink;
-	} else {
-		gv_quiet();
-		if (gvRender(gvc, g, format_name(fmt), f)) {
-			gv_fail(err, OV_WRITE, "Graphviz could not render the graph");
-			goto out_unlink;
-		}
-	}
-	if (fflush(f) == EOF || ferror(f) || fsync(fileno(f)) < 0) {
-		ov_fail(err, OV_WRITE, "cannot write: %s", strerror(errno ? errno : EIO));
-		goto out_unlink;
-	}
-	int c = fclose(f);
-	f = NULL;
-	if (c == EOF) {
-		ov_fail(err, OV_WRITE, "cannot write: %s", strerror(errno));
-		goto out_unlink;
-	}
-	if (flags & OV_SAVE_REPLACE) {
-		if (rename(tmp, file) < 0) {
-			ov_fail(err, OV_WRITE, "cannot move the temporary file into place: %s", strerror(errno));
-			goto out_unlink;
-		}
-	} else if (link(tmp, file) < 0) { /* fails with EEXIST rather than replace a file that appeared meanwhile */
-		if (errno == EEXIST)
-			ov_fail(err, OV_EXISTS, "exists; use --force to replace it");
-		else
-			ov_fail(err, OV_WRITE, "cannot move the temporary file into place: %s", strerror(errno));
-		goto out_unlink;
-	} else {
-		unlink(tmp);
-	}
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-	r = 0;
-	goto out;
-out_unlink:
-	if (f)
-		fclose(f);
-	unlink(tmp);
+	r = save_file(file, flags, render_to, &rc, err);
 out:
-	dot_layout_free(gvc, g);
-	free(tmp);
-	free(dir);
+	dot_layout_free(rc.gvc, g);
 	return r;
 }

@@ -19,8 +19,10 @@ struct ov_extfile {
 	char *real;
 	const uint8_t *map;
 	size_t len;
+	struct map_guard *guard;
 };
 
+/* A decimal number: 0, -1 when it is not one, -2 when it is past 2^64 - 1. */
 static int parse_u64(const char *s, uint64_t *v)
 {
 	uint64_t r = 0;
@@ -28,12 +30,26 @@ static int parse_u64(const char *s, uint64_t *v)
 	if (!*s)
 		return -1;
 	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || r > (UINT64_MAX - 9) / 10)
+		if (*s < '0' || *s > '9')
 			return -1;
-		r = r * 10 + (uint64_t)(*s - '0');
+		unsigned d = (unsigned)(*s - '0');
+		if (r > (UINT64_MAX - d) / 10) {
+			for (s++; *s; s++)
+				if (*s < '0' || *s > '9')
+					return -1;
+			return -2;
+		}
+		r = r * 10 + d;
 	}
 	*v = r;
 	return 0;
+}
+
+static int bad_number(const char *what, const char *text, int why, struct ov_error *err)
+{
+	if (why == -2)
+		return ov_fail(err, OV_EXTERNAL, "external data %s '%s' is out of range (over 2^64 - 1)", what, text);
+	return ov_fail(err, OV_EXTERNAL, "external data %s '%s' is not a number", what, text);
 }
 
 static int has_dotdot(const char *loc)
@@ -114,12 +130,13 @@ static char *external_range(struct ov_model *m, const Onnx__TensorProto *t, int6
 	if (!real)
 		return NULL;
 	*off = 0;
-	if (so && parse_u64(so, off)) {
-		ov_fail(err, OV_EXTERNAL, "external data offset '%s' is not a number", so);
+	int why;
+	if (so && (why = parse_u64(so, off))) {
+		bad_number("offset", so, why, err);
 		goto fail;
 	}
-	if (sl && parse_u64(sl, len)) {
-		ov_fail(err, OV_EXTERNAL, "external data length '%s' is not a number", sl);
+	if (sl && (why = parse_u64(sl, len))) {
+		bad_number("length", sl, why, err);
 		goto fail;
 	}
 	if (!sl)
@@ -147,6 +164,69 @@ static char *external_range(struct ov_model *m, const Onnx__TensorProto *t, int6
 fail:
 	free(real);
 	return NULL;
+}
+
+int external_extent(struct ov_model *m, const Onnx__TensorProto *t, uint64_t *end, struct ov_error *err)
+{
+	int64_t n = tensor_numel(t, err);
+	uint64_t off, len;
+	char *real;
+
+	if (n < 0)
+		return -1;
+	real = external_range(m, t, dtype_raw_bytes(t->data_type, n), &off, &len, err);
+	if (!real)
+		return -1;
+	free(real);
+	*end = off + len; /* external_range checked it against the file's size */
+	return 0;
+}
+
+struct uses_ctx {
+	struct ov_model *m;
+	const char *real; /* the path with symbolic links resolved, or NULL */
+	struct stat st;
+	int have_st, found;
+};
+
+static int uses_visit(Onnx__TensorProto *t, const struct tensor_site *site, void *ctx)
+{
+	struct uses_ctx *u = ctx;
+	struct stat st;
+	struct ov_error e;
+
+	(void)site;
+	if (!tensor_is_external(t))
+		return 0;
+	char *real = external_resolve(u->m, t, &e);
+	if (!real)
+		return 0;
+	if ((u->real && !strcmp(u->real, real)) ||
+	    (u->have_st && stat(real, &st) == 0 && st.st_dev == u->st.st_dev && st.st_ino == u->st.st_ino))
+		u->found = 1;
+	free(real);
+	return u->found;
+}
+
+int model_external_uses(struct ov_model *m, const char *path)
+{
+	struct uses_ctx u = {.m = m, .real = realpath(path, NULL)};
+
+	u.have_st = stat(path, &u.st) == 0;
+	model_foreach_tensor(m->proto, uses_visit, &u);
+	free((char *)u.real);
+	return u.found;
+}
+
+int model_external_check_unchanged(struct ov_model *m, struct ov_error *err)
+{
+	for (struct ov_extfile *f = m->ext; f; f = f->next) {
+		char what[600];
+		snprintf(what, sizeof what, "external data '%s'", f->real);
+		if (map_guard_check(f->guard, what, err))
+			return -1;
+	}
+	return 0;
 }
 
 int external_check(struct ov_model *m, const Onnx__TensorProto *t, int64_t expect, struct ov_error *err)
@@ -202,6 +282,7 @@ int model_external_data(struct ov_model *m, const Onnx__TensorProto *t, const ui
 				return -1;
 			}
 			f->map = p;
+			f->guard = map_guard_add(p, f->len, real, &st);
 		}
 		close(fd);
 		f->real = real;
@@ -212,6 +293,10 @@ int model_external_data(struct ov_model *m, const Onnx__TensorProto *t, const ui
 	free(real);
 	if (off > f->len || l > f->len - off) /* the file shrank since it was checked */
 		return ov_fail(err, OV_EXTERNAL, "external data runs past the end of '%s'", f->real);
+	char what[600];
+	snprintf(what, sizeof what, "external data '%s'", f->real);
+	if (map_guard_check(f->guard, what, err))
+		return -1;
 	*data = f->map ? f->map + off : (const uint8_t *)"";
 	*len = (size_t)l;
 	return 0;
@@ -223,6 +308,7 @@ void model_external_close(struct ov_model *m)
 
 	for (; f; f = next) {
 		next = f->next;
+		map_guard_remove(f->guard);
 		if (f->map)
 			munmap((void *)f->map, f->len);
 		free(f->real);

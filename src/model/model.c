@@ -83,7 +83,7 @@ static void pb_free(void *data, void *ptr)
 	}
 	if (m->map && p >= m->map && p < m->map + m->map_len)
 		return;
-	if (m->retained && model_is_retained(m, ptr)) /* an undo snapshot still refers to it */
+	if (m->retained && model_retained_drop(m, ptr)) /* an undo snapshot still refers to it */
 		return;
 	free(ptr);
 }
@@ -204,6 +204,7 @@ static int map_file(struct ov_model *m, const char *path, struct ov_error *err)
 		return ov_fail(err, OV_IO, "cannot map file: %s", strerror(errno));
 	}
 	m->map = p;
+	m->guard = map_guard_add(p, m->map_len, path, &st);
 	return 0;
 }
 
@@ -354,6 +355,7 @@ void model_free(struct ov_model *m)
 	}
 	model_external_close(m);
 	model_retained_free(m);
+	map_guard_remove(m->guard);
 	if (m->owned)
 		free(m->owned);
 	else if (m->map)
@@ -362,6 +364,13 @@ void model_free(struct ov_model *m)
 	free(m->dir);
 	free(m->dir_real);
 	free(m);
+}
+
+int model_check_unchanged(struct ov_model *m, struct ov_error *err)
+{
+	if (map_guard_check(m->guard, "the model file", err))
+		return -1;
+	return model_external_check_unchanged(m, err);
 }
 
 int64_t model_opset(const struct ov_model *m, const char *domain)

@@ -30,6 +30,7 @@ struct ov_model {
 	ProtobufCAllocator alloc;
 	struct ov_extfile *ext; /* external data files opened so far (lazy) */
 	struct ov_retained *retained; /* raw_data buffers undo snapshots refer to (src/model/snapshot.h) */
+	struct map_guard *guard; /* the mapping's entry in src/model/mapping.c (NULL for model_load_buffer) */
 };
 
 /* Load path. On failure returns -1 and fills err (OV_IO for files that cannot be opened, OV_FORMAT for
@@ -43,6 +44,14 @@ int model_load_report(const char *path, struct ov_model **out, FILE *err);
 int model_load_buffer(struct ov_model **out, const void *data, size_t len, const char *name,
 		      struct ov_error *err);
 void model_free(struct ov_model *m);
+
+/* 0 when the model file and the external data files read so far are as they were when mapped; otherwise -1 with
+ * err saying which one changed on disk while open (OV_IO).  A file truncated under its mapping never raises SIGBUS
+ * (src/model/mapping.c): reads of it give zeros, and this says so.  Saving, running and opening a tensor check it. */
+int model_check_unchanged(struct ov_model *m, struct ov_error *err);
+/* 1 when path is one of the files the model's external data lives in (the same file, hard links and symbolic
+ * links resolved), else 0. */
+int model_external_uses(struct ov_model *m, const char *path);
 
 /* The opset version the model imports for domain ("" or "ai.onnx" for the default domain); 0 if none. */
 int64_t model_opset(const struct ov_model *m, const char *domain);

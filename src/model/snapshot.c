@@ -9,9 +9,23 @@
 #include "src/model/snapshot.h"
 #include "src/model/wire.h"
 
+/* The payloads undo snapshots refer to (heap buffers; the mapping's bytes need no keeping): each with the number of
+ * snapshots that refer to it, and whether the live model still holds it.  One the model has let go of (set-tensor
+ * replaced it) is an orphan, kept for the snapshots alone, and freed when the last of them goes: trimming the undo
+ * history gives the memory back, and orphan_bytes is what the history costs in payloads. */
+struct retained {
+	const void *ptr; /* NULL: empty; TOMB: removed */
+	size_t len;
+	uint32_t refs;
+	int orphan;
+};
+#define TOMB ((const void *)&tomb_marker)
+static const char tomb_marker;
+
 struct ov_retained {
-	const void **slots;
-	size_t cap, n;
+	struct retained *slots;
+	size_t cap, used; /* used: slots taken, tombstones included */
+	uint64_t orphan_bytes;
 };
 
 static size_t ptr_hash(const void *p, size_t cap)
@@ -24,51 +38,112 @@ static size_t ptr_hash(const void *p, size_t cap)
 	return (size_t)x & (cap - 1);
 }
 
-int model_is_retained(const struct ov_model *m, const void *ptr)
+static struct retained *retained_find(const struct ov_model *m, const void *ptr)
 {
 	const struct ov_retained *r = m->retained;
 
-	if (!r || !r->cap)
-		return 0;
-	for (size_t j = ptr_hash(ptr, r->cap); r->slots[j]; j = (j + 1) & (r->cap - 1))
-		if (r->slots[j] == ptr)
-			return 1;
-	return 0;
+	if (!r || !r->cap || !ptr)
+		return NULL;
+	for (size_t j = ptr_hash(ptr, r->cap); r->slots[j].ptr; j = (j + 1) & (r->cap - 1))
+		if (r->slots[j].ptr == ptr)
+			return &r->slots[j];
+	return NULL;
 }
 
-int model_retain(struct ov_model *m, const void *ptr)
+static int in_mapping(const struct ov_model *m, const void *ptr)
+{
+	return m->map && (const uint8_t *)ptr >= m->map && (const uint8_t *)ptr < m->map + m->map_len;
+}
+
+int model_is_retained(const struct ov_model *m, const void *ptr)
+{
+	return retained_find(m, ptr) != NULL;
+}
+
+int model_retained_drop(struct ov_model *m, const void *ptr)
+{
+	struct retained *e = retained_find(m, ptr);
+
+	if (!e)
+		return 0;
+	if (!e->orphan) {
+		e->orphan = 1;
+		m->retained->orphan_bytes += e->len;
+	}
+	return 1;
+}
+
+/* The live model holds ptr again (an undo or redo put it back). */
+static void retained_live(struct ov_model *m, const void *ptr)
+{
+	struct retained *e = retained_find(m, ptr);
+
+	if (e && e->orphan) {
+		e->orphan = 0;
+		m->retained->orphan_bytes -= e->len;
+	}
+}
+
+/* A snapshot that referred to ptr is gone. */
+static void model_release(struct ov_model *m, const void *ptr)
+{
+	struct retained *e = retained_find(m, ptr);
+
+	if (!e || --e->refs)
+		return;
+	if (e->orphan) {
+		m->retained->orphan_bytes -= e->len;
+		free((void *)e->ptr);
+	}
+	e->ptr = TOMB; /* back to the model's own (or freed) */
+	e->orphan = 0;
+}
+
+uint64_t model_retained_bytes(const struct ov_model *m)
+{
+	return m->retained ? m->retained->orphan_bytes : 0;
+}
+
+int model_retain(struct ov_model *m, const void *ptr, size_t len)
 {
 	struct ov_retained *r = m->retained;
+	struct retained *e;
 
-	if (!ptr || (m->map && (const uint8_t *)ptr >= m->map && (const uint8_t *)ptr < m->map + m->map_len) ||
-	    model_is_retained(m, ptr))
+	if (!ptr || in_mapping(m, ptr))
 		return 0;
+	if ((e = retained_find(m, ptr))) {
+		e->refs++;
+		return 0;
+	}
 	if (!r) {
 		r = m->retained = calloc(1, sizeof *r);
 		if (!r)
 			return -1;
 	}
-	if ((r->n + 1) * 2 > r->cap) {
+	if ((r->used + 1) * 2 > r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 64;
-		const void **slots = calloc(cap, sizeof *slots);
+		struct retained *slots = calloc(cap, sizeof *slots);
 		if (!slots)
 			return -1;
+		r->used = 0;
 		for (size_t i = 0; i < r->cap; i++)
-			if (r->slots[i]) {
-				size_t j = ptr_hash(r->slots[i], cap);
-				while (slots[j])
+			if (r->slots[i].ptr && r->slots[i].ptr != TOMB) {
+				size_t j = ptr_hash(r->slots[i].ptr, cap);
+				while (slots[j].ptr)
 					j = (j + 1) & (cap - 1);
 				slots[j] = r->slots[i];
+				r->used++;
 			}
 		free(r->slots);
 		r->slots = slots;
 		r->cap = cap;
 	}
 	size_t j = ptr_hash(ptr, r->cap);
-	while (r->slots[j])
+	while (r->slots[j].ptr && r->slots[j].ptr != TOMB)
 		j = (j + 1) & (r->cap - 1);
-	r->slots[j] = ptr;
-	r->n++;
+	if (!r->slots[j].ptr)
+		r->used++;
+	r->slots[j] = (struct retained){ptr, len, 1, 0};
 	return 0;
 }
 
@@ -78,8 +153,10 @@ void model_retained_free(struct ov_model *m)
 
 	if (!r)
 		return;
+	/* the live tree was freed first: every entry left is a buffer only this table owns now */
 	for (size_t i = 0; i < r->cap; i++)
-		free((void *)r->slots[i]);
+		if (r->slots[i].ptr && r->slots[i].ptr != TOMB)
+			free((void *)r->slots[i].ptr);
 	free(r->slots);
 	free(r);
 	m->retained = NULL;
@@ -91,11 +168,13 @@ struct payload_ref {
 };
 
 struct model_snapshot {
+	struct ov_model *m; /* whose payloads it refers to */
 	uint8_t *buf;
 	size_t len;
 	uint64_t nonce;
 	struct payload_ref *refs;
 	size_t n_refs;
+	size_t n_retained; /* the first n_retained refs hold a model_retain() each */
 };
 
 struct take_ctx {
@@ -131,11 +210,12 @@ static int take_visit(Onnx__TensorProto *t, const struct tensor_site *site, void
 		c->tensors = tt;
 		c->cap = cap;
 	}
-	if (model_retain(c->m, t->raw_data.data)) {
+	if (model_retain(c->m, t->raw_data.data, t->raw_data.len)) {
 		c->failed = 1;
 		return 1;
 	}
 	s->refs[s->n_refs] = (struct payload_ref){t->raw_data.data, t->raw_data.len};
+	s->n_retained++;
 	c->tensors[s->n_refs++] = t;
 	return 0;
 }
@@ -149,6 +229,7 @@ int model_snapshot_take(struct ov_model *m, struct model_snapshot **out, struct 
 	*out = NULL;
 	if (!s)
 		return ov_fail(err, OV_NOMEM, "out of memory taking an undo snapshot");
+	s->m = m;
 	if (getrandom(&s->nonce, sizeof s->nonce, GRND_NONBLOCK) != sizeof s->nonce)
 		s->nonce = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)s;
 	model_foreach_tensor(m->proto, take_visit, &c);
@@ -183,7 +264,7 @@ int model_snapshot_take(struct ov_model *m, struct model_snapshot **out, struct 
 
 struct restore_ctx {
 	const struct model_snapshot *s;
-	ProtobufCAllocator *alloc;
+	struct ov_model *m;
 };
 
 static int restore_visit(Onnx__TensorProto *t, const struct tensor_site *site, void *vctx)
@@ -197,22 +278,24 @@ static int restore_visit(Onnx__TensorProto *t, const struct tensor_site *site, v
 	memcpy(&idx, t->raw_data.data + 8, 8);
 	if (idx >= c->s->n_refs)
 		return 0;
-	c->alloc->free(c->alloc->allocator_data, t->raw_data.data);
+	c->m->alloc.free(c->m->alloc.allocator_data, t->raw_data.data);
 	t->raw_data.data = c->s->refs[idx].data;
 	t->raw_data.len = c->s->refs[idx].len;
+	retained_live(c->m, t->raw_data.data);
 	return 0;
 }
 
 int model_snapshot_restore(struct ov_model *m, const struct model_snapshot *s, struct ov_error *err)
 {
 	Onnx__ModelProto *p = onnx__model_proto__unpack(&m->alloc, s->len, s->buf);
-	struct restore_ctx c = {s, &m->alloc};
+	struct restore_ctx c = {s, m};
 
 	if (!p)
 		return ov_fail(err, OV_NOMEM, "out of memory restoring an undo snapshot");
-	model_foreach_tensor(p, restore_visit, &c);
+	/* the old tree first: a payload both trees hold is let go of, then taken back as live */
 	onnx__model_proto__free_unpacked(m->proto, &m->alloc);
 	m->proto = p;
+	model_foreach_tensor(p, restore_visit, &c);
 	return 0;
 }
 
@@ -225,6 +308,8 @@ void model_snapshot_free(struct model_snapshot *s)
 {
 	if (!s)
 		return;
+	for (size_t i = 0; i < s->n_retained; i++)
+		model_release(s->m, s->refs[i].data);
 	free(s->buf);
 	free(s->refs);
 	free(s);

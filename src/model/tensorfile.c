@@ -14,7 +14,9 @@
 
 #include "src/model/describe.h"
 #include "src/base/dtype.h"
+#include "src/model/save.h"
 #include "src/model/tensorfile.h"
+#include "src/model/wire.h"
 
 #define NUMEL_LIMIT (1ll << 53) /* as tensor_numel */
 #define PB_MAX_BYTES (2ull << 30) /* protobuf's own message limit */
@@ -208,18 +210,18 @@ static int npy_descr(struct npy_header *hd, struct ov_error *err)
 	int size = 0;
 
 	if (strstr(d, "bfloat16") || !strcmp(d, "<V2") || !strcmp(d, "|V2") || !strcmp(d, ">V2"))
-		return ov_fail(err, OV_INVALID, "dtype '%s': numpy has no bfloat16 (this is ml_dtypes' raw 2-byte "
+		return ov_fail(err, OV_FORMAT, "dtype '%s': numpy has no bfloat16 (this is ml_dtypes' raw 2-byte "
 			       "type); save the tensor as float32 (tensor.float()) or write a .pb file", d);
 	if (order != '<' && order != '>' && order != '|' && order != '=')
 		return ov_fail(err, OV_FORMAT, "bad .npy header: descr '%s' does not start with a byte order (<, >, |)",
 			       d);
 	switch (kind) {
-	case 'O': return ov_fail(err, OV_INVALID, "dtype '%s': Python objects (pickled) are not read", d);
+	case 'O': return ov_fail(err, OV_FORMAT, "dtype '%s': Python objects (pickled) are not read", d);
 	case 'U': case 'S': case 'a':
-		return ov_fail(err, OV_INVALID, "dtype '%s': numpy strings are not read (use a .pb file for a STRING "
+		return ov_fail(err, OV_FORMAT, "dtype '%s': numpy strings are not read (use a .pb file for a STRING "
 			       "tensor)", d);
-	case 'M': case 'm': return ov_fail(err, OV_INVALID, "dtype '%s': dates and times have no ONNX type", d);
-	case 'V': return ov_fail(err, OV_INVALID, "dtype '%s': raw bytes (numpy void) have no ONNX type", d);
+	case 'M': case 'm': return ov_fail(err, OV_FORMAT, "dtype '%s': dates and times have no ONNX type", d);
+	case 'V': return ov_fail(err, OV_FORMAT, "dtype '%s': raw bytes (numpy void) have no ONNX type", d);
 	default: break;
 	}
 	if (*num < '1' || *num > '9' || strspn(num, "0123456789") != strlen(num) || strlen(num) > 3)
@@ -236,9 +238,9 @@ static int npy_descr(struct npy_header *hd, struct ov_error *err)
 			return 0;
 		}
 	if (kind == 'f' || kind == 'c')
-		return ov_fail(err, OV_INVALID, "dtype '%s': %d-byte %s numbers (long double) have no ONNX type", d,
+		return ov_fail(err, OV_FORMAT, "dtype '%s': %d-byte %s numbers (long double) have no ONNX type", d,
 			       size, kind == 'f' ? "floating-point" : "complex");
-	return ov_fail(err, OV_INVALID, "dtype '%s' has no ONNX type (onnxview reads bool, int8-64, uint8-64, "
+	return ov_fail(err, OV_FORMAT, "dtype '%s' has no ONNX type (onnxview reads bool, int8-64, uint8-64, "
 		       "float16/32/64 and complex64/128)", d);
 }
 
@@ -264,7 +266,7 @@ static int npy_parse_header(const char *text, size_t n, struct npy_header *hd, s
 				return ov_fail(err, OV_FORMAT, "bad .npy header: 'descr' given twice");
 			hp_ws(&h);
 			if (h.p < h.end && *h.p == '[')
-				return ov_fail(err, OV_INVALID, "a structured dtype (record array) is not a tensor");
+				return ov_fail(err, OV_FORMAT, "a structured dtype (record array) is not a tensor");
 			if (hp_string(&h, hd->descr, sizeof hd->descr))
 				return -1;
 		} else if (!strcmp(key, "fortran_order")) {
@@ -493,16 +495,18 @@ static int pb_read(const uint8_t *data, size_t len, ProtobufCAllocator *a, Onnx_
 
 	if (len > PB_MAX_BYTES)
 		return ov_fail(err, OV_LIMIT, "%zu bytes is over protobuf's 2 GiB limit for one message", len);
+	if (wire_check_tensor(data, len, err)) /* before protobuf-c cuts a name at a NUL byte */
+		return ov_wrap(err, "not an ONNX TensorProto: ");
 	s = onnx__tensor_proto__unpack(a, len, data);
 	if (!s)
 		return ov_fail(err, OV_FORMAT, "not an ONNX TensorProto (the protobuf does not parse)");
 	if (tensor_is_external(s) || s->n_external_data) {
-		ov_fail(err, OV_INVALID, "the tensor keeps its data in an external file ('%s'); tensor files must hold "
+		ov_fail(err, OV_FORMAT, "the tensor keeps its data in an external file ('%s'); tensor files must hold "
 			"their data", tensor_external_value(s, "location") ? tensor_external_value(s, "location") : "");
 		goto out;
 	}
 	if (s->segment) {
-		ov_fail(err, OV_INVALID, "a segment of a tensor (TensorProto.segment) is not a whole tensor");
+		ov_fail(err, OV_FORMAT, "a segment of a tensor (TensorProto.segment) is not a whole tensor");
 		goto out;
 	}
 	if (!s->has_data_type || !dtype_known(s->data_type) || s->data_type == OV_DT_UNDEFINED) {
@@ -543,7 +547,7 @@ static int pb_read(const uint8_t *data, size_t len, ProtobufCAllocator *a, Onnx_
 	} else {
 		int64_t nbytes = dtype_raw_bytes(s->data_type, numel);
 		if (nbytes < 0) {
-			ov_fail(err, OV_INVALID, "%s tensors cannot be stored as raw data", dtype_short_name(s->data_type));
+			ov_fail(err, OV_FORMAT, "%s tensors cannot be stored as raw data", dtype_short_name(s->data_type));
 			goto out;
 		}
 		if (s->has_raw_data && ntyped) {
@@ -716,33 +720,20 @@ int tensorfile_npy_encode(int32_t dtype, const int64_t *dims, size_t rank, const
 	return 0;
 }
 
-int tensorfile_write_npy(const char *path, int32_t dtype, const int64_t *dims, size_t rank, const void *raw,
-			 struct ov_error *err)
+int tensorfile_write_npy(const char *path, unsigned flags, int32_t dtype, const int64_t *dims, size_t rank,
+			 const void *raw, struct ov_error *err)
 {
 	uint8_t *buf;
 	size_t len;
-	FILE *f;
 
 	if (tensorfile_npy_encode(dtype, dims, rank, raw, &buf, &len, err))
 		return ov_wrap(err, "%s: ", path);
-	f = fopen(path, "wb");
-	if (!f) {
-		free(buf);
-		return ov_fail(err, OV_WRITE, "%s: cannot write: %s", path, strerror(errno));
-	}
-	size_t w = fwrite(buf, 1, len, f);
-	int e = w == len ? 0 : errno ? errno : EIO;
-	if (fclose(f) && !e)
-		e = errno ? errno : EIO;
+	int r = save_buffer(path, flags, buf, len, err);
 	free(buf);
-	if (e) {
-		unlink(path);
-		return ov_fail(err, OV_WRITE, "%s: cannot write: %s", path, strerror(e));
-	}
-	return 0;
+	return r ? ov_wrap(err, "%s: ", path) : 0;
 }
 
-int tensorfile_write_npy_view(const char *path, const struct tensor_view *v, struct ov_error *err)
+int tensorfile_write_npy_view(const char *path, unsigned flags, const struct tensor_view *v, struct ov_error *err)
 {
 	const Onnx__TensorProto *t = v->t;
 	int64_t nbytes = dtype_raw_bytes(v->dtype, v->numel);
@@ -753,14 +744,14 @@ int tensorfile_write_npy_view(const char *path, const struct tensor_view *v, str
 		return ov_fail(err, OV_INVALID, "%s: numpy has no %s type: a .npy file cannot hold this tensor", path,
 			       dtype_short_name(v->dtype));
 	if (v->raw)
-		return tensorfile_write_npy(path, v->dtype, t->dims, t->n_dims, v->raw, err);
+		return tensorfile_write_npy(path, flags, v->dtype, t->dims, t->n_dims, v->raw, err);
 	if (nbytes < 0 || typed_count(t) != dtype_typed_count(v->dtype, v->numel))
 		return ov_fail(err, OV_INVALID, "%s: the tensor's typed data does not match its dims", path);
 	raw = malloc(nbytes ? (size_t)nbytes : 1);
 	if (!raw)
 		return ov_fail(err, OV_NOMEM, "out of memory");
 	typed_to_raw(t, raw, typed_count(t));
-	rc = tensorfile_write_npy(path, v->dtype, t->dims, t->n_dims, raw, err);
+	rc = tensorfile_write_npy(path, flags, v->dtype, t->dims, t->n_dims, raw, err);
 	free(raw);
 	return rc;
 }

@@ -27,9 +27,10 @@ enum tensorfile_format {
 };
 
 /* Read path: a .npy file (recognised by its magic bytes, whatever its name) or a .pb file (by its name).
- * alloc NULL means malloc/free.  Returns 0, or -1 with err set (OV_IO when the file cannot be read, OV_FORMAT
- * when its contents are malformed, OV_LIMIT over a safety limit, OV_INVALID for a tensor type onnxview cannot
- * store, such as bfloat16 in a .npy file). */
+ * alloc NULL means malloc/free.  Returns 0, or -1 with err set (OV_IO when the file cannot be opened, OV_FORMAT
+ * when its contents are malformed or hold what no ONNX tensor can, such as a numpy string or a pickled object,
+ * OV_LIMIT over a safety limit): a tensor file that cannot be read is the exit status of unreadable input, 3,
+ * whatever the reason. */
 int tensorfile_read(const char *path, ProtobufCAllocator *alloc, Onnx__TensorProto **out, struct ov_error *err);
 /* The same from bytes in memory (fuzzing, tests); name stands for the path in messages. */
 int tensorfile_read_buffer(const uint8_t *data, size_t len, enum tensorfile_format fmt, const char *name,
@@ -40,12 +41,13 @@ void tensorfile_free(Onnx__TensorProto *t, ProtobufCAllocator *alloc);
  * string). */
 const char *tensorfile_npy_descr(int32_t dtype);
 /* Write a .npy file (format 1.0, C order, little-endian) holding numel elements of dtype in raw (ONNX raw_data
- * layout) with the given dims.  The file is created or truncated; on failure it is removed. */
-int tensorfile_write_npy(const char *path, int32_t dtype, const int64_t *dims, size_t rank, const void *raw,
-			 struct ov_error *err);
+ * layout) with the given dims, atomically as src/model/save.h writes every file: flags OV_SAVE_REPLACE to replace
+ * an existing file, OV_SAVE_NOFOLLOW never to write through a symbolic link; a failure leaves what was there. */
+int tensorfile_write_npy(const char *path, unsigned flags, int32_t dtype, const int64_t *dims, size_t rank,
+			 const void *raw, struct ov_error *err);
 /* The same from a tensor view (src/model/describe.h): raw, typed or external data. */
 struct tensor_view;
-int tensorfile_write_npy_view(const char *path, const struct tensor_view *v, struct ov_error *err);
+int tensorfile_write_npy_view(const char *path, unsigned flags, const struct tensor_view *v, struct ov_error *err);
 /* The .npy encoding into a malloc'd buffer (the writer's work, for tests and fuzzing). */
 int tensorfile_npy_encode(int32_t dtype, const int64_t *dims, size_t rank, const void *raw, uint8_t **buf,
 			  size_t *len, struct ov_error *err);

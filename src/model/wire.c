@@ -24,38 +24,56 @@ struct kind_info {
 	const char *name;
 	size_t size; /* sizeof the protobuf-c struct */
 	struct child children[12];
+	const ProtobufCMessageDescriptor *desc; /* for the types of its other fields */
 };
 
 /* Every message-typed field of onnx.proto, by message. */
 static const struct kind_info kinds[K_COUNT] = {
 	[K_MODEL] = {"ModelProto", sizeof(Onnx__ModelProto),
-		{{7, K_GRAPH}, {8, K_OPSET}, {14, K_SSE}, {20, K_TRAINING}, {25, K_FUNCTION}}},
+		{{7, K_GRAPH}, {8, K_OPSET}, {14, K_SSE}, {20, K_TRAINING}, {25, K_FUNCTION}},
+		&onnx__model_proto__descriptor},
 	[K_GRAPH] = {"GraphProto", sizeof(Onnx__GraphProto),
 		{{1, K_NODE}, {5, K_TENSOR}, {15, K_SPARSE}, {11, K_VALUEINFO}, {12, K_VALUEINFO},
-		 {13, K_VALUEINFO}, {14, K_ANNOT}}},
-	[K_NODE] = {"NodeProto", sizeof(Onnx__NodeProto), {{5, K_ATTR}}},
+		 {13, K_VALUEINFO}, {14, K_ANNOT}}, &onnx__graph_proto__descriptor},
+	[K_NODE] = {"NodeProto", sizeof(Onnx__NodeProto), {{5, K_ATTR}}, &onnx__node_proto__descriptor},
 	[K_ATTR] = {"AttributeProto", sizeof(Onnx__AttributeProto),
 		{{5, K_TENSOR}, {6, K_GRAPH}, {22, K_SPARSE}, {14, K_TYPE}, {10, K_TENSOR}, {11, K_GRAPH},
-		 {23, K_SPARSE}, {15, K_TYPE}}},
-	[K_TENSOR] = {"TensorProto", sizeof(Onnx__TensorProto), {{3, K_SEGMENT}, {13, K_SSE}}},
-	[K_SEGMENT] = {"TensorProto.Segment", sizeof(Onnx__TensorProto__Segment), {{0, K_NONE}}},
-	[K_SPARSE] = {"SparseTensorProto", sizeof(Onnx__SparseTensorProto), {{1, K_TENSOR}, {2, K_TENSOR}}},
-	[K_VALUEINFO] = {"ValueInfoProto", sizeof(Onnx__ValueInfoProto), {{2, K_TYPE}}},
+		 {23, K_SPARSE}, {15, K_TYPE}}, &onnx__attribute_proto__descriptor},
+	[K_TENSOR] = {"TensorProto", sizeof(Onnx__TensorProto), {{3, K_SEGMENT}, {13, K_SSE}},
+		&onnx__tensor_proto__descriptor},
+	[K_SEGMENT] = {"TensorProto.Segment", sizeof(Onnx__TensorProto__Segment), {{0, K_NONE}},
+		&onnx__tensor_proto__segment__descriptor},
+	[K_SPARSE] = {"SparseTensorProto", sizeof(Onnx__SparseTensorProto), {{1, K_TENSOR}, {2, K_TENSOR}},
+		&onnx__sparse_tensor_proto__descriptor},
+	[K_VALUEINFO] = {"ValueInfoProto", sizeof(Onnx__ValueInfoProto), {{2, K_TYPE}},
+		&onnx__value_info_proto__descriptor},
 	[K_TYPE] = {"TypeProto", sizeof(Onnx__TypeProto),
-		{{1, K_TYPE_TENSOR}, {4, K_TYPE_SEQ}, {5, K_TYPE_MAP}, {9, K_TYPE_OPT}, {8, K_TYPE_SPARSE}}},
-	[K_TYPE_TENSOR] = {"TypeProto.Tensor", sizeof(Onnx__TypeProto__Tensor), {{2, K_SHAPE}}},
-	[K_TYPE_SEQ] = {"TypeProto.Sequence", sizeof(Onnx__TypeProto__Sequence), {{1, K_TYPE}}},
-	[K_TYPE_MAP] = {"TypeProto.Map", sizeof(Onnx__TypeProto__Map), {{2, K_TYPE}}},
-	[K_TYPE_OPT] = {"TypeProto.Optional", sizeof(Onnx__TypeProto__Optional), {{1, K_TYPE}}},
-	[K_TYPE_SPARSE] = {"TypeProto.SparseTensor", sizeof(Onnx__TypeProto__SparseTensor), {{2, K_SHAPE}}},
-	[K_SHAPE] = {"TensorShapeProto", sizeof(Onnx__TensorShapeProto), {{1, K_DIM}}},
-	[K_DIM] = {"TensorShapeProto.Dimension", sizeof(Onnx__TensorShapeProto__Dimension), {{0, K_NONE}}},
+		{{1, K_TYPE_TENSOR}, {4, K_TYPE_SEQ}, {5, K_TYPE_MAP}, {9, K_TYPE_OPT}, {8, K_TYPE_SPARSE}},
+		&onnx__type_proto__descriptor},
+	[K_TYPE_TENSOR] = {"TypeProto.Tensor", sizeof(Onnx__TypeProto__Tensor), {{2, K_SHAPE}},
+		&onnx__type_proto__tensor__descriptor},
+	[K_TYPE_SEQ] = {"TypeProto.Sequence", sizeof(Onnx__TypeProto__Sequence), {{1, K_TYPE}},
+		&onnx__type_proto__sequence__descriptor},
+	[K_TYPE_MAP] = {"TypeProto.Map", sizeof(Onnx__TypeProto__Map), {{2, K_TYPE}},
+		&onnx__type_proto__map__descriptor},
+	[K_TYPE_OPT] = {"TypeProto.Optional", sizeof(Onnx__TypeProto__Optional), {{1, K_TYPE}},
+		&onnx__type_proto__optional__descriptor},
+	[K_TYPE_SPARSE] = {"TypeProto.SparseTensor", sizeof(Onnx__TypeProto__SparseTensor), {{2, K_SHAPE}},
+		&onnx__type_proto__sparse_tensor__descriptor},
+	[K_SHAPE] = {"TensorShapeProto", sizeof(Onnx__TensorShapeProto), {{1, K_DIM}},
+		&onnx__tensor_shape_proto__descriptor},
+	[K_DIM] = {"TensorShapeProto.Dimension", sizeof(Onnx__TensorShapeProto__Dimension), {{0, K_NONE}},
+		&onnx__tensor_shape_proto__dimension__descriptor},
 	[K_TRAINING] = {"TrainingInfoProto", sizeof(Onnx__TrainingInfoProto),
-		{{1, K_GRAPH}, {2, K_GRAPH}, {3, K_SSE}, {4, K_SSE}}},
-	[K_FUNCTION] = {"FunctionProto", sizeof(Onnx__FunctionProto), {{7, K_NODE}, {9, K_OPSET}}},
-	[K_SSE] = {"StringStringEntryProto", sizeof(Onnx__StringStringEntryProto), {{0, K_NONE}}},
-	[K_OPSET] = {"OperatorSetIdProto", sizeof(Onnx__OperatorSetIdProto), {{0, K_NONE}}},
-	[K_ANNOT] = {"TensorAnnotation", sizeof(Onnx__TensorAnnotation), {{2, K_SSE}}},
+		{{1, K_GRAPH}, {2, K_GRAPH}, {3, K_SSE}, {4, K_SSE}}, &onnx__training_info_proto__descriptor},
+	[K_FUNCTION] = {"FunctionProto", sizeof(Onnx__FunctionProto), {{7, K_NODE}, {9, K_OPSET}},
+		&onnx__function_proto__descriptor},
+	[K_SSE] = {"StringStringEntryProto", sizeof(Onnx__StringStringEntryProto), {{0, K_NONE}},
+		&onnx__string_string_entry_proto__descriptor},
+	[K_OPSET] = {"OperatorSetIdProto", sizeof(Onnx__OperatorSetIdProto), {{0, K_NONE}},
+		&onnx__operator_set_id_proto__descriptor},
+	[K_ANNOT] = {"TensorAnnotation", sizeof(Onnx__TensorAnnotation), {{2, K_SSE}},
+		&onnx__tensor_annotation__descriptor},
 };
 
 struct scan {
@@ -200,6 +218,18 @@ static int scan_field_ld(struct scan *s, enum kind k, uint32_t field, size_t tag
 	}
 	if (k == K_TENSOR && field == 9 && len >= WIRE_STRIP_MIN && tag_start + 1 == len_start)
 		return lift_payload(s, tag_start, pos, len);
+	/* protobuf-c hands strings over NUL-terminated: one holding a NUL would be read cut short ('x\0hidden' as
+	 * 'x'), so that check passes what ONNX's checker refuses, names collide, and a save writes the cut name */
+	const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(kinds[k].desc, field);
+	const uint8_t *nul = fd && fd->type == PROTOBUF_C_TYPE_STRING && len ? memchr(s->in + pos, 0, len) : NULL;
+	if (nul) {
+		char shown[48];
+		size_t before = (size_t)(nul - (s->in + pos));
+		snprintf(shown, sizeof shown, "%.*s", (int)(before < 32 ? before : 32), (const char *)(s->in + pos));
+		return ov_fail(s->err, OV_FORMAT, "byte %zu: %s.%s '%s%s' has a NUL byte at position %zu: ONNX strings "
+			       "cannot hold one, and it would be read cut short", pos, kinds[k].name, fd->name, shown,
+			       before > 32 ? "..." : "", before);
+	}
 	/* Packed integer arrays can unpack to 8 bytes per input byte. */
 	if ((k == K_TENSOR && (field == 1 || field == 5 || field == 7 || field == 11)) || (k == K_ATTR && field == 8))
 		s->prep->mem_estimate += len * 8;
@@ -287,6 +317,15 @@ int wire_prepare(const uint8_t *buf, size_t len, struct wire_prep *prep, struct 
 fail:
 	wire_prep_free(prep);
 	return -1;
+}
+
+int wire_check_tensor(const uint8_t *buf, size_t len, struct ov_error *err)
+{
+	struct wire_prep prep;
+	struct scan s = {.in = buf, .in_len = len, .prep = &prep, .err = err};
+
+	memset(&prep, 0, sizeof prep);
+	return scan_message(&s, K_TENSOR, 0, len, 0);
 }
 
 void wire_prep_free(struct wire_prep *prep)

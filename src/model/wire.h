@@ -38,6 +38,9 @@ struct wire_prep {
 /* Check and prepare buf for unpacking as an onnx.ModelProto. Returns 0, or -1 with err set (OV_FORMAT, OV_LIMIT). */
 int wire_prepare(const uint8_t *buf, size_t len, struct wire_prep *prep, struct ov_error *err);
 void wire_prep_free(struct wire_prep *prep);
+/* The same checks (lengths, wire types, nesting, strings holding a NUL) for a TensorProto on its own (a .pb tensor
+ * file), without preparing anything.  0, or -1 with err set. */
+int wire_check_tensor(const uint8_t *buf, size_t len, struct ov_error *err);
 /* If data/len is a placeholder written by wire_prepare, return the payload's index, else -1. */
 long wire_payload_match(const struct wire_prep *prep, const uint8_t *data, size_t len);
 

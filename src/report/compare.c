@@ -25,10 +25,11 @@
 static const char compare_usage[] =
 	"usage: onnxview compare MODEL [OTHER] [--backend cpu|cuda] [--vs cpu|cuda] [--tf32] [--against DIR]\n"
 	"                        [--input [NAME=]FILE|random[:SEED]|zeros|ones]... [--shape NAME=DxD..]... [--dim SYM=N]...\n"
-	"                        [--from T,..] [--to T,..] [--rtol R] [--atol A] [--strict] [--list] [--json]";
+	"                        [--from T,..] [--to T,..] [--rtol R] [--atol A] [--strict] [--max-iterations N]\n"
+	"                        [--time-limit SECONDS] [--list] [--json]";
 
-enum { C_BACKEND, C_VS, C_TF32, C_AGAINST, C_INPUT, C_SHAPE, C_DIM, C_FROM, C_TO, C_RTOL, C_ATOL, C_STRICT, C_LIST,
-       C_JSON };
+enum { C_BACKEND, C_VS, C_TF32, C_AGAINST, C_INPUT, C_SHAPE, C_DIM, C_FROM, C_TO, C_RTOL, C_ATOL, C_STRICT, C_MAX_ITER,
+       C_TIME_LIMIT, C_LIST, C_JSON };
 static const struct opt_spec compare_opts[] = {
 	[C_BACKEND] = {.name = "--backend", .arg = "B", .choices = "cpu|cuda", .help = "where side A runs (cpu)"},
 	[C_VS] = {.name = "--vs", .arg = "B", .choices = "cpu|cuda", .help = "where side B runs (A's backend)"},
@@ -43,6 +44,9 @@ static const struct opt_spec compare_opts[] = {
 	[C_RTOL] = {.name = "--rtol", .arg = "R", .help = "ONNX's rule with this rtol"},
 	[C_ATOL] = {.name = "--atol", .arg = "A", .help = "ONNX's rule with this atol"},
 	[C_STRICT] = {.name = "--strict", .help = "ONNX's own rule: rtol 1e-3, atol 1e-7"},
+	[C_MAX_ITER] = {.name = "--max-iterations", .arg = "N",
+			.help = "stop a run after N Loop/Scan iterations in all (default 1000000)"},
+	[C_TIME_LIMIT] = {.name = "--time-limit", .arg = "SECONDS", .help = "stop a run that takes longer"},
 	[C_LIST] = {.name = "--list", .help = "every compared value"},
 	[C_JSON] = {.name = "--json", .help = "the report as JSON"},
 };
@@ -64,6 +68,7 @@ struct compare_args {
 	size_t n_from, n_to;
 	int have_from, have_to, json, list, tf32;
 	struct compare_rule rule;
+	struct exec_limits limits; /* --max-iterations, --time-limit: for each run */
 };
 
 /* One side of the comparison. */
@@ -119,6 +124,14 @@ static int parse_args(int argc, char **argv, struct compare_args *a, FILE *out, 
 	a->json = opt_given(&p, C_JSON);
 	if (feed_rule(opt_value(&p, C_RTOL), opt_value(&p, C_ATOL), opt_given(&p, C_STRICT), &a->rule, &e))
 		goto usage;
+	for (int l = C_MAX_ITER; l <= C_TIME_LIMIT; l++) {
+		const char *o = compare_opts[l].name, *v = opt_value(&p, l);
+		if (v && exec_limits_parse(&a->limits, o, v)) {
+			opt_fail(&compare_cmd, &e, "%s wants %s, not '%s'", o,
+				 l == C_MAX_ITER ? "a count >= 1" : "a number of seconds > 0", v);
+			goto usage_done;
+		}
+	}
 	for (size_t i = 0; i < p.n; i++) {
 		char *v = p.hit[i].val;
 		switch (p.hit[i].opt) {
@@ -212,7 +225,7 @@ static void side_free(struct side *sd)
 /* The cut for one side: --from/--to as given, the graph outputs otherwise (the names live in the graph). */
 static int side_options(struct compare_state *s, struct side *sd, struct exec_options *opt, const char ***to_names)
 {
-	*opt = (struct exec_options){.keep_all = 1, .consts = sd->consts};
+	*opt = (struct exec_options){.keep_all = 1, .consts = sd->consts, .limits = s->a.limits};
 	if (s->a.n_from) {
 		opt->from = (const char *const *)s->a.from;
 		opt->n_from = s->a.n_from;

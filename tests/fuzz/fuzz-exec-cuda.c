@@ -79,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_run fr;
 	struct exec_result rc = {0}, rg = {0};
-	struct exec_options opt = {0};
+	struct exec_options opt = {.limits = fuzz_limits()};
 	struct ov_error err;
 	const struct exec_backend_ops *cuda = exec_backend_cuda(&err);
 

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_run fr;
 	struct exec_result r = {0};
-	struct exec_options opt = {0};
+	struct exec_options opt = {.limits = fuzz_limits()};
 
 	if (fuzz_run_prepare(&fr, data, size))
 		return 0;

@@ -17,6 +17,16 @@
 #define FUZZ_TENSOR_BYTES (64u << 20) /* the most one tensor may take (xt_set_limit) */
 #define FUZZ_INPUT_ELEMENTS 65536
 #define FUZZ_MAX_INPUTS 64
+#define FUZZ_LOOP_ITERATIONS 10000 /* Loop and Scan iterations in one run (the default, 10^6, is seconds) */
+
+/* The run limits of the fuzz targets: deterministic ones only (no time limit), so that the run with kept constants
+ * stops exactly where the first one did.  A Loop body that never stops, or scan outputs that would outgrow one
+ * tensor, must end in a clean error (issue 14). */
+static inline struct exec_limits fuzz_limits(void)
+{
+	struct exec_limits l = {.max_iterations = FUZZ_LOOP_ITERATIONS, .max_scan_bytes = FUZZ_TENSOR_BYTES};
+	return l;
+}
 
 struct fuzz_run {
 	struct ov_model *m;

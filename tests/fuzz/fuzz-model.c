@@ -9,7 +9,11 @@
  * repeated optional fields, unknown fields), so the packed bytes are not compared with the input in general.
  * What must hold is that the packer's own output is canonical: the first pack P1 must load again, and packing
  * that must give P1 byte for byte.  An input equal to P1 (a canonical input) must therefore round-trip exactly.
- * The JSON that `info --json` and `dump --json` print is checked to be valid JSON in valid UTF-8.
+ * The JSON that `info --json` and `dump --json` print is checked to be valid JSON in valid UTF-8, and, with the
+ * text they print, never to carry what a terminal obeys: C0 controls (but newline and tab in text), C1 controls
+ * (U+009B is CSI to xterm and VTE), or bidirectional controls (a name that displays reversed) (issue 14).
+ * Shape inference runs on every model that loads (dump shows inferred shapes): an Einsum equation of any length,
+ * and every attribute list a rule copies into a fixed array (tests/fuzz/regress/shape-*, einsum-*).
  */
 #include "config.h"
 
@@ -30,6 +34,40 @@ static void fail(const char *what, const struct ov_error *err)
 {
 	fprintf(stderr, "fuzz-model: %s%s%s\n", what, err ? ": " : "", err ? err->msg : "");
 	abort();
+}
+
+/* What a terminal would obey rather than show: C1 controls and the bidirectional controls. */
+static int terminal_control(unsigned cp)
+{
+	return (cp >= 0x80 && cp < 0xa0) || cp == 0x061c || cp == 0x200e || cp == 0x200f ||
+	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* The text output: valid UTF-8 or not (it escapes what is not), it must hold no C0 control but newline and tab,
+ * no DEL, and no C1 or bidirectional control encoded as UTF-8. */
+static void check_text(const struct strbuf *sb, const char *what)
+{
+	const unsigned char *s = (const unsigned char *)strbuf_str(sb), *end = s + sb->len;
+
+	if (sb->failed)
+		return;
+	for (const unsigned char *p = s; p < end; p++) {
+		unsigned cp = *p;
+		size_t len = 1;
+		if ((*p & 0xe0) == 0xc0 && end - p >= 2)
+			len = 2, cp = *p & 0x1fu;
+		else if ((*p & 0xf0) == 0xe0 && end - p >= 3)
+			len = 3, cp = *p & 0x0fu;
+		for (size_t i = 1; i < len; i++)
+			cp = (cp << 6) | (p[i] & 0x3fu);
+		if ((cp < 0x20 && cp != '\n' && cp != '\t') || cp == 0x7f || (len > 1 && terminal_control(cp))) {
+			size_t at = (size_t)(p - s), from = at > 200 ? at - 200 : 0;
+			fprintf(stderr, "fuzz-model: %s printed U+%04X raw at byte %zu:\n%.*s<HERE>\n", what, cp, at,
+				(int)(at - from), (const char *)s + from);
+			abort();
+		}
+		p += len - 1;
+	}
 }
 
 /* A strict JSON syntax check (RFC 8259, strings in valid UTF-8) of what --json prints. */
@@ -76,6 +114,8 @@ static int jp_utf8(struct jp *p)
 	}
 	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
 	    (cp >= 0xd800 && cp <= 0xdfff))
+		return -1;
+	if (terminal_control(cp))
 		return -1;
 	p->s += len;
 	return 0;
@@ -219,11 +259,13 @@ static void render_all(struct ov_model *m)
 	struct strbuf sb = {0};
 
 	info_render(m, &sb, 0);
+	check_text(&sb, "info");
 	strbuf_reset(&sb);
 	info_render(m, &sb, 1);
 	check_json(&sb, "info --json");
 	strbuf_reset(&sb);
 	dump_render(m, &sb, 0);
+	check_text(&sb, "dump");
 	strbuf_reset(&sb);
 	dump_render(m, &sb, 1);
 	check_json(&sb, "dump --json");

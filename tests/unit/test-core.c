@@ -1,19 +1,25 @@
 /* Unit tests of the core (links libovcore alone): element types, the wire pre-pass, loading from memory,
- * validation, escaping, JSON, maps, external data paths, and saving with injected failures. */
+ * validation, escaping, JSON, maps, external data paths, saving with injected failures; files that change while
+ * mapped, signals during a save, two-step saves, and the payloads undo keeps (issue 14). */
 #include "config.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "src/base/codec.h"
+#include "src/edit/edit.h"
 #include "src/model/describe.h"
 #include "src/base/dtype.h"
 #include "src/base/json.h"
 #include "src/model/model.h"
 #include "src/model/save.h"
+#include "src/model/snapshot.h"
 #include "src/base/strbuf.h"
 #include "src/base/strmap.h"
 #include "src/model/wire.h"
@@ -310,6 +316,41 @@ static void test_strings(void)
 	IS_STR(strbuf_str(&b), "{\"a\":\"q\\\"\\\\\\n\\u0001\",\"n\":[-3,\"nan\",null],\"e\":{}}", "JSON writer");
 	strbuf_free(&b);
 
+	/* issue 14, 13: C1 and bidirectional controls never reach the terminal raw */
+	json_init(&j, &b, 0);
+	json_str(&j, "a\xc2\x9b" "31m\xe2\x80\xae" "b\xe2\x81\xa6" "c\xc3\xa9");
+	IS_STR(strbuf_str(&b), "\"a\\u009b31m\\u202eb\\u2066c\xc3\xa9\"", "JSON writes C1 and bidi controls as \\uXXXX");
+	strbuf_free(&b);
+	strbuf_put_safe(&b, "x\xe2\x80\xaey\xe2\x80\x8fz\xd8\x9c", 11, 0);
+	IS_STR(strbuf_str(&b), "x\\u202ey\\u200fz\\u061c", "text shows bidi controls as \\u202e instead of obeying them");
+	strbuf_free(&b);
+	const char *words[][2] = {
+		{"input.1", "input.1"},
+		{"in put", "\"in put\""},
+		{"a'b\"c\\", "\"a\\x27b\\\"c\\\\\""},
+		{"esc\x1b", "\"esc\\x1b\""},
+		{"#3", "\"#3\""},
+		{"\xc3\xa9t\xe2\x80\xae", "\"\xc3\xa9t\\xe2\\x80\\xae\""},
+		{"", "\"\""},
+	};
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+		strbuf_put_word(&b, words[i][0]);
+		IS_STR(strbuf_str(&b), words[i][1], "name %zu as a command word", i);
+		char **argv;
+		struct ov_error e;
+		int argc = edit_split(strbuf_str(&b), &argv, &e);
+		OK(argc == 1 && !strcmp(argv[0], words[i][0]), "... which the command language reads back as the name");
+		if (argc > 0)
+			edit_free_words(argc, argv);
+		strbuf_free(&b);
+	}
+	{
+		char **argv;
+		struct ov_error e;
+		OK(edit_split("set-dim \"a\\x00b\" 0 1", &argv, &e) == -1 && strstr(e.msg, "NUL"),
+		   "\\x00 is refused: a name cannot hold a NUL byte (%s)", e.msg);
+	}
+
 	struct strmap mp = {0};
 	char keys[300][8];
 	for (int i = 0; i < 300; i++) {
@@ -471,6 +512,246 @@ static void test_external(void)
 	unlink(bin);
 }
 
+/* ---- issue 14: files that change under us, signals during a save, two-step saves, undo payloads ---- */
+
+/* An external-data model in folder dir: tensor 'w' of 4 floats at offset 16 of w.bin (64 bytes). */
+static void make_external(const char *dir, char *model_path, size_t n)
+{
+	static struct pb t, g, m, kv, opset;
+	char bin[300];
+	uint8_t w[64];
+	const char *kvs[][2] = {{"location", "w.bin"}, {"offset", "16"}, {"length", "16"}};
+
+	for (int i = 0; i < 64; i++)
+		w[i] = (uint8_t)(i + 1);
+	snprintf(bin, sizeof bin, "%s/w.bin", dir);
+	write_file(bin, w, sizeof w);
+	memset(&t, 0, sizeof t);
+	pb_int(&t, 1, 4);
+	pb_int(&t, 2, OV_DT_FLOAT);
+	pb_str(&t, 8, "w");
+	for (int k = 0; k < 3; k++) {
+		memset(&kv, 0, sizeof kv);
+		pb_str(&kv, 1, kvs[k][0]);
+		pb_str(&kv, 2, kvs[k][1]);
+		pb_msg(&t, 13, &kv);
+	}
+	pb_int(&t, 14, 1);
+	memset(&g, 0, sizeof g);
+	memset(&m, 0, sizeof m);
+	memset(&opset, 0, sizeof opset);
+	pb_msg(&g, 5, &t);
+	pb_int(&m, 1, 8);
+	pb_msg(&m, 7, &g);
+	pb_int(&opset, 2, 13);
+	pb_msg(&m, 8, &opset);
+	snprintf(model_path, n, "%s/ext.onnx", dir);
+	write_file(model_path, m.b, m.n);
+}
+
+/* 3: a model file truncated while mapped (torch.onnx.export rewriting it in place) is an error, never SIGBUS. */
+static void test_mapping_changes(void)
+{
+	static struct pb t, m;
+	struct ov_model *model;
+	struct ov_error e = {0};
+	char src[256], dst[256], dir[256], ext[300];
+	int64_t dims[] = {2048};
+
+	make_tensor(&t, "w", dims, 1, 8192);
+	make_model(&m, &t);
+	snprintf(src, sizeof src, "%s/shrink.onnx", tmpdir);
+	snprintf(dst, sizeof dst, "%s/shrink-out.onnx", tmpdir);
+	write_file(src, m.b, m.n);
+	if (model_load(&model, src, &e)) {
+		OK(0, "load for the mapping tests: %s", e.msg);
+		return;
+	}
+	const volatile uint8_t *w = model->proto->graph->initializer[0]->raw_data.data;
+	OK(model_check_unchanged(model, &e) == 0 && w[8000] == (uint8_t)(8000 * 7), "a fresh model is unchanged");
+	OK(truncate(src, 64) == 0, "truncate the model file under its mapping");
+	uint8_t sum = 0;
+	for (size_t i = 0; i < 8192; i += 512)
+		sum |= w[i]; /* pages past the new end: SIGBUS without the guard */
+	OK(sum == 0, "reading the weights past the new end gives zeros, not SIGBUS");
+	OK(model_check_unchanged(model, &e) == -1 && e.code == OV_IO && strstr(e.msg, "changed on disk while open"),
+	   "... and the model says it changed: %s", e.msg);
+	OK(model_save(model, dst, 0, &e) == -1 && access(dst, F_OK) != 0 && count_temps(tmpdir) == 0,
+	   "a save refuses to write zeros for weights, and leaves nothing behind: %s", e.msg);
+	model_free(model);
+
+	/* rewritten in place with the same length: no fault, but the bytes a mapping shows are not the model's */
+	write_file(src, m.b, m.n);
+	OK(model_load(&model, src, &e) == 0, "load again");
+	struct timespec old[2] = {{0, UTIME_OMIT}, {1000000000, 0}};
+	OK(utimensat(AT_FDCWD, src, old, 0) == 0 && model_check_unchanged(model, &e) == -1,
+	   "a file rewritten in place (a new modification time) counts as changed");
+	model_free(model);
+
+	/* replaced by a rename: the mapping of the old file is intact, nothing changed for us */
+	OK(model_load(&model, src, &e) == 0, "load again");
+	char other[300];
+	snprintf(other, sizeof other, "%s.new", src);
+	write_file(other, m.b, m.n);
+	OK(rename(other, src) == 0 && model_check_unchanged(model, &e) == 0 && w != NULL,
+	   "a file replaced by a rename leaves the model as it was");
+	model_free(model);
+	unlink(src);
+
+	/* an external data file truncated while mapped (run --repeat) */
+	snprintf(dir, sizeof dir, "%s/extdir", tmpdir);
+	mkdir(dir, 0777);
+	make_external(dir, src, sizeof src);
+	snprintf(ext, sizeof ext, "%s/w.bin", dir);
+	if (model_load(&model, src, &e)) {
+		OK(0, "load the external model: %s", e.msg);
+		return;
+	}
+	const uint8_t *d;
+	size_t n;
+	OK(model_external_data(model, model->proto->graph->initializer[0], &d, &n, &e) == 0 && d[0] == 17,
+	   "external data read");
+	OK(truncate(ext, 0) == 0, "truncate the external file under its mapping");
+	OK(((const volatile uint8_t *)d)[3] == 0, "reading it gives zeros, not SIGBUS");
+	OK(model_check_unchanged(model, &e) == -1 && strstr(e.msg, "external data") && strstr(e.msg, "w.bin"),
+	   "... and the model names the external file that changed: %s", e.msg);
+	model_free(model);
+	unlink(ext);
+	unlink(src);
+	rmdir(dir);
+}
+
+/* 8: an external data file that shrinks between the plan and the copy fails the save, leaving nothing. */
+static void test_external_copy_shrinks(void)
+{
+	struct ov_model *model;
+	struct ov_error e = {0};
+	struct save_pending *p;
+	char a[256], b[256], src[300], dst[300], bin[300], copy[300];
+
+	snprintf(a, sizeof a, "%s/a", tmpdir);
+	snprintf(b, sizeof b, "%s/b", tmpdir);
+	mkdir(a, 0777);
+	mkdir(b, 0777);
+	make_external(a, src, sizeof src);
+	snprintf(bin, sizeof bin, "%s/w.bin", a);
+	snprintf(dst, sizeof dst, "%s/out.onnx", b);
+	snprintf(copy, sizeof copy, "%s/w.bin", b);
+	if (model_load(&model, src, &e)) {
+		OK(0, "load: %s", e.msg);
+		return;
+	}
+	OK(model_save_prepare(model, dst, 0, &p, &e) == 0, "prepare a save to another folder (%s)", e.msg);
+	OK(truncate(bin, 20) == 0, "the source of the external data shrinks to 20 bytes (the model needs 32)");
+	OK(save_commit(p, &e) == -1 && strstr(e.msg, "needs 32"), "the commit refuses to copy it short: %s", e.msg);
+	OK(access(dst, F_OK) != 0 && access(copy, F_OK) != 0 && count_temps(b) == 0,
+	   "... and writes nothing: no model, no truncated copy, no temporary file");
+	model_free(model);
+	unlink(bin);
+	unlink(src);
+	rmdir(a);
+	rmdir(b);
+}
+
+static int raise_in_writer(int fd, void *ctx, struct ov_error *err)
+{
+	(void)fd, (void)err;
+	raise(*(int *)ctx);
+	return 0;
+}
+
+/* 11: SIGINT, SIGTERM and SIGHUP during a save remove its temporary file, and end the program as they would. */
+static void test_signal_cleanup(void)
+{
+	const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	char dir[256], path[300];
+
+	snprintf(dir, sizeof dir, "%s/sig", tmpdir);
+	mkdir(dir, 0777);
+	snprintf(path, sizeof path, "%s/out.bin", dir);
+	for (int i = 0; i < 3; i++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			struct ov_error e;
+			int sig = sigs[i];
+			save_file(path, 0, raise_in_writer, &sig, &e);
+			_exit(0);
+		}
+		int st = 0;
+		waitpid(pid, &st, 0);
+		OK(WIFSIGNALED(st) && WTERMSIG(st) == sigs[i], "signal %d during a save ends the program with it", sigs[i]);
+		OK(count_temps(dir) == 0 && access(path, F_OK) != 0, "... after removing the temporary file");
+	}
+	struct ov_error e;
+	struct sigaction sa;
+	OK(save_buffer(path, 0, "x", 1, &e) == 0 && sigaction(SIGTERM, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL,
+	   "after a save the signals are as they were");
+	unlink(path);
+
+	/* a full disk while writing a journal or a tensor file: nothing appears, what was there stays (issue 14, 4/5) */
+	OK(save_buffer(path, 0, "old", 3, &e) == 0, "write a file");
+	save_inject_fault("write");
+	OK(save_buffer(path, OV_SAVE_REPLACE, "new journal", 11, &e) == -1 && strstr(e.msg, "No space left"),
+	   "a full disk fails the write: %s", e.msg);
+	save_inject_fault(NULL);
+	{
+		char buf[8] = {0};
+		FILE *f = fopen(path, "r");
+		OK(f && fread(buf, 1, sizeof buf - 1, f) == 3 && !strcmp(buf, "old") && count_temps(dir) == 0,
+		   "... the file that was there keeps its bytes, and no temporary file is left");
+		if (f)
+			fclose(f);
+	}
+	unlink(path);
+
+	/* the two steps: a discarded save leaves nothing, a committed one its file */
+	struct save_pending *p;
+	OK(save_prepare_buffer(path, 0, "abc", 3, &p, &e) == 0 && count_temps(dir) == 1 && access(path, F_OK) != 0,
+	   "a prepared save holds a temporary file, not the file");
+	save_discard(p);
+	OK(count_temps(dir) == 0 && access(path, F_OK) != 0, "a discarded one leaves nothing");
+	OK(save_prepare_buffer(path, 0, "abc", 3, &p, &e) == 0 && save_commit(p, &e) == 0 && access(path, F_OK) == 0 &&
+	   count_temps(dir) == 0, "a committed one leaves its file");
+	unlink(path);
+	rmdir(dir);
+}
+
+/* 14: undo keeps the payloads set-tensor replaced only as long as a snapshot refers to them. */
+static void test_undo_payloads(void)
+{
+	static struct pb t, m;
+	struct ov_model *model;
+	struct edit_session *s;
+	struct ov_error e = {0};
+	int64_t dims[] = {2048};
+	struct strbuf cmd = {0};
+
+	make_tensor(&t, "w", dims, 1, 8192);
+	make_model(&m, &t);
+	if (load(&m, &model, &e) || edit_session_open(&s, model, &e)) {
+		OK(0, "load for the undo tests: %s", e.msg);
+		return;
+	}
+	for (int v = 1; v <= 3; v++) {
+		strbuf_reset(&cmd);
+		strbuf_puts(&cmd, "set-tensor w [");
+		for (int i = 0; i < 2048; i++)
+			strbuf_printf(&cmd, "%s%d", i ? "," : "", v);
+		strbuf_puts(&cmd, "]");
+		OK(edit_run(s, strbuf_str(&cmd), &e) == 0, "set-tensor %d (%s)", v, e.msg);
+	}
+	/* the file's own bytes need no keeping; the first two replacements are kept for undo */
+	OK(model_retained_bytes(model) == 2 * 8192, "undo keeps the two replaced payloads: %llu bytes",
+	   (unsigned long long)model_retained_bytes(model));
+	OK(edit_undo(s, &e) == 0 && model_retained_bytes(model) == 2 * 8192,
+	   "undo puts one back and keeps the one it replaced for redo: %llu", (unsigned long long)model_retained_bytes(model));
+	edit_session_free(s);
+	OK(model_retained_bytes(model) == 0, "with the history gone, nothing is kept for it: %llu",
+	   (unsigned long long)model_retained_bytes(model));
+	model_free(model);
+	strbuf_free(&cmd);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -485,6 +766,10 @@ int main(void)
 	test_strings();
 	test_save_faults();
 	test_external();
+	test_mapping_changes();
+	test_external_copy_shrinks();
+	test_signal_cleanup();
+	test_undo_payloads();
 	rmdir(tmpdir);
 	return tap_done();
 }

@@ -4,13 +4,17 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "src/base/codec.h"
 #include "src/model/describe.h"
 #include "src/base/dtype.h"
 #include "src/edit/internal.h"
+#include "src/model/save.h"
 #include "src/model/tensorfile.h"
 #include "tests/unit/tap.h"
 
@@ -458,7 +462,34 @@ static void test_files(void)
 	int32_t v[] = {7, 8, 9};
 
 	snprintf(path, sizeof path, "%s/a.npy", tmpdir);
-	OK(tensorfile_write_npy(path, OV_DT_INT32, dims, 1, v, &e) == 0, "write a.npy (%s)", e.msg);
+	OK(tensorfile_write_npy(path, 0, OV_DT_INT32, dims, 1, v, &e) == 0, "write a.npy (%s)", e.msg);
+	OK(tensorfile_write_npy(path, 0, OV_DT_INT32, dims, 1, v, &e) == -1 && e.code == OV_EXISTS,
+	   "an existing .npy is not replaced without OV_SAVE_REPLACE: %s", e.msg);
+	OK(tensorfile_write_npy(path, OV_SAVE_REPLACE, OV_DT_INT32, dims, 1, v, &e) == 0, "... and is with it (%s)",
+	   e.msg);
+	{
+		/* A symbolic link planted where a tensor is saved: never written through (run --save DIR). */
+		char victim[512], link[512];
+		snprintf(victim, sizeof victim, "%s/victim", tmpdir);
+		snprintf(link, sizeof link, "%s/planted.npy", tmpdir);
+		FILE *vf = fopen(victim, "w");
+		fputs("precious", vf);
+		fclose(vf);
+		OK(symlink(victim, link) == 0, "plant a symbolic link");
+		OK(tensorfile_write_npy(link, OV_SAVE_NOFOLLOW, OV_DT_INT32, dims, 1, v, &e) == -1 && e.code == OV_EXISTS,
+		   "NOFOLLOW: the link counts as an existing file: %s", e.msg);
+		OK(tensorfile_write_npy(link, OV_SAVE_NOFOLLOW | OV_SAVE_REPLACE, OV_DT_INT32, dims, 1, v, &e) == 0,
+		   "NOFOLLOW | REPLACE: saved (%s)", e.msg);
+		struct stat st;
+		char buf[16] = {0};
+		vf = fopen(victim, "r");
+		OK(vf && fread(buf, 1, sizeof buf - 1, vf) == 8 && !strcmp(buf, "precious") && lstat(link, &st) == 0 &&
+		   S_ISREG(st.st_mode), "... the link itself was replaced by the file, its target is untouched");
+		if (vf)
+			fclose(vf);
+		unlink(victim);
+		unlink(link);
+	}
 	OK(tensorfile_read(path, NULL, &t, &e) == 0 && t->data_type == OV_DT_INT32 && !memcmp(t->raw_data.data, v, 12),
 	   "and read it back with the default allocator (%s)", e.msg);
 	tensorfile_free(t, NULL);
@@ -480,7 +511,7 @@ static void test_files(void)
 	OK(tensorfile_read(path, NULL, &t, &e) == -1 && strstr(e.msg, "cannot open") && e.code == OV_IO, "%s", e.msg);
 	OK(tensorfile_read(tmpdir, NULL, &t, &e) == -1 && strstr(e.msg, "not a regular file"), "a folder: %s", e.msg);
 	snprintf(path, sizeof path, "%s/no/such/dir/x.npy", tmpdir);
-	OK(tensorfile_write_npy(path, OV_DT_INT32, dims, 1, v, &e) == -1 && strstr(e.msg, "cannot write"),
+	OK(tensorfile_write_npy(path, 0, OV_DT_INT32, dims, 1, v, &e) == -1 && strstr(e.msg, "No such file"),
 	   "writing into a missing folder: %s", e.msg);
 	unlink(other);
 
@@ -492,7 +523,7 @@ static void test_files(void)
 	src.n_float_data = 2, src.float_data = fl;
 	struct tensor_view tv = {OV_DT_FLOAT, 2, NULL, &src};
 	snprintf(path, sizeof path, "%s/view.npy", tmpdir);
-	OK(tensorfile_write_npy_view(path, &tv, &e) == 0 && tensorfile_read(path, NULL, &t, &e) == 0 &&
+	OK(tensorfile_write_npy_view(path, 0, &tv, &e) == 0 && tensorfile_read(path, NULL, &t, &e) == 0 &&
 	   !memcmp(t->raw_data.data, fl, 8), "write from a view of float_data (%s)", e.msg);
 	tensorfile_free(t, NULL);
 	unlink(path);

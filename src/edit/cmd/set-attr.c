@@ -159,6 +159,29 @@ static int is_constant_value_attr(const char *name)
 	return !strncmp(name, "value", 5) || !strcmp(name, "sparse_value");
 }
 
+/* Window geometry that no op can run with (a stride of 0 divides by zero in the output size): taken, since
+ * the user may be on the way to another edit, but said. */
+static void warn_geometry(struct edit_session *s, const char *label, const Onnx__AttributeProto *a)
+{
+	static const char *const at_least_one[] = {"strides", "dilations", "kernel_shape", "group", "blocksize"};
+	const char *name = a->name ? a->name : "";
+
+	for (size_t k = 0; k < sizeof at_least_one / sizeof at_least_one[0]; k++) {
+		if (strcmp(name, at_least_one[k]))
+			continue;
+		for (size_t i = 0; i < a->n_ints; i++)
+			if (a->ints[i] < 1) {
+				edit_say(s, "warning: %s: %s[%zu] is %lld; it must be at least 1, or the node cannot run", label,
+					 name, i, (long long)a->ints[i]);
+				return;
+			}
+		if (a->has_i && a->i < 1)
+			edit_say(s, "warning: %s: %s is %lld; it must be at least 1, or the node cannot run", label, name,
+				 (long long)a->i);
+		return;
+	}
+}
+
 static int exec_set_attr(struct edit_session *s, const struct edit_args *args, struct ov_error *err)
 {
 	const char *name = args->v[1].text, *text = args->v[2].text;
@@ -263,9 +286,11 @@ static int exec_set_attr(struct edit_session *s, const struct edit_args *args, s
 			strbuf_puts(&old, "(not set)");
 	}
 	describe_attr_value(&neu, s->m, a, 16);
+	const Onnx__AttributeProto *set = a;
 	a = NULL;
 	edit_touch(s);
 	edit_say(s, "%s: %s %s -> %s", label, name, strbuf_str(&old), strbuf_str(&neu));
+	warn_geometry(s, label, set);
 	if (by_form)
 		edit_say(s, "%s has no schema in onnxview's op database: '%s' is %s by the form of the value", label,
 			 name, op_attr_type_name(type));

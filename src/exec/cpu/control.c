@@ -3,8 +3,11 @@
  *
  * - If: the branch the condition picks; its outputs become the node's.
  * - Loop (opset 1 on): M (trip count) and cond both optional; the body gets (iteration, cond, carried...) and
- *   gives (cond, carried..., scan outputs...); scan outputs are stacked along a new axis 0.  A loop that would run
- *   more than LOOP_MAX_ITERATIONS times is stopped with an error instead of running on for ever.
+ *   gives (cond, carried..., scan outputs...); scan outputs are stacked along a new axis 0.
+ * - Loop and Scan count every iteration against the run's limits (xk_iteration: iterations and time, which the user
+ *   can raise), and the scan outputs they keep against its memory limit (xk_scan_bytes): before iterating on,
+ *   from the first iteration's size and the trip count, and as they grow; a loop that would run for ever or fill
+ *   the memory stops with an error naming the limit.
  * - Scan (opset 9 on): num_scan_inputs inputs sliced along scan_input_axes (reversed by scan_input_directions),
  *   state variables carried from one iteration to the next, scan outputs stacked along scan_output_axes (in
  *   reverse with scan_output_directions).  Opset 8's batched Scan runs each batch item on its own (full-length
@@ -18,8 +21,6 @@
 
 #include "src/base/dtype.h"
 #include "src/exec/exec.h"
-
-#define LOOP_MAX_ITERATIONS 10000000ll
 
 /* The subgraph held by attribute name of the kernel's node, or NULL. */
 static const struct graph *node_sub(const struct exec_kernel_ctx *k, const char *name)
@@ -155,6 +156,7 @@ static int slice(struct exec_kernel_ctx *k, const struct xtensor *x, int axis, i
 struct scans {
 	struct xtensor **v; /* [k][iteration] */
 	size_t n_k, n, cap;
+	uint64_t bytes;     /* what they hold together */
 };
 
 static int scans_add(struct exec_kernel_ctx *k, struct scans *s, struct xtensor *res)
@@ -173,12 +175,27 @@ static int scans_add(struct exec_kernel_ctx *k, struct scans *s, struct xtensor 
 		}
 		s->cap = nc;
 	}
+	uint64_t step = 0;
 	for (size_t j = 0; j < s->n_k; j++) {
+		step += res[j].bytes;
 		s->v[j][s->n] = res[j];
 		memset(&res[j], 0, sizeof res[j]);
 	}
 	s->n++;
-	return 0;
+	s->bytes += step;
+	/* stacking needs them once more, as one tensor per output */
+	return xk_scan_bytes(k, s->bytes, (int64_t)s->n, 0);
+}
+
+/* After the first iteration of a loop that will run exactly trips times: the scan outputs of all of them, at this
+ * size each, must fit as well (trips < 0: the count is not known; only what is kept is checked). */
+static int scans_project(struct exec_kernel_ctx *k, const struct scans *s, int64_t trips)
+{
+	if (s->n != 1 || trips <= 1)
+		return 0;
+	uint64_t total = (uint64_t)trips > UINT64_MAX / (s->bytes ? s->bytes : 1) ? UINT64_MAX
+										  : s->bytes * (uint64_t)trips;
+	return xk_scan_bytes(k, total, trips, 1);
 }
 
 static void scans_free(struct scans *s)
@@ -201,6 +218,29 @@ static int32_t declared_dtype(const struct graph *sub, size_t i)
 }
 
 /* ---- Loop ---- */
+
+/* 1 when the body hands its condition input on unchanged as its condition output (directly or through an
+ * Identity): with the condition true at the start, the loop then runs exactly its trip count, as PyTorch's `for`
+ * loops do.  A `while` loop (trip count INT64_MAX, a computed condition) may stop at any time. */
+static int body_keeps_cond(const struct graph *body)
+{
+	const Onnx__GraphProto *p = body->proto;
+
+	if (p->n_input < 2 || p->n_output < 1 || !p->input[1]->name || !p->output[0]->name)
+		return 0;
+	int32_t in = graph_value_id(body, p->input[1]->name), out = graph_value_id(body, p->output[0]->name);
+	if (in < 0 || out < 0)
+		return 0;
+	if (in == out)
+		return 1;
+	int32_t n = body->values[out].producer;
+	if (n < 0)
+		return 0;
+	const struct graph_node *gn = &body->nodes[n];
+	const char *dom = gn->proto->domain;
+	return gn->proto->op_type && !strcmp(gn->proto->op_type, "Identity") &&
+	       (!dom || !*dom || !strcmp(dom, "ai.onnx")) && gn->proto->n_input >= 1 && gn->in[0] == in;
+}
 
 static int kernel_loop(struct exec_kernel_ctx *k)
 {
@@ -228,6 +268,8 @@ static int kernel_loop(struct exec_kernel_ctx *k)
 	if (has_cond && k->in[1]->numel != 1)
 		return xk_fail(k, "cond has %lld elements; it is a scalar", (long long)k->in[1]->numel);
 	int cond = has_cond ? scalar_true(k->in[1]) : 1;
+	/* how many trips the loop will make, when it cannot stop early: for the scan outputs' projection */
+	int64_t exact_trips = max_trips >= 0 && cond && body_keeps_cond(body) ? max_trips : -1;
 
 	struct xtensor *carried = calloc(n_carried + 1, sizeof *carried);
 	struct xtensor *res = calloc(n_body_out + 1, sizeof *res);
@@ -250,11 +292,8 @@ static int kernel_loop(struct exec_kernel_ctx *k)
 	if (xt_alloc(&iter, OV_DT_INT64, 0, NULL, k->err) || xt_alloc(&cond_t, OV_DT_BOOL, 0, NULL, k->err))
 		goto out;
 	for (int64_t i = 0; (max_trips < 0 || i < max_trips) && cond; i++) {
-		if (i >= LOOP_MAX_ITERATIONS) {
-			xk_fail(k, "the loop ran %lld iterations without stopping; onnxview stops there",
-				(long long)LOOP_MAX_ITERATIONS);
+		if (xk_iteration(k))
 			goto out;
-		}
 		((int64_t *)iter.data)[0] = i;
 		((uint8_t *)cond_t.data)[0] = (uint8_t)cond;
 		args[0] = &iter;
@@ -275,7 +314,7 @@ static int kernel_loop(struct exec_kernel_ctx *k)
 			carried[j] = res[1 + j];
 			memset(&res[1 + j], 0, sizeof res[1 + j]);
 		}
-		if (scans_add(k, &sc, res + 1 + n_carried)) {
+		if (scans_add(k, &sc, res + 1 + n_carried) || scans_project(k, &sc, exact_trips)) {
 			free_all(res, n_body_out);
 			goto out;
 		}
@@ -353,6 +392,8 @@ static int scan_run(struct exec_kernel_ctx *k, const struct scan_spec *sp, const
 		if (xt_copy(&state[i], states_in[i], k->err))
 			goto out;
 	for (int64_t t = 0; t < len; t++) {
+		if (xk_iteration(k))
+			goto out;
 		for (size_t i = 0; i < sp->n_in; i++) {
 			xt_free(&slices[i]);
 			if (slice(k, scan_in[i], (int)sp->in_axes[i], sp->in_dirs[i] ? len - 1 - t : t, &slices[i]))
@@ -369,7 +410,7 @@ static int scan_run(struct exec_kernel_ctx *k, const struct scan_spec *sp, const
 			state[i] = res[i];
 			memset(&res[i], 0, sizeof res[i]);
 		}
-		if (scans_add(k, &sc, res + sp->n_state)) {
+		if (scans_add(k, &sc, res + sp->n_state) || scans_project(k, &sc, len)) {
 			free_all(res, n_body_out);
 			goto out;
 		}
