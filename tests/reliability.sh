@@ -234,7 +234,7 @@ printf 'set-dim nope 0 batch\n' >s.txt
 OV edit srcnn.onnx -s s.txt -o o14.onnx 2>"$TMP/err"
 check "14: script errors name the model, the script and the line, no empty field" \
 	grep -q "^onnxview: srcnn.onnx: s.txt:1: " "$TMP/err"
-hint=$("$ONNXVIEW" check hint-name.onnx | sed -n "s/.*-e '\(.*\)' (or export.*/\1/p")
+hint=$("$ONNXVIEW" check hint-name.onnx | sed -n "s/.*-e '\(.*\)' -o OUT (or export.*/\1/p")
 check "14: check's hint quotes an odd name as the command language reads it" [ "$hint" = 'set-dim "in \x27put\x1b" 0 batch' ]
 OV edit hint-name.onnx -e "$hint" -o hinted.onnx 2>/dev/null
 check "... and works when pasted" sh -c "[ $? -eq 0 ] && '$ONNXVIEW' info hinted.onnx | grep -q 'float32\[batch,3,8,8\]'"
