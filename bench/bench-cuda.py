@@ -121,6 +121,8 @@ def bench(ov, outdir, names, runs, tf32, md):
     torch.backends.cuda.matmul.allow_tf32 = tf32
     torch.backends.cudnn.allow_tf32 = tf32
     mode = "TF32 on both sides" if tf32 else "float32, TF32 off on both sides"
+    if os.environ.get("OV_CUDA_CONV_FIND") == "0":
+        mode += "; onnxview's convolutions by cuDNN's heuristics, not timed (OV_CUDA_CONV_FIND=0)"
     print(f"{line}\nPyTorch {torch.__version__} on {torch.cuda.get_device_name(0)}; {mode}; median of {runs} warm runs")
     rows = []
     for name in names:
