@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <time.h>
 
 #include "src/exec/cuda/backend.h"
@@ -76,13 +77,15 @@ static double now_s(void)
 	return (double)t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-// The stream polled with cudaStreamQuery instead of cudaStreamSynchronize (which has no deadline): spinning for the
-// first 200 microseconds (a node's work usually ends within them), then sleeping 20 microseconds growing to 1 ms
-// between looks.  A timeout leaves the work queued: the device is given up for the session (cu_failed).
+// The stream polled with cudaStreamQuery instead of cudaStreamSynchronize (which has no deadline): looking again at
+// once (yielding the processor between looks) for the first 20 ms, which covers a node's work and a whole warm run
+// of the usual model, so the wait ends within microseconds of the work; then sleeping 50 microseconds growing to
+// 1 ms between looks.  (Sleeping early, with naps that double, ended a 2 ms run's wait up to a millisecond late.)
+// A timeout leaves the work queued: the device is given up for the session (cu_failed).
 cudaError_t cu_sync(void)
 {
 	double limit = wait_limit(), start = now_s(), t = start;
-	long nap_ns = 20000;
+	long nap_ns = 50000;
 
 	for (;;) {
 		cudaError_t e = cudaStreamQuery(cu_dev.stream);
@@ -95,7 +98,9 @@ cudaError_t cu_sync(void)
 			cu_dev.ready = 0;
 			return cudaErrorTimeout;
 		}
-		if (t - start > 200e-6) {
+		if (t - start <= 20e-3)
+			sched_yield();
+		else {
 			struct timespec nap = {0, nap_ns};
 			while (nanosleep(&nap, &nap) && errno == EINTR)
 				;
