@@ -161,7 +161,7 @@ OV_CUDASIM_STATS=1 run chain.onnx --input random --backend cuda --repeat 3
 check "cuDNN's heuristics are asked once per convolution geometry (2 for chain's 4 Convs over 3 runs)" \
 	[ "$(count_of 'convolution heuristics')" = 2 ]
 check "and the workspace goes back at exit" grep -q ', 0 bytes still allocated$' err.txt
-check "the Conv's note says its algorithm is the fastest of those timed" \
+check "the Conv's note says its algorithm is the fastest of those timed that add up the products (not Winograd)" \
 	grep -q "^note: #0 Conv: cudnn algo GEMM, FMA math (full float32), workspace 4096 bytes, the fastest of those timed" out.txt
 waits_async=$(count_of waits)
 OV_CUDA_SYNC=1 OV_CUDASIM_STATS=1 run chain.onnx --input random --backend cuda --repeat 3

@@ -232,12 +232,21 @@ static int conv_find(void)
 	return v;
 }
 
+// The algorithms that add up the products themselves, as the CPU does (in another order): without TF32 the timed
+// choice is among these only, so that the default keeps its agreement with the CPU; FFT and Winograd transform
+// the operands and round differently, with larger errors on outputs near zero.
+static int direct_sum(cudnnConvolutionFwdAlgo_t a)
+{
+	return a == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM || a == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM ||
+	       a == CUDNN_CONVOLUTION_FWD_ALGO_GEMM || a == CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
+}
+
 // The most workspace a timed choice offers the algorithms.
 #define CONV_FIND_WS_MAX ((size_t)256 << 20)
 
 // The forward plan of g: descriptors, cuDNN's agreement on the output size, the algorithm and its workspace size,
-// decided once per geometry.  The algorithm: among those with full float32 arithmetic (unless TF32 was asked for)
-// and deterministic results, the fastest on this device, timed by cuDNN on the node's own buffers (x, w, y) with
+// decided once per geometry.  The algorithm: among those with full float32 arithmetic and a direct sum (unless TF32
+// was asked for) and deterministic results, the fastest on this device, timed by cuDNN on the node's own buffers (x, w, y) with
 // as much workspace as the heuristics' candidates ask for (at most CONV_FIND_WS_MAX); the heuristics' first such
 // when timing is off (OV_CUDA_CONV_FIND=0) or fails; implicit GEMM, which takes every geometry, when none
 // qualifies.  The heuristics of cuDNN's legacy API rank algorithms without knowing their speed here, and their
@@ -299,7 +308,7 @@ static struct conv_plan *conv_fwd_plan(struct exec_kernel_ctx *k, const struct c
 								 scratch, have) == CUDNN_STATUS_SUCCESS)
 			for (int i = 0; i < found; i++)
 				if (perf[i].status == CUDNN_STATUS_SUCCESS && (tf32 || perf[i].mathType == CUDNN_FMA_MATH) &&
-				    perf[i].determinism == CUDNN_DETERMINISTIC) {
+				    perf[i].determinism == CUDNN_DETERMINISTIC && (tf32 || direct_sum(perf[i].algo))) {
 					algo = perf[i].algo;
 					math = perf[i].mathType;
 					*timed = 1;

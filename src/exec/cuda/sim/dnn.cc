@@ -360,8 +360,8 @@ static cudnnStatus_t sim_find_v7(cudnnHandle_t h, const cudnnTensorDescriptor_t 
 	return CUDNN_STATUS_SUCCESS;
 }
 
-// Find: every algorithm tried on the buffers given, fastest first (the simulator's made-up times: the GEMM one,
-// which needs SIM_WORKSPACE bytes of workspace, is the fastest full-float32 one; when the workspace given is
+// Find: every algorithm tried on the buffers given, fastest first (the simulator's made-up times: a Winograd one,
+// which the backend must pass over without TF32, then the GEMM one, which needs SIM_WORKSPACE bytes of workspace; when the workspace given is
 // smaller it reports that it could not be tried, as cuDNN does).  A descriptor restricted to FMA math gets no
 // tensor-op results.
 static cudnnStatus_t sim_find_ex(cudnnHandle_t h, const cudnnTensorDescriptor_t x, const void *xp,
@@ -376,6 +376,7 @@ static cudnnStatus_t sim_find_ex(cudnnHandle_t h, const cudnnTensorDescriptor_t 
 		float ms;
 	} offer[] = {
 		{CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, CUDNN_TENSOR_OP_MATH, 0, 0.25f},
+		{CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED, CUDNN_FMA_MATH, 0, 0.4f}, // never chosen without TF32
 		{CUDNN_CONVOLUTION_FWD_ALGO_GEMM, CUDNN_FMA_MATH, SIM_WORKSPACE, 0.5f},
 		{CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_FMA_MATH, 0, 1.0f},
 	};
