@@ -154,6 +154,43 @@ OV_CUDASIM_STATS=1 run "$SRCNN" --input random --backend cuda --repeat 3
 check "run --repeat 3: a later run copies the input and Resize's tables up, not the weights" \
 	grep -q '^repeat: a later run copies 2 to the device (6208 bytes), 1 to the host (9216 bytes)$' out.txt
 check "and every kept constant leaves the device when the program ends" grep -q ', 0 bytes still allocated$' err.txt
+# what depends only on shapes is decided once: chain's 4 convolutions have 2 geometries, asked about once each
+# over 3 runs; warm runs wait for the device once at the end, not after every node (OV_CUDA_SYNC=1 waits after each)
+count_of() { sed -n "s/^cudasim: .* \([0-9]*\) $1.*/\1/p" err.txt; }
+OV_CUDASIM_STATS=1 run chain.onnx --input random --backend cuda --repeat 3
+check "cuDNN's heuristics are asked once per convolution geometry (2 for chain's 4 Convs over 3 runs)" \
+	[ "$(count_of 'convolution heuristics')" = 2 ]
+check "and the workspace goes back at exit" grep -q ', 0 bytes still allocated$' err.txt
+check "the Conv's note says its algorithm is the fastest of those timed that add up the products (not Winograd)" \
+	grep -q "^note: #0 Conv: cudnn algo GEMM, FMA math (full float32), workspace 4096 bytes, the fastest of those timed" out.txt
+waits_async=$(count_of waits)
+OV_CUDA_SYNC=1 OV_CUDASIM_STATS=1 run chain.onnx --input random --backend cuda --repeat 3
+waits_sync=$(count_of waits)
+check "warm runs do not wait after every node: $waits_async waits for 3 runs, $waits_sync with OV_CUDA_SYNC=1" \
+	sh -c "[ '$waits_async' -gt 0 ] && [ \$(( $waits_sync - $waits_async )) -ge 16 ]"
+check "and give the same bits each run" sh -c "[ \$(cat rc.txt) = 0 ] && ! grep -q 'differ' out.txt"
+OV_CUDA_CONV_FIND=0 OV_CUDASIM_STATS=1 run chain.onnx --input random --backend cuda
+check "OV_CUDA_CONV_FIND=0: the heuristics' choice" \
+	grep -q "^note: #0 Conv: cudnn algo GEMM, FMA math (full float32), workspace 4096 bytes, the heuristics' choice" out.txt
+# libraries are loaded by the first node that needs them: no cuDNN for a model without convolutions
+"$PYTHON" - <<'EOF'
+import onnx
+from onnx import helper, TensorProto as T
+vi = helper.make_tensor_value_info
+g = helper.make_graph([helper.make_node("Add", ["x", "x"], ["s"]), helper.make_node("Relu", ["s"], ["y"])], "small",
+                      [vi("x", T.FLOAT, [2, 3])], [vi("y", T.FLOAT, [2, 3])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "small.onnx")
+g = helper.make_graph([helper.make_node("MatMul", ["x", "x"], ["y"])], "mm", [vi("x", T.FLOAT, [3, 3])],
+                      [vi("y", T.FLOAT, [3, 3])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "mm.onnx")
+EOF
+OV_CUDASIM_STATS=1 run small.onnx --input random --backend cuda
+check "a model of element-wise ops starts neither cuBLAS nor cuDNN" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuBLAS started 0, cuDNN started 0' err.txt"
+OV_CUDASIM_STATS=1 run mm.onnx --input random --backend cuda
+check "a MatMul starts cuBLAS only" sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuBLAS started 1, cuDNN started 0' err.txt"
+OV_CUDASIM_STATS=1 run chain.onnx --input random --backend cuda
+check "a Conv starts cuDNN only" sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuBLAS started 0, cuDNN started 1' err.txt"
 printf ':run --backend cuda<Enter><Esc>:run --backend cuda<Enter>' >kept.keys
 LC_ALL=C.UTF-8 timeout 20 "$SIM" --keys kept.keys --dump kept.txt --size 100x30 srcnn.onnx >kept.out 2>kept.err
 check "TUI: the second :run --backend cuda finds the weights on the device (2 copies up instead of 8)" \

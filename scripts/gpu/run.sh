@@ -7,7 +7,8 @@
 #   suite.txt        that GPU suite's own TAP, one line per model, and its summary (written as it runs)
 #   suite-torch.txt  the GPU suite on the PyTorch exports: onnxview's CPU and CUDA runs against PyTorch's outputs
 #   concurrent.txt   2, 4, 8 `onnxview run --backend cuda` processes at once (scripts/gpu/concurrent.sh)
-#   bench.txt        bench/bench-cuda.py: warm runs against PyTorch eager, TF32 off and on
+#   bench.txt        bench/bench-cuda.py: warm runs against PyTorch eager, TF32 off and on, and TF32 off with
+#                    the convolutions' algorithms from cuDNN's heuristics (OV_CUDA_CONV_FIND=0)
 #   export.txt       bench/bench-cuda.py export's log
 # Every step has a time limit, and the whole stays under GPU_RUN_LIMIT seconds (default 300).
 # Env: GPU_RUN_LIMIT; GPU_RUN_MODELS (bench-cuda.py's models, default all five); GPU_RUN_SKIP (words: cuda export
@@ -183,17 +184,21 @@ fi
 say ""
 say "## Warm runs against PyTorch eager (bench/bench-cuda.py)"
 if [ "${skip#* bench }" = "$skip" ] && [ -s "$EXP/runs.txt" ]; then
-	for tf in "" --tf32; do
+	# the third pass: float32 again with the convolutions' algorithms from cuDNN's heuristics instead of timed
+	# (OV_CUDA_CONV_FIND=0), to show what the timed choice gains and costs on the first run
+	for tf in "" --tf32 heuristics; do
 		l=$(limit 75)
 		[ "$l" -gt 0 ] || { say "- bench $tf: no time left"; continue; }
 		s=$(elapsed)
+		find=1 flag=$tf
+		[ "$tf" = heuristics ] && find=0 flag=
 		# shellcheck disable=SC2086
-		timeout -k 5 "$l" "$PYTHON" "$ROOT/bench/bench-cuda.py" bench "$OV" "$EXP" $models --runs 20 $tf \
-			--md "$R" >>"$OUT/bench.txt" 2>&1
+		OV_CUDA_CONV_FIND=$find timeout -k 5 "$l" "$PYTHON" "$ROOT/bench/bench-cuda.py" bench "$OV" "$EXP" \
+			$models --runs 20 $flag --md "$R" >>"$OUT/bench.txt" 2>&1
 		ended "bench-cuda.py bench $tf" $? $(($(elapsed) - s)) "$l"
 	done
 	say '```'
-	grep -v '^|' "$OUT/bench.txt" | head -30 >>"$R"
+	grep -v '^|' "$OUT/bench.txt" | head -45 >>"$R"
 	say '```'
 else
 	say "- left out (GPU_RUN_SKIP, or no exports)"

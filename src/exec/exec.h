@@ -141,6 +141,10 @@ struct exec_backend_ops {
 	/* optional: called once when exec_run ends (after success or failure), so a device backend can free what it
 	 * kept for the run (e.g. constants it uploaded once) */
 	void (*run_end)(void);
+	/* optional: called once after the last node of a run that went well, before the run's time is taken and its
+	 * values handed back: a device backend that queues its nodes' work without waiting for each waits here, and
+	 * an error of that work (which no node was stopped for) ends the run: 0, or -1 with err set */
+	int (*run_wait)(struct ov_error *err);
 };
 const struct exec_backend_ops *exec_backend_cpu(void);
 /* The CUDA backend (src/exec/cuda/backend.cu), or NULL with err saying why: no usable device ("no CUDA device:
@@ -149,6 +153,10 @@ const struct exec_backend_ops *exec_backend_cuda(struct ov_error *err);
 /* TF32 tensor-core arithmetic for float32 matrix products and convolutions on the CUDA backend: off (full float32)
  * unless asked for (onnxview run --tf32). Without CUDA it changes nothing. */
 void exec_cuda_set_tf32(int on);
+/* The CUDA backend keeps its device memory (the pool's freed blocks, the convolutions' workspace) from one run to
+ * the next, so that warm runs allocate nothing from the driver; this gives it back, for a caller about to wait
+ * (the TUI after a run).  Values kept with the constants stay.  Without CUDA or a device it does nothing. */
+void exec_cuda_release(void);
 
 /* ---- plans and runs ---- */
 

@@ -552,6 +552,8 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 				xt_free(&slots[id].t);
 		}
 	}
+	if (be->run_wait && be->run_wait(err))
+		goto done;
 	out->ms = now_ms() - t0;
 
 	/* the 'to' values first, in order, then (--all) every node output computed */

@@ -270,6 +270,7 @@ int run_session(struct ov_model *m, const struct graph *g, struct shapes *sh, in
 	strbuf_printf(report, "%zu values kept: v on a node shows its output\n", out->n_values);
 	rc = 0;
 out:
+	exec_cuda_release(); /* the front end waits for its user now: the device's memory goes back to the driver */
 	for (long k = 0; in && k < n_need; k++)
 		xt_free(&in[k].t);
 	free(in);

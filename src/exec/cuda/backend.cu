@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <time.h>
 
 #include "src/exec/cuda/backend.h"
@@ -15,7 +16,8 @@
 struct cu_state cu_dev;
 
 static char cu_failed[sizeof(((struct ov_error *)0)->msg)]; // why the device cannot be used, once known
-static char cu_desc[512];
+static char cu_dev_desc[384]; // the device, set up by init_device
+static char cu_desc[640];     // the device and the libraries loaded so far (cuda_describe)
 
 // ---- checks ----
 
@@ -75,13 +77,15 @@ static double now_s(void)
 	return (double)t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-// The stream polled with cudaStreamQuery instead of cudaStreamSynchronize (which has no deadline): spinning for the
-// first 200 microseconds (a node's work usually ends within them), then sleeping 20 microseconds growing to 1 ms
-// between looks.  A timeout leaves the work queued: the device is given up for the session (cu_failed).
+// The stream polled with cudaStreamQuery instead of cudaStreamSynchronize (which has no deadline): looking again at
+// once (yielding the processor between looks) for the first 20 ms, which covers a node's work and a whole warm run
+// of the usual model, so the wait ends within microseconds of the work; then sleeping 50 microseconds growing to
+// 1 ms between looks.  (Sleeping early, with naps that double, ended a 2 ms run's wait up to a millisecond late.)
+// A timeout leaves the work queued: the device is given up for the session (cu_failed).
 cudaError_t cu_sync(void)
 {
 	double limit = wait_limit(), start = now_s(), t = start;
-	long nap_ns = 20000;
+	long nap_ns = 50000;
 
 	for (;;) {
 		cudaError_t e = cudaStreamQuery(cu_dev.stream);
@@ -94,7 +98,9 @@ cudaError_t cu_sync(void)
 			cu_dev.ready = 0;
 			return cudaErrorTimeout;
 		}
-		if (t - start > 200e-6) {
+		if (t - start <= 20e-3)
+			sched_yield();
+		else {
 			struct timespec nap = {0, nap_ns};
 			while (nanosleep(&nap, &nap) && errno == EINTR)
 				;
@@ -157,6 +163,116 @@ void cu_bufs_free(struct cu_bufs *b)
 	for (int i = 0; i < b->n; i++)
 		raw_free(b->p[i]);
 	b->n = 0;
+}
+
+// ---- libraries, loaded by the first node that needs them ----
+//
+// A model without convolutions never loads cuDNN (hundreds of megabytes of code and a start-up of its own), one
+// without matrix products never loads cuBLAS: a small run costs little more than CUDA's own initialisation.  A
+// library that cannot be loaded or started fails the node that needed it, and every later one the same way.
+
+static char blas_failed[512], dnn_failed[512];
+
+int cu_need_blas(struct exec_kernel_ctx *k)
+{
+	char why[400];
+
+	if (cu_dev.blas)
+		return 0;
+	if (!blas_failed[0]) {
+		cublasStatus_t bs;
+		if (cu_blas_load(why, sizeof why))
+			snprintf(blas_failed, sizeof blas_failed, "cuBLAS cannot be loaded: %s", why);
+		else if ((bs = cu_blas.create(&cu_dev.blas)) != CUBLAS_STATUS_SUCCESS) {
+			cu_dev.blas = NULL;
+			snprintf(blas_failed, sizeof blas_failed, "cuBLAS cannot start: %s", cu_blas.status_string(bs));
+		} else if ((bs = cu_blas.set_stream(cu_dev.blas, cu_dev.stream)) != CUBLAS_STATUS_SUCCESS) {
+			snprintf(blas_failed, sizeof blas_failed, "cuBLAS: %s", cu_blas.status_string(bs));
+			cu_blas.destroy(cu_dev.blas);
+			cu_dev.blas = NULL;
+		}
+		cudaGetLastError();
+		if (cu_dev.blas)
+			return 0;
+	}
+	return xk_fail(k, "%s", blas_failed);
+}
+
+int cu_need_dnn(struct exec_kernel_ctx *k)
+{
+	char why[400];
+
+	if (cu_dev.dnn)
+		return 0;
+	if (!dnn_failed[0]) {
+		cudnnStatus_t ds;
+		if (cu_dnn_load(why, sizeof why))
+			snprintf(dnn_failed, sizeof dnn_failed, "cuDNN cannot be loaded: %s", why);
+		else if ((ds = cu_dnn.create(&cu_dev.dnn)) != CUDNN_STATUS_SUCCESS) {
+			cu_dev.dnn = NULL;
+			snprintf(dnn_failed, sizeof dnn_failed, "cuDNN cannot start: %s", cu_dnn.get_error_string(ds));
+		} else if ((ds = cu_dnn.set_stream(cu_dev.dnn, cu_dev.stream)) != CUDNN_STATUS_SUCCESS) {
+			snprintf(dnn_failed, sizeof dnn_failed, "cuDNN: %s", cu_dnn.get_error_string(ds));
+			cu_dnn.destroy(cu_dev.dnn);
+			cu_dev.dnn = NULL;
+		}
+		cudaGetLastError();
+		if (cu_dev.dnn)
+			return 0;
+	}
+	return xk_fail(k, "%s", dnn_failed);
+}
+
+// ---- the shared workspace ----
+
+static void *ws_buf;
+static size_t ws_bytes;
+
+// At exit the workspace goes back like every other device buffer (the simulator checks that nothing is left).
+static void ws_at_exit(void)
+{
+	if (cu_dev.ready && ws_buf)
+		raw_free(ws_buf);
+	ws_buf = NULL;
+	ws_bytes = 0;
+}
+
+void *cu_workspace(struct exec_kernel_ctx *k, size_t bytes)
+{
+	void *p;
+
+	if (bytes <= ws_bytes)
+		return ws_buf;
+	// stream-ordered: the old buffer goes once the work queued before (which may use it) is done
+	cudaError_t e = raw_alloc(&p, bytes);
+	if (e != cudaSuccess) {
+		cudaGetLastError();
+		xk_fail(k, "cannot allocate %zu bytes on the CUDA device (a cuDNN workspace): %s", bytes,
+			cudaGetErrorString(e));
+		return NULL;
+	}
+	static int hooked;
+	if (!hooked)
+		hooked = !atexit(ws_at_exit);
+	raw_free(ws_buf);
+	ws_buf = p;
+	ws_bytes = bytes;
+	return p;
+}
+
+void *cu_scratch(size_t bytes)
+{
+	void *p;
+
+	if (raw_alloc(&p, bytes) == cudaSuccess)
+		return p;
+	cudaGetLastError();
+	return NULL;
+}
+
+void cu_scratch_free(void *p)
+{
+	raw_free(p);
 }
 
 // ---- values on the device ----
@@ -233,6 +349,10 @@ int cu_upload(struct exec_kernel_ctx *k, void *dev, const void *host, size_t byt
 {
 	if (!bytes)
 		return 0;
+	// a copy from pageable memory may wait for the work queued before it (for a staging buffer): that work is
+	// waited for first, within the deadline, when the nodes do not wait for themselves
+	if (!cu_dev.sync_each && cu_sync_ok(k))
+		return -1;
 	if (CU_OK(k, cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, cu_dev.stream)))
 		return -1;
 	if (k->res) {
@@ -328,7 +448,7 @@ int cu_output(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, void *dev)
 		return xk_fail(k, "output %zu: the CUDA kernel handed over a buffer it did not allocate", i);
 	b->p[j] = b->p[--b->n]; // the tensor owns it now
 	attach(y, dev, 1);
-	return cu_sync_ok(k);
+	return cu_dev.sync_each ? cu_sync_ok(k) : 0;
 }
 
 int cu_output_f32(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, float *dev)
@@ -397,6 +517,27 @@ static int cuda_supports_op(const char *domain, const char *op, int64_t opset)
 	return find_kernel(domain, op, opset) != NULL;
 }
 
+// ---- waiting between nodes ----
+//
+// The first run of a graph index waits for the device after every node (cu_output), so that a fault is the
+// node's error, named; once a run of that index has gone well, later runs of it (run --repeat, the TUI's runs of
+// an unchanged model) queue every node's work without waiting, and wait once at the end (cuda_run_wait), where an
+// error is the run's.  OV_CUDA_SYNC=1 waits after every node always.
+static uint64_t warm_serial; // the graph index whose last run went well (0: none)
+static uint64_t run_serial;  // the graph index of the run going on
+static int run_failed;       // a node of the run going on failed
+
+static int always_sync(void)
+{
+	static int v = -1;
+
+	if (v < 0) {
+		const char *s = getenv("OV_CUDA_SYNC");
+		v = s && *s == '1';
+	}
+	return v;
+}
+
 static int cuda_run_node(struct exec_kernel_ctx *k)
 {
 	const Onnx__NodeProto *n = k->g->nodes[k->node].proto;
@@ -404,23 +545,50 @@ static int cuda_run_node(struct exec_kernel_ctx *k)
 
 	if (!fn)
 		return EXEC_DECLINE;
-	return fn(k);
+	run_serial = k->g->serial;
+	cu_dev.sync_each = always_sync() || !run_serial || run_serial != warm_serial;
+	int rc = fn(k);
+	if (rc < 0)
+		run_failed = 1;
+	return rc;
+}
+
+static int cuda_run_wait(struct ov_error *err)
+{
+	if (!cu_dev.ready)
+		return 0;
+	cudaError_t e = cu_sync();
+	if (e == cudaSuccess) {
+		if (!run_failed)
+			warm_serial = run_serial;
+		return 0;
+	}
+	cudaGetLastError();
+	run_failed = 1;
+	if (e == cudaErrorTimeout)
+		return ov_fail(err, OV_INVALID,
+			       "the CUDA device did not finish the run's work within %g s (OV_CUDA_TIMEOUT; the nodes ran "
+			       "without waiting for each other: OV_CUDA_SYNC=1 names the node)", wait_limit());
+	return ov_fail(err, OV_INVALID,
+		       "CUDA error in the run's work: %s (%s) (the nodes ran without waiting for each other: "
+		       "OV_CUDA_SYNC=1 names the node)", cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
 // After a run: the device idle, and a fault that outlives the run (CUDA's sticky errors, e.g. an illegal address:
 // the context is lost) remembered, so later requests for the backend say so instead of failing node by node.
 static void cuda_run_end(void)
 {
+	if (run_failed)
+		warm_serial = 0; // the next run waits after every node again
+	run_failed = 0;
 	if (!cu_dev.ready)
 		return;
 	cudaError_t e = cu_sync();
 	cudaGetLastError();
 	if (e == cudaErrorTimeout)
 		return; // given up (cu_sync said why)
-	// the pool keeps freed memory during a run (node after node); between runs (the TUI waits for the user) the
-	// device's memory goes back to the driver, for the other programs sharing the GPU
-	if (e == cudaSuccess && cu_dev.pools)
-		cudaMemPoolTrimTo(cu_dev.pool, 0);
+	// the pool keeps freed memory from one run to the next (run --repeat, the benchmarks: a warm run allocates
+	// nothing from the driver); exec_cuda_release gives it back when the caller goes idle (the TUI after a run)
 	if (e != cudaSuccess && (e = cu_sync()) != cudaSuccess && e != cudaErrorTimeout) {
 		snprintf(cu_failed, sizeof cu_failed,
 			 "the CUDA device failed earlier in this session (%s); restart onnxview to use it again",
@@ -429,14 +597,28 @@ static void cuda_run_end(void)
 	}
 }
 
+// The device, and the versions of the libraries loaded so far (each is loaded by the first node that needs it).
 static const char *cuda_describe(void)
 {
+	int bmaj = 0, bmin = 0;
+	size_t dv = cu_dev.dnn ? cu_dnn.get_version() : 0;
+
+	if (cu_dev.blas) {
+		cu_blas.get_property(MAJOR_VERSION, &bmaj);
+		cu_blas.get_property(MINOR_VERSION, &bmin);
+	}
+	char b[64] = "cuBLAS not loaded", d[64] = "cuDNN not loaded";
+	if (cu_dev.blas)
+		snprintf(b, sizeof b, "cuBLAS %d.%d", bmaj, bmin);
+	if (cu_dev.dnn)
+		snprintf(d, sizeof d, "cuDNN %zu.%zu", dv / 10000, dv / 100 % 100);
+	snprintf(cu_desc, sizeof cu_desc, "%s, %s, %s", cu_dev_desc, b, d);
 	return cu_desc;
 }
 
-// name, supports_op, run_node, describe, run_end (C++17 has no designated initializers)
+// name, supports_op, run_node, describe, run_end, run_wait (C++17 has no designated initializers)
 static const struct exec_backend_ops cuda_backend = {"cuda", cuda_supports_op, cuda_run_node, cuda_describe,
-						     cuda_run_end};
+						     cuda_run_end, cuda_run_wait};
 
 // Record why the device cannot be used (and undo what was set up), so every later request gets the same answer.
 static void init_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -483,35 +665,6 @@ static void init_device(void)
 		init_fail("the CUDA device cannot start a stream: %s", cudaGetErrorString(e));
 		return;
 	}
-	char why[512];
-	if (cu_blas_load(why, sizeof why)) {
-		init_fail("cuBLAS cannot be loaded: %s", why);
-		return;
-	}
-	cublasStatus_t bs = cu_blas.create(&cu_dev.blas);
-	if (bs != CUBLAS_STATUS_SUCCESS) {
-		cu_dev.blas = NULL;
-		init_fail("cuBLAS cannot start: %s", cu_blas.status_string(bs));
-		return;
-	}
-	if ((bs = cu_blas.set_stream(cu_dev.blas, cu_dev.stream)) != CUBLAS_STATUS_SUCCESS) {
-		init_fail("cuBLAS: %s", cu_blas.status_string(bs));
-		return;
-	}
-	if (cu_dnn_load(why, sizeof why)) {
-		init_fail("cuDNN cannot be loaded: %s", why);
-		return;
-	}
-	cudnnStatus_t ds = cu_dnn.create(&cu_dev.dnn);
-	if (ds != CUDNN_STATUS_SUCCESS) {
-		cu_dev.dnn = NULL;
-		init_fail("cuDNN cannot start: %s", cu_dnn.get_error_string(ds));
-		return;
-	}
-	if ((ds = cu_dnn.set_stream(cu_dev.dnn, cu_dev.stream)) != CUDNN_STATUS_SUCCESS) {
-		init_fail("cuDNN: %s", cu_dnn.get_error_string(ds));
-		return;
-	}
 	// Stream-ordered allocation from the device's pool, which keeps freed memory for the next node instead of
 	// handing it back to the driver at every synchronisation (the default threshold).
 	if (cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, 0) == cudaSuccess && pools) {
@@ -521,12 +674,7 @@ static void init_device(void)
 			cu_dev.pools = 1;
 	}
 	cudaGetLastError();
-	size_t dv = cu_dnn.get_version();
-	int bmaj = 0, bmin = 0;
-	cu_blas.get_property(MAJOR_VERSION, &bmaj);
-	cu_blas.get_property(MINOR_VERSION, &bmin);
-	snprintf(cu_desc, sizeof cu_desc, "CUDA device 0: %s (compute %d.%d), cuBLAS %d.%d, cuDNN %zu.%zu", p.name,
-		 p.major, p.minor, bmaj, bmin, dv / 10000, dv / 100 % 100);
+	snprintf(cu_dev_desc, sizeof cu_dev_desc, "CUDA device 0: %s (compute %d.%d)", p.name, p.major, p.minor);
 	cu_dev.ready = 1;
 }
 
@@ -539,6 +687,20 @@ extern "C" const struct exec_backend_ops *exec_backend_cuda(struct ov_error *err
 		return NULL;
 	}
 	return &cuda_backend;
+}
+
+extern "C" void exec_cuda_release(void)
+{
+	if (!cu_dev.ready || cu_sync() != cudaSuccess) {
+		cudaGetLastError();
+		return;
+	}
+	raw_free(ws_buf);
+	ws_buf = NULL;
+	ws_bytes = 0;
+	if (cu_sync() == cudaSuccess && cu_dev.pools)
+		cudaMemPoolTrimTo(cu_dev.pool, 0);
+	cudaGetLastError();
 }
 
 extern "C" void exec_cuda_set_tf32(int on)

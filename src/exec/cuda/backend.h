@@ -40,11 +40,12 @@ extern "C" {
 struct cu_state {
 	int ready;
 	cudaStream_t stream;  /* every copy, kernel and library call of the backend runs on it */
-	cublasHandle_t blas;
-	cudnnHandle_t dnn;
+	cublasHandle_t blas;  /* NULL until a node needs it (cu_need_blas) */
+	cudnnHandle_t dnn;    /* NULL until a node needs it (cu_need_dnn) */
 	int pools;            /* stream-ordered allocation (cudaMallocAsync) is available */
 	cudaMemPool_t pool;   /* the device's default pool, which cudaMallocAsync takes from */
 	int tf32;             /* exec_cuda_set_tf32() */
+	int sync_each;        /* wait for the device after every node (the first run of a graph: cuda_run_node) */
 };
 extern struct cu_state cu_dev;
 
@@ -95,6 +96,18 @@ struct cu_bufs {
 /* bytes of device memory (at least 1), or NULL with the node's error set */
 void *cu_alloc(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t bytes);
 void cu_bufs_free(struct cu_bufs *b);
+/* cuBLAS and cuDNN, loaded and started (their handles in cu_dev) by the first node that needs them: 0, or -1
+ * with the node's error saying why the library cannot be used (the same for every later node). */
+int cu_need_blas(struct exec_kernel_ctx *k);
+int cu_need_dnn(struct exec_kernel_ctx *k);
+/* The backend's one workspace for library calls (cuDNN's convolutions), at least bytes long, kept for the session
+ * and grown when a call needs more; NULL with the node's error set.  Every user runs on the backend's one stream,
+ * so the calls that share it follow each other. */
+void *cu_workspace(struct exec_kernel_ctx *k, size_t bytes);
+/* bytes of device memory for a try that can do without (cudnnFind's workspace), or NULL, no error set; freed with
+ * cu_scratch_free (stream-ordered, like every free of the backend) */
+void *cu_scratch(size_t bytes);
+void cu_scratch_free(void *p);
 /* Input i on the device, in its own element type (its device copy, made now if it has none; the tensor keeps
  * it); NULL with the node's error set. */
 const void *cu_input(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i);
@@ -116,7 +129,8 @@ const float *cu_input_f32(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i
  * other float types as float32 (cu_input_f32); *dt says which (OV_DT_DOUBLE or OV_DT_FLOAT). */
 const void *cu_input_fd(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, int *dt);
 /* Hand dev (output i's elements in its type, a buffer of b from cu_alloc) over as output i's value, k->out[i]
- * (already allocated by xk_output*), and wait for the device: every error of the node's work surfaces here. */
+ * (already allocated by xk_output*), and wait for the device when the run waits after every node (cu_dev.sync_each:
+ * the first run of a graph), so that every error of the node's work surfaces here. */
 int cu_output(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, void *dev);
 /* The same from float32 values, rounded on the device to output i's type (float16, bfloat16) when it differs. */
 int cu_output_f32(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, float *dev);

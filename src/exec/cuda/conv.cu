@@ -7,9 +7,15 @@
 // This uses cuDNN's legacy convolution API (cudnnConvolutionForward, cudnnConvolutionBackwardData), still in
 // cuDNN 9.  The algorithm comes from cuDNN's heuristics (the _v7 queries), restricted to FMA (full float32)
 // kernels unless TF32 was asked for, and is filed as a note on the node, which `onnxview run` prints.
+//
+// What depends only on the geometry (the descriptors, cuDNN's check of the output size, the algorithm and its
+// workspace size) is decided once per geometry and kept for the session (conv_plan_get): asking cuDNN 9's legacy
+// heuristics costs milliseconds per call, more than the convolution itself on a small input.  The workspace is the
+// backend's one growing buffer (cu_workspace), not an allocation per call.
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "src/exec/cuda/backend.h"
@@ -92,6 +98,101 @@ static int set_conv(struct exec_kernel_ctx *k, cudnnFilterDescriptor_t wd, cudnn
 	       CU_DNN_OK(k, cu_dnn.set_convolution_math_type(cd, math));
 }
 
+
+// ---- plans: what one geometry needs, decided once ----
+
+// The key of a plan: direction (0 forward, 1 backward-data), the TF32 setting, the filter's channels and the
+// conv_geom fields the descriptors are made of.
+#define CONV_KEY_INTS (8 + 6 * CONV_GEOM_MAX)
+struct conv_plan {
+	int key[CONV_KEY_INTS];
+	cudnnTensorDescriptor_t xd, yd; // forward: input, output; backward-data: dy (X), dx (the full output)
+	cudnnFilterDescriptor_t wd;
+	cudnnConvolutionDescriptor_t cd;
+	int algo;
+	cudnnMathType_t math;
+	size_t ws_size;
+	int timed; // the algorithm was chosen by timing them (cudnnFind), not by the heuristics
+};
+
+#define CONV_PLANS_MAX 512
+static struct conv_plan *conv_plans[CONV_PLANS_MAX];
+static int conv_plans_n;
+
+static void conv_plan_free(struct conv_plan *p)
+{
+	if (!p)
+		return;
+	if (p->cd)
+		cu_dnn.destroy_convolution_descriptor(p->cd);
+	if (p->wd)
+		cu_dnn.destroy_filter_descriptor(p->wd);
+	if (p->yd)
+		cu_dnn.destroy_tensor_descriptor(p->yd);
+	if (p->xd)
+		cu_dnn.destroy_tensor_descriptor(p->xd);
+	free(p);
+}
+
+static void conv_key(int *key, int dir, int fc, const struct conv_geom *g)
+{
+	memset(key, 0, CONV_KEY_INTS * sizeof *key);
+	key[0] = dir;
+	key[1] = cu_dev.tf32;
+	key[2] = fc;
+	key[3] = g->nd;
+	key[4] = g->n;
+	key[5] = g->c;
+	key[6] = g->k;
+	key[7] = g->group;
+	int *r = key + 8;
+	for (int j = 0; j < g->nd; j++, r += 6) {
+		r[0] = g->in[j];
+		r[1] = g->out[j];
+		r[2] = g->ker[j];
+		r[3] = g->pad[j];
+		r[4] = g->s[j];
+		r[5] = g->d[j];
+	}
+}
+
+static struct conv_plan *conv_plan_find(const int *key)
+{
+	for (int i = 0; i < conv_plans_n; i++)
+		if (!memcmp(conv_plans[i]->key, key, sizeof conv_plans[i]->key))
+			return conv_plans[i];
+	return NULL;
+}
+
+// A new plan kept for the session (all plans are dropped when the table is full).
+static void conv_plan_keep(struct conv_plan *p)
+{
+	if (conv_plans_n == CONV_PLANS_MAX) {
+		for (int i = 0; i < conv_plans_n; i++)
+			conv_plan_free(conv_plans[i]);
+		conv_plans_n = 0;
+	}
+	conv_plans[conv_plans_n++] = p;
+}
+
+static struct conv_plan *conv_plan_new(struct exec_kernel_ctx *k, const int *key)
+{
+	struct conv_plan *p = (struct conv_plan *)calloc(1, sizeof *p);
+
+	if (!p) {
+		xk_fail(k, "out of memory");
+		return NULL;
+	}
+	memcpy(p->key, key, sizeof p->key);
+	if (CU_DNN_OK(k, cu_dnn.create_tensor_descriptor(&p->xd)) || CU_DNN_OK(k, cu_dnn.create_tensor_descriptor(&p->yd)) ||
+	    CU_DNN_OK(k, cu_dnn.create_filter_descriptor(&p->wd)) ||
+	    CU_DNN_OK(k, cu_dnn.create_convolution_descriptor(&p->cd))) {
+		conv_plan_free(p);
+		return NULL;
+	}
+	return p;
+}
+
 static const char *algo_name(cudnnConvolutionFwdAlgo_t a)
 {
 	switch (a) {
@@ -118,6 +219,118 @@ static const char *math_name(cudnnMathType_t m)
 	}
 }
 
+// Whether a forward plan times the algorithms (cudnnFindConvolutionForwardAlgorithmEx) instead of taking the
+// heuristics' first: yes unless OV_CUDA_CONV_FIND=0.
+static int conv_find(void)
+{
+	static int v = -1;
+
+	if (v < 0) {
+		const char *s = getenv("OV_CUDA_CONV_FIND");
+		v = !(s && *s == '0');
+	}
+	return v;
+}
+
+// The algorithms that add up the products themselves, as the CPU does (in another order): without TF32 the timed
+// choice is among these only, so that the default keeps its agreement with the CPU; FFT and Winograd transform
+// the operands and round differently, with larger errors on outputs near zero.
+static int direct_sum(cudnnConvolutionFwdAlgo_t a)
+{
+	return a == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM || a == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM ||
+	       a == CUDNN_CONVOLUTION_FWD_ALGO_GEMM || a == CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
+}
+
+// The most workspace a timed choice offers the algorithms.
+#define CONV_FIND_WS_MAX ((size_t)256 << 20)
+
+// The forward plan of g: descriptors, cuDNN's agreement on the output size, the algorithm and its workspace size,
+// decided once per geometry.  The algorithm: among those with full float32 arithmetic and a direct sum (unless TF32
+// was asked for) and deterministic results, the fastest on this device, timed by cuDNN on the node's own buffers (x, w, y) with
+// as much workspace as the heuristics' candidates ask for (at most CONV_FIND_WS_MAX); the heuristics' first such
+// when timing is off (OV_CUDA_CONV_FIND=0) or fails; implicit GEMM, which takes every geometry, when none
+// qualifies.  The heuristics of cuDNN's legacy API rank algorithms without knowing their speed here, and their
+// first full-float32 choice can be several times slower than the best.
+static struct conv_plan *conv_fwd_plan(struct exec_kernel_ctx *k, const struct conv_geom *g, const float *dx,
+				       const float *dw, float *dy, int *timed)
+{
+	int key[CONV_KEY_INTS], returned = 0, tf32 = cu_dev.tf32, lib_out[2 + CONV_GEOM_MAX];
+	struct conv_plan *p;
+	cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+	cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+	cudnnMathType_t math = tf32 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH;
+	size_t offer = 0;
+
+	*timed = 0;
+	conv_key(key, 0, g->c / g->group, g);
+	if ((p = conv_plan_find(key)))
+		return p;
+	if (!(p = conv_plan_new(k, key)))
+		return NULL;
+	if (set_tensor(k, p->xd, g->n, g->c, g->nd, g->in) || set_conv(k, p->wd, p->cd, g, g->k, g->c / g->group, math))
+		goto fail;
+	// cuDNN must agree with ONNX on the output's shape, or the copy back would be garbage
+	if (CU_DNN_OK(k, cu_dnn.get_convolution_nd_forward_output_dim(p->cd, p->xd, p->wd, 2 + g->nd, lib_out)))
+		goto fail;
+	for (int j = 0; j < 2 + g->nd; j++)
+		if (lib_out[j] != (j == 0 ? g->n : j == 1 ? g->k : g->out[j - 2])) {
+			xk_fail(k, "cuDNN computes an output size of %d on dim %d where ONNX gives %d", lib_out[j], j,
+				j == 0 ? g->n : j == 1 ? g->k : g->out[j - 2]);
+			goto fail;
+		}
+	if (set_tensor(k, p->yd, g->n, g->k, g->nd, g->out))
+		goto fail;
+	if (CU_DNN_OK(k, cu_dnn.get_convolution_forward_algorithm_v7(cu_dev.dnn, p->xd, p->wd, p->cd, p->yd,
+								     CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf)))
+		goto fail;
+	math = CUDNN_FMA_MATH;
+	for (int i = 0, first = 1; i < returned; i++)
+		if (perf[i].status == CUDNN_STATUS_SUCCESS && (tf32 || perf[i].mathType == CUDNN_FMA_MATH)) {
+			if (first) {
+				algo = perf[i].algo;
+				math = perf[i].mathType;
+				first = 0;
+			}
+			if (perf[i].memory > offer)
+				offer = perf[i].memory;
+		}
+	if (offer > CONV_FIND_WS_MAX)
+		offer = CONV_FIND_WS_MAX;
+	if (conv_find()) {
+		// the node's work so far done within the deadline: cudnnFind waits for the device itself
+		if (cu_sync_ok(k))
+			goto fail;
+		void *scratch = offer ? cu_scratch(offer) : NULL;
+		size_t have = scratch ? offer : 0;
+		int found = 0;
+		if (cu_dnn.find_convolution_forward_algorithm_ex(cu_dev.dnn, p->xd, dx, p->wd, dw, p->cd, p->yd, dy,
+								 CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf,
+								 scratch, have) == CUDNN_STATUS_SUCCESS)
+			for (int i = 0; i < found; i++)
+				if (perf[i].status == CUDNN_STATUS_SUCCESS && (tf32 || perf[i].mathType == CUDNN_FMA_MATH) &&
+				    perf[i].determinism == CUDNN_DETERMINISTIC && (tf32 || direct_sum(perf[i].algo))) {
+					algo = perf[i].algo;
+					math = perf[i].mathType;
+					*timed = 1;
+					break;
+				}
+		cu_scratch_free(scratch);
+		cudaGetLastError();
+	}
+	if (CU_DNN_OK(k, cu_dnn.set_convolution_math_type(p->cd, math)) ||
+	    CU_DNN_OK(k, cu_dnn.get_convolution_forward_workspace_size(cu_dev.dnn, p->xd, p->wd, p->cd, p->yd, algo,
+								       &p->ws_size)))
+		goto fail;
+	p->algo = algo;
+	p->math = math;
+	p->timed = *timed;
+	conv_plan_keep(p);
+	return p;
+fail:
+	conv_plan_free(p);
+	return NULL;
+}
+
 static int k_conv(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = k->n_in > 0 ? k->in[0] : NULL, *wt = k->n_in > 1 ? k->in[1] : NULL;
@@ -127,9 +340,6 @@ static int k_conv(struct exec_kernel_ctx *k)
 	int64_t group, out[XT_MAX_RANK];
 	char why[160];
 	struct cu_bufs bufs = {};
-	cudnnTensorDescriptor_t xd = NULL, yd = NULL;
-	cudnnFilterDescriptor_t wd = NULL;
-	cudnnConvolutionDescriptor_t cd = NULL;
 	int rc = -1;
 
 	if (!x || !wt || !cu_float_type(x->dtype) || wt->dtype != x->dtype || (b && b->dtype != x->dtype) ||
@@ -144,16 +354,13 @@ static int k_conv(struct exec_kernel_ctx *k)
 	struct xtensor *y = k->out[0];
 	if (!y->numel)
 		return 0;
+	if (cu_need_dnn(k))
+		return -1;
 
 	const float *dx = cu_input_f32(k, &bufs, 0), *dw = NULL, *db = NULL;
 	float *dy = NULL, *xp = NULL;
 	void *ws = NULL;
-	size_t ws_size = 0;
-	int returned = 0, tf32 = cu_dev.tf32;
-	cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-	cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
-	cudnnMathType_t math = tf32 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH;
-	int lib_out[2 + CONV_GEOM_MAX];
+	struct conv_plan *p;
 	int64_t plane = 1;
 	for (int j = 0; j < g.nd; j++)
 		plane *= g.out[j];
@@ -172,62 +379,27 @@ static int k_conv(struct exec_kernel_ctx *k)
 			goto out;
 		dx = xp;
 	}
-	if (CU_DNN_OK(k, cu_dnn.create_tensor_descriptor(&xd)) || CU_DNN_OK(k, cu_dnn.create_tensor_descriptor(&yd)) ||
-	    CU_DNN_OK(k, cu_dnn.create_filter_descriptor(&wd)) ||
-	    CU_DNN_OK(k, cu_dnn.create_convolution_descriptor(&cd)))
+	int timed;
+	if (!(p = conv_fwd_plan(k, &g, dx, dw, dy, &timed)))
 		goto out;
-	if (set_tensor(k, xd, g.n, g.c, g.nd, g.in) || set_conv(k, wd, cd, &g, g.k, g.c / g.group, math))
-		goto out;
-	// cuDNN must agree with ONNX on the output's shape, or the copy back would be garbage
-	if (CU_DNN_OK(k, cu_dnn.get_convolution_nd_forward_output_dim(cd, xd, wd, 2 + g.nd, lib_out)))
-		goto out;
-	for (int j = 0; j < 2 + g.nd; j++)
-		if (lib_out[j] != (j == 0 ? g.n : j == 1 ? g.k : g.out[j - 2])) {
-			xk_fail(k, "cuDNN computes an output size of %d on dim %d where ONNX gives %d", lib_out[j], j,
-				j == 0 ? g.n : j == 1 ? g.k : g.out[j - 2]);
-			goto out;
-		}
-	if (set_tensor(k, yd, g.n, g.k, g.nd, g.out))
-		goto out;
-	// the heuristics' first algorithm that works, with full float32 arithmetic unless TF32 was asked for;
-	// implicit GEMM (which takes every geometry) when none qualifies
-	if (CU_DNN_OK(k, cu_dnn.get_convolution_forward_algorithm_v7(cu_dev.dnn, xd, wd, cd, yd,
-								     CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf)))
-		goto out;
-	math = CUDNN_FMA_MATH;
-	for (int i = 0; i < returned; i++)
-		if (perf[i].status == CUDNN_STATUS_SUCCESS && (tf32 || perf[i].mathType == CUDNN_FMA_MATH)) {
-			algo = perf[i].algo;
-			math = perf[i].mathType;
-			break;
-		}
-	if (CU_DNN_OK(k, cu_dnn.set_convolution_math_type(cd, math)) ||
-	    CU_DNN_OK(k, cu_dnn.get_convolution_forward_workspace_size(cu_dev.dnn, xd, wd, cd, yd, algo, &ws_size)))
-		goto out;
-	if (ws_size && !(ws = cu_alloc(k, &bufs, ws_size)))
+	if (p->ws_size && !(ws = cu_workspace(k, p->ws_size)))
 		goto out;
 	{
 		const float one = 1.0f, zero = 0.0f;
-		if (CU_DNN_OK(k, cu_dnn.convolution_forward(cu_dev.dnn, &one, xd, dx, wd, dw, cd, algo, ws, ws_size,
-							    &zero, yd, dy)))
+		if (CU_DNN_OK(k, cu_dnn.convolution_forward(cu_dev.dnn, &one, p->xd, dx, p->wd, dw, p->cd,
+							    (cudnnConvolutionFwdAlgo_t)p->algo, ws, p->ws_size, &zero,
+							    p->yd, dy)))
 			goto out;
 	}
 	if (db && CU_LAUNCH(k, add_bias, cu_grid(y->numel), CU_BLOCK, dy, db, y->numel, (int64_t)g.k, plane))
 		goto out;
 	if (cu_output_f32(k, &bufs, 0, dy))
 		goto out;
-	xk_note(k, "cudnn algo %s, %s, workspace %zu bytes%s", algo_name(algo), math_name(math), ws_size,
-		g.explicit_pad ? ", asymmetric pads applied by copying" : "");
+	xk_note(k, "cudnn algo %s, %s, workspace %zu bytes%s, %s", algo_name((cudnnConvolutionFwdAlgo_t)p->algo),
+		math_name(p->math), p->ws_size, g.explicit_pad ? ", asymmetric pads applied by copying" : "",
+		p->timed ? "the fastest of those timed" : "the heuristics' choice");
 	rc = 0;
 out:
-	if (cd)
-		cu_dnn.destroy_convolution_descriptor(cd);
-	if (wd)
-		cu_dnn.destroy_filter_descriptor(wd);
-	if (yd)
-		cu_dnn.destroy_tensor_descriptor(yd);
-	if (xd)
-		cu_dnn.destroy_tensor_descriptor(xd);
 	cu_bufs_free(&bufs);
 	return rc;
 }
@@ -253,6 +425,51 @@ static const char *bwd_algo_name(cudnnConvolutionBwdDataAlgo_t a)
 	}
 }
 
+// The backward-data plan of g (the convolution whose output is X; mg: W's channels per group): the heuristics'
+// first deterministic algorithm with full float32 arithmetic (unless TF32 was asked for), else their first that
+// qualifies otherwise, ALGO_1 when none does; asked once per geometry.  xd is dy (X), yd is dx (the full output).
+static struct conv_plan *conv_bwd_plan(struct exec_kernel_ctx *k, const struct conv_geom *g, int mg)
+{
+	int key[CONV_KEY_INTS], returned = 0, tf32 = cu_dev.tf32, pick = -1;
+	struct conv_plan *p;
+	cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+	cudnnConvolutionBwdDataAlgo_t algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+	cudnnMathType_t math = CUDNN_FMA_MATH;
+
+	conv_key(key, 1, mg, g);
+	if ((p = conv_plan_find(key)))
+		return p;
+	if (!(p = conv_plan_new(k, key)))
+		return NULL;
+	if (set_tensor(k, p->xd, g->n, g->k, g->nd, g->out) || set_tensor(k, p->yd, g->n, g->c, g->nd, g->in) ||
+	    set_conv(k, p->wd, p->cd, g, g->k, mg, tf32 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH))
+		goto fail;
+	if (CU_DNN_OK(k, cu_dnn.get_convolution_backward_data_algorithm_v7(cu_dev.dnn, p->wd, p->xd, p->cd, p->yd,
+									    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
+									    &returned, perf)))
+		goto fail;
+	for (int pass = 0; pass < 2 && pick < 0; pass++)
+		for (int i = 0; i < returned && pick < 0; i++)
+			if (perf[i].status == CUDNN_STATUS_SUCCESS && (tf32 || perf[i].mathType == CUDNN_FMA_MATH) &&
+			    (pass || perf[i].determinism == CUDNN_DETERMINISTIC))
+				pick = i;
+	if (pick >= 0) {
+		algo = perf[pick].algo;
+		math = perf[pick].mathType;
+	}
+	if (CU_DNN_OK(k, cu_dnn.set_convolution_math_type(p->cd, math)) ||
+	    CU_DNN_OK(k, cu_dnn.get_convolution_backward_data_workspace_size(cu_dev.dnn, p->wd, p->xd, p->cd, p->yd,
+									      algo, &p->ws_size)))
+		goto fail;
+	p->algo = algo;
+	p->math = math;
+	conv_plan_keep(p);
+	return p;
+fail:
+	conv_plan_free(p);
+	return NULL;
+}
+
 static int k_conv_transpose(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = k->n_in > 0 ? k->in[0] : NULL, *wt = k->n_in > 1 ? k->in[1] : NULL;
@@ -261,9 +478,6 @@ static int k_conv_transpose(struct exec_kernel_ctx *k)
 	struct conv_geom g = {};
 	int64_t group, out[XT_MAX_RANK], pb[CONV_GEOM_MAX], o[CONV_GEOM_MAX], full[CONV_GEOM_MAX];
 	struct cu_bufs bufs = {};
-	cudnnTensorDescriptor_t dyd = NULL, dxd = NULL;
-	cudnnFilterDescriptor_t wd = NULL;
-	cudnnConvolutionDescriptor_t cd = NULL;
 	int rc = -1;
 
 	if (!x || !wt || !cu_float_type(x->dtype) || wt->dtype != x->dtype || (b && b->dtype != x->dtype) ||
@@ -304,51 +518,26 @@ static int k_conv_transpose(struct exec_kernel_ctx *k)
 	if (!y->numel)
 		return 0;
 
+	if (cu_need_dnn(k))
+		return -1;
 	const float *dx = cu_input_f32(k, &bufs, 0), *dw = NULL, *db = NULL;
 	float *df = NULL, *dy = NULL;
 	void *ws = NULL;
-	size_t ws_size = 0;
-	int returned = 0, tf32 = cu_dev.tf32, pick = -1;
-	cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-	cudnnConvolutionBwdDataAlgo_t algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
-	cudnnMathType_t math = CUDNN_FMA_MATH;
+	struct conv_plan *p;
 	if (!dx || !(dw = cu_input_f32(k, &bufs, 1)) || (b && !(db = cu_input_f32(k, &bufs, 2))))
 		goto out;
 	if (!(df = (float *)cu_alloc(k, &bufs, (size_t)full_numel * sizeof(float))) ||
 	    !(dy = (float *)cu_alloc(k, &bufs, (size_t)y->numel * sizeof(float))))
 		goto out;
-	if (CU_DNN_OK(k, cu_dnn.create_tensor_descriptor(&dyd)) || CU_DNN_OK(k, cu_dnn.create_tensor_descriptor(&dxd)) ||
-	    CU_DNN_OK(k, cu_dnn.create_filter_descriptor(&wd)) ||
-	    CU_DNN_OK(k, cu_dnn.create_convolution_descriptor(&cd)))
+	if (!(p = conv_bwd_plan(k, &g, (int)mg)))
 		goto out;
-	if (set_tensor(k, dyd, g.n, g.k, g.nd, g.out) || set_tensor(k, dxd, g.n, g.c, g.nd, g.in) ||
-	    set_conv(k, wd, cd, &g, g.k, (int)mg, tf32 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH))
-		goto out;
-	// the heuristics' first deterministic algorithm with full float32 arithmetic (unless TF32 was asked for),
-	// else their first that qualifies otherwise; ALGO_1 when none does
-	if (CU_DNN_OK(k, cu_dnn.get_convolution_backward_data_algorithm_v7(cu_dev.dnn, wd, dyd, cd, dxd,
-									    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
-									    &returned, perf)))
-		goto out;
-	for (int pass = 0; pass < 2 && pick < 0; pass++)
-		for (int i = 0; i < returned && pick < 0; i++)
-			if (perf[i].status == CUDNN_STATUS_SUCCESS && (tf32 || perf[i].mathType == CUDNN_FMA_MATH) &&
-			    (pass || perf[i].determinism == CUDNN_DETERMINISTIC))
-				pick = i;
-	if (pick >= 0) {
-		algo = perf[pick].algo;
-		math = perf[pick].mathType;
-	}
-	if (CU_DNN_OK(k, cu_dnn.set_convolution_math_type(cd, math)) ||
-	    CU_DNN_OK(k, cu_dnn.get_convolution_backward_data_workspace_size(cu_dev.dnn, wd, dyd, cd, dxd, algo,
-									      &ws_size)))
-		goto out;
-	if (ws_size && !(ws = cu_alloc(k, &bufs, ws_size)))
+	if (p->ws_size && !(ws = cu_workspace(k, p->ws_size)))
 		goto out;
 	{
 		const float one = 1.0f, zero = 0.0f;
-		if (CU_DNN_OK(k, cu_dnn.convolution_backward_data(cu_dev.dnn, &one, wd, dw, dyd, dx, cd, algo, ws, ws_size,
-								  &zero, dxd, df)))
+		if (CU_DNN_OK(k, cu_dnn.convolution_backward_data(cu_dev.dnn, &one, p->wd, dw, p->xd, dx, p->cd,
+								  (cudnnConvolutionBwdDataAlgo_t)p->algo, ws,
+								  p->ws_size, &zero, p->yd, df)))
 			goto out;
 	}
 	{
@@ -360,18 +549,10 @@ static int k_conv_transpose(struct exec_kernel_ctx *k)
 		    cu_output_f32(k, &bufs, 0, dy))
 			goto out;
 	}
-	xk_note(k, "cudnn backward-data algo %s, %s, workspace %zu bytes", bwd_algo_name(algo), math_name(math),
-		ws_size);
+	xk_note(k, "cudnn backward-data algo %s, %s, workspace %zu bytes",
+		bwd_algo_name((cudnnConvolutionBwdDataAlgo_t)p->algo), math_name(p->math), p->ws_size);
 	rc = 0;
 out:
-	if (cd)
-		cu_dnn.destroy_convolution_descriptor(cd);
-	if (wd)
-		cu_dnn.destroy_filter_descriptor(wd);
-	if (dxd)
-		cu_dnn.destroy_tensor_descriptor(dxd);
-	if (dyd)
-		cu_dnn.destroy_tensor_descriptor(dyd);
 	cu_bufs_free(&bufs);
 	return rc;
 }

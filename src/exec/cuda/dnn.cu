@@ -34,6 +34,7 @@ CU_DNN_SAME(set_convolution_group_count, cudnnSetConvolutionGroupCount);
 CU_DNN_SAME(set_convolution_math_type, cudnnSetConvolutionMathType);
 CU_DNN_SAME(get_convolution_nd_forward_output_dim, cudnnGetConvolutionNdForwardOutputDim);
 CU_DNN_SAME(get_convolution_forward_algorithm_v7, cudnnGetConvolutionForwardAlgorithm_v7);
+CU_DNN_SAME(find_convolution_forward_algorithm_ex, cudnnFindConvolutionForwardAlgorithmEx);
 CU_DNN_SAME(get_convolution_forward_workspace_size, cudnnGetConvolutionForwardWorkspaceSize);
 CU_DNN_SAME(convolution_forward, cudnnConvolutionForward);
 CU_DNN_SAME(get_convolution_backward_data_algorithm_v7, cudnnGetConvolutionBackwardDataAlgorithm_v7);
@@ -69,6 +70,8 @@ int cu_dnn_load(char *why, size_t n)
 			 (void **)&cu_dnn.get_convolution_nd_forward_output_dim},
 			{"cudnnGetConvolutionForwardAlgorithm_v7",
 			 (void **)&cu_dnn.get_convolution_forward_algorithm_v7},
+			{"cudnnFindConvolutionForwardAlgorithmEx",
+			 (void **)&cu_dnn.find_convolution_forward_algorithm_ex},
 			{"cudnnGetConvolutionForwardWorkspaceSize",
 			 (void **)&cu_dnn.get_convolution_forward_workspace_size},
 			{"cudnnConvolutionForward", (void **)&cu_dnn.convolution_forward},

@@ -38,6 +38,10 @@ struct cu_dnn_api {
 	cudnnStatus_t (*get_convolution_forward_algorithm_v7)(cudnnHandle_t, const cudnnTensorDescriptor_t,
 			const cudnnFilterDescriptor_t, const cudnnConvolutionDescriptor_t,
 			const cudnnTensorDescriptor_t, const int, int *, cudnnConvolutionFwdAlgoPerf_t *);
+	cudnnStatus_t (*find_convolution_forward_algorithm_ex)(cudnnHandle_t, const cudnnTensorDescriptor_t,
+			const void *, const cudnnFilterDescriptor_t, const void *, const cudnnConvolutionDescriptor_t,
+			const cudnnTensorDescriptor_t, void *, const int, int *, cudnnConvolutionFwdAlgoPerf_t *, void *,
+			size_t);
 	cudnnStatus_t (*get_convolution_forward_workspace_size)(cudnnHandle_t, const cudnnTensorDescriptor_t,
 			const cudnnFilterDescriptor_t, const cudnnConvolutionDescriptor_t,
 			const cudnnTensorDescriptor_t, cudnnConvolutionFwdAlgo_t, size_t *);

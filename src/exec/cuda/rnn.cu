@@ -208,7 +208,8 @@ static __global__ void gru_cell_step(struct rnn_step st, const float *xw, const 
 static int set_math(struct exec_kernel_ctx *k)
 {
 	// as MatMul: CUBLAS_DEFAULT_MATH keeps float32 products in float32 (no TF32 tensor cores)
-	return CU_BLAS_OK(k, cu_blas.set_math_mode(cu_dev.blas, cu_dev.tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+	return cu_need_blas(k) ||
+	       CU_BLAS_OK(k, cu_blas.set_math_mode(cu_dev.blas, cu_dev.tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
 }
 
 static int fits_int(int64_t v)

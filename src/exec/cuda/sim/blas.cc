@@ -31,8 +31,11 @@ float cusim_tf32(float v)
 	return v;
 }
 
+int cusim_blas_started; // cublasCreate calls (the stats line of sim.cc)
+
 static cublasStatus_t sim_create(cublasHandle_t *h)
 {
+	cusim_blas_started++;
 	*h = (cublasHandle_t)calloc(1, sizeof(struct cublasContext));
 	return *h ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_ALLOC_FAILED;
 }

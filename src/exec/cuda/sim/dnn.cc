@@ -73,8 +73,12 @@ static cudnnStatus_t bad(const char *fmt, ...)
 	return CUDNN_STATUS_BAD_PARAM;
 }
 
+int cusim_dnn_started; // cudnnCreate calls (the stats line of sim.cc)
+int cusim_dnn_choices; // cudnnGetConvolutionForwardAlgorithm_v7 calls (the same)
+
 static cudnnStatus_t sim_create(cudnnHandle_t *h)
 {
+	cusim_dnn_started++;
 	*h = (cudnnHandle_t)calloc(1, sizeof(struct cudnnContext));
 	if (!*h)
 		return CUDNN_STATUS_ALLOC_FAILED;
@@ -335,6 +339,7 @@ static cudnnStatus_t sim_find_v7(cudnnHandle_t h, const cudnnTensorDescriptor_t 
 		{CUDNN_CONVOLUTION_FWD_ALGO_GEMM, CUDNN_FMA_MATH, SIM_WORKSPACE},
 		{CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_FMA_MATH, 0},
 	};
+	cusim_dnn_choices++;
 	if (!h)
 		return bad("cudnnGetConvolutionForwardAlgorithm_v7: no handle");
 	cudnnStatus_t s = check_y(cd, x, w, y);
@@ -351,6 +356,57 @@ static cudnnStatus_t sim_find_v7(cudnnHandle_t h, const cudnnTensorDescriptor_t 
 		perf[n].mathType = offer[i].math;
 		perf[n].determinism = CUDNN_DETERMINISTIC;
 	}
+	*returned = n;
+	return CUDNN_STATUS_SUCCESS;
+}
+
+// Find: every algorithm tried on the buffers given, fastest first (the simulator's made-up times: a Winograd one,
+// which the backend must pass over without TF32, then the GEMM one, which needs SIM_WORKSPACE bytes of workspace; when the workspace given is
+// smaller it reports that it could not be tried, as cuDNN does).  A descriptor restricted to FMA math gets no
+// tensor-op results.
+static cudnnStatus_t sim_find_ex(cudnnHandle_t h, const cudnnTensorDescriptor_t x, const void *xp,
+				 const cudnnFilterDescriptor_t w, const void *wp, const cudnnConvolutionDescriptor_t cd,
+				 const cudnnTensorDescriptor_t y, void *yp, const int want, int *returned,
+				 cudnnConvolutionFwdAlgoPerf_t *perf, void *ws, size_t ws_size)
+{
+	static const struct {
+		cudnnConvolutionFwdAlgo_t algo;
+		cudnnMathType_t math;
+		size_t ws;
+		float ms;
+	} offer[] = {
+		{CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, CUDNN_TENSOR_OP_MATH, 0, 0.25f},
+		{CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED, CUDNN_FMA_MATH, 0, 0.4f}, // never chosen without TF32
+		{CUDNN_CONVOLUTION_FWD_ALGO_GEMM, CUDNN_FMA_MATH, SIM_WORKSPACE, 0.5f},
+		{CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_FMA_MATH, 0, 1.0f},
+	};
+	if (!h)
+		return bad("cudnnFindConvolutionForwardAlgorithmEx: no handle");
+	cudnnStatus_t s = check_y(cd, x, w, y);
+	if (s != CUDNN_STATUS_SUCCESS)
+		return s;
+	if (want < 1)
+		return bad("cudnnFindConvolutionForwardAlgorithmEx: asked for %d results", want);
+	if (!cusim_is_device(xp, elements(x) * 4) || !cusim_is_device(wp, filter_elements(w) * 4) ||
+	    !cusim_is_device(yp, elements(y) * 4) || (ws_size && !cusim_is_device(ws, ws_size)))
+		return bad("cudnnFindConvolutionForwardAlgorithmEx: x, w, y or the workspace is not inside device memory");
+	int n = 0, fma_only = cd->math == CUDNN_FMA_MATH;
+	for (int pass = 0; pass < 2; pass++) // those that ran, fastest first, then those that could not
+		for (size_t i = 0; i < sizeof offer / sizeof offer[0] && n < want; i++) {
+			if (fma_only && offer[i].math != CUDNN_FMA_MATH)
+				continue;
+			int fits = offer[i].ws <= ws_size;
+			if (fits != !pass)
+				continue;
+			memset(&perf[n], 0, sizeof perf[n]);
+			perf[n].algo = offer[i].algo;
+			perf[n].status = fits ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_ALLOC_FAILED;
+			perf[n].time = fits ? offer[i].ms : -1.0f;
+			perf[n].memory = offer[i].ws;
+			perf[n].mathType = offer[i].math;
+			perf[n].determinism = CUDNN_DETERMINISTIC;
+			n++;
+		}
 	*returned = n;
 	return CUDNN_STATUS_SUCCESS;
 }
@@ -512,6 +568,7 @@ int cu_dnn_load(char *, size_t)
 	cu_dnn.set_convolution_math_type = sim_set_math;
 	cu_dnn.get_convolution_nd_forward_output_dim = sim_output_dim_nd;
 	cu_dnn.get_convolution_forward_algorithm_v7 = sim_find_v7;
+	cu_dnn.find_convolution_forward_algorithm_ex = sim_find_ex;
 	cu_dnn.get_convolution_forward_workspace_size = sim_workspace;
 	cu_dnn.convolution_forward = sim_forward;
 	cu_dnn.get_convolution_backward_data_algorithm_v7 = sim_bwd_find_v7;

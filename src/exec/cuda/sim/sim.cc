@@ -33,17 +33,22 @@ static struct {
 	cudaError_t sticky;       // a fault: every later call returns it
 	cudaError_t pending;      // a fault while a kernel ran: sticky from the next synchronisation on
 	int64_t copies[4], bytes[4], launches, memsets;
+	int64_t waits;            // cudaStreamQuery calls: how often the host looked whether the stream was done
 } sim;
+
+extern int cusim_blas_started, cusim_dnn_started, cusim_dnn_choices; // blas.cc, dnn.cc
 
 static void report(void)
 {
 	fprintf(stderr,
 		"cudasim: H2D %lld copies %lld bytes, D2H %lld copies %lld bytes, D2D %lld copies %lld bytes, "
-		"%lld launches, %lld memsets, peak device memory %zu bytes, %zu bytes still allocated\n",
+		"%lld launches, %lld memsets, %lld waits, cuBLAS started %d, cuDNN started %d, %d convolution heuristics, "
+		"peak device memory %zu bytes, %zu bytes still allocated\n",
 		(long long)sim.copies[cudaMemcpyHostToDevice], (long long)sim.bytes[cudaMemcpyHostToDevice],
 		(long long)sim.copies[cudaMemcpyDeviceToHost], (long long)sim.bytes[cudaMemcpyDeviceToHost],
 		(long long)sim.copies[cudaMemcpyDeviceToDevice], (long long)sim.bytes[cudaMemcpyDeviceToDevice],
-		(long long)sim.launches, (long long)sim.memsets, sim.peak, sim.in_use);
+		(long long)sim.launches, (long long)sim.memsets, (long long)sim.waits, cusim_blas_started,
+		cusim_dnn_started, cusim_dnn_choices, sim.peak, sim.in_use);
 }
 
 static void setup(void)
@@ -239,6 +244,7 @@ extern "C" cudaError_t cudaStreamDestroy(cudaStream_t s)
 // device's would for a kernel that never ends.
 extern "C" cudaError_t cudaStreamQuery(cudaStream_t s)
 {
+	sim.waits++;
 	if (sim.hung && !sim.sticky)
 		return cudaErrorNotReady;
 	return cudaStreamSynchronize(s);
