@@ -147,7 +147,7 @@ def bench(ov, outdir, names, runs, tf32, md):
         yt = yt.float().cpu().numpy()
         save = os.path.join(outdir, name + ".ov")
         cmd = [ov, "run", path, "--input", f"x={os.path.join(outdir, name + '.x.npy')}", "--backend", "cuda",
-               "--repeat", str(runs + 1), "--json", "--save", save] + (["--tf32"] if tf32 else [])
+               "--repeat", str(runs + 1), "--json", "--save", save, "--force"] + (["--tf32"] if tf32 else [])
         t = time.perf_counter()
         try:
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
