@@ -93,10 +93,12 @@ static int is_int(int32_t dt)
 	}
 }
 
-static int is_float8(int32_t dt)
+/* INT4, UINT4, INT2, UINT2: one byte an element at run time (src/base/codec.h) */
+static int is_packed_int(int32_t dt)
 {
-	return dt == OV_DT_FLOAT8E4M3FN || dt == OV_DT_FLOAT8E4M3FNUZ || dt == OV_DT_FLOAT8E5M2 ||
-	       dt == OV_DT_FLOAT8E5M2FNUZ;
+	int lo, hi;
+
+	return !ov_packed_int_range(dt, &lo, &hi);
 }
 
 /* The compute domains and the dtype each is held in */
@@ -145,7 +147,14 @@ static const int32_t dom_dtype[] = {OV_DT_FLOAT, OV_DT_DOUBLE, OV_DT_INT64, OV_D
 	case OV_DT_UINT32: CV_LOOP(TS, uint32_t, ov_f64_to_i64(LD)); return 0;                  \
 	case OV_DT_UINT64: CV_LOOP(TS, uint64_t, ov_f64_to_u64(LD)); return 0;                  \
 	case OV_DT_BOOL: CV_LOOP(TS, uint8_t, (LD) != 0); return 0;                             \
-	default: return -1;                                                                     \
+	case OV_DT_INT4: case OV_DT_UINT4: case OV_DT_INT2: case OV_DT_UINT2:                   \
+		CV_LOOP(TS, uint8_t, ov_packed_int_wrap(ov_f64_to_i64(LD), ddt)); return 0;     \
+	case OV_DT_FLOAT8E8M0: CV_LOOP(TS, uint8_t, ov_f32_to_e8m0((float)(LD), sat, rmode)); return 0; \
+	default:                                                                                \
+		if (!ov_is_small_float(ddt))                                                    \
+			return -1;                                                              \
+		CV_LOOP(TS, uint8_t, ov_f64_to_small(LD, ddt, sat));                            \
+		return 0;                                                                       \
 	}
 
 #define CV_FROM_INT(TS, LD)                                                                     \
@@ -163,11 +172,20 @@ static const int32_t dom_dtype[] = {OV_DT_FLOAT, OV_DT_DOUBLE, OV_DT_INT64, OV_D
 	case OV_DT_UINT32: CV_LOOP(TS, uint32_t, (LD)); return 0;                               \
 	case OV_DT_UINT64: CV_LOOP(TS, uint64_t, (LD)); return 0;                               \
 	case OV_DT_BOOL: CV_LOOP(TS, uint8_t, (LD) != 0); return 0;                             \
-	default: return -1;                                                                     \
+	case OV_DT_INT4: case OV_DT_UINT4: case OV_DT_INT2: case OV_DT_UINT2:                   \
+		CV_LOOP(TS, uint8_t, ov_packed_int_wrap((int64_t)(LD), ddt)); return 0;         \
+	case OV_DT_FLOAT8E8M0: CV_LOOP(TS, uint8_t, ov_f32_to_e8m0((float)(LD), sat, rmode)); return 0; \
+	default:                                                                                \
+		if (!ov_is_small_float(ddt))                                                    \
+			return -1;                                                              \
+		CV_LOOP(TS, uint8_t, ov_f64_to_small((double)(LD), ddt, sat));                  \
+		return 0;                                                                       \
 	}
 
-/* Convert n elements; -1 for a pair it does not know (strings, float8 targets, sub-byte types, complex). */
-static int conv_array(void *dst, int32_t ddt, const void *src, int32_t sdt, int64_t n)
+/* Convert n elements, to the small floats with Cast's saturate and (FLOAT8E8M0) round_mode; -1 for a pair it
+ * does not know (strings, complex). */
+static int conv_array_cast(void *dst, int32_t ddt, const void *src, int32_t sdt, int64_t n, int sat,
+			   enum ov_e8m0_round rmode)
 {
 	if (n <= 0)
 		return 0;
@@ -193,26 +211,32 @@ general:
 	case OV_DT_DOUBLE: CV_FROM_FLOAT(double, v)
 	case OV_DT_FLOAT16: CV_FROM_FLOAT(uint16_t, (double)ov_f16_to_f32(v))
 	case OV_DT_BFLOAT16: CV_FROM_FLOAT(uint16_t, (double)ov_bf16_to_f32(v))
-	case OV_DT_FLOAT8E4M3FN: case OV_DT_FLOAT8E4M3FNUZ: case OV_DT_FLOAT8E5M2: case OV_DT_FLOAT8E5M2FNUZ:
-		CV_FROM_FLOAT(uint8_t, (double)ov_f8_to_f32(v, sdt))
-	case OV_DT_INT8: CV_FROM_INT(int8_t, (int64_t)v)
+	case OV_DT_INT8: case OV_DT_INT4: case OV_DT_INT2: CV_FROM_INT(int8_t, (int64_t)v)
 	case OV_DT_INT16: CV_FROM_INT(int16_t, (int64_t)v)
 	case OV_DT_INT32: CV_FROM_INT(int32_t, (int64_t)v)
 	case OV_DT_INT64: CV_FROM_INT(int64_t, v)
-	case OV_DT_UINT8: CV_FROM_INT(uint8_t, (uint64_t)v)
+	case OV_DT_UINT8: case OV_DT_UINT4: case OV_DT_UINT2: CV_FROM_INT(uint8_t, (uint64_t)v)
 	case OV_DT_UINT16: CV_FROM_INT(uint16_t, (uint64_t)v)
 	case OV_DT_UINT32: CV_FROM_INT(uint32_t, (uint64_t)v)
 	case OV_DT_UINT64: CV_FROM_INT(uint64_t, v)
 	case OV_DT_BOOL: CV_FROM_INT(uint8_t, (uint64_t)(v != 0))
-	default: return -1;
+	default:
+		if (!ov_is_small_float(sdt))
+			return -1;
+		CV_FROM_FLOAT(uint8_t, (double)ov_small_to_f32(v, sdt))
 	}
+}
+
+/* Convert n elements (to the small floats saturating); -1 for a pair it does not know (strings, complex). */
+static int conv_array(void *dst, int32_t ddt, const void *src, int32_t sdt, int64_t n)
+{
+	return conv_array_cast(dst, ddt, src, sdt, n, 1, OV_E8M0_UP);
 }
 
 static int conv_known(int32_t dt, int as_target)
 {
-	if (dt == OV_DT_BOOL || is_int(dt) || is_float(dt))
-		return 1;
-	return !as_target && is_float8(dt);
+	(void)as_target;
+	return dt == OV_DT_BOOL || is_int(dt) || is_float(dt) || is_packed_int(dt) || ov_is_small_float(dt);
 }
 
 /* ---- unary ops ---- */
@@ -1138,7 +1162,14 @@ static int cast_to(struct exec_kernel_ctx *k, const struct xtensor *x, int32_t t
 		return to == OV_DT_STRING ? copy_strings(k, x, y) : cast_from_string(k, x, y);
 	if (to == OV_DT_STRING)
 		return cast_to_string(k, x, y);
-	conv_array(y->data, to, x->data, x->dtype, x->numel);
+	/* saturate (opset 19) and round_mode (opset 24) matter for the small floats only */
+	char mode[16];
+	xk_attr_str(k, "round_mode", "up", mode, sizeof mode);
+	enum ov_e8m0_round rm = !strcmp(mode, "down") ? OV_E8M0_DOWN : !strcmp(mode, "nearest") ? OV_E8M0_NEAREST
+			      : OV_E8M0_UP;
+	if (strcmp(mode, "up") && rm == OV_E8M0_UP)
+		return xk_fail(k, "round_mode is \"%s\" (up, down or nearest)", mode);
+	conv_array_cast(y->data, to, x->data, x->dtype, x->numel, xk_attr_int(k, "saturate", 1) != 0, rm);
 	return 0;
 }
 
