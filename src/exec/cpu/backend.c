@@ -40,8 +40,8 @@ static int cpu_run_node(struct exec_kernel_ctx *k)
 			return ov_fail(k->err, OV_INVALID,
 				       "%s holds subgraphs, which the executor does not run yet (If, Loop, Scan)", op);
 		if (n->domain && *n->domain && strcmp(n->domain, "ai.onnx"))
-			return ov_fail(k->err, OV_INVALID, "no CPU kernel for %s of domain %s (the CPU backend runs ai.onnx "
-				       "ops only)", op, n->domain);
+			return ov_fail(k->err, OV_INVALID, "no CPU kernel for %s of domain %s (opset %" PRId64 ")", op,
+				       n->domain, k->opset);
 		return ov_fail(k->err, OV_INVALID, "no CPU kernel for %s (opset %" PRId64 ")", op, k->opset);
 	}
 	return fn(k);
