@@ -324,6 +324,7 @@ DEF_UNF(celu, ov_celu_f(x, (float)P.a), ov_celu_d(x, P.a))
 DEF_UNF(gelu, ov_gelu_f(x), ov_gelu_d(x))
 DEF_UNF(gelu_tanh, ov_gelu_tanh_f(x), ov_gelu_tanh_d(x))
 DEF_UNF(mish, ov_mish_f(x), ov_mish_d(x))
+DEF_UNF(swish, x * ov_sigmoid_f((float)P.a * x), x * ov_sigmoid_d(P.a * x))
 DEF_UNF(softplus, ov_softplus_f(x), ov_softplus_d(x))
 DEF_UNF(softsign, ov_softsign_f(x), ov_softsign_d(x))
 DEF_UNF(thresholded_relu, ov_thresholded_relu_f(x, (float)P.a), ov_thresholded_relu_d(x, P.a))
@@ -424,6 +425,13 @@ static int k_hard_sigmoid(struct exec_kernel_ctx *k)
 {
 	struct uparams p = {.a = xk_attr_float(k, "alpha", 0.2f), .b = xk_attr_float(k, "beta", 0.5f)};
 	return run_unary(k, &hard_sigmoid_fam, &p);
+}
+
+/* Swish (opset 24): x * sigmoid(alpha * x), SiLU when alpha is 1 */
+static int k_swish(struct exec_kernel_ctx *k)
+{
+	struct uparams p = {.a = xk_attr_float(k, "alpha", 1.0f)};
+	return run_unary(k, &swish_fam, &p);
 }
 
 static int k_leaky_relu(struct exec_kernel_ctx *k)
@@ -849,6 +857,34 @@ static int k_pow(struct exec_kernel_ctx *k)
 	return bin_exec(k, a, &bv, &im, a->dtype);
 }
 
+/* BitShift on signed types (opset 28): the right shift is arithmetic; a shift that is negative or not below the
+ * type's width gives what the sign extension alone gives (-1 for a negative x shifted right, else 0); a left shift
+ * drops the bits it moves past the type's width. */
+static int bitshift_signed(struct exec_kernel_ctx *k, const struct xtensor *a, const struct xtensor *b, int right)
+{
+	int ranks[2] = {a->rank, b->rank}, rank;
+	const int64_t *d[2] = {a->dims, b->dims};
+	int64_t dims[XT_MAX_RANK], w = (int64_t)xt_elem_size(a->dtype) * 8;
+	struct ov_bcast bc;
+
+	if (ov_bcast_shape(2, ranks, d, &rank, dims) >= 0)
+		return xk_fail(k, "the shapes of X and Y do not broadcast");
+	if (xk_output(k, 0, a->dtype, rank, dims))
+		return -1;
+	ov_bcast_plan(&bc, 2, ranks, d, rank, dims);
+	struct xtensor *y = k->out[0];
+	size_t es = xt_elem_size(a->dtype);
+	for (int64_t i = 0; i < y->numel; i++) {
+		int64_t x = xt_get_int(a, ov_bcast_offset(&bc, 0, i)), sh = xt_get_int(b, ov_bcast_offset(&bc, 1, i)), r;
+		if (sh < 0 || sh >= w)
+			r = right && x < 0 ? -1 : 0;
+		else
+			r = right ? x >> sh : (int64_t)((uint64_t)x << sh);
+		conv_array((char *)y->data + (size_t)i * es, a->dtype, &r, OV_DT_INT64, 1);
+	}
+	return 0;
+}
+
 static int k_bitshift(struct exec_kernel_ctx *k)
 {
 	char buf[16];
@@ -866,7 +902,9 @@ static int k_bitshift(struct exec_kernel_ctx *k)
 		return xk_fail(k, "direction is \"%s\"; it must be \"LEFT\" or \"RIGHT\"", dir);
 	if (!is_int(a->dtype))
 		return fail_type(k, a, 0);
-	return bin_exec(k, a, b, &im, a->dtype);
+	if (a->dtype == OV_DT_UINT8 || a->dtype == OV_DT_UINT16 || a->dtype == OV_DT_UINT32 || a->dtype == OV_DT_UINT64)
+		return bin_exec(k, a, b, &im, a->dtype);
+	return bitshift_signed(k, a, b, im.fn == shr_u64);
 }
 
 /* PRelu: slope broadcasts to X; opset 6 and before also took a per-channel slope of shape [C] */
@@ -1286,6 +1324,7 @@ const struct exec_kernel cpu_elementwise_kernels[] = {
 	{"GreaterOrEqual", 12, k_greater_equal},
 	{"HardSigmoid", 1, k_hard_sigmoid},
 	{"HardSwish", 14, k_hard_swish},
+	{"Swish", 24, k_swish},
 	{"Identity", 1, k_identity},
 	{"IsInf", 10, k_isinf},
 	{"IsNaN", 9, k_isnan},
