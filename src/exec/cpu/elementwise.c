@@ -1229,6 +1229,31 @@ static int k_cast(struct exec_kernel_ctx *k)
 	return cast_to(k, x, (int32_t)to);
 }
 
+/* BitCast (opset 26): the same bits read as another type of the same width */
+static int k_bitcast(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = need(k, 0);
+	int64_t to = xk_attr_int(k, "to", -1);
+
+	if (!x)
+		return -1;
+	if (to <= 0 || to > INT32_MAX || !dtype_known((int32_t)to) || to == OV_DT_STRING || dtype_packed((int32_t)to))
+		return xk_fail(k, "'to' is %" PRId64 ", not a type BitCast takes", to);
+	if (x->dtype == OV_DT_STRING || dtype_packed(x->dtype))
+		return fail_type(k, x, 0);
+	if (dtype_bits(x->dtype) != dtype_bits((int32_t)to))
+		return xk_fail(k, "%s is %d bits, %s %d: BitCast keeps the width", dtype_short_name(x->dtype),
+			       dtype_bits(x->dtype), dtype_short_name((int32_t)to), dtype_bits((int32_t)to));
+	if (xk_output(k, 0, (int32_t)to, x->rank, x->dims))
+		return -1;
+	if (x->bytes)
+		memcpy(k->out[0]->data, x->data, x->bytes);
+	if (to == OV_DT_BOOL) /* a bool is 0 or 1 */
+		for (int64_t i = 0; i < x->numel; i++)
+			((uint8_t *)k->out[0]->data)[i] = ((uint8_t *)k->out[0]->data)[i] != 0;
+	return 0;
+}
+
 static int k_cast_like(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = need(k, 0), *t = x ? need(k, 1) : NULL;
@@ -1325,6 +1350,7 @@ const struct exec_kernel cpu_elementwise_kernels[] = {
 	{"HardSigmoid", 1, k_hard_sigmoid},
 	{"HardSwish", 14, k_hard_swish},
 	{"Swish", 24, k_swish},
+	{"BitCast", 26, k_bitcast},
 	{"Identity", 1, k_identity},
 	{"IsInf", 10, k_isinf},
 	{"IsNaN", 9, k_isnan},
