@@ -25,7 +25,7 @@ static const struct {
 	{"Shrink", rule_same}, {"Sigmoid", rule_same}, {"Sign", rule_same}, {"Sin", rule_same}, {"Sinh", rule_same},
 	{"Softmax", rule_same}, {"Softplus", rule_same}, {"Softsign", rule_same}, {"Sqrt", rule_same},
 	{"Tan", rule_same}, {"Tanh", rule_same}, {"ThresholdedRelu", rule_same}, {"Trilu", rule_same},
-	{"BitwiseNot", rule_same}, {"ReverseSequence", rule_same}, {"RMSNormalization", rule_same},
+	{"BitwiseNot", rule_same}, {"Swish", rule_same}, {"ReverseSequence", rule_same}, {"RMSNormalization", rule_same},
 	{"LayerNormalization", rule_layernorm}, {"Dropout", rule_dropout},
 	/* broadcasting */
 	{"Add", rule_broadcast}, {"Sub", rule_broadcast}, {"Mul", rule_broadcast}, {"Div", rule_broadcast},
@@ -36,7 +36,8 @@ static const struct {
 	{"BitShift", rule_broadcast}, {"BitwiseAnd", rule_broadcast}, {"BitwiseOr", rule_broadcast},
 	{"BitwiseXor", rule_broadcast}, {"Where", rule_where},
 	{"Not", rule_bool_unary}, {"IsNaN", rule_bool_unary}, {"IsInf", rule_bool_unary},
-	{"Cast", rule_cast}, {"CastLike", rule_castlike},
+	{"Cast", rule_cast}, {"CastLike", rule_castlike}, {"BitCast", rule_bitcast},
+	{"StringConcat", rule_broadcast}, {"RegexFullMatch", rule_bool_unary}, {"StringSplit", rule_string_split},
 	{"QuantizeLinear", rule_quantize}, {"DequantizeLinear", rule_dequantize},
 	/* neural-network core */
 	{"Conv", rule_conv}, {"ConvInteger", rule_conv}, {"QLinearConv", rule_conv},
@@ -46,7 +47,8 @@ static const struct {
 	{"MatMulInteger", rule_matmul}, {"QLinearMatMul", rule_matmul}, {"Einsum", rule_einsum},
 	{"Resize", rule_resize}, {"Upsample", rule_resize}, {"DepthToSpace", rule_depth_to_space},
 	{"SpaceToDepth", rule_space_to_depth}, {"GridSample", rule_grid_sample}, {"RoiAlign", rule_roi_align},
-	{"NonMaxSuppression", rule_nms},
+	{"NonMaxSuppression", rule_nms}, {"Col2Im", rule_col2im}, {"AffineGrid", rule_affine_grid},
+	{"DeformConv", rule_conv}, {"ImageDecoder", rule_image_decoder},
 	/* plumbing */
 	{"Shape", rule_shape}, {"Size", rule_size}, {"Reshape", rule_reshape}, {"Flatten", rule_flatten},
 	{"Transpose", rule_transpose}, {"Squeeze", rule_squeeze}, {"Unsqueeze", rule_unsqueeze},

@@ -113,6 +113,28 @@ static inline OV_HD float ov_dequantize_f(float x, int has_zp, float zp, double 
 	return d * (float)scale;
 }
 
+/* Element i of a buffer of a quantized type as its runtime tensor holds it (one byte an element for the packed and
+ * small float types): the small floats decoded exactly, the integers as integers (in a double, which holds them). */
+static inline OV_HD double ov_qvalue_load(const void *p, int32_t dt, int64_t i)
+{
+	switch (dt) {
+	case OV_DT_UINT8: case OV_DT_UINT4: case OV_DT_UINT2: return ((const uint8_t *)p)[i];
+	case OV_DT_INT8: case OV_DT_INT4: case OV_DT_INT2: return ((const int8_t *)p)[i];
+	case OV_DT_UINT16: return ((const uint16_t *)p)[i];
+	case OV_DT_INT16: return ((const int16_t *)p)[i];
+	case OV_DT_INT32: return ((const int32_t *)p)[i];
+	default: return ov_small_to_f32(((const uint8_t *)p)[i], dt);
+	}
+}
+
+/* True for the types DequantizeLinear takes as x. */
+static inline OV_HD int ov_dequant_type(int32_t dt)
+{
+	double lo, hi;
+
+	return dt == OV_DT_INT32 || !ov_quant_range(dt, &lo, &hi) || ov_quant_float_type(dt);
+}
+
 /* DynamicQuantizeLinear's scale and zero point from the range [mn, mx] of x widened to hold 0, in float32 as the
  * reference computes them (a NaN zero point, from infinite bounds, becomes 0). */
 static inline OV_HD void ov_dynq_params(float mn, float mx, float *scale, float *zp)

@@ -15,6 +15,7 @@
 #define MAX_PROG 20000 /* instructions: {m,n} copies its operand, so a pattern can ask for many */
 #define MAX_REPEAT 1000
 #define MAX_DEPTH 200  /* nested groups */
+#define MAX_PATTERN 4096 /* bytes: the parser and the code generator recurse about once a byte */
 
 /* ---- the program ---- */
 
@@ -529,16 +530,19 @@ static int gen(struct ov_regex *re, const struct node *n)
 			return 0;
 		}
 		{
-			int fix[MAX_REPEAT], nfix = 0;
+			/* each optional copy may be skipped to the end: SPLITs left open (y = -1) until the end is known;
+			 * the operand's own SPLITs are all closed by the time it returns */
+			int start = re->n;
 			for (int i = n->min; i < n->max; i++) {
-				if ((fix[nfix++] = emit(re, I_SPLIT, 0, 0)) < 0)
+				if ((s = emit(re, I_SPLIT, 0, -1)) < 0)
 					return -1;
-				re->prog[fix[nfix - 1]].x = re->n;
+				re->prog[s].x = re->n;
 				if (gen(re, n->a))
 					return -1;
 			}
-			for (int i = 0; i < nfix; i++)
-				re->prog[fix[i]].y = re->n;
+			for (int i = start; i < re->n; i++)
+				if (re->prog[i].op == I_SPLIT && re->prog[i].y == -1)
+					re->prog[i].y = re->n;
 		}
 		return 0;
 	}
@@ -553,6 +557,10 @@ struct ov_regex *ov_regex_compile(const char *pattern, size_t len, char *err, si
 
 	if (errn)
 		err[0] = '\0';
+	if (len > MAX_PATTERN) {
+		snprintf(err, errn, "a pattern of %zu bytes is over the limit of %d", len, MAX_PATTERN);
+		return NULL;
+	}
 	tree = parse_alt(&ps);
 	if (!ps.failed && ps.p < ps.end)
 		fail(&ps, "a ) with no group open");
