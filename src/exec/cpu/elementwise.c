@@ -18,6 +18,7 @@
 #include "src/base/codec.h"
 #include "src/model/describe.h"
 #include "src/base/dtype.h"
+#include "src/exec/cpu/kernels.h"
 #include "src/exec/exec.h"
 #include "src/exec/ops/ov-math.h"
 
@@ -1292,9 +1293,8 @@ static int k_dropout(struct exec_kernel_ctx *k)
 		return -1;
 	if (k->opset >= 12 && train && train->numel && xt_get(train, 0) != 0) {
 		double r = ratio && ratio->numel ? xt_get(ratio, 0) : 0.5;
-		if (r != 0)
-			return xk_fail(k, "training_mode is true with ratio %g; that drops at random, and onnxview "
-				       "runs inference (set training_mode false)", r);
+		if (r != 0) /* drawn as numpy's RandomState(seed) draws, so a seeded model repeats the reference */
+			return cpu_dropout_train(k, x, r);
 	}
 	if (copy_to_output(k, 0, x))
 		return -1;
