@@ -2,7 +2,7 @@
 # Conformance: run ONNX backend test models with `onnxview run MODEL --expect test_data_set_N` and the ONNX backend
 # test runner's tolerances (rtol 1e-3, atol 1e-7), in two suites, each with its own checked-in list of passing tests:
 #   debian       Debian's libonnx-testdata (ONNX 1.12: node, pytorch-converted, pytorch-operator, simple),
-#                list tests/conformance-pass.txt (on either backend);
+#                list tests/conformance-pass.txt (CPU) or tests/conformance-pass-cuda.txt (ONNXVIEW_BACKEND=cuda);
 #   onnx-1.23.2  the node tests of the current ONNX release, generated from the onnx wheel on PyPI
 #                (scripts/gen-node-tests.py in a virtual environment) into a cache outside the tree,
 #                list tests/conformance-pass-onnx-1.23.2.txt (CPU) or tests/conformance-pass-onnx-1.23.2-cuda.txt
@@ -188,8 +188,10 @@ for suite in $suites; do
 	case $suite in
 	debian)
 		data=${ONNXVIEW_TESTDATA:-/usr/share/libonnx-testdata/data}
+		list=$SRCDIR/tests/conformance-pass.txt
+		[ "$BACKEND" = cuda ] && list=$SRCDIR/tests/conformance-pass-cuda.txt
 		if [ -d "$data/node" ]; then
-			run_suite debian "$data" "$SRCDIR/tests/conformance-pass.txt" node pytorch-converted pytorch-operator simple
+			run_suite debian "$data" "$list" node pytorch-converted pytorch-operator simple
 		else
 			skip "debian: no ONNX test data in $data (Debian: libonnx-testdata)"
 		fi

@@ -8,7 +8,7 @@
 #   types (the CPU's outputs saved with --save, checked with --expect, and no node may fall back to the CPU),
 #   Conv reports its cuDNN algorithm, --tf32 runs, declined nodes fall back and are reported, and the ONNX
 #   conformance tests pass on the CUDA backend, each suite's list (tests/conformance.sh with
-#   ONNXVIEW_BACKEND=cuda: Debian's against tests/conformance-pass.txt, ONNX 1.23.2's against
+#   ONNXVIEW_BACKEND=cuda: Debian's against tests/conformance-pass-cuda.txt, ONNX 1.23.2's against
 #   tests/conformance-pass-onnx-1.23.2-cuda.txt).  CUDA_CONFORMANCE=0 leaves the conformance run out.
 . "$(dirname "$0")/lib.sh"
 

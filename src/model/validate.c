@@ -41,7 +41,7 @@ static int check_tensor(struct ov_model *m, const Onnx__TensorProto *t, struct o
 		return ov_fail(err, OV_FORMAT, "has no data type");
 	if (!dtype_known(t->data_type)) {
 		char why[160];
-		return ov_fail(err, t->data_type > OV_DT_LAST ? OV_INVALID : OV_FORMAT, "has %s",
+		return ov_fail(err, t->data_type > OV_DT_LAST ? OV_INVALID : OV_FORMAT, "%s",
 			       dtype_unknown_reason(t->data_type, why, sizeof why));
 	}
 	n = tensor_numel(t, err);
