@@ -650,6 +650,8 @@ DEF_BIN(bxor_u64, uint64_t, uint64_t, uint64_t, a ^ b)
 static const struct bin_family bxor_fam = {NULL, NULL, bxor_i64, bxor_u64, 0};
 DEF_BIN(shl_u64, uint64_t, uint64_t, uint64_t, ov_shl_u64(a, b))
 DEF_BIN(shr_u64, uint64_t, uint64_t, uint64_t, ov_shr_u64(a, b))
+DEF_BIN(shl_i64, int64_t, int64_t, int64_t, ov_shl_i64(a, b))
+DEF_BIN(shr_i64, int64_t, int64_t, int64_t, ov_shr_i64(a, b))
 DEF_BIN(and_b, uint8_t, uint8_t, uint8_t, (a != 0) & (b != 0))
 DEF_BIN(or_b, uint8_t, uint8_t, uint8_t, (a != 0) | (b != 0))
 DEF_BIN(xor_b, uint8_t, uint8_t, uint8_t, (a != 0) ^ (b != 0))
@@ -858,34 +860,6 @@ static int k_pow(struct exec_kernel_ctx *k)
 	return bin_exec(k, a, &bv, &im, a->dtype);
 }
 
-/* BitShift on signed types (opset 28): the right shift is arithmetic; a shift that is negative or not below the
- * type's width gives what the sign extension alone gives (-1 for a negative x shifted right, else 0); a left shift
- * drops the bits it moves past the type's width. */
-static int bitshift_signed(struct exec_kernel_ctx *k, const struct xtensor *a, const struct xtensor *b, int right)
-{
-	int ranks[2] = {a->rank, b->rank}, rank;
-	const int64_t *d[2] = {a->dims, b->dims};
-	int64_t dims[XT_MAX_RANK], w = (int64_t)xt_elem_size(a->dtype) * 8;
-	struct ov_bcast bc;
-
-	if (ov_bcast_shape(2, ranks, d, &rank, dims) >= 0)
-		return xk_fail(k, "the shapes of X and Y do not broadcast");
-	if (xk_output(k, 0, a->dtype, rank, dims))
-		return -1;
-	ov_bcast_plan(&bc, 2, ranks, d, rank, dims);
-	struct xtensor *y = k->out[0];
-	size_t es = xt_elem_size(a->dtype);
-	for (int64_t i = 0; i < y->numel; i++) {
-		int64_t x = xt_get_int(a, ov_bcast_offset(&bc, 0, i)), sh = xt_get_int(b, ov_bcast_offset(&bc, 1, i)), r;
-		if (sh < 0 || sh >= w)
-			r = right && x < 0 ? -1 : 0;
-		else
-			r = right ? x >> sh : (int64_t)((uint64_t)x << sh);
-		conv_array((char *)y->data + (size_t)i * es, a->dtype, &r, OV_DT_INT64, 1);
-	}
-	return 0;
-}
-
 static int k_bitshift(struct exec_kernel_ctx *k)
 {
 	char buf[16];
@@ -903,9 +877,13 @@ static int k_bitshift(struct exec_kernel_ctx *k)
 		return xk_fail(k, "direction is \"%s\"; it must be \"LEFT\" or \"RIGHT\"", dir);
 	if (!is_int(a->dtype))
 		return fail_type(k, a, 0);
-	if (a->dtype == OV_DT_UINT8 || a->dtype == OV_DT_UINT16 || a->dtype == OV_DT_UINT32 || a->dtype == OV_DT_UINT64)
-		return bin_exec(k, a, b, &im, a->dtype);
-	return bitshift_signed(k, a, b, im.fn == shr_u64);
+	/* the signed types (opset 28) in int64, with their rules for shifts out of range (ov-math.h) */
+	if (dom_of(a->dtype) == DOM_I64 && a->dtype != OV_DT_UINT8 && a->dtype != OV_DT_UINT16 &&
+	    a->dtype != OV_DT_UINT32) {
+		im.ta = im.tb = im.ty = OV_DT_INT64;
+		im.fn = im.fn == shr_u64 ? shr_i64 : shl_i64;
+	}
+	return bin_exec(k, a, b, &im, a->dtype);
 }
 
 /* PRelu: slope broadcasts to X; opset 6 and before also took a per-channel slope of shape [C] */

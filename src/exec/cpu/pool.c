@@ -426,23 +426,14 @@ static int kernel_max_unpool(struct exec_kernel_ctx *k)
 		return xk_fail(k, "MaxUnpool on %s is not supported", dtype_short_name(x->dtype));
 	/* Indices address the pooled tensor's input, of the same size per plane as Y unless output_shape says
 	 * otherwise; they are used as flat indices into Y */
-	int64_t def_numel = 1;
-	for (int i = 0; i < x->rank; i++)
-		def_numel *= def[i];
+	struct ov_unpool_map um;
+	ov_unpool_setup(&um, x->rank, def, out, oshape != NULL);
 	for (int64_t i = 0; i < x->numel; i++) {
-		int64_t at = xt_get_int(ind, i);
-		if (oshape && at >= 0 && at < def_numel) { /* at's coordinates in def, flattened again in Y's dims */
-			int64_t rest = at, pos = 0, stride = 1;
-			for (int d = x->rank - 1; d >= 0; d--) {
-				pos += (rest % def[d]) * stride;
-				rest /= def[d];
-				stride *= out[d];
-			}
-			at = pos;
-		}
-		if (at < 0 || at >= y->numel)
-			return xk_fail(k, "index %lld at %lld is outside Y (%lld values)", (long long)at, (long long)i,
-				       (long long)y->numel);
+		int64_t at = ov_unpool_target(&um, xt_get_int(ind, i));
+		if (at < 0)
+			return xk_fail(k, "index %lld at %lld is outside %s (%lld values)", (long long)xt_get_int(ind, i),
+				       (long long)i, um.remap ? "the unpooled shape" : "Y",
+				       (long long)(um.remap ? um.def_numel : um.out_numel));
 		memcpy((char *)y->data + (size_t)at * es, (const char *)x->data + (size_t)i * es, es);
 	}
 	return 0;
