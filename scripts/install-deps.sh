@@ -38,3 +38,13 @@ if ! "$ORT/bin/python" -c 'import onnxruntime, numpy' >/dev/null 2>&1; then
 		$SUDO "$ORT/bin/pip" install -q --disable-pip-version-check onnxruntime numpy ||
 		echo "install-deps: onnxruntime could not be installed; differential tests will be skipped" >&2
 fi
+
+# onnx from PyPI at the release whose node tests the conformance suite runs (tests/conformance.sh generates them
+# with scripts/gen-node-tests.py into ~/.cache/onnxview); its own environment for the same reason. The test makes
+# one in its cache when this one is missing, and skips that suite with a message when neither can be had.
+ONNXPY=/opt/onnxview-onnx
+if ! "$ONNXPY/bin/python" -c "import onnx, numpy; assert onnx.__version__ == '1.23.2'" >/dev/null 2>&1; then
+	$SUDO /usr/bin/python3 -m venv "$ONNXPY" &&
+		$SUDO "$ONNXPY/bin/pip" install -q --disable-pip-version-check onnx==1.23.2 numpy ||
+		echo "install-deps: onnx 1.23.2 could not be installed; its conformance suite will be skipped" >&2
+fi

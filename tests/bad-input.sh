@@ -130,6 +130,17 @@ check "--version names the program and the CUDA backend state" sh -c "grep -q '^
 # The TUI refuses to start without a terminal instead of scribbling on a pipe.
 timeout 10 "$ONNXVIEW" srcnn.onnx </dev/null >"$TMP/out" 2>"$TMP/err"
 check "the TUI without a terminal: status 2 and a hint" sh -c "[ $? -eq 2 ] && grep -q 'needs a terminal' '$TMP/err'"
+# An element type newer than onnxview (a later onnx.proto's) is refused as such, exit 1, not as a broken file
+"$PYTHON" - <<'PY'
+from onnx import TensorProto, helper
+t = TensorProto(name="w", data_type=29, dims=[2], raw_data=b"\0\0")
+g = helper.make_graph([helper.make_node("Identity", ["w"], ["y"])], "g", [],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])], [t])
+open("future-type.onnx", "wb").write(helper.make_model(g).SerializeToString())
+open("future-type.pb", "wb").write(t.SerializeToString())
+PY
+expect 1 "onnxview: future-type.onnx: initializer 'w': element type 29 is newer than the types onnxview knows (up to 28, FLOAT6E3M2, as in onnx 1.23)" info future-type.onnx
+expect 1 "onnxview: srcnn.onnx: future-type.pb: element type 29 is newer than the types onnxview knows (up to 28, FLOAT6E3M2, as in onnx 1.23)" run srcnn.onnx --input input=future-type.pb
 # Every input the fuzzers ever found a problem with (tests/fuzz/regress): each reading command ends with one of
 # the documented statuses (0 to 3), never a crash or a hang.
 for f in "$SRCDIR"/tests/fuzz/regress/*; do

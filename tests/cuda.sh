@@ -9,7 +9,9 @@
 #   Conv reports its cuDNN algorithm, --tf32 runs, declined nodes fall back and are reported, and the ONNX
 #   conformance tests of tests/conformance-pass.txt pass on the CUDA backend.  The models run in one process, the
 #   GPU suite (tests/gpu-suite.c, $GPU_SUITE: one CUDA context, a watchdog per model, GPU_SUITE_TIMEOUT seconds,
-#   default 120).  CUDA_CONFORMANCE=0 leaves the conformance run out.
+#   default 120).  The current ONNX release's node tests run on the CUDA backend too (tests/conformance.sh
+#   --suite onnx-1.23.2 with ONNXVIEW_BACKEND=cuda, against tests/conformance-pass-onnx-1.23.2-cuda.txt).
+#   CUDA_CONFORMANCE=0 leaves the conformance runs out.
 . "$(dirname "$0")/lib.sh"
 
 scratch
@@ -1427,5 +1429,17 @@ done
 check "$n_bad index and layout nodes the CPU refuses fail on CUDA with the CPU's line (exit 1)" \
 	test "$n_bad" -ge 20 -a -z "$bad_fail"
 diag "$(cat cuda.err)"
+
+# the current ONNX release's node tests on CUDA (Debian's suite runs in the GPU suite above), against their list
+if [ "${CUDA_CONFORMANCE:-1}" = 0 ]; then
+	skip "CUDA_CONFORMANCE=0: the conformance run on CUDA is left out"
+elif ONNXVIEW_BACKEND=cuda sh "$SRCDIR/tests/conformance.sh" --suite onnx-1.23.2 >conformance.txt 2>&1 &&
+	grep -q '^# [a-z0-9.-]*: [0-9]* of [0-9]* ONNX backend tests pass on the cuda backend' conformance.txt; then
+	ok "the node tests of onnx 1.23.2 on the list pass on the CUDA backend"
+	grep '^#' conformance.txt | head -8
+else
+	not_ok "the node tests of onnx 1.23.2 on the list pass on the CUDA backend"
+	sed 's/^/# /' conformance.txt | grep -v '^# ok' | head -60
+fi
 
 done_testing

@@ -30,11 +30,30 @@ static const char *const short_names[OV_DT_COUNT] = {
 	[OV_DT_FLOAT8E4M3FN] = "float8e4m3fn", [OV_DT_FLOAT8E4M3FNUZ] = "float8e4m3fnuz",
 	[OV_DT_FLOAT8E5M2] = "float8e5m2", [OV_DT_FLOAT8E5M2FNUZ] = "float8e5m2fnuz",
 	[OV_DT_UINT4] = "uint4", [OV_DT_INT4] = "int4", [OV_DT_FLOAT4E2M1] = "float4e2m1",
+	[OV_DT_FLOAT8E8M0] = "float8e8m0", [OV_DT_UINT2] = "uint2", [OV_DT_INT2] = "int2",
+	[OV_DT_FLOAT6E2M3] = "float6e2m3", [OV_DT_FLOAT6E3M2] = "float6e3m2",
 };
 
 int dtype_known(int32_t dt)
 {
 	return dt >= 0 && dt < OV_DT_COUNT;
+}
+
+const char *dtype_unknown_reason(int32_t dt, char *buf, size_t n)
+{
+	if (dt > OV_DT_LAST)
+		snprintf(buf, n, "element type %d is newer than the types onnxview knows (up to %d, %s, as in onnx 1.23)",
+			 (int)dt, OV_DT_LAST, dtypes[OV_DT_LAST].name);
+	else
+		snprintf(buf, n, "element type %d is no ONNX type", (int)dt);
+	return buf;
+}
+
+int dtype_packed(int32_t dt)
+{
+	int bits = dtype_bits(dt);
+
+	return bits > 0 && bits < 8;
 }
 
 const char *dtype_name(int32_t dt)

@@ -17,7 +17,10 @@ enum ov_dtype_field {
 };
 
 /* X(enum value in onnx.proto, NAME, bits per element in raw_data (0: not raw-storable), typed field,
- *   typed-field entries per element numerator/denominator) */
+ *   typed-field entries per element numerator/denominator).  Every type of onnx 1.23's TensorProto.DataType.
+ * Types under 8 bits are packed in raw_data as one little-endian bit stream, the first element in the lowest
+ * bits (4-bit: two a byte; 2-bit: four a byte; 6-bit: four in three bytes); in int32_data a 4-bit entry holds
+ * two elements, a 2-bit entry four, a 6-bit entry one. */
 #define OV_DTYPE_TABLE(X)                                      \
 	X(0, UNDEFINED, 0, OV_FIELD_NONE, 1, 1)                \
 	X(1, FLOAT, 32, OV_FIELD_FLOAT, 1, 1)                  \
@@ -42,7 +45,12 @@ enum ov_dtype_field {
 	X(20, FLOAT8E5M2FNUZ, 8, OV_FIELD_INT32, 1, 1)         \
 	X(21, UINT4, 4, OV_FIELD_INT32, 1, 2)                  \
 	X(22, INT4, 4, OV_FIELD_INT32, 1, 2)                   \
-	X(23, FLOAT4E2M1, 4, OV_FIELD_INT32, 1, 2)
+	X(23, FLOAT4E2M1, 4, OV_FIELD_INT32, 1, 2)             \
+	X(24, FLOAT8E8M0, 8, OV_FIELD_INT32, 1, 1)             \
+	X(25, UINT2, 2, OV_FIELD_INT32, 1, 4)                  \
+	X(26, INT2, 2, OV_FIELD_INT32, 1, 4)                   \
+	X(27, FLOAT6E2M3, 6, OV_FIELD_INT32, 1, 1)             \
+	X(28, FLOAT6E3M2, 6, OV_FIELD_INT32, 1, 1)
 
 enum ov_dtype {
 #define OV_X(num, name, bits, field, num_, den_) OV_DT_##name = num,
@@ -53,6 +61,13 @@ enum ov_dtype {
 
 /* True for the values onnx.proto (any version onnxview knows) defines. */
 int dtype_known(int32_t dt);
+/* The newest element type onnxview knows, for the line that refuses a newer one. */
+#define OV_DT_LAST (OV_DT_COUNT - 1)
+/* The one line for a data_type no version of onnx.proto that onnxview knows defines: a type newer than onnxview
+ * (a positive number past OV_DT_LAST) or a number that is no type at all. */
+const char *dtype_unknown_reason(int32_t dt, char *buf, size_t n);
+/* True for the packed types (under 8 bits a element). */
+int dtype_packed(int32_t dt);
 /* "FLOAT", "INT64", ...; for an unknown value a static "dtype(N)" string (not thread-safe). */
 const char *dtype_name(int32_t dt);
 /* Lowercase short name as people write it: float32, int64, float16, bool... */

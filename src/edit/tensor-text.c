@@ -104,7 +104,7 @@ static int text_dtype(int32_t dtype)
 	switch (dtype) {
 	case OV_DT_BOOL: case OV_DT_INT8: case OV_DT_UINT8: case OV_DT_INT16: case OV_DT_UINT16: case OV_DT_INT32:
 	case OV_DT_UINT32: case OV_DT_INT64: case OV_DT_UINT64: case OV_DT_INT4: case OV_DT_UINT4: case OV_DT_FLOAT:
-	case OV_DT_DOUBLE: case OV_DT_FLOAT16: case OV_DT_BFLOAT16:
+	case OV_DT_DOUBLE: case OV_DT_FLOAT16: case OV_DT_BFLOAT16: case OV_DT_INT2: case OV_DT_UINT2:
 		return 1;
 	default:
 		return 0;
@@ -158,11 +158,16 @@ static int encode_one(int32_t dtype, const char *text, uint8_t *raw, int64_t i, 
 			return -1;
 		memcpy(raw + 8 * i, &u, 8);
 		return 0;
-	case OV_DT_INT4: case OV_DT_UINT4:
-		if (parse_integer(text, dtype, dtype == OV_DT_INT4 ? -8 : 0, dtype == OV_DT_INT4 ? 7 : 15, &u, err))
+	case OV_DT_INT4: case OV_DT_UINT4: case OV_DT_INT2: case OV_DT_UINT2: {
+		int lo, hi, bits = dtype_bits(dtype);
+		ov_packed_int_range(dtype, &lo, &hi);
+		if (parse_integer(text, dtype, lo, hi, &u, err))
 			return -1;
-		raw[i / 2] = (uint8_t)(raw[i / 2] & ~(0xf << (4 * (i & 1)))) | (uint8_t)((u & 0xf) << (4 * (i & 1)));
+		uint8_t mask = (uint8_t)(((1u << bits) - 1) << (bits * (i % (8 / bits))));
+		raw[i / (8 / bits)] &= (uint8_t)~mask;
+		ov_packed_put(raw, i, bits, (uint32_t)u);
 		return 0;
+	}
 	case OV_DT_FLOAT: case OV_DT_DOUBLE: case OV_DT_FLOAT16: case OV_DT_BFLOAT16:
 		if (parse_real(text, &d, err))
 			return -1;

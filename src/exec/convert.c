@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "src/base/codec.h"
 #include "src/base/dtype.h"
 #include "src/model/describe.h"
 #include "src/exec/exec.h"
@@ -70,11 +71,36 @@ static int typed_from_proto(const Onnx__TensorProto *t, struct xtensor *o, struc
 			break;
 		case OV_DT_INT8: ((int8_t *)o->data)[i] = (int8_t)t->int32_data[i]; break;
 		case OV_DT_BOOL: ((uint8_t *)o->data)[i] = t->int32_data[i] != 0; break;
+		case OV_DT_INT4: case OV_DT_UINT4: case OV_DT_FLOAT4E2M1: case OV_DT_INT2: case OV_DT_UINT2: {
+			/* packed two (4-bit) or four (2-bit) an entry; one an entry also seen for 4-bit */
+			int bits = dtype_bits(o->dtype), per = 8 / bits;
+			uint32_t code = (int64_t)have == n && n > 1 && per == 2 ? (uint32_t)t->int32_data[i]
+				: (uint32_t)t->int32_data[i / per] >> (bits * (i % per));
+			((uint8_t *)o->data)[i] = ov_packed_widen(code & ((1u << bits) - 1), o->dtype);
+			break;
+		}
+		case OV_DT_FLOAT6E2M3: case OV_DT_FLOAT6E3M2:
+			((uint8_t *)o->data)[i] = (uint8_t)(t->int32_data[i] & 0x3f);
+			break;
 		default: /* uint8 and the 8-bit float formats (bit patterns) */
 			((uint8_t *)o->data)[i] = (uint8_t)t->int32_data[i];
 			break;
 		}
 	}
+	return 0;
+}
+
+/* Raw bytes of a type under 8 bits (a bit stream) into one byte an element. */
+static int unpack_raw(const uint8_t *p, size_t len, struct xtensor *o, struct ov_error *err)
+{
+	int bits = dtype_bits(o->dtype);
+	int64_t need = dtype_raw_bytes(o->dtype, o->numel);
+
+	if (need < 0 || len < (size_t)need)
+		return ov_fail(err, OV_FORMAT, "raw_data holds %zu bytes, %" PRId64 " %s elements need %" PRId64, len,
+			       o->numel, dtype_short_name(o->dtype), need);
+	for (int64_t i = 0; i < o->numel; i++)
+		((uint8_t *)o->data)[i] = ov_packed_widen(ov_packed_get(p, i, bits), o->dtype);
 	return 0;
 }
 
@@ -108,6 +134,13 @@ int exec_tensor_from_proto(struct ov_model *m, const Onnx__TensorProto *t, struc
 			xt_free(out);
 			return -1;
 		}
+		if (dtype_packed(t->data_type)) {
+			if (unpack_raw(data, len, out, err)) {
+				xt_free(out);
+				return -1;
+			}
+			return 0;
+		}
 		if (len < out->bytes) {
 			xt_free(out);
 			return ov_fail(err, OV_EXTERNAL, "external data holds %zu bytes, %s needs %zu", len,
@@ -115,6 +148,13 @@ int exec_tensor_from_proto(struct ov_model *m, const Onnx__TensorProto *t, struc
 		}
 		if (out->bytes)
 			memcpy(out->data, data, out->bytes);
+		return 0;
+	}
+	if (t->has_raw_data && dtype_packed(t->data_type)) {
+		if (unpack_raw(t->raw_data.data, t->raw_data.len, out, err)) {
+			xt_free(out);
+			return -1;
+		}
 		return 0;
 	}
 	if (t->has_raw_data) {

@@ -36,6 +36,8 @@ size_t xt_elem_size(int32_t dtype)
 
 	if (dtype == OV_DT_STRING)
 		return sizeof(char *);
+	if (dtype_packed(dtype)) /* one byte an element at run time (see src/base/codec.h) */
+		return 1;
 	return bits >= 8 ? (size_t)bits / 8 : 0;
 }
 
@@ -331,7 +333,12 @@ double xt_get(const struct xtensor *t, int64_t i)
 	case OV_DT_INT64: return (double)AT(int64_t);
 	case OV_DT_UINT64: return (double)AT(uint64_t);
 	case OV_DT_BOOL: return AT(uint8_t) != 0;
-	default: return NAN;
+	case OV_DT_INT4: case OV_DT_INT2: return AT(int8_t);
+	case OV_DT_UINT4: case OV_DT_UINT2: return AT(uint8_t);
+	default:
+		if (ov_is_small_float(t->dtype))
+			return ov_small_to_f32(AT(uint8_t), t->dtype);
+		return NAN;
 	}
 }
 
@@ -345,7 +352,8 @@ int64_t xt_get_int(const struct xtensor *t, int64_t i)
 	case OV_DT_INT16: return AT(int16_t);
 	case OV_DT_UINT16: return AT(uint16_t);
 	case OV_DT_INT8: return AT(int8_t);
-	case OV_DT_UINT8: case OV_DT_BOOL: return AT(uint8_t);
+	case OV_DT_UINT8: case OV_DT_BOOL: case OV_DT_UINT4: case OV_DT_UINT2: return AT(uint8_t);
+	case OV_DT_INT4: case OV_DT_INT2: return AT(int8_t);
 	default: {
 		double d = xt_get(t, i);
 		return d != d ? 0 : d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : (int64_t)d;
@@ -376,7 +384,15 @@ void xt_set(struct xtensor *t, int64_t i, double v)
 	case OV_DT_INT64: SET(int64_t, clampd(v, -9.2e18, 9.2e18)); break;
 	case OV_DT_UINT64: SET(uint64_t, clampd(v, 0, 1.8e19)); break;
 	case OV_DT_BOOL: SET(uint8_t, v != 0); break;
-	default: break;
+	case OV_DT_INT4: SET(int8_t, clampd(v, -8, 7)); break;
+	case OV_DT_UINT4: SET(uint8_t, clampd(v, 0, 15)); break;
+	case OV_DT_INT2: SET(int8_t, clampd(v, -2, 1)); break;
+	case OV_DT_UINT2: SET(uint8_t, clampd(v, 0, 3)); break;
+	case OV_DT_FLOAT8E8M0: SET(uint8_t, ov_f32_to_e8m0((float)v, 1, OV_E8M0_UP)); break;
+	default:
+		if (ov_is_small_float(t->dtype))
+			SET(uint8_t, ov_f64_to_small(v, t->dtype, 1));
+		break;
 	}
 }
 

@@ -52,7 +52,8 @@ int xt_host(struct xtensor *t, struct ov_error *err);
 /* Drop t's device copy (after bringing the value to the host): 0, or -1 with err. */
 int xt_drop_device(struct xtensor *t, struct ov_error *err);
 
-/* Element size in bytes (0 for STRING and sub-byte types, which kernels refuse). */
+/* Element size in bytes: the types under 8 bits take one byte an element at run time (INT4 and INT2
+ * sign-extended, the others' codes in the low bits: src/base/codec.h); 0 for UNDEFINED and unknown types. */
 size_t xt_elem_size(int32_t dtype);
 /* Allocate a tensor of dtype and dims (zero-filled). Refuses rank > XT_MAX_RANK, negative dims, products over
  * 2^40 elements (OV_LIMIT), and failed allocations (OV_NOMEM), naming what. */
@@ -71,7 +72,8 @@ void xt_wrap(struct xtensor *t, int32_t dtype, int rank, const int64_t *dims, vo
 void xt_free(struct xtensor *t);
 /* Deep copy of the host data (src must not be host_stale; the copy has no device copy). */
 int xt_copy(struct xtensor *dst, const struct xtensor *src, struct ov_error *err);
-/* Element i as double / set from double (any numeric dtype; float16/bfloat16 converted). */
+/* Element i as double / set from double (any numeric dtype; the 16-bit and smaller floats converted, xt_set
+ * saturating and rounding to nearest even; integers clamped). */
 double xt_get(const struct xtensor *t, int64_t i);
 void xt_set(struct xtensor *t, int64_t i, double v);
 /* Integer element i exactly (int64 and friends); for float dtypes, truncated. */

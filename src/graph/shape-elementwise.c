@@ -180,6 +180,32 @@ int rule_cast(struct infer_ctx *c)
 	return 0;
 }
 
+/* BitCast: x's shape, the type named by 'to' (the values change meaning, so none are kept) */
+int rule_bitcast(struct infer_ctx *c)
+{
+	set_out_like(c, 0, in_shape(c, 0), (int32_t)attr_int(c, "to", 0));
+	return 0;
+}
+
+/* StringSplit: the pieces [x..., most pieces] (the last dim known only from the strings) and the counts [x...] */
+int rule_string_split(struct infer_ctx *c)
+{
+	const struct vshape *x = in_shape(c, 0);
+	struct dim out[SHAPE_MAX_RANK];
+
+	if (!x || x->rank < 0 || x->rank >= SHAPE_MAX_RANK) {
+		set_out(c, 0, OV_DT_STRING, -1, NULL);
+		set_out(c, 1, OV_DT_INT64, -1, NULL);
+		return 0;
+	}
+	for (int i = 0; i < x->rank; i++)
+		out[i] = x->dims[i];
+	out[x->rank] = dim_unknown();
+	set_out(c, 0, OV_DT_STRING, x->rank + 1, out);
+	set_out(c, 1, OV_DT_INT64, x->rank, x->dims);
+	return 0;
+}
+
 int rule_castlike(struct infer_ctx *c)
 {
 	const struct vshape *x = in_shape(c, 0);

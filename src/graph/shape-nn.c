@@ -550,6 +550,56 @@ int rule_grid_sample(struct infer_ctx *c)
 	return 0;
 }
 
+/* Col2Im: [N, C x prod(block_shape), L] to [N, C, image_shape...] (image_shape and block_shape constants) */
+int rule_col2im(struct infer_ctx *c)
+{
+	const struct vshape *x = in_shape(c, 0);
+	int64_t img[SHAPE_MAX_RANK], blk[SHAPE_MAX_RANK];
+	int64_t ni = in_ints(c, 1, img, SHAPE_MAX_RANK - 2), nb = in_ints(c, 2, blk, SHAPE_MAX_RANK - 2);
+	struct dim out[SHAPE_MAX_RANK];
+
+	if (ni < 1 || nb != ni || !x || x->rank != 3) {
+		set_out(c, 0, dtype0(c), ni >= 1 ? (int)ni + 2 : -1, NULL);
+		return 0;
+	}
+	int64_t prod = 1;
+	for (int64_t i = 0; i < nb; i++)
+		prod *= blk[i] > 0 && blk[i] < (1 << 20) ? blk[i] : 1;
+	out[0] = x->dims[0];
+	out[1] = dim_known(x->dims[1]) && prod > 0 && x->dims[1].v % prod == 0 ? dim_num(x->dims[1].v / prod)
+									     : dim_unknown();
+	for (int64_t i = 0; i < ni; i++)
+		out[2 + i] = dim_num(img[i]);
+	set_out(c, 0, x->dtype, (int)ni + 2, out);
+	return 0;
+}
+
+/* AffineGrid: theta [N, r, r+1] and size [N, C, spatial...] give [N, spatial..., r] */
+int rule_affine_grid(struct infer_ctx *c)
+{
+	int64_t sz[5];
+	int64_t n = in_ints(c, 1, sz, 5);
+	struct dim out[5];
+
+	if (n != 4 && n != 5) {
+		set_out(c, 0, dtype0(c), -1, NULL);
+		return 0;
+	}
+	out[0] = dim_num(sz[0]);
+	for (int64_t i = 2; i < n; i++)
+		out[i - 1] = dim_num(sz[i]);
+	out[n - 1] = dim_num(n - 2);
+	set_out(c, 0, dtype0(c), (int)n, out);
+	return 0;
+}
+
+/* ImageDecoder: the pixels [H, W, C] as uint8, their sizes known only from the image */
+int rule_image_decoder(struct infer_ctx *c)
+{
+	set_out(c, 0, OV_DT_UINT8, 3, NULL);
+	return 0;
+}
+
 int rule_roi_align(struct infer_ctx *c)
 {
 	const struct vshape *x = in_shape(c, 0), *rois = in_shape(c, 1);

@@ -50,7 +50,9 @@ static const struct {
 	{.op = "BitwiseOr", .fn = rule_broadcast}, {.op = "BitwiseXor", .fn = rule_broadcast},
 	{.op = "Where", .fn = rule_where}, {.op = "Not", .fn = rule_bool_unary}, {.op = "IsNaN", .fn = rule_bool_unary},
 	{.op = "IsInf", .fn = rule_bool_unary}, {.op = "Cast", .fn = rule_cast},
-	{.op = "CastLike", .fn = rule_castlike}, {.op = "QuantizeLinear", .fn = rule_quantize},
+	{.op = "CastLike", .fn = rule_castlike}, {.op = "BitCast", .fn = rule_bitcast},
+	{.op = "StringConcat", .fn = rule_broadcast}, {.op = "RegexFullMatch", .fn = rule_bool_unary},
+	{.op = "StringSplit", .fn = rule_string_split}, {.op = "QuantizeLinear", .fn = rule_quantize},
 	{.op = "DequantizeLinear", .fn = rule_dequantize},
 	/* neural-network core */
 	{.op = "Conv", .fn = rule_conv}, {.op = "ConvInteger", .fn = rule_conv}, {.op = "QLinearConv", .fn = rule_conv},
@@ -63,7 +65,9 @@ static const struct {
 	{.op = "Resize", .fn = rule_resize}, {.op = "Upsample", .fn = rule_resize},
 	{.op = "DepthToSpace", .fn = rule_depth_to_space}, {.op = "SpaceToDepth", .fn = rule_space_to_depth},
 	{.op = "GridSample", .fn = rule_grid_sample}, {.op = "RoiAlign", .fn = rule_roi_align},
-	{.op = "NonMaxSuppression", .fn = rule_nms},
+	{.op = "NonMaxSuppression", .fn = rule_nms}, {.op = "Col2Im", .fn = rule_col2im},
+	{.op = "AffineGrid", .fn = rule_affine_grid}, {.op = "DeformConv", .fn = rule_conv},
+	{.op = "ImageDecoder", .fn = rule_image_decoder},
 	/* plumbing */
 	{.op = "Shape", .fn = rule_shape}, {.op = "Size", .fn = rule_size}, {.op = "Reshape", .fn = rule_reshape},
 	{.op = "Flatten", .fn = rule_flatten}, {.op = "Transpose", .fn = rule_transpose},

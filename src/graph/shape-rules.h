@@ -110,6 +110,11 @@ int rule_space_to_depth(struct infer_ctx *c);
 int rule_grid_sample(struct infer_ctx *c);
 int rule_roi_align(struct infer_ctx *c);
 int rule_nms(struct infer_ctx *c);
+int rule_col2im(struct infer_ctx *c);
+int rule_affine_grid(struct infer_ctx *c);
+int rule_bitcast(struct infer_ctx *c);
+int rule_string_split(struct infer_ctx *c);
+int rule_image_decoder(struct infer_ctx *c);
 /* src/graph/shape-tensor.c */
 int rule_shape(struct infer_ctx *c);
 int rule_size(struct infer_ctx *c);

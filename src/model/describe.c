@@ -9,10 +9,14 @@
 #include "src/base/codec.h"
 #include "src/base/dtype.h"
 
-static float float4_to_float(uint8_t v)
+/* A packed element's value from its code (INT4/INT2 signed, the small floats decoded). */
+static double packed_value(uint32_t code, int32_t dt)
 {
-	static const float mag[8] = {0, 0.5f, 1, 1.5f, 2, 3, 4, 6};
-	return (v & 8) ? -mag[v & 7] : mag[v & 7];
+	if (ov_is_small_float(dt))
+		return ov_small_to_f32((uint8_t)code, dt);
+	if (dt == OV_DT_INT4 || dt == OV_DT_INT2)
+		return (int8_t)ov_packed_widen(code, dt);
+	return code;
 }
 
 int tensor_view_open(struct ov_model *m, const Onnx__TensorProto *t, struct tensor_view *v, struct ov_error *err)
@@ -53,15 +57,11 @@ static double get_raw(const struct tensor_view *v, int64_t i)
 	case OV_DT_COMPLEX128: return RAW(double, 2 * i);
 	case OV_DT_BFLOAT16: return ov_bf16_to_f32(RAW(uint16_t, i));
 	case OV_DT_FLOAT8E4M3FN: case OV_DT_FLOAT8E4M3FNUZ: case OV_DT_FLOAT8E5M2: case OV_DT_FLOAT8E5M2FNUZ:
-		return ov_f8_to_f32(v->raw[i], v->dtype);
-	case OV_DT_UINT4: case OV_DT_INT4: case OV_DT_FLOAT4E2M1: {
-		uint8_t nib = (v->raw[i / 2] >> (4 * (i & 1))) & 0xf;
-		if (v->dtype == OV_DT_UINT4)
-			return nib;
-		if (v->dtype == OV_DT_INT4)
-			return (nib & 8) ? (int)nib - 16 : nib;
-		return float4_to_float(nib);
-	}
+	case OV_DT_FLOAT8E8M0:
+		return ov_small_to_f32(v->raw[i], v->dtype);
+	case OV_DT_UINT4: case OV_DT_INT4: case OV_DT_FLOAT4E2M1: case OV_DT_UINT2: case OV_DT_INT2:
+	case OV_DT_FLOAT6E2M3: case OV_DT_FLOAT6E3M2:
+		return packed_value(ov_packed_get(v->raw, i, dtype_bits(v->dtype)), v->dtype);
 	default: return NAN;
 	}
 }
@@ -80,15 +80,14 @@ static double get_typed(const struct tensor_view *v, int64_t i)
 	case OV_DT_FLOAT16: return ov_f16_to_f32((uint16_t)t->int32_data[i]);
 	case OV_DT_BFLOAT16: return ov_bf16_to_f32((uint16_t)t->int32_data[i]);
 	case OV_DT_FLOAT8E4M3FN: case OV_DT_FLOAT8E4M3FNUZ: case OV_DT_FLOAT8E5M2: case OV_DT_FLOAT8E5M2FNUZ:
-		return ov_f8_to_f32((uint8_t)t->int32_data[i], v->dtype);
-	case OV_DT_UINT4: case OV_DT_INT4: case OV_DT_FLOAT4E2M1: {
-		uint8_t nib = (int64_t)t->n_int32_data == v->numel ? (uint8_t)(t->int32_data[i] & 0xf)
-			: (uint8_t)((t->int32_data[i / 2] >> (4 * (i & 1))) & 0xf);
-		if (v->dtype == OV_DT_UINT4)
-			return nib;
-		if (v->dtype == OV_DT_INT4)
-			return (nib & 8) ? (int)nib - 16 : nib;
-		return float4_to_float(nib);
+	case OV_DT_FLOAT8E8M0: case OV_DT_FLOAT6E2M3: case OV_DT_FLOAT6E3M2:
+		return packed_value((uint8_t)t->int32_data[i], v->dtype);
+	case OV_DT_UINT4: case OV_DT_INT4: case OV_DT_FLOAT4E2M1: case OV_DT_UINT2: case OV_DT_INT2: {
+		/* one element an entry, or packed: two 4-bit or four 2-bit elements an entry */
+		int bits = dtype_bits(v->dtype), per = 8 / bits;
+		uint32_t code = (int64_t)t->n_int32_data == v->numel ? (uint32_t)t->int32_data[i] & ((1u << bits) - 1)
+			: ((uint32_t)t->int32_data[i / per] >> (bits * (i % per))) & ((1u << bits) - 1);
+		return packed_value(code, v->dtype);
 	}
 	case OV_DT_BOOL: return t->int32_data[i] != 0;
 	case OV_DT_STRING: return NAN;
@@ -194,7 +193,7 @@ static void put_number(struct strbuf *b, int32_t dtype, double x)
 		strbuf_puts(b, x > 0 ? "inf" : "-inf");
 	else if (dtype == OV_DT_INT64 || dtype == OV_DT_UINT64 || dtype == OV_DT_INT32 || dtype == OV_DT_UINT32 ||
 		 dtype == OV_DT_INT16 || dtype == OV_DT_UINT16 || dtype == OV_DT_INT8 || dtype == OV_DT_UINT8 ||
-		 dtype == OV_DT_INT4 || dtype == OV_DT_UINT4)
+		 dtype == OV_DT_INT4 || dtype == OV_DT_UINT4 || dtype == OV_DT_INT2 || dtype == OV_DT_UINT2)
 		strbuf_printf(b, "%.0f", x);
 	else
 		strbuf_printf(b, "%.6g", x);

@@ -40,7 +40,7 @@ static enum tensor_stats_kind kind_of(int32_t dt)
 {
 	switch (dt) {
 	case OV_DT_INT8: case OV_DT_UINT8: case OV_DT_INT16: case OV_DT_UINT16: case OV_DT_INT32: case OV_DT_UINT32:
-	case OV_DT_INT64: case OV_DT_INT4: case OV_DT_UINT4:
+	case OV_DT_INT64: case OV_DT_INT4: case OV_DT_UINT4: case OV_DT_INT2: case OV_DT_UINT2:
 		return TENSOR_STATS_INT;
 	case OV_DT_UINT64:
 		return TENSOR_STATS_UINT64;

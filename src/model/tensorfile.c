@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "src/model/describe.h"
+#include "src/base/codec.h"
 #include "src/base/dtype.h"
 #include "src/model/save.h"
 #include "src/model/tensorfile.h"
@@ -463,7 +464,9 @@ static int typed_to_raw(const Onnx__TensorProto *s, uint8_t *dst, int64_t count)
 			} else if (bits == 16) {
 				uint16_t h = (uint16_t)v;
 				memcpy(dst + 2 * i, &h, 2);
-			} else { /* 8 bits, or two 4-bit elements packed in one entry */
+			} else if (bits == 6) { /* one 6-bit element an entry, packed four in three bytes */
+				ov_packed_put(dst, i, 6, v);
+			} else { /* 8 bits, or two 4-bit or four 2-bit elements packed in one entry */
 				dst[i] = (uint8_t)(s->data_type == OV_DT_BOOL ? v != 0 : v);
 			}
 			break;
@@ -510,7 +513,10 @@ static int pb_read(const uint8_t *data, size_t len, ProtobufCAllocator *a, Onnx_
 		goto out;
 	}
 	if (!s->has_data_type || !dtype_known(s->data_type) || s->data_type == OV_DT_UNDEFINED) {
-		if (s->has_data_type)
+		char why[160];
+		if (s->has_data_type && s->data_type > OV_DT_LAST) /* a newer onnx.proto's type: not a broken file */
+			ov_fail(err, OV_INVALID, "%s", dtype_unknown_reason(s->data_type, why, sizeof why));
+		else if (s->has_data_type)
 			ov_fail(err, OV_FORMAT, "unknown data_type %d (not an ONNX TensorProto?)", (int)s->data_type);
 		else
 			ov_fail(err, OV_FORMAT, "no data_type (not an ONNX TensorProto?)");
@@ -575,6 +581,8 @@ static int pb_read(const uint8_t *data, size_t len, ProtobufCAllocator *a, Onnx_
 				for (int64_t i = 0; i < nbytes; i++)
 					t->raw_data.data[i] = t->raw_data.data[i] != 0;
 		} else {
+			if (nbytes)
+				memset(t->raw_data.data, 0, (size_t)nbytes);
 			typed_to_raw(s, t->raw_data.data, ntyped);
 		}
 	}

@@ -40,8 +40,11 @@ static int check_tensor(struct ov_model *m, const Onnx__TensorProto *t, struct o
 
 	if (!t->has_data_type || t->data_type == OV_DT_UNDEFINED)
 		return ov_fail(err, OV_FORMAT, "has no data type");
-	if (!dtype_known(t->data_type))
-		return ov_fail(err, OV_FORMAT, "has data type %d, which is not an ONNX type", (int)t->data_type);
+	if (!dtype_known(t->data_type)) {
+		char why[160];
+		return ov_fail(err, t->data_type > OV_DT_LAST ? OV_INVALID : OV_FORMAT, "%s",
+			       dtype_unknown_reason(t->data_type, why, sizeof why));
+	}
 	n = tensor_numel(t, err);
 	if (n < 0)
 		return -1;

@@ -1334,7 +1334,8 @@ int present_value_tensor(struct ov_model *m, const struct graph *g, int32_t id, 
 static int dtype_is_int(int32_t dt)
 {
 	return dt == OV_DT_INT8 || dt == OV_DT_UINT8 || dt == OV_DT_INT16 || dt == OV_DT_UINT16 || dt == OV_DT_INT32 ||
-	       dt == OV_DT_UINT32 || dt == OV_DT_INT64 || dt == OV_DT_INT4 || dt == OV_DT_UINT4;
+	       dt == OV_DT_UINT32 || dt == OV_DT_INT64 || dt == OV_DT_INT4 || dt == OV_DT_UINT4 || dt == OV_DT_INT2 ||
+	       dt == OV_DT_UINT2;
 }
 
 static void put_float(struct strbuf *b, double x)

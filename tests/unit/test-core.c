@@ -96,6 +96,72 @@ static int load(const struct pb *p, struct ov_model **m, struct ov_error *e)
 	return model_load_buffer(m, p->b, p->n, "mem.onnx", e);
 }
 
+/* The small types' encoders against ml_dtypes' astype (what ONNX's reference and test data use), value for value:
+ * NaN, -NaN, inf, -inf, 1e9, -1e9, -0, -1e-9, 7, 6.5, 5, 0.25, 0.2, 0.3. */
+static void test_small_floats(void)
+{
+	static const float v[14] = {NAN, -NAN, INFINITY, -INFINITY, 1e9f, -1e9f, -0.0f, -1e-9f, 7, 6.5f, 5, 0.25f, 0.2f, 0.3f};
+	static const struct {
+		int32_t dt;
+		uint8_t want[14];
+	} rows[] = {
+		{OV_DT_FLOAT8E4M3FN, {0x7f, 0xff, 0x7f, 0xff, 0x7f, 0xff, 0x80, 0x80, 0x4e, 0x4d, 0x4a, 0x28, 0x25, 0x2a}},
+		{OV_DT_FLOAT8E4M3FNUZ, {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0, 0, 0x56, 0x55, 0x52, 0x30, 0x2d, 0x32}},
+		{OV_DT_FLOAT8E5M2, {0x7e, 0xfe, 0x7c, 0xfc, 0x7c, 0xfc, 0x80, 0x80, 0x47, 0x46, 0x45, 0x34, 0x32, 0x35}},
+		{OV_DT_FLOAT8E5M2FNUZ, {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0, 0, 0x4b, 0x4a, 0x49, 0x38, 0x36, 0x39}},
+		/* NaN, which float4 and float6 cannot hold, is 0 here (ml_dtypes gives a zero of the other sign) */
+		{OV_DT_FLOAT4E2M1, {0, 0, 0x7, 0xf, 0x7, 0xf, 0x8, 0x8, 0x7, 0x7, 0x6, 0x0, 0x0, 0x1}},
+		{OV_DT_FLOAT6E2M3, {0, 0, 0x1f, 0x3f, 0x1f, 0x3f, 0x20, 0x20, 0x1e, 0x1d, 0x1a, 0x2, 0x2, 0x2}},
+	};
+	for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+		int bad = -1;
+		for (int i = 0; i < 14 && bad < 0; i++)
+			if (ov_f32_to_small(v[i], rows[r].dt, 0) != rows[r].want[i])
+				bad = i;
+		OK(bad < 0, "%s: 14 values encode as ml_dtypes does (without saturation)%s", dtype_name(rows[r].dt),
+		   bad < 0 ? "" : " -- one does not");
+	}
+	OK(ov_f32_to_small(INFINITY, OV_DT_FLOAT8E4M3FN, 1) == 0x7e && ov_f32_to_small(-1e9f, OV_DT_FLOAT8E5M2, 1) == 0xfb &&
+	   ov_f32_to_small(INFINITY, OV_DT_FLOAT8E5M2FNUZ, 1) == 0x7f && isnan(ov_small_to_f32(0x7f, OV_DT_FLOAT8E4M3FN)),
+	   "saturate: infinity and overflow become the largest finite value of their sign");
+	OK(ov_f32_to_small(464, OV_DT_FLOAT8E4M3FN, 0) == 0x7e && ov_f32_to_small(465, OV_DT_FLOAT8E4M3FN, 0) == 0x7f,
+	   "e4m3fn: 464 rounds to even (448), 465 over it is NaN without saturate");
+	int round_trip = 1;
+	for (int c = 0; c < 64; c++)
+		round_trip &= ov_f32_to_small(ov_small_to_f32((uint8_t)c, OV_DT_FLOAT6E3M2), OV_DT_FLOAT6E3M2, 0) == c;
+	OK(round_trip, "float6e3m2: every code decodes and encodes back to itself");
+	OK(ov_small_to_f32(0x1f, OV_DT_FLOAT6E3M2) == 28 && ov_small_to_f32(0x1f, OV_DT_FLOAT6E2M3) == 7.5f &&
+	   ov_small_to_f32(0x7, OV_DT_FLOAT4E2M1) == 6, "the largest float6e3m2, float6e2m3 and float4e2m1: 28, 7.5, 6");
+	OK(ov_f32_to_e8m0(1.0f, 1, OV_E8M0_UP) == 127 && ov_f32_to_e8m0(1.5f, 1, OV_E8M0_UP) == 128 &&
+	   ov_f32_to_e8m0(1.5f, 1, OV_E8M0_DOWN) == 127 && ov_f32_to_e8m0(1.5f, 1, OV_E8M0_NEAREST) == 128 &&
+	   ov_f32_to_e8m0(-4.0f, 1, OV_E8M0_UP) == 129 && ov_f32_to_e8m0(NAN, 1, OV_E8M0_UP) == 255 &&
+	   ov_f32_to_e8m0(3e38f, 1, OV_E8M0_UP) == 254 && ov_f32_to_e8m0(3e38f, 0, OV_E8M0_UP) == 255,
+	   "float8e8m0: the exponent, rounded up, down or to nearest; saturate keeps 254 from becoming NaN");
+	OK(ov_e8m0_to_f32(127) == 1.0f && ov_e8m0_to_f32(0) == ldexpf(1, -127) && isnan(ov_e8m0_to_f32(255)),
+	   "float8e8m0 decodes to 2^(e-127), 255 is NaN");
+	uint8_t packed[3] = {0};
+	static const int8_t i4[5] = {1, -2, 7, -8, 0};
+	for (int i = 0; i < 5; i++)
+		ov_packed_put(packed, i, 4, (uint32_t)i4[i]);
+	int same = packed[0] == 0xe1 && packed[1] == 0x87 && packed[2] == 0x00;
+	for (int i = 0; i < 5; i++)
+		same &= (int8_t)ov_packed_widen(ov_packed_get(packed, i, 4), OV_DT_INT4) == i4[i];
+	OK(same, "int4: two a byte, the first in the low bits, sign-extended back");
+	uint8_t p6[3] = {0};
+	for (int i = 0; i < 4; i++)
+		ov_packed_put(p6, i, 6, (uint32_t)(0x21 + i));
+	OK(p6[0] == (0x21 | (0x22 & 3) << 6) && p6[1] == (0x22 >> 2 | (0x23 & 0xf) << 4) && p6[2] == (0x23 >> 4 | 0x24 << 2) &&
+	   ov_packed_get(p6, 3, 6) == 0x24, "float6: four in three bytes, as onnx.proto lays them out");
+	OK(ov_packed_int_wrap(8, OV_DT_INT4) == (uint8_t)-8 && ov_packed_int_wrap(-3, OV_DT_INT2) == 1 &&
+	   ov_packed_int_wrap(5, OV_DT_UINT2) == 1, "casts to the packed integers wrap, as numpy's astype");
+	OK(dtype_raw_bytes(OV_DT_FLOAT6E2M3, 5) == 4 && dtype_raw_bytes(OV_DT_INT2, 5) == 2 &&
+	   dtype_typed_count(OV_DT_UINT2, 5) == 2, "raw and typed sizes of the 6- and 2-bit types");
+	char why[160];
+	OK(strstr(dtype_unknown_reason(29, why, sizeof why), "newer than the types onnxview knows") != NULL &&
+	   !strcmp(dtype_name(OV_DT_FLOAT8E8M0), "FLOAT8E8M0") && dtype_parse("int2") == OV_DT_INT2,
+	   "a type past FLOAT6E3M2 is named as newer; the new ones have names");
+}
+
 static void test_dtypes(void)
 {
 	IS_STR(dtype_name(OV_DT_FLOAT), "FLOAT", "dtype 1 is FLOAT");
@@ -120,6 +186,7 @@ static void test_dtypes(void)
 	OK(ov_f8_to_f32(0x3c, OV_DT_FLOAT8E5M2) == 1.0f, "float8 e5m2 1.0");
 	OK(isinf(ov_f8_to_f32(0x7c, OV_DT_FLOAT8E5M2)), "float8 e5m2 inf");
 	OK(ov_f8_to_f32(0x40, OV_DT_FLOAT8E5M2FNUZ) == 1.0f, "float8 e5m2fnuz 1.0 (bias 16)");
+	test_small_floats();
 }
 
 static void test_load_and_lift(void)

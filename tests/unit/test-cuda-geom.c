@@ -809,7 +809,9 @@ static void test_domain_binary_points(void)
 			int cpu = !run(&t, ops[o].opset, in, 2, &y, 1);
 			int dom = cu_dom_pick(dt, ops[o].doms);
 			if (ops[o].cu == CU_B_SHL || ops[o].cu == CU_B_SHR)
-				dom = dom < 0 ? -1 : CU_DOM_U64; /* as k_bitshift: every integer type in uint64 */
+				/* as k_bitshift: the signed types in int64, the others in uint64 */
+				dom = dom < 0 ? -1 : dt == OV_DT_INT8 || dt == OV_DT_INT16 || dt == OV_DT_INT32 || dt == OV_DT_INT64
+					? CU_DOM_I64 : CU_DOM_U64;
 			cases++;
 			int ok = cpu == (dom >= 0);
 			if (ok && cpu) {

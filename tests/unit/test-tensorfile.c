@@ -434,9 +434,13 @@ static void test_pb(void)
 	n = pack_tensor(&src, b);
 	OK(read_pb(b, n, &t, &e) == -1 && strstr(e.msg, "external file ('w.bin')"), "external data: %s", e.msg);
 	src.n_external_data = 0, src.has_data_location = 0;
-	src.data_type = 99;
+	src.data_type = 99; /* a type of a newer onnx.proto: refused as such, never as a broken file */
 	n = pack_tensor(&src, b);
-	OK(read_pb(b, n, &t, &e) == -1 && strstr(e.msg, "unknown data_type 99"), "%s", e.msg);
+	OK(read_pb(b, n, &t, &e) == -1 && strstr(e.msg, "element type 99 is newer than the types onnxview knows") &&
+	   e.code == OV_INVALID, "%s", e.msg);
+	src.data_type = -3;
+	n = pack_tensor(&src, b);
+	OK(read_pb(b, n, &t, &e) == -1 && strstr(e.msg, "unknown data_type -3") && e.code == OV_FORMAT, "%s", e.msg);
 	src.data_type = OV_DT_FLOAT;
 	dims[0] = -2;
 	n = pack_tensor(&src, b);

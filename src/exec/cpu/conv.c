@@ -1,6 +1,6 @@
 /* CPU convolutions: Conv (im2col + GEMM per group, a direct path for pointwise and depthwise, and a Relu or Clip the
  * runner offers to fuse applied as the output is written), ConvTranspose (GEMM + col2im), ConvInteger and QLinearConv
- * (through the double path), and the helpers shared by the NN families (src/exec/ops/ops.h). */
+ * (through the double path), Col2Im, DeformConv, and the helpers shared by the NN families (src/exec/ops/ops.h). */
 #include "config.h"
 
 #include <cblas.h>
@@ -1122,7 +1122,187 @@ static int kernel_qlinear_conv(struct exec_kernel_ctx *k)
 	return kernel_conv_integer_like(k, 1);
 }
 
+/* ---- Col2Im (opset 18): the columns of an unfold summed back into an image ---------------------------------- */
+
+/* An int64 list attribute of n values, or def for each when absent: 0, or -1 with k failed. */
+static int ints_or(struct exec_kernel_ctx *k, const char *name, int n, int64_t def, int64_t *out)
+{
+	int64_t got = xk_attr_ints(k, name, out, XT_MAX_RANK * 2);
+
+	if (got < 0 || got == 0) {
+		for (int i = 0; i < n; i++)
+			out[i] = def;
+		return 0;
+	}
+	if (got != n)
+		return xk_fail(k, "%s has %lld values, %d wanted", name, (long long)got, n);
+	return 0;
+}
+
+static int kernel_col2im(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = k->n_in > 0 ? k->in[0] : NULL, *is = k->n_in > 1 ? k->in[1] : NULL,
+			     *bs = k->n_in > 2 ? k->in[2] : NULL;
+	int64_t img[XT_MAX_RANK], blk[XT_MAX_RANK], dil[XT_MAX_RANK], str[XT_MAX_RANK], pads[2 * XT_MAX_RANK];
+	int64_t nblk[XT_MAX_RANK], out[XT_MAX_RANK];
+
+	if (!x || !is || !bs)
+		return xk_fail(k, "input, image_shape and block_shape are required");
+	int r = (int)is->numel;
+	if (x->rank != 3 || r < 1 || r > XT_MAX_RANK - 2 || bs->numel != r)
+		return xk_fail(k, "input must be 3-D and image_shape and block_shape of one length");
+	int64_t bprod = 1, L = 1;
+	for (int i = 0; i < r; i++) {
+		img[i] = xt_get_int(is, i), blk[i] = xt_get_int(bs, i);
+		if (img[i] <= 0 || blk[i] <= 0 || img[i] > (1 << 24) || blk[i] > (1 << 24))
+			return xk_fail(k, "image_shape and block_shape must be positive");
+		bprod *= blk[i];
+	}
+	if (ints_or(k, "dilations", r, 1, dil) || ints_or(k, "strides", r, 1, str) ||
+	    ints_or(k, "pads", 2 * r, 0, pads))
+		return -1;
+	for (int i = 0; i < r; i++) {
+		if (dil[i] <= 0 || str[i] <= 0 || pads[i] < 0 || pads[r + i] < 0)
+			return xk_fail(k, "dilations and strides must be positive, pads not negative");
+		int64_t span = dil[i] * (blk[i] - 1) + 1, room = img[i] + pads[i] + pads[r + i] - span;
+		if (room < 0)
+			return xk_fail(k, "the block does not fit the padded image on dim %d", i);
+		nblk[i] = room / str[i] + 1;
+		L *= nblk[i];
+	}
+	if (x->dims[1] % bprod || x->dims[2] != L)
+		return xk_fail(k, "input is [N, C x %lld, %lld] for these shapes, not [%lld, %lld, %lld]", (long long)bprod,
+			       (long long)L, (long long)x->dims[0], (long long)x->dims[1], (long long)x->dims[2]);
+	int64_t C = x->dims[1] / bprod, plane = 1;
+	out[0] = x->dims[0], out[1] = C;
+	for (int i = 0; i < r; i++)
+		out[2 + i] = img[i], plane *= img[i];
+	if (xk_output(k, 0, x->dtype, r + 2, out))
+		return -1;
+	struct xtensor *y = k->out[0];
+	double *acc = calloc((size_t)(plane ? plane : 1), sizeof *acc);
+	if (!acc)
+		return xk_fail(k, "out of memory");
+	for (int64_t nc = 0; nc < x->dims[0] * C; nc++) {
+		memset(acc, 0, (size_t)plane * sizeof *acc);
+		for (int64_t b = 0; b < bprod; b++) {
+			int64_t boff[XT_MAX_RANK], rest = b;
+			for (int i = r - 1; i >= 0; i--)
+				boff[i] = rest % blk[i], rest /= blk[i];
+			for (int64_t l = 0; l < L; l++) {
+				int64_t pos = 0, rl = l, inside = 1;
+				int64_t lo[XT_MAX_RANK];
+				for (int i = r - 1; i >= 0; i--)
+					lo[i] = rl % nblk[i], rl /= nblk[i];
+				for (int i = 0; i < r && inside; i++) {
+					int64_t p = lo[i] * str[i] - pads[i] + boff[i] * dil[i];
+					inside = p >= 0 && p < img[i];
+					pos = pos * img[i] + p;
+				}
+				if (inside)
+					acc[pos] += xt_get(x, (nc * bprod + b) * L + l);
+			}
+		}
+		for (int64_t p = 0; p < plane; p++)
+			xt_set(y, nc * plane + p, acc[p]);
+	}
+	free(acc);
+	return 0;
+}
+
+/* ---- DeformConv (opset 19): a 2-D convolution whose taps move by learned offsets (bilinear), scaled by a mask ---- */
+
+/* x's plane (h x w) at the fractional point (py, px): bilinear, what falls outside the plane counting 0 */
+static double deform_sample(const struct xtensor *x, int64_t off, int64_t h, int64_t w, double py, double px)
+{
+	if (py <= -1 || py >= (double)h || px <= -1 || px >= (double)w)
+		return 0;
+	double fy = floor(py), fx = floor(px), v = 0;
+	int64_t y0 = (int64_t)fy, x0 = (int64_t)fx;
+	double ly = py - fy, lx = px - fx;
+	for (int dy = 0; dy < 2; dy++)
+		for (int dx = 0; dx < 2; dx++) {
+			int64_t yy = y0 + dy, xx = x0 + dx;
+			if (yy < 0 || yy >= h || xx < 0 || xx >= w)
+				continue;
+			v += (dy ? ly : 1 - ly) * (dx ? lx : 1 - lx) * xt_get(x, off + yy * w + xx);
+		}
+	return v;
+}
+
+static int kernel_deform_conv(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = k->n_in > 0 ? k->in[0] : NULL, *wt = k->n_in > 1 ? k->in[1] : NULL,
+			     *offs = k->n_in > 2 ? k->in[2] : NULL, *bias = k->n_in > 3 ? k->in[3] : NULL,
+			     *mask = k->n_in > 4 ? k->in[4] : NULL;
+	int64_t dil[2], str[2], pads[4], ks[2], out[4];
+	int64_t group = xk_attr_int(k, "group", 1), og = xk_attr_int(k, "offset_group", 1);
+
+	if (!x || !wt || !offs)
+		return xk_fail(k, "X, W and offset are required");
+	if (x->rank != 4 || wt->rank != 4 || offs->rank != 4)
+		return xk_fail(k, "DeformConv runs 2-D (X, W and offset of rank 4)");
+	if (bias && !bias->numel)
+		bias = NULL;
+	if (mask && !mask->numel)
+		mask = NULL;
+	int64_t N = x->dims[0], C = x->dims[1], H = x->dims[2], W = x->dims[3], M = wt->dims[0];
+	if (xk_attr_ints(k, "kernel_shape", ks, 2) != 2)
+		ks[0] = wt->dims[2], ks[1] = wt->dims[3];
+	if (ints_or(k, "dilations", 2, 1, dil) || ints_or(k, "strides", 2, 1, str) || ints_or(k, "pads", 4, 0, pads))
+		return -1;
+	if (group <= 0 || og <= 0 || C % group || M % group || C % og || wt->dims[1] != C / group ||
+	    ks[0] != wt->dims[2] || ks[1] != wt->dims[3])
+		return xk_fail(k, "W is [%lld, %lld, %lld, %lld], which does not fit %lld channels in %lld groups",
+			       (long long)M, (long long)wt->dims[1], (long long)wt->dims[2], (long long)wt->dims[3],
+			       (long long)C, (long long)group);
+	for (int i = 0; i < 2; i++) {
+		int64_t room = (i ? W : H) + pads[i] + pads[2 + i] - dil[i] * (ks[i] - 1) - 1;
+		if (dil[i] <= 0 || str[i] <= 0 || room < 0)
+			return xk_fail(k, "the kernel does not fit the padded input on dim %d", i);
+		out[2 + i] = room / str[i] + 1;
+	}
+	out[0] = N, out[1] = M;
+	int64_t OH = out[2], OW = out[3], K = ks[0] * ks[1];
+	if (offs->dims[0] != N || offs->dims[1] != og * 2 * K || offs->dims[2] != OH || offs->dims[3] != OW)
+		return xk_fail(k, "offset must be [%lld, %lld, %lld, %lld]", (long long)N, (long long)(og * 2 * K),
+			       (long long)OH, (long long)OW);
+	if (mask && (mask->dims[0] != N || mask->dims[1] != og * K || mask->dims[2] != OH || mask->dims[3] != OW))
+		return xk_fail(k, "mask must be [%lld, %lld, %lld, %lld]", (long long)N, (long long)(og * K),
+			       (long long)OH, (long long)OW);
+	if (bias && bias->numel != M)
+		return xk_fail(k, "B has %lld values for %lld output channels", (long long)bias->numel, (long long)M);
+	if (xk_output(k, 0, x->dtype, 4, out))
+		return -1;
+	int64_t cg = C / group, mg = M / group, cog = C / og, plane = OH * OW;
+	for (int64_t n = 0; n < N; n++)
+		for (int64_t m = 0; m < M; m++)
+			for (int64_t oy = 0; oy < OH; oy++)
+				for (int64_t ox = 0; ox < OW; ox++) {
+					double acc = bias ? xt_get(bias, m) : 0;
+					int64_t g = m / mg;
+					for (int64_t ci = 0; ci < cg; ci++) {
+						int64_t c = g * cg + ci, o = c / cog;
+						for (int64_t kk = 0; kk < K; kk++) {
+							int64_t ky = kk / ks[1], kx = kk % ks[1], at = oy * OW + ox;
+							double dy = xt_get(offs, ((n * og + o) * 2 * K + 2 * kk) * plane + at);
+							double dx = xt_get(offs, ((n * og + o) * 2 * K + 2 * kk + 1) * plane + at);
+							double py = (double)(oy * str[0] - pads[0] + ky * dil[0]) + dy;
+							double px = (double)(ox * str[1] - pads[1] + kx * dil[1]) + dx;
+							double v = deform_sample(x, (n * C + c) * H * W, H, W, py, px);
+							if (mask)
+								v *= xt_get(mask, ((n * og + o) * K + kk) * plane + at);
+							acc += v * xt_get(wt, ((m * cg + ci) * ks[0] + ky) * ks[1] + kx);
+						}
+					}
+					xt_set(k->out[0], ((n * M + m) * OH + oy) * OW + ox, acc);
+				}
+	return 0;
+}
+
 const struct exec_kernel cpu_conv_kernels[] = {
+	{"Col2Im", 18, kernel_col2im},
+	{"DeformConv", 19, kernel_deform_conv},
 	{"Conv", 1, kernel_conv},
 	{"ConvTranspose", 1, kernel_conv_transpose},
 	{"ConvInteger", 10, kernel_conv_integer},

@@ -18,6 +18,7 @@
 #include "src/base/codec.h"
 #include "src/model/describe.h"
 #include "src/base/dtype.h"
+#include "src/exec/cpu/kernels.h"
 #include "src/exec/exec.h"
 #include "src/exec/ops/ov-math.h"
 
@@ -93,10 +94,12 @@ static int is_int(int32_t dt)
 	}
 }
 
-static int is_float8(int32_t dt)
+/* INT4, UINT4, INT2, UINT2: one byte an element at run time (src/base/codec.h) */
+static int is_packed_int(int32_t dt)
 {
-	return dt == OV_DT_FLOAT8E4M3FN || dt == OV_DT_FLOAT8E4M3FNUZ || dt == OV_DT_FLOAT8E5M2 ||
-	       dt == OV_DT_FLOAT8E5M2FNUZ;
+	int lo, hi;
+
+	return !ov_packed_int_range(dt, &lo, &hi);
 }
 
 /* The compute domains and the dtype each is held in */
@@ -145,7 +148,14 @@ static const int32_t dom_dtype[] = {OV_DT_FLOAT, OV_DT_DOUBLE, OV_DT_INT64, OV_D
 	case OV_DT_UINT32: CV_LOOP(TS, uint32_t, ov_f64_to_i64(LD)); return 0;                  \
 	case OV_DT_UINT64: CV_LOOP(TS, uint64_t, ov_f64_to_u64(LD)); return 0;                  \
 	case OV_DT_BOOL: CV_LOOP(TS, uint8_t, (LD) != 0); return 0;                             \
-	default: return -1;                                                                     \
+	case OV_DT_INT4: case OV_DT_UINT4: case OV_DT_INT2: case OV_DT_UINT2:                   \
+		CV_LOOP(TS, uint8_t, ov_packed_int_wrap(ov_f64_to_i64(LD), ddt)); return 0;     \
+	case OV_DT_FLOAT8E8M0: CV_LOOP(TS, uint8_t, ov_f32_to_e8m0((float)(LD), sat, rmode)); return 0; \
+	default:                                                                                \
+		if (!ov_is_small_float(ddt))                                                    \
+			return -1;                                                              \
+		CV_LOOP(TS, uint8_t, ov_f64_to_small(LD, ddt, sat));                            \
+		return 0;                                                                       \
 	}
 
 #define CV_FROM_INT(TS, LD)                                                                     \
@@ -163,11 +173,20 @@ static const int32_t dom_dtype[] = {OV_DT_FLOAT, OV_DT_DOUBLE, OV_DT_INT64, OV_D
 	case OV_DT_UINT32: CV_LOOP(TS, uint32_t, (LD)); return 0;                               \
 	case OV_DT_UINT64: CV_LOOP(TS, uint64_t, (LD)); return 0;                               \
 	case OV_DT_BOOL: CV_LOOP(TS, uint8_t, (LD) != 0); return 0;                             \
-	default: return -1;                                                                     \
+	case OV_DT_INT4: case OV_DT_UINT4: case OV_DT_INT2: case OV_DT_UINT2:                   \
+		CV_LOOP(TS, uint8_t, ov_packed_int_wrap((int64_t)(LD), ddt)); return 0;         \
+	case OV_DT_FLOAT8E8M0: CV_LOOP(TS, uint8_t, ov_f32_to_e8m0((float)(LD), sat, rmode)); return 0; \
+	default:                                                                                \
+		if (!ov_is_small_float(ddt))                                                    \
+			return -1;                                                              \
+		CV_LOOP(TS, uint8_t, ov_f64_to_small((double)(LD), ddt, sat));                  \
+		return 0;                                                                       \
 	}
 
-/* Convert n elements; -1 for a pair it does not know (strings, float8 targets, sub-byte types, complex). */
-static int conv_array(void *dst, int32_t ddt, const void *src, int32_t sdt, int64_t n)
+/* Convert n elements, to the small floats with Cast's saturate and (FLOAT8E8M0) round_mode; -1 for a pair it
+ * does not know (strings, complex). */
+static int conv_array_cast(void *dst, int32_t ddt, const void *src, int32_t sdt, int64_t n, int sat,
+			   enum ov_e8m0_round rmode)
 {
 	if (n <= 0)
 		return 0;
@@ -193,26 +212,32 @@ general:
 	case OV_DT_DOUBLE: CV_FROM_FLOAT(double, v)
 	case OV_DT_FLOAT16: CV_FROM_FLOAT(uint16_t, (double)ov_f16_to_f32(v))
 	case OV_DT_BFLOAT16: CV_FROM_FLOAT(uint16_t, (double)ov_bf16_to_f32(v))
-	case OV_DT_FLOAT8E4M3FN: case OV_DT_FLOAT8E4M3FNUZ: case OV_DT_FLOAT8E5M2: case OV_DT_FLOAT8E5M2FNUZ:
-		CV_FROM_FLOAT(uint8_t, (double)ov_f8_to_f32(v, sdt))
-	case OV_DT_INT8: CV_FROM_INT(int8_t, (int64_t)v)
+	case OV_DT_INT8: case OV_DT_INT4: case OV_DT_INT2: CV_FROM_INT(int8_t, (int64_t)v)
 	case OV_DT_INT16: CV_FROM_INT(int16_t, (int64_t)v)
 	case OV_DT_INT32: CV_FROM_INT(int32_t, (int64_t)v)
 	case OV_DT_INT64: CV_FROM_INT(int64_t, v)
-	case OV_DT_UINT8: CV_FROM_INT(uint8_t, (uint64_t)v)
+	case OV_DT_UINT8: case OV_DT_UINT4: case OV_DT_UINT2: CV_FROM_INT(uint8_t, (uint64_t)v)
 	case OV_DT_UINT16: CV_FROM_INT(uint16_t, (uint64_t)v)
 	case OV_DT_UINT32: CV_FROM_INT(uint32_t, (uint64_t)v)
 	case OV_DT_UINT64: CV_FROM_INT(uint64_t, v)
 	case OV_DT_BOOL: CV_FROM_INT(uint8_t, (uint64_t)(v != 0))
-	default: return -1;
+	default:
+		if (!ov_is_small_float(sdt))
+			return -1;
+		CV_FROM_FLOAT(uint8_t, (double)ov_small_to_f32(v, sdt))
 	}
+}
+
+/* Convert n elements (to the small floats saturating); -1 for a pair it does not know (strings, complex). */
+static int conv_array(void *dst, int32_t ddt, const void *src, int32_t sdt, int64_t n)
+{
+	return conv_array_cast(dst, ddt, src, sdt, n, 1, OV_E8M0_UP);
 }
 
 static int conv_known(int32_t dt, int as_target)
 {
-	if (dt == OV_DT_BOOL || is_int(dt) || is_float(dt))
-		return 1;
-	return !as_target && is_float8(dt);
+	(void)as_target;
+	return dt == OV_DT_BOOL || is_int(dt) || is_float(dt) || is_packed_int(dt) || ov_is_small_float(dt);
 }
 
 /* ---- unary ops ---- */
@@ -300,6 +325,7 @@ DEF_UNF(celu, ov_celu_f(x, (float)P.a), ov_celu_d(x, P.a))
 DEF_UNF(gelu, ov_gelu_f(x), ov_gelu_d(x))
 DEF_UNF(gelu_tanh, ov_gelu_tanh_f(x), ov_gelu_tanh_d(x))
 DEF_UNF(mish, ov_mish_f(x), ov_mish_d(x))
+DEF_UNF(swish, x * ov_sigmoid_f((float)P.a * x), x * ov_sigmoid_d(P.a * x))
 DEF_UNF(softplus, ov_softplus_f(x), ov_softplus_d(x))
 DEF_UNF(softsign, ov_softsign_f(x), ov_softsign_d(x))
 DEF_UNF(thresholded_relu, ov_thresholded_relu_f(x, (float)P.a), ov_thresholded_relu_d(x, P.a))
@@ -400,6 +426,13 @@ static int k_hard_sigmoid(struct exec_kernel_ctx *k)
 {
 	struct uparams p = {.a = xk_attr_float(k, "alpha", 0.2f), .b = xk_attr_float(k, "beta", 0.5f)};
 	return run_unary(k, &hard_sigmoid_fam, &p);
+}
+
+/* Swish (opset 24): x * sigmoid(alpha * x), SiLU when alpha is 1 */
+static int k_swish(struct exec_kernel_ctx *k)
+{
+	struct uparams p = {.a = xk_attr_float(k, "alpha", 1.0f)};
+	return run_unary(k, &swish_fam, &p);
 }
 
 static int k_leaky_relu(struct exec_kernel_ctx *k)
@@ -617,6 +650,8 @@ DEF_BIN(bxor_u64, uint64_t, uint64_t, uint64_t, a ^ b)
 static const struct bin_family bxor_fam = {NULL, NULL, bxor_i64, bxor_u64, 0};
 DEF_BIN(shl_u64, uint64_t, uint64_t, uint64_t, ov_shl_u64(a, b))
 DEF_BIN(shr_u64, uint64_t, uint64_t, uint64_t, ov_shr_u64(a, b))
+DEF_BIN(shl_i64, int64_t, int64_t, int64_t, ov_shl_i64(a, b))
+DEF_BIN(shr_i64, int64_t, int64_t, int64_t, ov_shr_i64(a, b))
 DEF_BIN(and_b, uint8_t, uint8_t, uint8_t, (a != 0) & (b != 0))
 DEF_BIN(or_b, uint8_t, uint8_t, uint8_t, (a != 0) | (b != 0))
 DEF_BIN(xor_b, uint8_t, uint8_t, uint8_t, (a != 0) ^ (b != 0))
@@ -842,6 +877,12 @@ static int k_bitshift(struct exec_kernel_ctx *k)
 		return xk_fail(k, "direction is \"%s\"; it must be \"LEFT\" or \"RIGHT\"", dir);
 	if (!is_int(a->dtype))
 		return fail_type(k, a, 0);
+	/* the signed types (opset 28) in int64, with their rules for shifts out of range (ov-math.h) */
+	if (dom_of(a->dtype) == DOM_I64 && a->dtype != OV_DT_UINT8 && a->dtype != OV_DT_UINT16 &&
+	    a->dtype != OV_DT_UINT32) {
+		im.ta = im.tb = im.ty = OV_DT_INT64;
+		im.fn = im.fn == shr_u64 ? shr_i64 : shl_i64;
+	}
 	return bin_exec(k, a, b, &im, a->dtype);
 }
 
@@ -1138,7 +1179,14 @@ static int cast_to(struct exec_kernel_ctx *k, const struct xtensor *x, int32_t t
 		return to == OV_DT_STRING ? copy_strings(k, x, y) : cast_from_string(k, x, y);
 	if (to == OV_DT_STRING)
 		return cast_to_string(k, x, y);
-	conv_array(y->data, to, x->data, x->dtype, x->numel);
+	/* saturate (opset 19) and round_mode (opset 24) matter for the small floats only */
+	char mode[16];
+	xk_attr_str(k, "round_mode", "up", mode, sizeof mode);
+	enum ov_e8m0_round rm = !strcmp(mode, "down") ? OV_E8M0_DOWN : !strcmp(mode, "nearest") ? OV_E8M0_NEAREST
+			      : OV_E8M0_UP;
+	if (strcmp(mode, "up") && rm == OV_E8M0_UP)
+		return xk_fail(k, "round_mode is \"%s\" (up, down or nearest)", mode);
+	conv_array_cast(y->data, to, x->data, x->dtype, x->numel, xk_attr_int(k, "saturate", 1) != 0, rm);
 	return 0;
 }
 
@@ -1158,6 +1206,31 @@ static int k_cast(struct exec_kernel_ctx *k)
 	if (to > INT32_MAX || !dtype_known((int32_t)to))
 		return xk_fail(k, "'to' is %" PRId64 ", which is no ONNX type", to);
 	return cast_to(k, x, (int32_t)to);
+}
+
+/* BitCast (opset 26): the same bits read as another type of the same width */
+static int k_bitcast(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = need(k, 0);
+	int64_t to = xk_attr_int(k, "to", -1);
+
+	if (!x)
+		return -1;
+	if (to <= 0 || to > INT32_MAX || !dtype_known((int32_t)to) || to == OV_DT_STRING || dtype_packed((int32_t)to))
+		return xk_fail(k, "'to' is %" PRId64 ", not a type BitCast takes", to);
+	if (x->dtype == OV_DT_STRING || dtype_packed(x->dtype))
+		return fail_type(k, x, 0);
+	if (dtype_bits(x->dtype) != dtype_bits((int32_t)to))
+		return xk_fail(k, "%s is %d bits, %s %d: BitCast keeps the width", dtype_short_name(x->dtype),
+			       dtype_bits(x->dtype), dtype_short_name((int32_t)to), dtype_bits((int32_t)to));
+	if (xk_output(k, 0, (int32_t)to, x->rank, x->dims))
+		return -1;
+	if (x->bytes)
+		memcpy(k->out[0]->data, x->data, x->bytes);
+	if (to == OV_DT_BOOL) /* a bool is 0 or 1 */
+		for (int64_t i = 0; i < x->numel; i++)
+			((uint8_t *)k->out[0]->data)[i] = ((uint8_t *)k->out[0]->data)[i] != 0;
+	return 0;
 }
 
 static int k_cast_like(struct exec_kernel_ctx *k)
@@ -1198,9 +1271,8 @@ static int k_dropout(struct exec_kernel_ctx *k)
 		return -1;
 	if (k->opset >= 12 && train && train->numel && xt_get(train, 0) != 0) {
 		double r = ratio && ratio->numel ? xt_get(ratio, 0) : 0.5;
-		if (r != 0)
-			return xk_fail(k, "training_mode is true with ratio %g; that drops at random, and onnxview "
-				       "runs inference (set training_mode false)", r);
+		if (r != 0) /* drawn as numpy's RandomState(seed) draws, so a seeded model repeats the reference */
+			return cpu_dropout_train(k, x, r);
 	}
 	if (copy_to_output(k, 0, x))
 		return -1;
@@ -1255,6 +1327,8 @@ const struct exec_kernel cpu_elementwise_kernels[] = {
 	{"GreaterOrEqual", 12, k_greater_equal},
 	{"HardSigmoid", 1, k_hard_sigmoid},
 	{"HardSwish", 14, k_hard_swish},
+	{"Swish", 24, k_swish},
+	{"BitCast", 26, k_bitcast},
 	{"Identity", 1, k_identity},
 	{"IsInf", 10, k_isinf},
 	{"IsNaN", 9, k_isnan},

@@ -22,6 +22,8 @@ void cpu_gemm(int32_t dtype, int trans_a, int trans_b, int64_t m, int64_t n, int
 	      const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c, int64_t ldc);
 
 /* Read a small 1-D tensor of numbers (any numeric dtype) as doubles: up to max values, returns the count. */
+/* Dropout's training mode, drawn as numpy's RandomState(seed) (src/exec/cpu/random.c): 0, or -1 with k failed. */
+int cpu_dropout_train(struct exec_kernel_ctx *k, const struct xtensor *x, double ratio);
 int64_t cpu_read_doubles(const struct xtensor *t, double *buf, int64_t max);
 
 #endif

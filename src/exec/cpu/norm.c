@@ -591,7 +591,43 @@ out:
 	return rc;
 }
 
+/* ---- LpNormalization: x divided by its L1 or L2 norm along an axis (a zero norm gives 0) ---------------------- */
+
+static int kernel_lp_normalization(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = k->n_in ? k->in[0] : NULL;
+	int64_t p = xk_attr_int(k, "p", 2);
+	int axis;
+
+	if (!x || (x->dtype != OV_DT_FLOAT && x->dtype != OV_DT_DOUBLE && x->dtype != OV_DT_FLOAT16 &&
+		   x->dtype != OV_DT_BFLOAT16))
+		return xk_fail(k, "LpNormalization takes a float tensor");
+	if (p != 1 && p != 2)
+		return xk_fail(k, "p is %lld (1 or 2)", (long long)p);
+	if (xk_norm_axis(k, xk_attr_int(k, "axis", -1), x->rank, &axis) || xk_output(k, 0, x->dtype, x->rank, x->dims))
+		return -1;
+	int64_t d = x->rank ? x->dims[axis] : 1, inner = 1;
+	for (int i = axis + 1; i < x->rank; i++)
+		inner *= x->dims[i];
+	int64_t outer = d && inner ? x->numel / (d * inner) : 0;
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t in = 0; in < inner; in++) {
+			int64_t base = o * d * inner + in;
+			double norm = 0;
+			for (int64_t j = 0; j < d; j++) {
+				double v = xt_get(x, base + j * inner);
+				norm += p == 1 ? fabs(v) : v * v;
+			}
+			if (p == 2)
+				norm = sqrt(norm);
+			for (int64_t j = 0; j < d; j++)
+				xt_set(k->out[0], base + j * inner, norm == 0 ? 0 : xt_get(x, base + j * inner) / norm);
+		}
+	return 0;
+}
+
 const struct exec_kernel cpu_norm_kernels[] = {
+	{"LpNormalization", 1, kernel_lp_normalization},
 	{"BatchNormalization", 1, kernel_batchnorm},
 	{"InstanceNormalization", 1, kernel_instancenorm},
 	{"LayerNormalization", 17, kernel_layernorm},

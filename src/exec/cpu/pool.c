@@ -404,11 +404,19 @@ static int kernel_max_unpool(struct exec_kernel_ctx *k)
 		if (out[2 + i] < 0)
 			return xk_fail(k, "output size on spatial dim %d is negative", i);
 	}
+	/* Indices count in the shape MaxPool's input had (the shape without output_shape, def); output_shape can
+	 * make Y larger, each value keeping its coordinates */
+	int64_t def[XT_MAX_RANK];
+	memcpy(def, out, (size_t)x->rank * sizeof def[0]);
 	if (oshape) {
 		if (oshape->numel != x->rank)
 			return xk_fail(k, "output_shape has %lld values for rank %d", (long long)oshape->numel, x->rank);
-		for (int i = 0; i < x->rank; i++)
+		for (int i = 0; i < x->rank; i++) {
 			out[i] = xt_get_int(oshape, i);
+			if (out[i] < def[i] || out[i] > (1ll << 40))
+				return xk_fail(k, "output_shape's dim %d (%lld) is smaller than the unpooled %lld", i,
+					       (long long)out[i], (long long)def[i]);
+		}
 	}
 	if (xk_output(k, 0, x->dtype, x->rank, out))
 		return -1;
@@ -418,11 +426,14 @@ static int kernel_max_unpool(struct exec_kernel_ctx *k)
 		return xk_fail(k, "MaxUnpool on %s is not supported", dtype_short_name(x->dtype));
 	/* Indices address the pooled tensor's input, of the same size per plane as Y unless output_shape says
 	 * otherwise; they are used as flat indices into Y */
+	struct ov_unpool_map um;
+	ov_unpool_setup(&um, x->rank, def, out, oshape != NULL);
 	for (int64_t i = 0; i < x->numel; i++) {
-		int64_t at = xt_get_int(ind, i);
-		if (at < 0 || at >= y->numel)
-			return xk_fail(k, "index %lld at %lld is outside Y (%lld values)", (long long)at, (long long)i,
-				       (long long)y->numel);
+		int64_t at = ov_unpool_target(&um, xt_get_int(ind, i));
+		if (at < 0)
+			return xk_fail(k, "index %lld at %lld is outside %s (%lld values)", (long long)xt_get_int(ind, i),
+				       (long long)i, um.remap ? "the unpooled shape" : "Y",
+				       (long long)(um.remap ? um.def_numel : um.out_numel));
 		memcpy((char *)y->data + (size_t)at * es, (const char *)x->data + (size_t)i * es, es);
 	}
 	return 0;

@@ -22,21 +22,33 @@ static int k_quantize_linear(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = input(k, 0), *scale = input(k, 1), *zp = input(k, 2);
 	struct ov_qparams q;
-	double lo, hi;
+	double lo = 0, hi = 0;
 
 	if (!x || !scale)
 		return xk_fail(k, "x and y_scale are required");
 	if (zp && !zp->numel)
 		zp = NULL;
-	int32_t dt = zp ? zp->dtype : (int32_t)xk_attr_int(k, "output_dtype", OV_DT_UINT8);
-	if (!dt)
-		dt = OV_DT_UINT8;
-	if (ov_quant_range(dt, &lo, &hi))
-		return xk_fail(k, "quantizing to %s is not supported (uint8, int8, uint16, int16 are)", dtype_name(dt));
+	int32_t odt = (int32_t)xk_attr_int(k, "output_dtype", 0);
+	int32_t dt = zp ? zp->dtype : odt ? odt : OV_DT_UINT8;
+	if (zp && odt && odt != zp->dtype)
+		return xk_fail(k, "output_dtype is %s, the zero point %s", dtype_name(odt), dtype_name(zp->dtype));
+	int flt = ov_quant_float_type(dt);
+	if (!flt && ov_quant_range(dt, &lo, &hi))
+		return xk_fail(k, "quantizing to %s is not supported (the 16-, 8-, 4- and 2-bit integers, float8, float6 "
+			       "and float4 are)", dtype_name(dt));
 	if (ops_quant_setup(k, x, scale, zp, &q) || xk_output(k, 0, dt, x->rank, x->dims))
 		return -1;
 	struct xtensor *y = k->out[0];
 	int single = x->dtype == OV_DT_FLOAT || x->dtype == OV_DT_FLOAT16 || x->dtype == OV_DT_BFLOAT16;
+	if (flt) {
+		int sat = xk_attr_int(k, "saturate", 1) != 0;
+		for (int64_t i = 0; i < x->numel; i++) {
+			int64_t p = ov_qparam_index(&q, i);
+			((uint8_t *)y->data)[i] = ov_quantize_small(xt_get(x, i), xt_get(scale, p), single,
+								    zp ? xt_get(zp, p) : 0.0, dt, sat);
+		}
+		return 0;
+	}
 	for (int64_t i = 0; i < x->numel; i++) {
 		int64_t p = ov_qparam_index(&q, i);
 		xt_set(y, i, ov_quantize(xt_get(x, i), xt_get(scale, p), single, zp != NULL, zp ? xt_get_int(zp, p) : 0,
@@ -54,8 +66,9 @@ static int k_dequantize_linear(struct exec_kernel_ctx *k)
 		return xk_fail(k, "x and x_scale are required");
 	if (zp && !zp->numel)
 		zp = NULL;
-	if (x->dtype != OV_DT_UINT8 && x->dtype != OV_DT_INT8 && x->dtype != OV_DT_UINT16 && x->dtype != OV_DT_INT16 &&
-	    x->dtype != OV_DT_INT32)
+	double lo = 0, hi = 0;
+	int flt = ov_quant_float_type(x->dtype);
+	if (!flt && x->dtype != OV_DT_INT32 && ov_quant_range(x->dtype, &lo, &hi))
 		return xk_fail(k, "dequantizing %s is not supported", dtype_name(x->dtype));
 	if (zp && zp->dtype != x->dtype)
 		return xk_fail(k, "the zero point is %s, x is %s", dtype_name(zp->dtype), dtype_name(x->dtype));
@@ -69,7 +82,12 @@ static int k_dequantize_linear(struct exec_kernel_ctx *k)
 	struct xtensor *y = k->out[0];
 	for (int64_t i = 0; i < x->numel; i++) {
 		int64_t p = ov_qparam_index(&q, i);
-		xt_set(y, i, ov_dequantize(xt_get_int(x, i), zp != NULL, zp ? xt_get_int(zp, p) : 0, xt_get(scale, p)));
+		if (flt)
+			xt_set(y, i, ov_dequantize_f((float)xt_get(x, i), zp != NULL, zp ? (float)xt_get(zp, p) : 0.0f,
+						     xt_get(scale, p)));
+		else
+			xt_set(y, i, ov_dequantize(xt_get_int(x, i), zp != NULL, zp ? xt_get_int(zp, p) : 0,
+						   xt_get(scale, p)));
 	}
 	return 0;
 }

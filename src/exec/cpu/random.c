@@ -1,10 +1,12 @@
-/* CPU random generators: RandomUniform(Like), RandomNormal(Like), Bernoulli (a Mersenne Twister seeded
- * from the seed attribute, else from the clock). */
+/* CPU random generators: RandomUniform(Like), RandomNormal(Like), Bernoulli, and Dropout's training mode (a
+ * Mersenne Twister seeded from the seed attribute). */
 #include "config.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "src/base/dtype.h"
+#include "src/exec/cpu/kernels.h"
 #include "src/exec/exec.h"
 #include "src/exec/ops/index.h"
 
@@ -73,6 +75,38 @@ static double mt_gauss(struct mt *m)
 	m->gauss = f * x1;
 	m->has_gauss = 1;
 	return f * x2;
+}
+
+/* Dropout with training_mode true (cpu/elementwise.c's kernel hands it over): an element is kept where numpy's
+ * uniform draw for it (RandomState(seed), one draw an element in C order) is at least the ratio, and scaled by
+ * 1 / (1 - ratio), as ONNX's reference computes it; the mask (output 1) says which were kept. */
+int cpu_dropout_train(struct exec_kernel_ctx *k, const struct xtensor *x, double ratio)
+{
+	int64_t seed = xk_attr_int(k, "seed", 0);
+	struct mt *m;
+
+	if (!(ratio >= 0 && ratio < 1))
+		return xk_fail(k, "ratio %g is outside [0, 1)", ratio);
+	if (x->dtype != OV_DT_FLOAT && x->dtype != OV_DT_DOUBLE && x->dtype != OV_DT_FLOAT16 && x->dtype != OV_DT_BFLOAT16)
+		return xk_fail(k, "Dropout takes a float tensor, not %s", dtype_short_name(x->dtype));
+	if (xk_output(k, 0, x->dtype, x->rank, x->dims) ||
+	    (k->n_out > 1 && xk_output(k, 1, OV_DT_BOOL, x->rank, x->dims)))
+		return -1;
+	if (!(m = malloc(sizeof *m)))
+		return xk_fail(k, "out of memory");
+	mt_seed(m, (uint32_t)seed);
+	/* the scale in x's precision, as numpy multiplies a float32 array by a Python float */
+	double scale = 1 / (1 - ratio);
+	if (x->dtype != OV_DT_DOUBLE)
+		scale = (float)scale;
+	for (int64_t i = 0; i < x->numel; i++) {
+		int keep = mt_double(m) >= ratio;
+		xt_set(k->out[0], i, keep ? xt_get(x, i) * scale : 0.0 * xt_get(x, i));
+		if (k->n_out > 1)
+			((uint8_t *)k->out[1]->data)[i] = (uint8_t)keep;
+	}
+	free(m);
+	return 0;
 }
 
 enum rnd { RND_UNIFORM, RND_NORMAL, RND_BERNOULLI };

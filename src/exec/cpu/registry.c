@@ -1,6 +1,5 @@
-/* The CPU backend's kernel lookup: one table per op family (src/exec/cpu/<family>.c), searched by op
- * name for the row with the greatest 'since' that is not above the model's opset (the ai.onnx.preview domain's
- * few ops have a table of their own, by that domain's opset). */
+/* The CPU backend's kernel lookup: one table per op family (src/exec/cpu/<family>.c), searched by domain and op
+ * name for the row with the greatest 'since' that is not above the model's opset of that domain. */
 #include "config.h"
 
 #include <string.h>
@@ -9,10 +8,12 @@
 
 /* Every family's table (src/exec/cpu/<family>.c), referenced strongly: a missing family is a link error. */
 #define CPU_FAMILIES(X) \
-	X(elementwise) X(conv) X(gemm) X(pool) X(norm) X(resize) X(shape) X(gather) X(reduce) X(control) X(sequence) \
-	X(detection) X(quantize) X(recurrent) X(signal) X(loss) X(text) X(random) X(attention) X(transformer)
+	X(elementwise, NULL) X(conv, NULL) X(gemm, NULL) X(pool, NULL) X(norm, NULL) X(resize, NULL) X(shape, NULL) \
+	X(gather, NULL) X(reduce, NULL) X(control, NULL) X(sequence, NULL) X(detection, NULL) X(quantize, NULL) \
+	X(recurrent, NULL) X(signal, NULL) X(loss, NULL) X(text, NULL) X(random, NULL) X(attention, NULL) \
+	X(transformer, NULL) X(ml, "ai.onnx.ml") X(training, "ai.onnx.preview.training") X(preview, "ai.onnx.preview")
 
-#define DECLARE(f)                                                                  \
+#define DECLARE(f, d) \
 	extern const struct exec_kernel cpu_##f##_kernels[]; \
 	extern const size_t cpu_##f##_count;
 CPU_FAMILIES(DECLARE)
@@ -20,15 +21,14 @@ CPU_FAMILIES(DECLARE)
 
 extern const struct exec_kernel cpu_container_kernels[];
 extern const size_t cpu_container_count;
-/* The ai.onnx.preview domain's ops (FlexAttention, cpu/attention.c), by that domain's opset. */
-extern const struct exec_kernel cpu_preview_kernels[];
-extern const size_t cpu_preview_count;
 
+/* Each family's ops are of one domain (NULL: the default one, ai.onnx). */
 static const struct {
 	const struct exec_kernel *rows;
 	const size_t *count;
+	const char *domain;
 } families[] = {
-#define ROW(f) {cpu_##f##_kernels, &cpu_##f##_count},
+#define ROW(f, d) {cpu_##f##_kernels, &cpu_##f##_count, d},
 	CPU_FAMILIES(ROW)
 #undef ROW
 };
@@ -37,16 +37,13 @@ exec_kernel_fn cpu_find_kernel(const char *domain, const char *op, int64_t opset
 {
 	const struct exec_kernel *best = NULL;
 
-	if (op && domain && !strcmp(domain, "ai.onnx.preview")) {
-		for (size_t i = 0; i < cpu_preview_count; i++)
-			if (!strcmp(cpu_preview_kernels[i].op, op) && cpu_preview_kernels[i].since <= opset &&
-			    (!best || cpu_preview_kernels[i].since > best->since))
-				best = &cpu_preview_kernels[i];
-		return best ? best->fn : NULL;
-	}
-	if (!op || (domain && *domain && strcmp(domain, "ai.onnx")))
+	if (!op)
 		return NULL;
+	if (domain && (!*domain || !strcmp(domain, "ai.onnx")))
+		domain = NULL;
 	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
+		if (!families[f].domain != !domain || (domain && strcmp(families[f].domain, domain)))
+			continue;
 		for (size_t i = 0; i < *families[f].count; i++) {
 			const struct exec_kernel *k = &families[f].rows[i];
 			if (k->op && !strcmp(k->op, op) && k->since <= opset && (!best || k->since > best->since))

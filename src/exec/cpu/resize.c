@@ -383,11 +383,66 @@ static int kernel_grid_sample(struct exec_kernel_ctx *k)
 	return 0;
 }
 
+/* ---- AffineGrid (opset 20): the sampling grid of an affine map, GridSample's partner ----------------------------- */
+
+/* Coordinate i of n points spanning [-1, 1]: the end points themselves with align_corners, else the pixel centres. */
+static double affine_base(int64_t i, int64_t n, int align)
+{
+	if (align)
+		return n > 1 ? -1 + 2.0 * (double)i / (double)(n - 1) : -1;
+	return (2.0 * (double)i + 1) / (double)n - 1;
+}
+
+static int kernel_affine_grid(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *th = k->n_in ? k->in[0] : NULL, *sz = k->n_in > 1 ? k->in[1] : NULL;
+	int align = xk_attr_int(k, "align_corners", 0) != 0;
+	int64_t out[5];
+
+	if (!th || !sz)
+		return xk_fail(k, "theta and size are required");
+	int r = (int)sz->numel - 2; /* 2 or 3 spatial dims */
+	if ((r != 2 && r != 3) || th->rank != 3 || th->dims[1] != r || th->dims[2] != r + 1)
+		return xk_fail(k, "theta must be [N, %d, %d] for a size of %lld values (4 or 5)", r, r + 1,
+			       (long long)sz->numel);
+	int64_t N = xt_get_int(sz, 0), sp[3] = {1, 1, 1}, cnt = 1;
+	if (N != th->dims[0])
+		return xk_fail(k, "size's N is %lld, theta's %lld", (long long)N, (long long)th->dims[0]);
+	out[0] = N;
+	for (int i = 0; i < r; i++) {
+		sp[3 - r + i] = xt_get_int(sz, 2 + i);
+		if (sp[3 - r + i] < 0 || sp[3 - r + i] > (1 << 24))
+			return xk_fail(k, "size holds a dim out of range");
+		out[1 + i] = sp[3 - r + i];
+		cnt *= sp[3 - r + i];
+	}
+	out[1 + r] = r;
+	if (xk_output(k, 0, th->dtype, r + 2, out))
+		return -1;
+	int64_t at = 0;
+	for (int64_t n = 0; n < N; n++)
+		for (int64_t dz = 0; dz < sp[0]; dz++)
+			for (int64_t hy = 0; hy < sp[1]; hy++)
+				for (int64_t wx = 0; wx < sp[2]; wx++) {
+					/* the homogeneous point (x, y[, z], 1): x along W, y along H, z along D */
+					double pt[4] = {affine_base(wx, sp[2], align), affine_base(hy, sp[1], align),
+							r == 3 ? affine_base(dz, sp[0], align) : 1, 1};
+					for (int i = 0; i < r; i++) {
+						double v = 0;
+						for (int j = 0; j <= r; j++)
+							v += xt_get(th, (n * r + i) * (r + 1) + j) * pt[j];
+						xt_set(k->out[0], at++, v);
+					}
+				}
+	return 0;
+}
+
 const struct exec_kernel cpu_resize_kernels[] = {
 	{"Resize", 10, kernel_resize},
 	{"Upsample", 7, kernel_upsample},
 	{"DepthToSpace", 1, kernel_depth_to_space},
 	{"SpaceToDepth", 1, kernel_space_to_depth},
 	{"GridSample", 16, kernel_grid_sample},
+	{"AffineGrid", 20, kernel_affine_grid},
 };
 const size_t cpu_resize_count = sizeof cpu_resize_kernels / sizeof cpu_resize_kernels[0];

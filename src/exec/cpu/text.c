@@ -1,4 +1,4 @@
-/* CPU string ops: StringNormalizer, TfIdfVectorizer. */
+/* CPU string ops: StringNormalizer, TfIdfVectorizer, StringConcat, StringSplit, RegexFullMatch. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -6,6 +6,8 @@
 
 #include "src/exec/exec.h"
 #include "src/exec/ops/index.h"
+#include "src/exec/ops/ov-math.h"
+#include "src/exec/ops/regex.h"
 
 #define MAXR XT_MAX_RANK
 #define PI 3.14159265358979323846
@@ -301,8 +303,188 @@ out:
 	return rc;
 }
 
+/* ---- StringConcat, StringSplit, RegexFullMatch (opset 20) ------------------------------------------------------- */
+
+static int need_strings(struct exec_kernel_ctx *k, const struct xtensor *x, size_t i)
+{
+	if (!x)
+		return xk_fail(k, "input %zu is missing", i);
+	if (x->dtype != OV_DT_STRING)
+		return xk_fail(k, "input %zu is %s; this op takes strings", i, dtype_short_name(x->dtype));
+	return 0;
+}
+
+static const char *str_at(const struct xtensor *x, int64_t i)
+{
+	const char *s = ((char *const *)x->data)[i];
+	return s ? s : "";
+}
+
+/* The two inputs joined element by element, with numpy's broadcasting. */
+static int k_string_concat(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *a = input(k, 0), *b = input(k, 1);
+	int ranks[2], rank;
+	const int64_t *d[2];
+	int64_t dims[MAXR];
+	struct ov_bcast bc;
+
+	if (need_strings(k, a, 0) || need_strings(k, b, 1))
+		return -1;
+	ranks[0] = a->rank, ranks[1] = b->rank, d[0] = a->dims, d[1] = b->dims;
+	if (ov_bcast_shape(2, ranks, d, &rank, dims) >= 0)
+		return xk_fail(k, "the shapes of the two inputs do not broadcast");
+	if (xk_output(k, 0, OV_DT_STRING, rank, dims))
+		return -1;
+	struct xtensor *y = k->out[0];
+	ov_bcast_plan(&bc, 2, ranks, d, rank, dims);
+	for (int64_t i = 0; i < y->numel; i++) {
+		const char *x0 = str_at(a, ov_bcast_offset(&bc, 0, i)), *x1 = str_at(b, ov_bcast_offset(&bc, 1, i));
+		size_t l0 = strlen(x0), l1 = strlen(x1);
+		char *c = malloc(l0 + l1 + 1);
+		if (!c)
+			return xk_fail(k, "out of memory");
+		memcpy(c, x0, l0);
+		memcpy(c + l0, x1, l1 + 1);
+		((char **)y->data)[i] = c;
+	}
+	return 0;
+}
+
+/* The pieces of s as Python's str.split(delim, maxsplit) gives them (delim NULL: runs of whitespace, none empty);
+ * starts and lengths into st/ln when not NULL; returns the count. */
+static int64_t split_one(const char *s, const char *delim, int64_t maxsplit, int64_t *st, int64_t *ln)
+{
+	int64_t n = 0, len = (int64_t)strlen(s);
+
+	if (!delim) {
+		int64_t i = 0;
+		while (i < len) {
+			while (i < len && strchr(" \t\n\r\f\v", s[i]))
+				i++;
+			if (i == len)
+				break;
+			int64_t j = i;
+			if (maxsplit >= 0 && n == maxsplit) { /* the rest, its trailing whitespace trimmed */
+				j = len;
+				while (j > i && strchr(" \t\n\r\f\v", s[j - 1]))
+					j--;
+			} else {
+				while (j < len && !strchr(" \t\n\r\f\v", s[j]))
+					j++;
+			}
+			if (st)
+				st[n] = i, ln[n] = j - i;
+			n++;
+			i = j;
+		}
+		return n;
+	}
+	int64_t dl = (int64_t)strlen(delim), i = 0;
+	for (;;) {
+		const char *hit = maxsplit >= 0 && n == maxsplit ? NULL : strstr(s + i, delim);
+		int64_t j = hit ? hit - s : len;
+		if (st)
+			st[n] = i, ln[n] = j - i;
+		n++;
+		if (!hit)
+			break;
+		i = j + dl;
+	}
+	return n;
+}
+
+static int k_string_split(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = input(k, 0);
+	const Onnx__AttributeProto *da = node_attr(k, "delimiter");
+	char *delim = NULL;
+	int64_t maxsplit = xk_attr_int(k, "maxsplit", -1), most = 0, dims[MAXR + 1];
+	int rc = -1;
+
+	if (need_strings(k, x, 0))
+		return -1;
+	if (x->rank >= MAXR)
+		return xk_fail(k, "rank %d leaves no room for the pieces' axis", x->rank);
+	if (da && da->has_s && da->s.len) {
+		if (!(delim = malloc(da->s.len + 1)))
+			return xk_fail(k, "out of memory");
+		memcpy(delim, da->s.data, da->s.len);
+		delim[da->s.len] = '\0';
+	}
+	for (int64_t i = 0; i < x->numel; i++) {
+		int64_t c = split_one(str_at(x, i), delim, maxsplit, NULL, NULL);
+		most = c > most ? c : most;
+	}
+	memcpy(dims, x->dims, (size_t)x->rank * sizeof dims[0]);
+	dims[x->rank] = most;
+	if (xk_output(k, 0, OV_DT_STRING, x->rank + 1, dims) || xk_output(k, 1, OV_DT_INT64, x->rank, x->dims))
+		goto out;
+	int64_t *st = malloc((size_t)(most ? most : 1) * 2 * sizeof *st);
+	if (!st) {
+		xk_fail(k, "out of memory");
+		goto out;
+	}
+	for (int64_t i = 0; i < x->numel; i++) {
+		const char *s = str_at(x, i);
+		int64_t c = split_one(s, delim, maxsplit, st, st + most);
+		((int64_t *)k->out[1]->data)[i] = c;
+		for (int64_t j = 0; j < most; j++) {
+			int64_t l = j < c ? st[most + j] : 0;
+			char *p = malloc((size_t)l + 1);
+			if (!p) {
+				free(st);
+				xk_fail(k, "out of memory");
+				goto out;
+			}
+			if (l)
+				memcpy(p, s + st[j], (size_t)l);
+			p[l] = '\0';
+			((char **)k->out[0]->data)[i * most + j] = p;
+		}
+	}
+	free(st);
+	rc = 0;
+out:
+	free(delim);
+	return rc;
+}
+
+static int k_regex_full_match(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *x = input(k, 0);
+	const Onnx__AttributeProto *pa = node_attr(k, "pattern");
+	char why[200];
+	struct ov_regex *re;
+
+	if (need_strings(k, x, 0))
+		return -1;
+	if (!pa || !pa->has_s)
+		return xk_fail(k, "the attribute 'pattern' is missing");
+	if (!(re = ov_regex_compile((const char *)pa->s.data, pa->s.len, why, sizeof why)))
+		return xk_fail(k, "pattern: %s", why);
+	if (xk_output(k, 0, OV_DT_BOOL, x->rank, x->dims)) {
+		ov_regex_free(re);
+		return -1;
+	}
+	for (int64_t i = 0; i < x->numel; i++) {
+		const char *s = str_at(x, i);
+		int m = ov_regex_full_match(re, s, strlen(s));
+		if (m < 0) {
+			ov_regex_free(re);
+			return xk_fail(k, "out of memory");
+		}
+		((uint8_t *)k->out[0]->data)[i] = (uint8_t)m;
+	}
+	ov_regex_free(re);
+	return 0;
+}
+
 const struct exec_kernel cpu_text_kernels[] = {
 	{"StringNormalizer", 10, k_string_normalizer},
 	{"TfIdfVectorizer", 9, k_tfidf},
+	{"StringConcat", 20, k_string_concat},
+	{"StringSplit", 20, k_string_split},
+	{"RegexFullMatch", 20, k_regex_full_match},
 };
 const size_t cpu_text_count = sizeof cpu_text_kernels / sizeof cpu_text_kernels[0];

@@ -124,24 +124,6 @@ static int kernel_swiglu(struct exec_kernel_ctx *k)
 	return cpu_float_dispatch(k, swiglu_f, 0, "SwiGLU");
 }
 
-/* Swish (opset 24), SwiGLU's gate on its own: x * sigmoid(alpha * x). */
-static int swish_f(struct exec_kernel_ctx *k)
-{
-	const struct xtensor *x = k->in[0];
-
-	if (xk_output_raw(k, 0, x->dtype, x->rank, x->dims))
-		return -1;
-	double alpha = xk_attr_float(k, "alpha", 1.0f);
-	for (int64_t i = 0; i < x->numel; i++)
-		SETF(x->dtype, k->out[0]->data, i, ov_swiglu_d(GETF(x->dtype, x->data, i), 1, alpha));
-	return 0;
-}
-
-static int kernel_swish(struct exec_kernel_ctx *k)
-{
-	return cpu_float_dispatch(k, swish_f, 0, "Swish");
-}
-
 /* ---- TensorScatter: a KV cache updated in place, any element type ---- */
 
 static int kernel_tensor_scatter(struct exec_kernel_ctx *k)
@@ -389,6 +371,5 @@ const struct exec_kernel cpu_transformer_kernels[] = {
 	{"CausalConvWithState", 27, kernel_causal_conv},
 	{"LinearAttention", 27, kernel_linear_attention},
 	{"SwiGLU", 28, kernel_swiglu},
-	{"Swish", 24, kernel_swish},
 };
 const size_t cpu_transformer_count = sizeof cpu_transformer_kernels / sizeof cpu_transformer_kernels[0];

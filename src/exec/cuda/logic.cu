@@ -38,8 +38,9 @@ static int k_bitwise_or(struct exec_kernel_ctx *k) { return cu_ew_binary(k, CU_B
 static int k_bitwise_xor(struct exec_kernel_ctx *k) { return cu_ew_binary(k, CU_B_BXOR, CU_D_INT, 0); }
 static int k_bitwise_not(struct exec_kernel_ctx *k) { return cu_ew_unary(k, CU_U_BITNOT, CU_D_INT, 0, 0.0f, 0.0f); }
 
-// Every integer type in uint64 (a signed one sign-extended, the result wrapped back), a shift by 64 or more
-// giving 0; a direction other than LEFT and RIGHT is the CPU's to name (read into as many bytes as it reads).
+// The unsigned types in uint64, a shift by 64 or more giving 0; the signed ones (opset 28) in int64 with their
+// rules for shifts out of range (ov-math.h's ov_shl_i64, ov_shr_i64), as the CPU; a direction other than LEFT
+// and RIGHT is the CPU's to name (read into as many bytes as it reads).
 static int k_bitshift(struct exec_kernel_ctx *k)
 {
 	char buf[16];
@@ -51,7 +52,8 @@ static int k_bitshift(struct exec_kernel_ctx *k)
 		return EXEC_DECLINE;
 	if (!a || !b || a->dtype != b->dtype || cu_dom_pick(a->dtype, CU_D_INT) < 0)
 		return EXEC_DECLINE;
-	return cu_ew_binary_as(k, op, CU_DOM_U64, a->dtype);
+	int sgn = a->dtype == OV_DT_INT8 || a->dtype == OV_DT_INT16 || a->dtype == OV_DT_INT32 || a->dtype == OV_DT_INT64;
+	return cu_ew_binary_as(k, op, sgn ? CU_DOM_I64 : CU_DOM_U64, a->dtype);
 }
 
 // ---- float classes, into bool ----

@@ -633,6 +633,8 @@ static inline OV_HD int64_t cu_bin_apply_i(int op, int64_t a, int64_t b)
 	case CU_B_BAND: return a & b;
 	case CU_B_BOR: return a | b;
 	case CU_B_BXOR: return a ^ b;
+	case CU_B_SHL: return ov_shl_i64(a, b);
+	case CU_B_SHR: return ov_shr_i64(a, b);
 	default: return a;
 	}
 }

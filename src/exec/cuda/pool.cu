@@ -222,13 +222,13 @@ out:
 
 // Each index claims its element of Y for the last X element naming it (as the CPU's loop, where a later one
 // overwrites: win holds 1 + that element's index), and the first index outside Y is noted in bad[0].
-static __global__ void unpool_claim_kernel(const int64_t *ind, int64_t n, int64_t ny, unsigned long long *win,
-					   unsigned long long *bad)
+static __global__ void unpool_claim_kernel(const int64_t *ind, int64_t n, struct ov_unpool_map um,
+					   unsigned long long *win, unsigned long long *bad)
 {
 	CU_FOR(i, n)
 	{
-		int64_t at = ind[i];
-		if (at < 0 || at >= ny)
+		int64_t at = ov_unpool_target(&um, ind[i]); // output_shape's remapping, as the CPU's
+		if (at < 0)
 			atomicMin(bad, (unsigned long long)i);
 		else
 			atomicMax(&win[at], (unsigned long long)i + 1);
@@ -285,15 +285,22 @@ static int k_max_unpool(struct exec_kernel_ctx *k)
 		if (out[2 + i] < 0)
 			return EXEC_DECLINE;
 	}
+	int64_t def[XT_MAX_RANK];
+	memcpy(def, out, (size_t)x->rank * sizeof def[0]);
 	if (has_shape) {
 		const struct xtensor *os = cu_host(k, 2);
 		if (!os)
 			return -1;
 		if (os->numel != x->rank || os->dtype == OV_DT_STRING || !xt_elem_size(os->dtype))
 			return EXEC_DECLINE;
-		for (int i = 0; i < x->rank; i++)
+		for (int i = 0; i < x->rank; i++) {
 			out[i] = xt_get_int(os, i);
+			if (out[i] < def[i] || out[i] > (1ll << 40))
+				return EXEC_DECLINE; // the CPU names the dim
+		}
 	}
+	struct ov_unpool_map um;
+	ov_unpool_setup(&um, x->rank, def, out, has_shape);
 	if (xk_output_raw(k, 0, x->dtype, x->rank, out))
 		return -1;
 	struct xtensor *y = k->out[0];
@@ -310,8 +317,7 @@ static int k_max_unpool(struct exec_kernel_ctx *k)
 		    CU_OK(k, cudaMemsetAsync(dbad, 0xff, sizeof bad, cu_dev.stream)))
 			goto out;
 		if (x->numel &&
-		    (CU_LAUNCH(k, unpool_claim_kernel, cu_grid(x->numel), CU_BLOCK, dind, x->numel, y->numel, dwin,
-			       dbad) ||
+		    (CU_LAUNCH(k, unpool_claim_kernel, cu_grid(x->numel), CU_BLOCK, dind, x->numel, um, dwin, dbad) ||
 		     CU_LAUNCH(k, unpool_bad_kernel, 1, 1, dind, dbad)))
 			goto out;
 		if (y->numel && (es == 1   ? unpool_fill<uint8_t>(k, dx, dwin, dy, y->numel)
@@ -322,8 +328,8 @@ static int k_max_unpool(struct exec_kernel_ctx *k)
 		if (cu_download(k, bad, dbad, sizeof bad))
 			goto out;
 		if (bad[0] != ~0ull) {
-			xk_fail(k, "index %lld at %lld is outside Y (%lld values)", (long long)bad[1], (long long)bad[0],
-				(long long)y->numel);
+			xk_fail(k, "index %lld at %lld is outside %s (%lld values)", (long long)bad[1], (long long)bad[0],
+				um.remap ? "the unpooled shape" : "Y", (long long)(um.remap ? um.def_numel : um.out_numel));
 			goto out;
 		}
 		if (cu_output(k, &bufs, 0, dy))

@@ -1,17 +1,18 @@
 // Quantization on the CUDA device, as src/exec/cpu/misc.c computes it, element for element with the same
 // functions (src/exec/ops/ov-quant.h):
 // - QuantizeLinear: x of any numeric type (float32, float16 and bfloat16 divided by the scale in float, the others
-//   in double) to uint8, int8, uint16 or int16 (the zero point's type, else output_dtype, else uint8), rounded half
-//   to even, saturated; one scale and zero point for the tensor, per index along axis, or per block of block_size
-//   indices along it (opset 21).
-// - DequantizeLinear: x of uint8, int8, uint16, int16 or int32 to float32, float16, bfloat16 or float64 (output_dtype,
-//   else the scale's type), in float32 as the reference computes it; the same three ways to find the scale.
+//   in double) to uint8, int8, uint16, int16, the packed uint4, int4, uint2, int2 (the zero point's type, else
+//   output_dtype, else uint8), rounded half to even, saturated; or to a float8 (saturating unless saturate is 0),
+//   float4 or float6 with Cast's rounding; one scale and zero point for the tensor, per index along axis, or per
+//   block of block_size indices along it (opset 21).
+// - DequantizeLinear: x of any of those types or int32 to float32, float16, bfloat16 or float64 (output_dtype, else
+//   the scale's type), in float32 as the reference computes it; the same three ways to find the scale.
 // - DynamicQuantizeLinear, float32: the range of x (widened to hold 0) found by one block of the device, which
 //   then derives the scale and zero point as the CPU does; x holding NaN is refused with the CPU's message (the
 //   device says where: one small copy to the host per run).
 // The scale and zero point are read on the device with cu_get_d and ov_get_int, as the CPU's xt_get and xt_get_int
-// read them, so constant ones are uploaded once.  What the CPU refuses (the float8 and int4 types, int32 or other
-// outputs of QuantizeLinear, shapes that do not fit) is declined, for the CPU to name.
+// read them, so constant ones are uploaded once.  What the CPU refuses (int32 or other outputs of QuantizeLinear,
+// shapes that do not fit) is declined, for the CPU to name.
 #include "config.h"
 
 #include <math.h>
@@ -38,16 +39,21 @@ static const struct xtensor *zero_point(const struct exec_kernel_ctx *k)
 
 static __global__ void quantize_kernel(struct ov_qparams q, const void *x, int xdt, const void *s, int sdt,
 				       const void *zp, int zdt, int single, double lo, double hi, void *y, int ydt,
-				       int64_t n)
+				       int sat, int64_t n)
 {
 	CU_FOR(i, n)
 	{
 		int64_t p = ov_qparam_index(&q, i);
+		if (ov_quant_float_type(ydt)) {
+			((uint8_t *)y)[i] = ov_quantize_small(cu_get_d(x, xdt, i), cu_get_d(s, sdt, p), single,
+							      zp ? ov_qvalue_load(zp, zdt, p) : 0.0, ydt, sat);
+			continue;
+		}
 		double v = ov_quantize(cu_get_d(x, xdt, i), cu_get_d(s, sdt, p), single, zp != NULL,
-				       zp ? ov_get_int(zp, zdt, p) : 0, lo, hi);
+				       zp ? (int64_t)ov_qvalue_load(zp, zdt, p) : 0, lo, hi);
 		switch (ydt) {
-		case OV_DT_UINT8: ((uint8_t *)y)[i] = (uint8_t)v; break;
-		case OV_DT_INT8: ((int8_t *)y)[i] = (int8_t)v; break;
+		case OV_DT_UINT8: case OV_DT_UINT4: case OV_DT_UINT2: ((uint8_t *)y)[i] = (uint8_t)v; break;
+		case OV_DT_INT8: case OV_DT_INT4: case OV_DT_INT2: ((int8_t *)y)[i] = (int8_t)v; break;
 		case OV_DT_UINT16: ((uint16_t *)y)[i] = (uint16_t)v; break;
 		default: ((int16_t *)y)[i] = (int16_t)v; break;
 		}
@@ -64,10 +70,11 @@ static int k_quantize_linear(struct exec_kernel_ctx *k)
 
 	if (!x || !scale || !cu_cast_type(x->dtype) || !cu_cast_type(scale->dtype))
 		return EXEC_DECLINE;
-	int32_t dt = zp ? zp->dtype : (int32_t)xk_attr_int(k, "output_dtype", OV_DT_UINT8);
-	if (!dt)
-		dt = OV_DT_UINT8;
-	if (ov_quant_range(dt, &lo, &hi) || ops_quant_setup(k, x, scale, zp, &q))
+	int32_t odt = (int32_t)xk_attr_int(k, "output_dtype", 0);
+	int32_t dt = zp ? zp->dtype : odt ? odt : OV_DT_UINT8;
+	lo = hi = 0;
+	if ((zp && odt && odt != zp->dtype) || (!ov_quant_float_type(dt) && ov_quant_range(dt, &lo, &hi)) ||
+	    ops_quant_setup(k, x, scale, zp, &q))
 		return EXEC_DECLINE; // the CPU names the type or the shapes
 	if (xk_output_raw(k, 0, dt, x->rank, x->dims))
 		return -1;
@@ -80,7 +87,8 @@ static int k_quantize_linear(struct exec_kernel_ctx *k)
 	void *dy = ds && (!zp || dz) ? cu_alloc(k, &bufs, y->bytes) : NULL;
 	if (!dy ||
 	    CU_LAUNCH(k, quantize_kernel, cu_grid(y->numel), CU_BLOCK, q, dx, (int)x->dtype, ds, (int)scale->dtype, dz,
-		      zp ? (int)zp->dtype : 0, single, lo, hi, dy, (int)dt, y->numel) ||
+		      zp ? (int)zp->dtype : 0, single, lo, hi, dy, (int)dt, (int)(xk_attr_int(k, "saturate", 1) != 0),
+		      y->numel) ||
 	    cu_output(k, &bufs, 0, dy))
 		goto out;
 	rc = 0;
@@ -97,7 +105,11 @@ static __global__ void dequantize_kernel(struct ov_qparams q, const void *x, int
 	CU_FOR(i, n)
 	{
 		int64_t p = ov_qparam_index(&q, i);
-		float v = ov_dequantize(ov_get_int(x, xdt, i), zp != NULL, zp ? ov_get_int(zp, xdt, p) : 0, cu_get_d(s, sdt, p));
+		float v = ov_quant_float_type(xdt)
+			? ov_dequantize_f((float)ov_qvalue_load(x, xdt, i), zp != NULL,
+					  zp ? (float)ov_qvalue_load(zp, xdt, p) : 0.0f, cu_get_d(s, sdt, p))
+			: ov_dequantize((int64_t)ov_qvalue_load(x, xdt, i), zp != NULL,
+					zp ? (int64_t)ov_qvalue_load(zp, xdt, p) : 0, cu_get_d(s, sdt, p));
 		cu_store_d(y, ydt, i, (double)v);
 	}
 }
@@ -111,8 +123,7 @@ static int k_dequantize_linear(struct exec_kernel_ctx *k)
 
 	if (!x || !scale || !cu_cast_type(scale->dtype))
 		return EXEC_DECLINE;
-	if (x->dtype != OV_DT_UINT8 && x->dtype != OV_DT_INT8 && x->dtype != OV_DT_UINT16 && x->dtype != OV_DT_INT16 &&
-	    x->dtype != OV_DT_INT32)
+	if (!ov_dequant_type(x->dtype))
 		return EXEC_DECLINE;
 	int32_t dt = (int32_t)xk_attr_int(k, "output_dtype", 0);
 	if (!dt)

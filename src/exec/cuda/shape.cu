@@ -899,16 +899,78 @@ static __global__ void cast_kernel(const void *x, int sdt, void *y, int ddt, int
 	cu_cast_point(x, sdt, y, ddt, i);
 }
 
-// Between the numeric types of cu_cast_type (cuda/points.h), element by element with the CPU's conversions;
-// strings and float8 are left to the CPU.
+// The types under 8 bits and the small floats (src/base/codec.h), one byte an element on the device as on the host.
+static inline OV_HD int cast_small_type(int32_t dt)
+{
+	int lo, hi;
+	return ov_is_small_float(dt) || !ov_packed_int_range(dt, &lo, &hi);
+}
+
+// A cast with a small type on either side, as cpu/elementwise.c's conv_array_cast: the source read as a double
+// (a float type), an int64 (a signed integer) or a uint64 (unsigned, bool); a small float target saturating when
+// sat (Cast's attribute), FLOAT8E8M0 with round mode rm, a packed integer wrapping; any other target as cu_convert.
+static __global__ void cast_small_kernel(const void *x, int sdt, void *y, int ddt, int sat, int rm, int64_t n)
+{
+	CU_FOR(i, n)
+	{
+		double d = 0;
+		int64_t si = 0;
+		uint64_t u = 0;
+		int dom = 0; // 0: d, 1: si, 2: u
+		if (ov_is_small_float(sdt)) {
+			d = (double)ov_small_to_f32(((const uint8_t *)x)[i], sdt);
+		} else if (sdt == OV_DT_INT4 || sdt == OV_DT_INT2) {
+			si = ((const int8_t *)x)[i], dom = 1;
+		} else if (sdt == OV_DT_UINT4 || sdt == OV_DT_UINT2) {
+			u = ((const uint8_t *)x)[i], dom = 2;
+		} else if (sdt == OV_DT_UINT8 || sdt == OV_DT_UINT16 || sdt == OV_DT_UINT32 || sdt == OV_DT_UINT64 ||
+			   sdt == OV_DT_BOOL) {
+			cu_convert(x, sdt, i, &u, OV_DT_UINT64, 0), dom = 2;
+		} else if (sdt == OV_DT_INT8 || sdt == OV_DT_INT16 || sdt == OV_DT_INT32 || sdt == OV_DT_INT64) {
+			cu_convert(x, sdt, i, &si, OV_DT_INT64, 0), dom = 1;
+		} else {
+			cu_convert(x, sdt, i, &d, OV_DT_DOUBLE, 0);
+		}
+		double dv = dom == 0 ? d : dom == 1 ? (double)si : (double)u;
+		if (ddt == OV_DT_FLOAT8E8M0) {
+			((uint8_t *)y)[i] = ov_f32_to_e8m0((float)dv, sat, (enum ov_e8m0_round)rm);
+		} else if (ov_is_small_float(ddt)) {
+			((uint8_t *)y)[i] = ov_f64_to_small(dv, ddt, sat);
+		} else if (cast_small_type(ddt)) {
+			int64_t w = dom == 0 ? ov_f64_to_i64(d) : dom == 1 ? si : (int64_t)u;
+			((uint8_t *)y)[i] = ov_packed_int_wrap(w, ddt);
+		} else if (dom == 0) {
+			cu_convert(&d, OV_DT_DOUBLE, 0, y, ddt, i);
+		} else if (dom == 1) {
+			cu_convert(&si, OV_DT_INT64, 0, y, ddt, i);
+		} else {
+			cu_convert(&u, OV_DT_UINT64, 0, y, ddt, i);
+		}
+	}
+}
+
+// Between the numeric types of cu_cast_type (cuda/points.h) and the small ones, element by element with the CPU's
+// conversions; strings are left to the CPU.
 static int cast_to(struct exec_kernel_ctx *k, int64_t to)
 {
 	const struct xtensor *x = input(k, 0);
 	struct cu_bufs bufs = {};
 	int rc = -1;
 
-	if (!x || to < 0 || to > INT32_MAX || !cu_cast_type(x->dtype) || !cu_cast_type((int32_t)to))
+	if (!x || to < 0 || to > INT32_MAX || (!cu_cast_type(x->dtype) && !cast_small_type(x->dtype)) ||
+	    (!cu_cast_type((int32_t)to) && !cast_small_type((int32_t)to)))
 		return EXEC_DECLINE;
+	int small = cast_small_type(x->dtype) || cast_small_type((int32_t)to), rm = OV_E8M0_UP;
+	if (small) {
+		char mode[16];
+		xk_attr_str(k, "round_mode", "up", mode, sizeof mode);
+		if (!strcmp(mode, "down"))
+			rm = OV_E8M0_DOWN;
+		else if (!strcmp(mode, "nearest"))
+			rm = OV_E8M0_NEAREST;
+		else if (strcmp(mode, "up"))
+			return EXEC_DECLINE; // the CPU names the mode
+	}
 	if (to == x->dtype)
 		return copy_as(k, x, x->rank, x->dims);
 	if (xk_output_raw(k, 0, (int32_t)to, x->rank, x->dims))
@@ -918,7 +980,10 @@ static int cast_to(struct exec_kernel_ctx *k, int64_t to)
 		return 0;
 	const void *dx = cu_input(k, &bufs, 0);
 	void *dy = dx ? cu_alloc(k, &bufs, y->bytes) : NULL;
-	if (!dy || CU_LAUNCH(k, cast_kernel, cu_grid(y->numel), CU_BLOCK, dx, x->dtype, dy, y->dtype, y->numel) ||
+	if (!dy ||
+	    (small ? CU_LAUNCH(k, cast_small_kernel, cu_grid(y->numel), CU_BLOCK, dx, x->dtype, dy, y->dtype,
+			       (int)(xk_attr_int(k, "saturate", 1) != 0), rm, y->numel)
+		   : CU_LAUNCH(k, cast_kernel, cu_grid(y->numel), CU_BLOCK, dx, x->dtype, dy, y->dtype, y->numel)) ||
 	    cu_output(k, &bufs, 0, dy))
 		goto out;
 	rc = 0;
@@ -933,7 +998,7 @@ static int k_cast(struct exec_kernel_ctx *k)
 	return cast_to(k, xk_attr_int(k, "to", -1));
 }
 
-// To the type of input 1, whose elements are never read (saturate only concerns float8, left to the CPU).
+// To the type of input 1, whose elements are never read.
 static int k_cast_like(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *t = input(k, 1);

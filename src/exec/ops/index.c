@@ -81,6 +81,10 @@ int ops_depth_space_setup(struct exec_kernel_ctx *k, int to_space, struct depth_
 				       (long long)(b * b));
 		p->out[0] = n, p->out[1] = c / (b * b), p->out[2] = h * b, p->out[3] = w * b;
 	} else {
+		xk_attr_str(k, "mode", "DCR", mode, sizeof mode);
+		if (strcmp(mode, "DCR") && strcmp(mode, "CRD"))
+			return xk_fail(k, "unknown mode '%s'", mode);
+		p->crd = !strcmp(mode, "CRD");
 		if (h % b || w % b)
 			return xk_fail(k, "H %lld and W %lld must be divisible by blocksize %lld", (long long)h,
 				       (long long)w, (long long)b);

@@ -83,8 +83,8 @@ static inline OV_HD void ov_depth_space_src(int to_space, int crd, int64_t b, in
 		*ci = crd ? co * b * b + by * b + bx : (by * b + bx) * oc + co;
 		*yi = y / b, *xi = xx / b;
 	} else {
-		/* output channel = (by * b + bx) * C + c */
-		int64_t cc = co % c, blk = co / c;
+		/* output channel = (by * b + bx) * C + c; CRD (SpaceToDepth-28): c * b * b + by * b + bx */
+		int64_t cc = crd ? co / (b * b) : co % c, blk = crd ? co % (b * b) : co / c;
 		*ci = cc, *yi = y * b + blk / b, *xi = xx * b + blk % b;
 	}
 }

@@ -108,6 +108,15 @@ static inline OV_HD uint64_t ov_pow_u64(uint64_t a, uint64_t e)
 /* BitShift: shifting by the width or more gives 0 */
 static inline OV_HD uint64_t ov_shl_u64(uint64_t a, uint64_t s) { return s >= 64 ? 0 : a << s; }
 static inline OV_HD uint64_t ov_shr_u64(uint64_t a, uint64_t s) { return s >= 64 ? 0 : a >> s; }
+/* On the signed types (opset 28), in int64 with x sign-extended: the right shift is arithmetic, a shift that is
+ * negative or not below the width gives what the sign extension alone gives (-1 for a negative x shifted right,
+ * else 0), and a left shift's result wraps into the narrower type; for a shift from the type's width to 63 the
+ * int64 result narrows to the same (0, or the sign). */
+static inline OV_HD int64_t ov_shl_i64(int64_t a, int64_t s) { return s < 0 || s >= 64 ? 0 : (int64_t)((uint64_t)a << s); }
+static inline OV_HD int64_t ov_shr_i64(int64_t a, int64_t s)
+{
+	return s < 0 || s >= 64 ? (a < 0 ? -1 : 0) : a < 0 ? ~(~a >> s) : a >> s;
+}
 
 /* ---- float element functions ---- */
 

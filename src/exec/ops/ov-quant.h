@@ -17,6 +17,7 @@ extern "C" {
 #ifdef __cplusplus
 }
 #endif
+#include "src/base/codec.h"
 
 #ifndef OV_HD
 #ifdef __CUDACC__
@@ -45,16 +46,41 @@ static inline OV_HD int64_t ov_qparam_index(const struct ov_qparams *q, int64_t 
 	return (o * q->sb + a / q->block) * q->inner + i % q->inner;
 }
 
-/* The range QuantizeLinear clamps to for output type dt (uint8, int8, uint16, int16): 0, or -1 for another type. */
+/* The range QuantizeLinear clamps to for an integer output type dt (uint8, int8, uint16, int16, and the packed
+ * uint4, int4, uint2, int2): 0, or -1 for another type. */
 static inline OV_HD int ov_quant_range(int32_t dt, double *lo, double *hi)
 {
+	int l, h;
+
 	switch (dt) {
 	case OV_DT_UINT8: *lo = 0, *hi = 255; return 0;
 	case OV_DT_INT8: *lo = -128, *hi = 127; return 0;
 	case OV_DT_UINT16: *lo = 0, *hi = 65535; return 0;
 	case OV_DT_INT16: *lo = -32768, *hi = 32767; return 0;
-	default: return -1;
+	default:
+		if (ov_packed_int_range(dt, &l, &h))
+			return -1;
+		*lo = l, *hi = h;
+		return 0;
 	}
+}
+
+/* True for the float types QuantizeLinear writes (the four float8s, float4, the float6s). */
+static inline OV_HD int ov_quant_float_type(int32_t dt)
+{
+	struct ov_small_fmt f;
+
+	return !ov_small_format(dt, &f);
+}
+
+/* QuantizeLinear's element for a float output type: x / scale (in float for a single-precision input), the zero
+ * point added (for float8 it must be 0), then Cast's conversion: rounded to nearest even, saturating (saturate, or
+ * always for the types without infinity or NaN). */
+static inline OV_HD uint8_t ov_quantize_small(double x, double scale, int single, double zp, int32_t dt, int saturate)
+{
+	double v = single ? (double)((float)x / (float)scale) : x / scale;
+
+	return ov_f64_to_small(v + zp, dt, saturate);
 }
 
 /* QuantizeLinear's element from x and its scale (read as doubles): x / scale in the input's precision (single: a
@@ -77,6 +103,36 @@ static inline OV_HD float ov_dequantize(int64_t x, int has_zp, int64_t zp, doubl
 	float d = (float)x - (has_zp ? (float)zp : 0.0f);
 
 	return d * (float)scale;
+}
+
+/* The same for x of a float type (float8, float4, float6: their values, decoded exactly into float32). */
+static inline OV_HD float ov_dequantize_f(float x, int has_zp, float zp, double scale)
+{
+	float d = x - (has_zp ? zp : 0.0f);
+
+	return d * (float)scale;
+}
+
+/* Element i of a buffer of a quantized type as its runtime tensor holds it (one byte an element for the packed and
+ * small float types): the small floats decoded exactly, the integers as integers (in a double, which holds them). */
+static inline OV_HD double ov_qvalue_load(const void *p, int32_t dt, int64_t i)
+{
+	switch (dt) {
+	case OV_DT_UINT8: case OV_DT_UINT4: case OV_DT_UINT2: return ((const uint8_t *)p)[i];
+	case OV_DT_INT8: case OV_DT_INT4: case OV_DT_INT2: return ((const int8_t *)p)[i];
+	case OV_DT_UINT16: return ((const uint16_t *)p)[i];
+	case OV_DT_INT16: return ((const int16_t *)p)[i];
+	case OV_DT_INT32: return ((const int32_t *)p)[i];
+	default: return ov_small_to_f32(((const uint8_t *)p)[i], dt);
+	}
+}
+
+/* True for the types DequantizeLinear takes as x. */
+static inline OV_HD int ov_dequant_type(int32_t dt)
+{
+	double lo, hi;
+
+	return dt == OV_DT_INT32 || !ov_quant_range(dt, &lo, &hi) || ov_quant_float_type(dt);
 }
 
 /* DynamicQuantizeLinear's scale and zero point from the range [mn, mx] of x widened to hold 0, in float32 as the

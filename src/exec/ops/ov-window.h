@@ -124,4 +124,44 @@ static inline OV_HD int64_t ov_window_transpose_out(int64_t in, int64_t k, int64
 	return s * (in - 1) + opad + ov_window_extent(k, d) - pb - pe;
 }
 
+/* ---- MaxUnpool's indices ----
+ * An index counts in the shape MaxPool's input had (def: the output's shape when output_shape is absent); an
+ * output_shape larger than def keeps each value at its coordinates (rank dims, at most 16). */
+struct ov_unpool_map {
+	int rank, remap;           /* remap: output_shape differs from def */
+	int64_t def_numel, out_numel;
+	int64_t def[16], out[16];
+};
+
+/* The map for a Y of dims out (rank at most 16) whose indices count in def; has_shape: output_shape was given. */
+static inline OV_HD void ov_unpool_setup(struct ov_unpool_map *m, int rank, const int64_t *def, const int64_t *out,
+					 int has_shape)
+{
+	m->rank = rank;
+	m->remap = 0;
+	m->def_numel = m->out_numel = 1;
+	for (int d = 0; d < rank && d < 16; d++) {
+		m->def[d] = def[d], m->out[d] = out[d];
+		m->def_numel *= def[d];
+		m->out_numel *= out[d];
+		m->remap |= has_shape && def[d] != out[d];
+	}
+}
+
+/* Where index at lands in Y, or -1 when it is outside the tensor it counts in. */
+static inline OV_HD int64_t ov_unpool_target(const struct ov_unpool_map *m, int64_t at)
+{
+	if (!m->remap)
+		return at >= 0 && at < m->out_numel ? at : -1;
+	if (at < 0 || at >= m->def_numel)
+		return -1;
+	int64_t pos = 0, stride = 1;
+	for (int d = m->rank - 1; d >= 0; d--) {
+		pos += (at % m->def[d]) * stride;
+		at /= m->def[d];
+		stride *= m->out[d];
+	}
+	return pos;
+}
+
 #endif

@@ -14,7 +14,10 @@ int ops_quant_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const st
 	int64_t block = xk_attr_int(k, "block_size", 0), a = xk_attr_int(k, "axis", 1);
 
 	memset(q, 0, sizeof *q);
-	if (zp && (zp->rank != scale->rank || memcmp(zp->dims, scale->dims, (size_t)zp->rank * sizeof zp->dims[0])))
+	/* a scalar scale with a zero point of shape [1] (or the other way round) is one value each */
+	int one = scale->numel == 1 && scale->rank <= 1 && zp && zp->numel == 1 && zp->rank <= 1;
+	if (zp && !one &&
+	    (zp->rank != scale->rank || memcmp(zp->dims, scale->dims, (size_t)zp->rank * sizeof zp->dims[0])))
 		return xk_fail(k, "the zero point's shape differs from the scale's");
 	if (scale->numel == 1 && scale->rank <= 1 && block <= 0) {
 		q->per_tensor = 1;
