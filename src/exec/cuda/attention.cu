@@ -142,7 +142,9 @@ static int k_attention(struct exec_kernel_ctx *k)
 		}
 		if (nsc) {
 			const float one = 1.0f, zero = 0.0f;
-			if (CU_BLAS_OK(k, cu_blas.set_math_mode(cu_dev.blas, cu_dev.tf32 ? CUBLAS_TF32_TENSOR_OP_MATH
+			// cuBLAS is loaded by the first node that needs it (cu_need_blas)
+			if (cu_need_blas(k) ||
+			    CU_BLAS_OK(k, cu_blas.set_math_mode(cu_dev.blas, cu_dev.tf32 ? CUBLAS_TF32_TENSOR_OP_MATH
 											 : CUBLAS_DEFAULT_MATH)))
 				goto out;
 			// the head strides: query head h + G is G heads further on, key/value head hk + 1 one head
