@@ -49,6 +49,17 @@ if [ -d "$data/node" ]; then
 else
 	echo "pack.sh: no ONNX test data in $data (Debian: libonnx-testdata): the conformance run is left out" >&2
 fi
+# the current ONNX release's node tests on the CUDA list (tests/conformance.sh generates them into its cache), for
+# the GPU suite to run in one process there (the GPU machine has no onnx of that version to make them)
+nodetests=${ONNXVIEW_NODE_TESTS:-${ONNXVIEW_CACHE:-$HOME/.cache/onnxview}/node-tests-1.23.2}
+if [ -d "$nodetests/node" ]; then
+	grep -v '^#' tests/conformance-pass-onnx-1.23.2-cuda.txt | grep . | while read -r t; do
+		[ -d "$nodetests/$t" ] && mkdir -p "$stage/nodetests/$(dirname "$t")" && cp -r "$nodetests/$t" "$stage/nodetests/$t"
+	done
+	cp tests/conformance-pass-onnx-1.23.2-cuda.txt "$stage/nodetests/list.txt"
+else
+	echo "pack.sh: no node tests in $nodetests (run tests/conformance.sh once): the current suite is left out" >&2
+fi
 tar -C "$stage" -cJf "$out/onnxview-gpu.tar.xz" .
 {
 	echo "packed $(date -u '+%Y-%m-%d %H:%M UTC') from $(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ' (with uncommitted changes)')"
@@ -56,7 +67,7 @@ tar -C "$stage" -cJf "$out/onnxview-gpu.tar.xz" .
 	"./$ov" --version | sed 's/^/  /'
 	echo "libraries:"
 	(cd "$stage/lib" && ls -l | awk 'NR > 1 { printf "  %s %d\n", $NF, $5 }')
-	echo "conformance tests: $(find "$stage/testdata" -name model.onnx | wc -l)"
+	echo "conformance tests: $(find "$stage/testdata" -name model.onnx | wc -l) (Debian), $(find "$stage/nodetests" -name model.onnx 2>/dev/null | wc -l) (onnx 1.23.2)"
 	echo "unpacked $(du -sh "$stage" | cut -f1), packed $(du -h "$out/onnxview-gpu.tar.xz" | cut -f1)"
 } >"$out/PACKED.txt"
 rm -rf "$stage"

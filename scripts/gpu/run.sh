@@ -162,6 +162,20 @@ fi
 
 # ---- the PyTorch exports: onnxview's CPU and CUDA against PyTorch, then the benchmark ----
 say ""
+say "## The current ONNX release's node tests (onnx 1.23.2, the CUDA list) on the CPU and CUDA, in one process"
+if [ -s "$W/nodetests/list.txt" ] && [ "$(limit 60)" -gt 0 ]; then
+	l=$(limit 60)
+	s=$(elapsed)
+	timeout -k 5 "$l" "$SUITE" --timeout 60 --progress 10 --conformance "$W/nodetests" "$W/nodetests/list.txt" \
+		>"$W/suite-nodetests.txt" 2>&1
+	ended "gpu-suite --conformance (onnx 1.23.2)" $? $(($(elapsed) - s)) "$l"
+	say '```'
+	grep -E '^not ok|^# gpu-suite|^Bail|^1\.\.0' "$W/suite-nodetests.txt" | head -40 >>"$R"
+	say '```'
+else
+	say "- not packed (scripts/gpu/pack.sh packs them when tests/conformance.sh has made them) or no time left"
+fi
+say ""
 say "## PyTorch exports against PyTorch (the GPU suite --runs)"
 if [ -n "$export_pid" ]; then
 	wait "$export_pid"
