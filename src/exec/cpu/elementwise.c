@@ -351,7 +351,10 @@ static int run_unary(struct exec_kernel_ctx *k, const struct un_family *fam, con
 		return -1;
 	if (dom_of(x->dtype) == DOM_NONE)
 		return fail_type(k, x, 0);
-	if (xk_output(k, 0, fam->out_bool ? OV_DT_BOOL : x->dtype, x->rank, x->dims))
+	/* a loop over x's own type writes every element: no zeros first */
+	int32_t ty = fam->out_bool ? OV_DT_BOOL : x->dtype;
+	int whole = x->dtype == dom_dtype[dom_of(x->dtype)];
+	if (whole ? xk_output_raw(k, 0, ty, x->rank, x->dims) : xk_output(k, 0, ty, x->rank, x->dims))
 		return -1;
 	return unary_into(k, fam, p, x, k->out[0]);
 }
@@ -601,6 +604,9 @@ DEF_BIN4(min, ov_min_f(a, b), ov_min_d(a, b), a < b ? a : b, a < b ? a : b)
 DEF_BIN4(max, ov_max_f(a, b), ov_max_d(a, b), a > b ? a : b, a > b ? a : b)
 DEF_BIN4(prelu, a < 0 ? a * b : a, a < 0 ? a * b : a, a < 0 ? ov_mul_i64(a, b) : a, a)
 DEF_BIN4(pow, powf(a, b), pow(a, b), ov_pow_i64(a, b), ov_pow_u64(a, b))
+/* Pow by a scalar 2 (a decomposed LayerNorm's variance): the product, which is pow's exact result rounded once */
+DEF_BIN(square_f32, float, float, float, a * a)
+DEF_BIN(square_f64, double, double, double, a * a)
 DEF_CMP(eq, a == b)
 DEF_CMP(lt, a < b)
 DEF_CMP(gt, a > b)
@@ -704,7 +710,10 @@ static int bin_exec(struct exec_kernel_ctx *k, const struct xtensor *a, const st
 	int rank;
 	int64_t dims[XT_MAX_RANK];
 
-	if (bin_shape(k, a, b, &rank, dims) || xk_output(k, 0, out_dt, rank, dims))
+	/* bin_run writes every element; only a conversion it cannot make would leave some, so those start at zero */
+	int whole = a->dtype == im->ta && b->dtype == im->tb && out_dt == im->ty;
+	if (bin_shape(k, a, b, &rank, dims) ||
+	    (whole ? xk_output_raw(k, 0, out_dt, rank, dims) : xk_output(k, 0, out_dt, rank, dims)))
 		return -1;
 	bin_run(a, b, k->out[0], im);
 	return 0;
@@ -820,6 +829,8 @@ static int k_pow(struct exec_kernel_ctx *k)
 		d = DOM_U64;
 	im.ta = im.tb = im.ty = dom_dtype[d];
 	im.fn = d == DOM_F32 ? pow_fam.f32 : d == DOM_F64 ? pow_fam.f64 : d == DOM_I64 ? pow_fam.i64 : pow_fam.u64;
+	if (b->numel == 1 && b->dtype == a->dtype && (d == DOM_F32 || d == DOM_F64) && xt_get(b, 0) == 2.0)
+		im.fn = d == DOM_F32 ? square_f32 : square_f64;
 	if (legacy_view(k, a, b, &bv))
 		return -1;
 	return bin_exec(k, a, &bv, &im, a->dtype);
