@@ -748,9 +748,22 @@ static int run_binary(struct exec_kernel_ctx *k, const struct bin_family *fam, i
 		return -1;
 	if (bin_pick(fam, a->dtype, allow_bool, &im))
 		return fail_type(k, a, 0);
-	if (legacy_view(k, a, b, &bv))
+	if (legacy_view(k, a, b, &bv) || bin_exec(k, a, &bv, &im, fam->cmp ? OV_DT_BOOL : a->dtype))
 		return -1;
-	return bin_exec(k, a, &bv, &im, fam->cmp ? OV_DT_BOOL : a->dtype);
+	/* the Relu or Clip the runner offers (ResNet's Add before its Relu), while the output is still in cache: the
+	 * activation kernels' own float arithmetic, so the same bits as running them */
+	struct xtensor *y = k->out[0];
+	if (k->act.kind != EXEC_ACT_NONE && y->dtype == OV_DT_FLOAT) {
+		float *v = y->data, lo = k->act.lo, hi = k->act.hi;
+		if (k->act.kind == EXEC_ACT_RELU)
+			for (int64_t i = 0; i < y->numel; i++)
+				v[i] = ov_relu_f(v[i]);
+		else
+			for (int64_t i = 0; i < y->numel; i++)
+				v[i] = ov_clip_f(v[i], lo, hi);
+		k->act_done = 1;
+	}
+	return 0;
 }
 
 #define BINARY_KERNEL(kname, fam, allow_bool) \
