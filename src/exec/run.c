@@ -154,6 +154,8 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 			f[res->n_fallback++] = n;
 			err->msg[0] = '\0';
 			err->code = OV_OK;
+			/* the activation after it stays the backend's node: the offer was made to the backend */
+			k.act.kind = EXEC_ACT_NONE;
 		}
 		/* a CPU kernel reads its inputs on the host: bring over those a device computed */
 		for (size_t i = 0; i < p->n_input; i++)

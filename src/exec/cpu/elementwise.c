@@ -755,12 +755,11 @@ static int run_binary(struct exec_kernel_ctx *k, const struct bin_family *fam, i
 	struct xtensor *y = k->out[0];
 	if (k->act.kind != EXEC_ACT_NONE && y->dtype == OV_DT_FLOAT) {
 		float *v = y->data, lo = k->act.lo, hi = k->act.hi;
+		int64_t n = y->numel;
 		if (k->act.kind == EXEC_ACT_RELU)
-			for (int64_t i = 0; i < y->numel; i++)
-				v[i] = ov_relu_f(v[i]);
+			FOR_V(n, { v[i] = ov_relu_f(v[i]); });
 		else
-			for (int64_t i = 0; i < y->numel; i++)
-				v[i] = ov_clip_f(v[i], lo, hi);
+			FOR_V(n, { v[i] = ov_clip_f(v[i], lo, hi); });
 		k->act_done = 1;
 	}
 	return 0;
