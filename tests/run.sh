@@ -332,6 +332,34 @@ for cmd in info dump check dot edit ops compare; do
 	check "$cmd --frobnicate: the same wording (exit 2)" sh -c "[ \$(cat rc.txt) -eq 2 ] && grep -q \"^onnxview: $cmd: unknown option '--frobnicate'\\\$\" err.txt"
 done
 
+# A binary op applies the Relu or Clip after it (the runner's offer) to the same bits as the activation's own
+# kernel: the fused run against --all (which keeps every value, so nothing fuses) and against numpy
+"$PYTHON" - <<'EOF2'
+import numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto as T
+vi = helper.make_tensor_value_info
+lo, hi = numpy_helper.from_array(np.array(-0.5, np.float32), "lo"), numpy_helper.from_array(np.array(2.0, np.float32), "hi")
+g = helper.make_graph([helper.make_node("Add", ["a", "b"], ["s"]), helper.make_node("Relu", ["s"], ["r"]),
+                       helper.make_node("Mul", ["a", "b"], ["p"]), helper.make_node("Clip", ["p", "lo", "hi"], ["c"])],
+                      "actfuse", [vi("a", T.FLOAT, [3, 7]), vi("b", T.FLOAT, [7])],
+                      [vi("r", T.FLOAT, None), vi("c", T.FLOAT, None)], [lo, hi])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "actfuse.onnx")
+a = np.random.default_rng(3).standard_normal((3, 7)).astype(np.float32) * 3
+a[0, :4] = [np.nan, -0.0, np.inf, -np.inf]
+b = np.array([1, 0, -1, 2, -0.0, 0.5, np.nan], np.float32)
+np.save("fa.npy", a); np.save("fb.npy", b)
+s = a + b
+np.save("fr.npy", np.where(s < 0, np.float32(0), s).astype(np.float32))
+p = a * b
+np.save("fc.npy", np.where(p < -0.5, np.float32(-0.5), np.where(p > 2, np.float32(2), p)).astype(np.float32))
+EOF2
+"$ONNXVIEW" run actfuse.onnx --input a=fa.npy --input b=fb.npy --save fused >/dev/null 2>&1
+"$ONNXVIEW" run actfuse.onnx --input a=fa.npy --input b=fb.npy --all --save unfused >/dev/null 2>&1
+check "Add then Relu, Mul then Clip: the fused run gives the bits of the unfused one" \
+	sh -c 'cmp -s fused/r.npy unfused/r.npy && cmp -s fused/c.npy unfused/c.npy'
+run actfuse.onnx --input a=fa.npy --input b=fb.npy --expect r=fr.npy --expect c=fc.npy --atol 0 --rtol 0
+check "the fused Relu and Clip agree with numpy exactly (NaN, -0 and the infinities too)" [ "$(rc)" = 0 ]
+
 run m.onnx --bogus
 check "an unknown option exits 2" [ "$(rc)" = 2 ]
 run m.onnx --rtol abc

@@ -180,6 +180,9 @@ static int node_has_containers(const struct graph *g, uint32_t n, const struct s
 	return 0;
 }
 
+/* Inputs and outputs a node may have for its tables to live on the stack. */
+#define NODE_SMALL 8
+
 static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struct slot *slots,
 		    const uint8_t *is_from, const struct exec_backend_ops *be, const struct exec_env *env,
 		    const struct exec_act *act, int *act_done,
@@ -188,13 +191,22 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 	const struct graph_node *nd = &g->nodes[n];
 	const Onnx__NodeProto *p = nd->proto;
 	const char *domain = p->domain ? p->domain : "";
-	const struct xtensor **in = calloc(p->n_input + 1, sizeof *in);
-	struct xtensor **out = calloc(p->n_output + 1, sizeof *out);
-	struct xtensor *scratch = calloc(p->n_output + 1, sizeof *scratch);
-	char where[300];
+	/* most nodes have a few inputs and outputs: their tables on the stack, no allocation per node */
+	const struct xtensor *in_s[NODE_SMALL];
+	struct xtensor *out_s[NODE_SMALL];
+	struct xtensor scratch_s[NODE_SMALL];
+	int small = p->n_input < NODE_SMALL && p->n_output < NODE_SMALL;
+	const struct xtensor **in = small ? in_s : calloc(p->n_input + 1, sizeof *in);
+	struct xtensor **out = small ? out_s : calloc(p->n_output + 1, sizeof *out);
+	struct xtensor *scratch = small ? scratch_s : calloc(p->n_output + 1, sizeof *scratch);
+	char where[300]; /* the node's name for a message, made only when there is one to give */
 	int rc = -1;
 
-	node_prefix(g, n, where, sizeof where);
+	if (small) {
+		memset(in_s, 0, (p->n_input + 1) * sizeof *in_s);
+		memset(out_s, 0, (p->n_output + 1) * sizeof *out_s);
+		memset(scratch_s, 0, (p->n_output + 1) * sizeof *scratch_s);
+	}
 	if (!in || !out || !scratch) {
 		ov_fail(err, OV_NOMEM, "out of memory");
 		goto out;
@@ -203,6 +215,7 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 		int32_t id = nd->in[i];
 		in[i] = id < 0 ? NULL : slots[id].kept ? slots[id].kept : &slots[id].t;
 		if (id >= 0 && !slots[id].t.data) {
+			node_prefix(g, n, where, sizeof where);
 			ov_fail(err, OV_INVALID, "%s: input %zu '%s' has no value (an optional output nobody computed?)",
 				where, i, g->values[id].name);
 			goto out;
@@ -240,10 +253,13 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 			f[res->n_fallback++] = n;
 			err->msg[0] = '\0';
 			err->code = OV_OK;
+			/* the activation after it stays the backend's node: the offer was made to the backend */
+			k.act.kind = EXEC_ACT_NONE;
 		}
 		/* a CPU kernel reads its inputs on the host: bring over those a device computed */
 		for (size_t i = 0; i < p->n_input; i++)
 			if (nd->in[i] >= 0 && to_host(res, &slots[nd->in[i]].t, err)) {
+				node_prefix(g, n, where, sizeof where);
 				ov_wrap(err, "%s: input %zu '%s': ", where, i, g->values[nd->in[i]].name);
 				goto out;
 			}
@@ -254,6 +270,7 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 			ov_fail(err, OV_INVALID, "the kernel failed without saying why");
 		if (err->code == OV_OK)
 			err->code = OV_INVALID;
+		node_prefix(g, n, where, sizeof where);
 		ov_wrap(err, "%s: ", where);
 		goto out;
 	}
@@ -261,6 +278,7 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 	for (size_t i = 0; i < p->n_output; i++) {
 		int32_t id = nd->out[i];
 		if (id >= 0 && !slots[id].t.data && (slots[id].uses || slots[id].pinned)) {
+			node_prefix(g, n, where, sizeof where);
 			ov_fail(err, OV_INVALID, "%s: the kernel did not compute output %zu '%s'", where, i,
 				g->values[id].name);
 			goto out;
@@ -271,9 +289,11 @@ out:
 	if (scratch)
 		for (size_t i = 0; i < p->n_output; i++)
 			xt_free(&scratch[i]);
-	free(scratch);
-	free(out);
-	free(in);
+	if (!small) {
+		free(scratch);
+		free(out);
+		free(in);
+	}
 	return rc;
 }
 

@@ -377,7 +377,10 @@ static int run_unary(struct exec_kernel_ctx *k, const struct un_family *fam, con
 		return -1;
 	if (dom_of(x->dtype) == DOM_NONE)
 		return fail_type(k, x, 0);
-	if (xk_output(k, 0, fam->out_bool ? OV_DT_BOOL : x->dtype, x->rank, x->dims))
+	/* a loop over x's own type writes every element: no zeros first */
+	int32_t ty = fam->out_bool ? OV_DT_BOOL : x->dtype;
+	int whole = x->dtype == dom_dtype[dom_of(x->dtype)];
+	if (whole ? xk_output_raw(k, 0, ty, x->rank, x->dims) : xk_output(k, 0, ty, x->rank, x->dims))
 		return -1;
 	return unary_into(k, fam, p, x, k->out[0]);
 }
@@ -634,6 +637,9 @@ DEF_BIN4(min, ov_min_f(a, b), ov_min_d(a, b), a < b ? a : b, a < b ? a : b)
 DEF_BIN4(max, ov_max_f(a, b), ov_max_d(a, b), a > b ? a : b, a > b ? a : b)
 DEF_BIN4(prelu, a < 0 ? a * b : a, a < 0 ? a * b : a, a < 0 ? ov_mul_i64(a, b) : a, a)
 DEF_BIN4(pow, powf(a, b), pow(a, b), ov_pow_i64(a, b), ov_pow_u64(a, b))
+/* Pow by a scalar 2 (a decomposed LayerNorm's variance): the product, which is pow's exact result rounded once */
+DEF_BIN(square_f32, float, float, float, a * a)
+DEF_BIN(square_f64, double, double, double, a * a)
 DEF_CMP(eq, a == b)
 DEF_CMP(lt, a < b)
 DEF_CMP(gt, a > b)
@@ -739,7 +745,10 @@ static int bin_exec(struct exec_kernel_ctx *k, const struct xtensor *a, const st
 	int rank;
 	int64_t dims[XT_MAX_RANK];
 
-	if (bin_shape(k, a, b, &rank, dims) || xk_output(k, 0, out_dt, rank, dims))
+	/* bin_run writes every element; only a conversion it cannot make would leave some, so those start at zero */
+	int whole = a->dtype == im->ta && b->dtype == im->tb && out_dt == im->ty;
+	if (bin_shape(k, a, b, &rank, dims) ||
+	    (whole ? xk_output_raw(k, 0, out_dt, rank, dims) : xk_output(k, 0, out_dt, rank, dims)))
 		return -1;
 	bin_run(a, b, k->out[0], im);
 	return 0;
@@ -774,9 +783,21 @@ static int run_binary(struct exec_kernel_ctx *k, const struct bin_family *fam, i
 		return -1;
 	if (bin_pick(fam, a->dtype, allow_bool, &im))
 		return fail_type(k, a, 0);
-	if (legacy_view(k, a, b, &bv))
+	if (legacy_view(k, a, b, &bv) || bin_exec(k, a, &bv, &im, fam->cmp ? OV_DT_BOOL : a->dtype))
 		return -1;
-	return bin_exec(k, a, &bv, &im, fam->cmp ? OV_DT_BOOL : a->dtype);
+	/* the Relu or Clip the runner offers (ResNet's Add before its Relu), while the output is still in cache: the
+	 * activation kernels' own float arithmetic, so the same bits as running them */
+	struct xtensor *y = k->out[0];
+	if (k->act.kind != EXEC_ACT_NONE && y->dtype == OV_DT_FLOAT) {
+		float *v = y->data, lo = k->act.lo, hi = k->act.hi;
+		int64_t n = y->numel;
+		if (k->act.kind == EXEC_ACT_RELU)
+			FOR_V(n, { v[i] = ov_relu_f(v[i]); });
+		else
+			FOR_V(n, { v[i] = ov_clip_f(v[i], lo, hi); });
+		k->act_done = 1;
+	}
+	return 0;
 }
 
 #define BINARY_KERNEL(kname, fam, allow_bool) \
@@ -855,6 +876,8 @@ static int k_pow(struct exec_kernel_ctx *k)
 		d = DOM_U64;
 	im.ta = im.tb = im.ty = dom_dtype[d];
 	im.fn = d == DOM_F32 ? pow_fam.f32 : d == DOM_F64 ? pow_fam.f64 : d == DOM_I64 ? pow_fam.i64 : pow_fam.u64;
+	if (b->numel == 1 && b->dtype == a->dtype && (d == DOM_F32 || d == DOM_F64) && xt_get(b, 0) == 2.0)
+		im.fn = d == DOM_F32 ? square_f32 : square_f64;
 	if (legacy_view(k, a, b, &bv))
 		return -1;
 	return bin_exec(k, a, &bv, &im, a->dtype);

@@ -58,7 +58,8 @@ static int gemm_float(struct exec_kernel_ctx *k)
 				       (long long)cn, (long long)m, (long long)n);
 	}
 	int64_t out[2] = {m, n};
-	if (xk_output(k, 0, a->dtype, 2, out))
+	/* every element is written (C's broadcast, or beta 0: the product alone) */
+	if (xk_output_raw(k, 0, a->dtype, 2, out))
 		return -1;
 	struct xtensor *y = k->out[0];
 	int have_c = c && beta != 0 && c->numel;
@@ -165,11 +166,14 @@ static int matmul_float(struct exec_kernel_ctx *k)
 		return xk_fail(k, "A and B are required");
 	if (a->dtype != b->dtype)
 		return xk_fail(k, "A and B must have the same element type");
-	if (ops_matmul_setup(k, a, b, &p) || xk_output(k, 0, a->dtype, p.out_rank, p.out))
+	/* float and double: the products (beta 0) write every element, so no zeros first */
+	int fp = a->dtype == OV_DT_FLOAT || a->dtype == OV_DT_DOUBLE;
+	if (ops_matmul_setup(k, a, b, &p) ||
+	    (fp ? xk_output_raw : xk_output)(k, 0, a->dtype, p.out_rank, p.out))
 		return -1;
 	struct xtensor *y = k->out[0];
 	int32_t dt = a->dtype;
-	if (dt == OV_DT_FLOAT || dt == OV_DT_DOUBLE) {
+	if (fp) {
 		size_t es = dt == OV_DT_FLOAT ? 4 : 8;
 		/* B shared by every batch and A's batches contiguous: one GEMM with the batches stacked into M */
 		int b_shared = 1, a_full = 1;

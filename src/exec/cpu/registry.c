@@ -2,6 +2,10 @@
  * name for the row with the greatest 'since' that is not above the model's opset of that domain. */
 #include "config.h"
 
+#include <stdint.h>
+#include <stdlib.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "src/exec/exec.h"
@@ -33,6 +37,118 @@ static const struct {
 #undef ROW
 };
 
+/* Every row by op name, for a lookup per node per run that costs one hash and a strcmp or two rather than a pass
+ * over all the tables: rows (sorted by name) and an open-addressed table of each name's first row, made at the first
+ * lookup (the executor runs on one thread).  Without memory for them the lookup scans the tables as before. */
+static const struct exec_kernel **by_name;
+static uint32_t n_rows, *slot_of; /* slot_of[h]: 1 + the index in by_name of the first row of a name, 0 empty */
+static uint32_t n_slots;
+static int index_state; /* 0 not made, 1 made, -1 no memory */
+
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static int by_op(const void *a, const void *b)
+{
+	return strcmp((*(const struct exec_kernel *const *)a)->op, (*(const struct exec_kernel *const *)b)->op);
+}
+
+static void index_make(void)
+{
+	size_t n = 0;
+
+	index_state = -1;
+	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
+		n += *families[f].count;
+	for (n_slots = 64; n_slots < 2 * n; n_slots *= 2)
+		;
+	by_name = malloc((n ? n : 1) * sizeof *by_name);
+	slot_of = calloc(n_slots, sizeof *slot_of);
+	if (!by_name || !slot_of) {
+		free(by_name);
+		free(slot_of);
+		by_name = NULL;
+		slot_of = NULL;
+		return;
+	}
+	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
+		for (size_t i = 0; i < *families[f].count; i++)
+			if (families[f].rows[i].op)
+				by_name[n_rows++] = &families[f].rows[i];
+	qsort(by_name, n_rows, sizeof *by_name, by_op);
+	for (uint32_t r = 0; r < n_rows; r++) {
+		if (r && !strcmp(by_name[r]->op, by_name[r - 1]->op))
+			continue;
+		uint32_t h = name_hash(by_name[r]->op) & (n_slots - 1);
+		while (slot_of[h])
+			h = (h + 1) & (n_slots - 1);
+		slot_of[h] = r + 1;
+	}
+	index_state = 1;
+}
+
+/* Every row of the default domain (ai.onnx) by op name, for a lookup per node per run that costs one hash and a strcmp or two rather than a pass
+ * over all the tables: rows (sorted by name) and an open-addressed table of each name's first row, made at the first
+ * lookup (the executor runs on one thread).  Without memory for them the lookup scans the tables as before. */
+static const struct exec_kernel **by_name;
+static uint32_t n_rows, *slot_of; /* slot_of[h]: 1 + the index in by_name of the first row of a name, 0 empty */
+static uint32_t n_slots;
+static int index_state; /* 0 not made, 1 made, -1 no memory */
+
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static int by_op(const void *a, const void *b)
+{
+	return strcmp((*(const struct exec_kernel *const *)a)->op, (*(const struct exec_kernel *const *)b)->op);
+}
+
+static void index_make(void)
+{
+	size_t n = 0;
+
+	index_state = -1;
+	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
+		n += families[f].domain ? 0 : *families[f].count;
+	for (n_slots = 64; n_slots < 2 * n; n_slots *= 2)
+		;
+	by_name = malloc((n ? n : 1) * sizeof *by_name);
+	slot_of = calloc(n_slots, sizeof *slot_of);
+	if (!by_name || !slot_of) {
+		free(by_name);
+		free(slot_of);
+		by_name = NULL;
+		slot_of = NULL;
+		return;
+	}
+	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
+		for (size_t i = 0; !families[f].domain && i < *families[f].count; i++)
+			if (families[f].rows[i].op)
+				by_name[n_rows++] = &families[f].rows[i];
+	qsort(by_name, n_rows, sizeof *by_name, by_op);
+	for (uint32_t r = 0; r < n_rows; r++) {
+		if (r && !strcmp(by_name[r]->op, by_name[r - 1]->op))
+			continue;
+		uint32_t h = name_hash(by_name[r]->op) & (n_slots - 1);
+		while (slot_of[h])
+			h = (h + 1) & (n_slots - 1);
+		slot_of[h] = r + 1;
+	}
+	index_state = 1;
+}
+
 exec_kernel_fn cpu_find_kernel(const char *domain, const char *op, int64_t opset)
 {
 	const struct exec_kernel *best = NULL;
@@ -41,6 +157,20 @@ exec_kernel_fn cpu_find_kernel(const char *domain, const char *op, int64_t opset
 		return NULL;
 	if (domain && (!*domain || !strcmp(domain, "ai.onnx")))
 		domain = NULL;
+	if (!domain && !index_state)
+		index_make();
+	if (!domain && index_state > 0) { /* the default domain: one hash and a strcmp or two */
+		for (uint32_t h = name_hash(op) & (n_slots - 1); slot_of[h]; h = (h + 1) & (n_slots - 1)) {
+			uint32_t r = slot_of[h] - 1;
+			if (strcmp(by_name[r]->op, op))
+				continue;
+			for (; r < n_rows && !strcmp(by_name[r]->op, op); r++)
+				if (by_name[r]->since <= opset && (!best || by_name[r]->since > best->since))
+					best = by_name[r];
+			break;
+		}
+		return best ? best->fn : NULL;
+	}
 	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
 		if (!families[f].domain != !domain || (domain && strcmp(families[f].domain, domain)))
 			continue;
