@@ -37,63 +37,8 @@ static const struct {
 #undef ROW
 };
 
-/* Every row by op name, for a lookup per node per run that costs one hash and a strcmp or two rather than a pass
- * over all the tables: rows (sorted by name) and an open-addressed table of each name's first row, made at the first
- * lookup (the executor runs on one thread).  Without memory for them the lookup scans the tables as before. */
-static const struct exec_kernel **by_name;
-static uint32_t n_rows, *slot_of; /* slot_of[h]: 1 + the index in by_name of the first row of a name, 0 empty */
-static uint32_t n_slots;
-static int index_state; /* 0 not made, 1 made, -1 no memory */
-
-static uint32_t name_hash(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
-static int by_op(const void *a, const void *b)
-{
-	return strcmp((*(const struct exec_kernel *const *)a)->op, (*(const struct exec_kernel *const *)b)->op);
-}
-
-static void index_make(void)
-{
-	size_t n = 0;
-
-	index_state = -1;
-	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
-		n += *families[f].count;
-	for (n_slots = 64; n_slots < 2 * n; n_slots *= 2)
-		;
-	by_name = malloc((n ? n : 1) * sizeof *by_name);
-	slot_of = calloc(n_slots, sizeof *slot_of);
-	if (!by_name || !slot_of) {
-		free(by_name);
-		free(slot_of);
-		by_name = NULL;
-		slot_of = NULL;
-		return;
-	}
-	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
-		for (size_t i = 0; i < *families[f].count; i++)
-			if (families[f].rows[i].op)
-				by_name[n_rows++] = &families[f].rows[i];
-	qsort(by_name, n_rows, sizeof *by_name, by_op);
-	for (uint32_t r = 0; r < n_rows; r++) {
-		if (r && !strcmp(by_name[r]->op, by_name[r - 1]->op))
-			continue;
-		uint32_t h = name_hash(by_name[r]->op) & (n_slots - 1);
-		while (slot_of[h])
-			h = (h + 1) & (n_slots - 1);
-		slot_of[h] = r + 1;
-	}
-	index_state = 1;
-}
-
-/* Every row of the default domain (ai.onnx) by op name, for a lookup per node per run that costs one hash and a strcmp or two rather than a pass
+/* Every row of the default domain (ai.onnx) by op name, for a lookup per node per run that costs one hash and a
+ * strcmp or two rather than a pass
  * over all the tables: rows (sorted by name) and an open-addressed table of each name's first row, made at the first
  * lookup (the executor runs on one thread).  Without memory for them the lookup scans the tables as before. */
 static const struct exec_kernel **by_name;
