@@ -107,6 +107,12 @@ typedef int (*exec_kernel_fn)(struct exec_kernel_ctx *k);
 
 /* One row of a backend's kernel table: the op and the first opset version it implements (the row with the
  * greatest since <= the model's opset is used, so behaviour that changed between versions can have two rows). */
+/* Input i of the node a kernel runs: NULL when the node leaves it out (an empty name) or has fewer inputs. */
+static inline const struct xtensor *xk_in(const struct exec_kernel_ctx *k, size_t i)
+{
+	return i < k->n_in ? k->in[i] : NULL;
+}
+
 struct exec_kernel {
 	const char *op;
 	int since;

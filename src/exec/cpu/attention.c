@@ -21,11 +21,6 @@
 			((double *)(p))[i] = (v);                                                                \
 	} while (0)
 
-static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
-{
-	return i < k->n_in ? k->in[i] : NULL;
-}
-
 /* present_key or present_value (B, Hkv, T, D): the past rows, then the new ones taken out of K or V's layout. */
 static void build_present(const struct attn_geom *p, const struct xtensor *past, const struct xtensor *cur, int64_t d,
 			  int64_t rs, int value, size_t es, char *dst)
@@ -55,7 +50,7 @@ static int attention_run(struct exec_kernel_ctx *k, int32_t half)
 	if (ops_attention_setup(k, &p))
 		return -1;
 	attn_set_rounding(&p, half);
-	const struct xtensor *q = k->in[0], *mask = input(k, 3), *np = k->opset >= 24 ? input(k, 6) : NULL;
+	const struct xtensor *q = k->in[0], *mask = xk_in(k, 3), *np = k->opset >= 24 ? xk_in(k, 6) : NULL;
 	int32_t dt = q->dtype;
 	size_t es = dt == OV_DT_FLOAT ? 4 : 8;
 	if (xk_output(k, 0, dt, p.y_rank, p.y))
@@ -78,8 +73,8 @@ static int attention_run(struct exec_kernel_ctx *k, int32_t half)
 		xk_fail(k, "out of memory");
 		goto out;
 	}
-	build_present(&p, input(k, 4), k->in[1], p.Dk, p.k_rs, 0, es, pk);
-	build_present(&p, input(k, 5), k->in[2], p.Dv, p.v_rs, 1, es, pv);
+	build_present(&p, xk_in(k, 4), k->in[1], p.Dk, p.k_rs, 0, es, pk);
+	build_present(&p, xk_in(k, 5), k->in[2], p.Dv, p.v_rs, 1, es, pv);
 	if (p.rnd) { /* the half types: Q and K scaled apart, rounded, as the reference does */
 		float s = (float)ov_attn_round_d(p.rnd, sqrt(p.scale));
 		for (int64_t i = 0; i < nq; i++)
@@ -191,7 +186,7 @@ static int run_mod(struct exec_kernel_ctx *k, const struct graph *sub, const cha
 
 static int flex_f(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *q = input(k, 0), *kt = input(k, 1), *v = input(k, 2);
+	const struct xtensor *q = xk_in(k, 0), *kt = xk_in(k, 1), *v = xk_in(k, 2);
 
 	if (!q || !kt || !v || q->rank != 4 || kt->rank != 4 || v->rank != 4)
 		return xk_fail(k, "Q, K and V must be 4-D");
@@ -261,12 +256,12 @@ static int kernel_flex(struct exec_kernel_ctx *k)
 }
 
 const struct exec_kernel cpu_attention_kernels[] = {
-	{"Attention", 23, kernel_attention},
+	{.op = "Attention", .since = 23, .fn = kernel_attention},
 };
 const size_t cpu_attention_count = sizeof cpu_attention_kernels / sizeof cpu_attention_kernels[0];
 
 /* The ai.onnx.preview domain's (registry.c looks these up by that domain's opset). */
 const struct exec_kernel cpu_preview_kernels[] = {
-	{"FlexAttention", 1, kernel_flex},
+	{.op = "FlexAttention", .since = 1, .fn = kernel_flex},
 };
 const size_t cpu_preview_count = sizeof cpu_preview_kernels / sizeof cpu_preview_kernels[0];

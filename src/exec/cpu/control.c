@@ -610,9 +610,9 @@ static int kernel_scan8(struct exec_kernel_ctx *k)
 }
 
 const struct exec_kernel cpu_control_kernels[] = {
-	{"If", 1, kernel_if},
-	{"Loop", 1, kernel_loop},
-	{"Scan", 8, kernel_scan8},
-	{"Scan", 9, kernel_scan},
+	{.op = "If", .since = 1, .fn = kernel_if},
+	{.op = "Loop", .since = 1, .fn = kernel_loop},
+	{.op = "Scan", .since = 8, .fn = kernel_scan8},
+	{.op = "Scan", .since = 9, .fn = kernel_scan},
 };
 const size_t cpu_control_count = sizeof cpu_control_kernels / sizeof cpu_control_kernels[0];

@@ -1367,11 +1367,11 @@ static int kernel_deform_conv(struct exec_kernel_ctx *k)
 }
 
 const struct exec_kernel cpu_conv_kernels[] = {
-	{"Col2Im", 18, kernel_col2im},
-	{"DeformConv", 19, kernel_deform_conv},
-	{"Conv", 1, kernel_conv},
-	{"ConvTranspose", 1, kernel_conv_transpose},
-	{"ConvInteger", 10, kernel_conv_integer},
-	{"QLinearConv", 10, kernel_qlinear_conv},
+	{.op = "Col2Im", .since = 18, .fn = kernel_col2im},
+	{.op = "DeformConv", .since = 19, .fn = kernel_deform_conv},
+	{.op = "Conv", .since = 1, .fn = kernel_conv},
+	{.op = "ConvTranspose", .since = 1, .fn = kernel_conv_transpose},
+	{.op = "ConvInteger", .since = 10, .fn = kernel_conv_integer},
+	{.op = "QLinearConv", .since = 10, .fn = kernel_qlinear_conv},
 };
 const size_t cpu_conv_count = sizeof cpu_conv_kernels / sizeof cpu_conv_kernels[0];

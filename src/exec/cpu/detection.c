@@ -14,11 +14,6 @@
 #define MAXR XT_MAX_RANK
 #define PI 3.14159265358979323846
 
-static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
-{
-	return i < k->n_in ? k->in[i] : NULL;
-}
-
 /* ---- NonMaxSuppression ---------------------------------------------------------------------------------------- */
 
 struct cand {
@@ -88,8 +83,8 @@ static int suppress_by_iou(const float *b1, const float *b2, int center, float i
 
 static int k_nms(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *boxes = input(k, 0), *scores = input(k, 1), *mo = input(k, 2), *iou = input(k, 3),
-			     *st = input(k, 4);
+	const struct xtensor *boxes = xk_in(k, 0), *scores = xk_in(k, 1), *mo = xk_in(k, 2), *iou = xk_in(k, 3),
+			     *st = xk_in(k, 4);
 	int center = (int)xk_attr_int(k, "center_point_box", 0);
 	int rc = -1;
 
@@ -177,7 +172,7 @@ struct precalc {
 
 static int k_roi_align(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0), *rois = input(k, 1), *bi = input(k, 2);
+	const struct xtensor *x = xk_in(k, 0), *rois = xk_in(k, 1), *bi = xk_in(k, 2);
 	char mode[16], ctm[32];
 	int rc = -1;
 
@@ -341,7 +336,7 @@ done:
 /* Caffe's ROI pooling, as onnxruntime runs it: rois [R, 5] = (batch, x1, y1, x2, y2), rounded after scaling. */
 static int k_max_roi_pool(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0), *rois = input(k, 1);
+	const struct xtensor *x = xk_in(k, 0), *rois = xk_in(k, 1);
 	int64_t ps[2];
 	double scale = xk_attr_float(k, "spatial_scale", 1.0f);
 
@@ -394,8 +389,8 @@ static int k_max_roi_pool(struct exec_kernel_ctx *k)
 }
 
 const struct exec_kernel cpu_detection_kernels[] = {
-	{"NonMaxSuppression", 10, k_nms},
-	{"RoiAlign", 10, k_roi_align},
-	{"MaxRoiPool", 1, k_max_roi_pool},
+	{.op = "NonMaxSuppression", .since = 10, .fn = k_nms},
+	{.op = "RoiAlign", .since = 10, .fn = k_roi_align},
+	{.op = "MaxRoiPool", .since = 1, .fn = k_max_roi_pool},
 };
 const size_t cpu_detection_count = sizeof cpu_detection_kernels / sizeof cpu_detection_kernels[0];

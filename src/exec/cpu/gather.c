@@ -20,16 +20,11 @@
 
 /* ---- helpers ---------------------------------------------------------------------------------------------- */
 
-static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
-{
-	return i < k->n_in ? k->in[i] : NULL;
-}
-
 /* Inputs 0..n-1, all required, the first of a dtype the executor stores. */
 static int need_inputs(struct exec_kernel_ctx *k, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!input(k, i))
+		if (!xk_in(k, i))
 			return xk_fail(k, "input %zu is missing", i);
 	if (!xt_elem_size(k->in[0]->dtype))
 		return xk_fail(k, "element type %s is not supported", dtype_name(k->in[0]->dtype));
@@ -438,7 +433,7 @@ out:
 
 static int k_eye_like(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 	int64_t kk = xk_attr_int(k, "k", 0);
 	int32_t dt;
 
@@ -458,7 +453,7 @@ static int k_eye_like(struct exec_kernel_ctx *k)
 
 static int k_reverse_sequence(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0), *sl = input(k, 1);
+	const struct xtensor *x = xk_in(k, 0), *sl = xk_in(k, 1);
 	int64_t B, T;
 	int ba;
 
@@ -482,17 +477,17 @@ static int k_reverse_sequence(struct exec_kernel_ctx *k)
 }
 
 const struct exec_kernel cpu_gather_kernels[] = {
-	{"Gather", 1, k_gather},
-	{"GatherElements", 11, k_gather_elements},
-	{"GatherND", 11, k_gather_nd},
-	{"Scatter", 9, k_scatter_elements},
-	{"ScatterElements", 11, k_scatter_elements},
-	{"ScatterND", 11, k_scatter_nd},
-	{"OneHot", 9, k_onehot},
-	{"NonZero", 9, k_nonzero},
-	{"Compress", 9, k_compress},
-	{"Unique", 11, k_unique},
-	{"EyeLike", 9, k_eye_like},
-	{"ReverseSequence", 10, k_reverse_sequence},
+	{.op = "Gather", .since = 1, .fn = k_gather},
+	{.op = "GatherElements", .since = 11, .fn = k_gather_elements},
+	{.op = "GatherND", .since = 11, .fn = k_gather_nd},
+	{.op = "Scatter", .since = 9, .fn = k_scatter_elements},
+	{.op = "ScatterElements", .since = 11, .fn = k_scatter_elements},
+	{.op = "ScatterND", .since = 11, .fn = k_scatter_nd},
+	{.op = "OneHot", .since = 9, .fn = k_onehot},
+	{.op = "NonZero", .since = 9, .fn = k_nonzero},
+	{.op = "Compress", .since = 9, .fn = k_compress},
+	{.op = "Unique", .since = 11, .fn = k_unique},
+	{.op = "EyeLike", .since = 9, .fn = k_eye_like},
+	{.op = "ReverseSequence", .since = 10, .fn = k_reverse_sequence},
 };
 const size_t cpu_gather_count = sizeof cpu_gather_kernels / sizeof cpu_gather_kernels[0];

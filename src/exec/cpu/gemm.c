@@ -526,15 +526,10 @@ static int kernel_einsum(struct exec_kernel_ctx *k)
 	return xk_fail(k, "Einsum on %s is not supported", dtype_short_name(dt));
 }
 
-static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
-{
-	return i < k->n_in ? k->in[i] : NULL;
-}
-
 /* ---- Det ---- */
 static int k_det(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 
 	if (!x)
 		return xk_fail(k, "input 0 is missing");
@@ -587,11 +582,11 @@ static int k_det(struct exec_kernel_ctx *k)
 }
 
 const struct exec_kernel cpu_gemm_kernels[] = {
-	{"Gemm", 1, kernel_gemm},
-	{"MatMul", 1, kernel_matmul},
-	{"MatMulInteger", 10, kernel_matmul_integer},
-	{"QLinearMatMul", 10, kernel_qlinear_matmul},
-	{"Einsum", 12, kernel_einsum},
-	{"Det", 11, k_det},
+	{.op = "Gemm", .since = 1, .fn = kernel_gemm},
+	{.op = "MatMul", .since = 1, .fn = kernel_matmul},
+	{.op = "MatMulInteger", .since = 10, .fn = kernel_matmul_integer},
+	{.op = "QLinearMatMul", .since = 10, .fn = kernel_qlinear_matmul},
+	{.op = "Einsum", .since = 12, .fn = kernel_einsum},
+	{.op = "Det", .since = 11, .fn = k_det},
 };
 const size_t cpu_gemm_count = sizeof cpu_gemm_kernels / sizeof cpu_gemm_kernels[0];

@@ -10,11 +10,6 @@
 #define MAXR XT_MAX_RANK
 #define PI 3.14159265358979323846
 
-static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
-{
-	return i < k->n_in ? k->in[i] : NULL;
-}
-
 /* ---- NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss ------------------------------------------------------------ */
 
 /* loss[n,d] = -weight[t] * logp[n, t, d] for the target t (0 where t is ignore_index), reduced as asked: 'mean'
@@ -81,7 +76,7 @@ static int loss_dims(struct exec_kernel_ctx *k, const struct xtensor *x, const s
 
 static int k_nll_loss(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0), *t = input(k, 1), *w = input(k, 2);
+	const struct xtensor *x = xk_in(k, 0), *t = xk_in(k, 1), *w = xk_in(k, 2);
 	int64_t N, C, D;
 
 	if (!x || !t)
@@ -100,7 +95,7 @@ static int k_nll_loss(struct exec_kernel_ctx *k)
 
 static int k_sce_loss(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0), *t = input(k, 1), *w = input(k, 2);
+	const struct xtensor *x = xk_in(k, 0), *t = xk_in(k, 1), *w = xk_in(k, 2);
 	int64_t N, C, D;
 
 	if (!x || !t)
@@ -134,7 +129,7 @@ static int k_sce_loss(struct exec_kernel_ctx *k)
 }
 
 const struct exec_kernel cpu_loss_kernels[] = {
-	{"NegativeLogLikelihoodLoss", 12, k_nll_loss},
-	{"SoftmaxCrossEntropyLoss", 12, k_sce_loss},
+	{.op = "NegativeLogLikelihoodLoss", .since = 12, .fn = k_nll_loss},
+	{.op = "SoftmaxCrossEntropyLoss", .since = 12, .fn = k_sce_loss},
 };
 const size_t cpu_loss_count = sizeof cpu_loss_kernels / sizeof cpu_loss_kernels[0];

@@ -11,11 +11,6 @@
 #include "src/base/dtype.h"
 #include "src/exec/exec.h"
 
-static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
-{
-	return i < k->n_in ? k->in[i] : NULL;
-}
-
 static const Onnx__AttributeProto *attr(const struct exec_kernel_ctx *k, const char *name)
 {
 	const Onnx__NodeProto *n = k->g->nodes[k->node].proto;
@@ -35,7 +30,7 @@ static int is_numeric(int32_t dt)
 
 static int k_binarizer(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 	double th = xk_attr_float(k, "threshold", 0.0f);
 
 	if (!x || !is_numeric(x->dtype))
@@ -53,7 +48,7 @@ static int k_binarizer(struct exec_kernel_ctx *k)
 
 static int k_array_feature_extractor(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0), *ix = input(k, 1);
+	const struct xtensor *x = xk_in(k, 0), *ix = xk_in(k, 1);
 	int64_t dims[XT_MAX_RANK];
 
 	if (!x || !ix || ix->dtype != OV_DT_INT64)
@@ -185,7 +180,7 @@ static int key_equal(const struct xtensor *keys, int64_t j, const struct xtensor
 
 static int k_label_encoder(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 	struct xtensor keys = {0}, vals = {0}, def = {0};
 	int rc = -1, r;
 
@@ -307,7 +302,7 @@ static int te_cond(const struct te *t, int64_t node, double v)
 
 static int k_tree_ensemble(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 	const Onnx__AttributeProto *roots = attr(k, "tree_roots");
 	struct te t;
 	int64_t ntargets = xk_attr_int(k, "n_targets", 1), agg = xk_attr_int(k, "aggregate_function", TE_SUM);
@@ -429,9 +424,9 @@ out:
 
 /* the family of domain ai.onnx.ml (src/exec/cpu/registry.c) */
 const struct exec_kernel cpu_ml_kernels[] = {
-	{"Binarizer", 1, k_binarizer},
-	{"ArrayFeatureExtractor", 1, k_array_feature_extractor},
-	{"LabelEncoder", 2, k_label_encoder},
-	{"TreeEnsemble", 5, k_tree_ensemble},
+	{.op = "Binarizer", .since = 1, .fn = k_binarizer},
+	{.op = "ArrayFeatureExtractor", .since = 1, .fn = k_array_feature_extractor},
+	{.op = "LabelEncoder", .since = 2, .fn = k_label_encoder},
+	{.op = "TreeEnsemble", .since = 5, .fn = k_tree_ensemble},
 };
 const size_t cpu_ml_count = sizeof cpu_ml_kernels / sizeof cpu_ml_kernels[0];

@@ -515,16 +515,11 @@ static int kernel_hardmax(struct exec_kernel_ctx *k)
 /* Softmax & co. read the opset themselves (2-D coercion before 13); the two rows make the change visible. */
 #define MAXR XT_MAX_RANK
 
-static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
-{
-	return i < k->n_in ? k->in[i] : NULL;
-}
-
 /* ---- MeanVarianceNormalization ------------------------------------------------------------------------------ */
 
 static int k_mvn(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 	int64_t axes[MAXR] = {0, 2, 3}, gstride[MAXR], xs[MAXR];
 	int red[MAXR] = {0}, rc = -1;
 
@@ -627,18 +622,18 @@ static int kernel_lp_normalization(struct exec_kernel_ctx *k)
 }
 
 const struct exec_kernel cpu_norm_kernels[] = {
-	{"LpNormalization", 1, kernel_lp_normalization},
-	{"BatchNormalization", 1, kernel_batchnorm},
-	{"InstanceNormalization", 1, kernel_instancenorm},
-	{"LayerNormalization", 17, kernel_layernorm},
-	{"GroupNormalization", 18, kernel_groupnorm},
-	{"LRN", 1, kernel_lrn},
-	{"Softmax", 1, kernel_softmax},
-	{"Softmax", 13, kernel_softmax},
-	{"LogSoftmax", 1, kernel_logsoftmax},
-	{"LogSoftmax", 13, kernel_logsoftmax},
-	{"Hardmax", 1, kernel_hardmax},
-	{"Hardmax", 13, kernel_hardmax},
-	{"MeanVarianceNormalization", 9, k_mvn},
+	{.op = "LpNormalization", .since = 1, .fn = kernel_lp_normalization},
+	{.op = "BatchNormalization", .since = 1, .fn = kernel_batchnorm},
+	{.op = "InstanceNormalization", .since = 1, .fn = kernel_instancenorm},
+	{.op = "LayerNormalization", .since = 17, .fn = kernel_layernorm},
+	{.op = "GroupNormalization", .since = 18, .fn = kernel_groupnorm},
+	{.op = "LRN", .since = 1, .fn = kernel_lrn},
+	{.op = "Softmax", .since = 1, .fn = kernel_softmax},
+	{.op = "Softmax", .since = 13, .fn = kernel_softmax},
+	{.op = "LogSoftmax", .since = 1, .fn = kernel_logsoftmax},
+	{.op = "LogSoftmax", .since = 13, .fn = kernel_logsoftmax},
+	{.op = "Hardmax", .since = 1, .fn = kernel_hardmax},
+	{.op = "Hardmax", .since = 13, .fn = kernel_hardmax},
+	{.op = "MeanVarianceNormalization", .since = 9, .fn = k_mvn},
 };
 const size_t cpu_norm_count = sizeof cpu_norm_kernels / sizeof cpu_norm_kernels[0];

@@ -440,12 +440,12 @@ static int kernel_max_unpool(struct exec_kernel_ctx *k)
 }
 
 const struct exec_kernel cpu_pool_kernels[] = {
-	{"MaxPool", 1, kernel_max_pool},
-	{"AveragePool", 1, kernel_average_pool},
-	{"LpPool", 1, kernel_lp_pool},
-	{"GlobalMaxPool", 1, kernel_global_max_pool},
-	{"GlobalAveragePool", 1, kernel_global_average_pool},
-	{"GlobalLpPool", 1, kernel_global_lp_pool},
-	{"MaxUnpool", 9, kernel_max_unpool},
+	{.op = "MaxPool", .since = 1, .fn = kernel_max_pool},
+	{.op = "AveragePool", .since = 1, .fn = kernel_average_pool},
+	{.op = "LpPool", .since = 1, .fn = kernel_lp_pool},
+	{.op = "GlobalMaxPool", .since = 1, .fn = kernel_global_max_pool},
+	{.op = "GlobalAveragePool", .since = 1, .fn = kernel_global_average_pool},
+	{.op = "GlobalLpPool", .since = 1, .fn = kernel_global_lp_pool},
+	{.op = "MaxUnpool", .since = 9, .fn = kernel_max_unpool},
 };
 const size_t cpu_pool_count = sizeof cpu_pool_kernels / sizeof cpu_pool_kernels[0];

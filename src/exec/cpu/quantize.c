@@ -11,16 +11,11 @@
 #define MAXR XT_MAX_RANK
 #define PI 3.14159265358979323846
 
-static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
-{
-	return i < k->n_in ? k->in[i] : NULL;
-}
-
 /* ---- QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear ------------------------------------------------- */
 
 static int k_quantize_linear(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0), *scale = input(k, 1), *zp = input(k, 2);
+	const struct xtensor *x = xk_in(k, 0), *scale = xk_in(k, 1), *zp = xk_in(k, 2);
 	struct ov_qparams q;
 	double lo = 0, hi = 0;
 
@@ -59,7 +54,7 @@ static int k_quantize_linear(struct exec_kernel_ctx *k)
 
 static int k_dequantize_linear(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0), *scale = input(k, 1), *zp = input(k, 2);
+	const struct xtensor *x = xk_in(k, 0), *scale = xk_in(k, 1), *zp = xk_in(k, 2);
 	struct ov_qparams q;
 
 	if (!x || !scale)
@@ -94,7 +89,7 @@ static int k_dequantize_linear(struct exec_kernel_ctx *k)
 
 static int k_dynamic_quantize_linear(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 
 	if (!x)
 		return xk_fail(k, "input 0 is missing");
@@ -124,8 +119,8 @@ static int k_dynamic_quantize_linear(struct exec_kernel_ctx *k)
 }
 
 const struct exec_kernel cpu_quantize_kernels[] = {
-	{"QuantizeLinear", 10, k_quantize_linear},
-	{"DequantizeLinear", 10, k_dequantize_linear},
-	{"DynamicQuantizeLinear", 11, k_dynamic_quantize_linear},
+	{.op = "QuantizeLinear", .since = 10, .fn = k_quantize_linear},
+	{.op = "DequantizeLinear", .since = 10, .fn = k_dequantize_linear},
+	{.op = "DynamicQuantizeLinear", .since = 11, .fn = k_dynamic_quantize_linear},
 };
 const size_t cpu_quantize_count = sizeof cpu_quantize_kernels / sizeof cpu_quantize_kernels[0];

@@ -13,11 +13,6 @@
 #define MAXR XT_MAX_RANK
 #define PI 3.14159265358979323846
 
-static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
-{
-	return i < k->n_in ? k->in[i] : NULL;
-}
-
 /* ---- RandomUniform(Like), RandomNormal(Like), Bernoulli ------------------------------------------------------------- */
 
 /* numpy's legacy RandomState (MT19937 seeded by init_genrand, 53-bit doubles, polar-method normals), so that a
@@ -113,7 +108,7 @@ enum rnd { RND_UNIFORM, RND_NORMAL, RND_BERNOULLI };
 
 static int random_run(struct exec_kernel_ctx *k, enum rnd kind, int like)
 {
-	const struct xtensor *x = like ? input(k, 0) : NULL;
+	const struct xtensor *x = like ? xk_in(k, 0) : NULL;
 	int64_t d[MAXR];
 	int rank;
 	struct mt *m;
@@ -174,10 +169,10 @@ static int k_random_normal_like(struct exec_kernel_ctx *k) { return random_run(k
 static int k_bernoulli(struct exec_kernel_ctx *k) { return random_run(k, RND_BERNOULLI, 1); }
 
 const struct exec_kernel cpu_random_kernels[] = {
-	{"RandomUniform", 1, k_random_uniform},
-	{"RandomUniformLike", 1, k_random_uniform_like},
-	{"RandomNormal", 1, k_random_normal},
-	{"RandomNormalLike", 1, k_random_normal_like},
-	{"Bernoulli", 15, k_bernoulli},
+	{.op = "RandomUniform", .since = 1, .fn = k_random_uniform},
+	{.op = "RandomUniformLike", .since = 1, .fn = k_random_uniform_like},
+	{.op = "RandomNormal", .since = 1, .fn = k_random_normal},
+	{.op = "RandomNormalLike", .since = 1, .fn = k_random_normal_like},
+	{.op = "Bernoulli", .since = 15, .fn = k_bernoulli},
 };
 const size_t cpu_random_count = sizeof cpu_random_kernels / sizeof cpu_random_kernels[0];

@@ -10,11 +10,6 @@
 #define MAXR XT_MAX_RANK
 #define PI 3.14159265358979323846
 
-static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
-{
-	return i < k->n_in ? k->in[i] : NULL;
-}
-
 /* ---- RNN, GRU, LSTM ------------------------------------------------------------------------------------------- */
 
 /* The checks, dims and activations are ops_rnn_setup's (src/exec/ops/rnn.c), and a cell's arithmetic from its
@@ -22,7 +17,7 @@ static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
 
 static const struct xtensor *host_input(struct exec_kernel_ctx *k, size_t i)
 {
-	return input(k, i);
+	return xk_in(k, i);
 }
 
 /* A tensor's values as doubles (NULL input: NULL, no failure). */
@@ -42,9 +37,9 @@ static double *to_doubles(struct exec_kernel_ctx *k, const struct xtensor *t, in
 
 static int recurrent_run(struct exec_kernel_ctx *k, enum rnn_cell cell)
 {
-	const struct xtensor *X = input(k, 0), *Wt = input(k, 1), *Rt = input(k, 2), *Bt = input(k, 3),
-			     *SL = input(k, 4), *H0 = input(k, 5), *C0 = cell == RNN_CELL_LSTM ? input(k, 6) : NULL,
-			     *Pt = cell == RNN_CELL_LSTM ? input(k, 7) : NULL;
+	const struct xtensor *X = xk_in(k, 0), *Wt = xk_in(k, 1), *Rt = xk_in(k, 2), *Bt = xk_in(k, 3),
+			     *SL = xk_in(k, 4), *H0 = xk_in(k, 5), *C0 = cell == RNN_CELL_LSTM ? xk_in(k, 6) : NULL,
+			     *Pt = cell == RNN_CELL_LSTM ? xk_in(k, 7) : NULL;
 	struct rnn_geom pl;
 	int rc = -1, failed = 0;
 
@@ -154,8 +149,8 @@ static int k_gru(struct exec_kernel_ctx *k) { return recurrent_run(k, RNN_CELL_G
 static int k_lstm(struct exec_kernel_ctx *k) { return recurrent_run(k, RNN_CELL_LSTM); }
 
 const struct exec_kernel cpu_recurrent_kernels[] = {
-	{"RNN", 7, k_rnn},
-	{"GRU", 7, k_gru},
-	{"LSTM", 7, k_lstm},
+	{.op = "RNN", .since = 7, .fn = k_rnn},
+	{.op = "GRU", .since = 7, .fn = k_gru},
+	{.op = "LSTM", .since = 7, .fn = k_lstm},
 };
 const size_t cpu_recurrent_count = sizeof cpu_recurrent_kernels / sizeof cpu_recurrent_kernels[0];

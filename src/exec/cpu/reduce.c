@@ -19,11 +19,6 @@
 
 #define MAXR XT_MAX_RANK
 
-static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
-{
-	return i < k->n_in ? k->in[i] : NULL;
-}
-
 static int is_int_type(int32_t dt)
 {
 	return dt == OV_DT_INT64 || dt == OV_DT_INT32 || dt == OV_DT_INT16 || dt == OV_DT_INT8 || dt == OV_DT_UINT8 ||
@@ -187,7 +182,7 @@ static void row_i(void *ctx, int64_t in_at, int64_t n, int64_t o, int64_t step)
 
 static int reduce_run(struct exec_kernel_ctx *k, enum rop op, int from_input)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 	int64_t axes[MAXR], d[MAXR], na;
 	int keep = (int)xk_attr_int(k, "keepdims", 1);
 	struct reduction r;
@@ -200,7 +195,7 @@ static int reduce_run(struct exec_kernel_ctx *k, enum rop op, int from_input)
 	memset(&r, 0, sizeof r);
 	r.x = x;
 	if (from_input) {
-		const struct xtensor *at = input(k, 1);
+		const struct xtensor *at = xk_in(k, 1);
 		na = -2;
 		if (at) {
 			if (at->rank > 1 || at->numel > MAXR)
@@ -336,7 +331,7 @@ REDUCE_KERNELS(reduce_sum_square, R_SUMSQ)
 
 static int arg_run(struct exec_kernel_ctx *k, int want_max)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 	int axis, keep = (int)xk_attr_int(k, "keepdims", 1), last_index = (int)xk_attr_int(k, "select_last_index", 0);
 	int64_t d[MAXR];
 
@@ -387,7 +382,7 @@ static int k_argmin(struct exec_kernel_ctx *k) { return arg_run(k, 0); }
  * order is allowed when sorted=0). */
 static int k_topk(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 	int axis, largest = (int)xk_attr_int(k, "largest", 1);
 	int64_t kk, d[MAXR];
 
@@ -415,29 +410,29 @@ static int k_topk(struct exec_kernel_ctx *k)
 }
 
 const struct exec_kernel cpu_reduce_kernels[] = {
-	{"ReduceSum", 1, k_reduce_sum_attr},
-	{"ReduceSum", 13, k_reduce_sum_input},
-	{"ReduceMean", 1, k_reduce_mean_attr},
-	{"ReduceMean", 18, k_reduce_mean_input},
-	{"ReduceMax", 1, k_reduce_max_attr},
-	{"ReduceMax", 18, k_reduce_max_input},
-	{"ReduceMin", 1, k_reduce_min_attr},
-	{"ReduceMin", 18, k_reduce_min_input},
-	{"ReduceProd", 1, k_reduce_prod_attr},
-	{"ReduceProd", 18, k_reduce_prod_input},
-	{"ReduceL1", 1, k_reduce_l1_attr},
-	{"ReduceL1", 18, k_reduce_l1_input},
-	{"ReduceL2", 1, k_reduce_l2_attr},
-	{"ReduceL2", 18, k_reduce_l2_input},
-	{"ReduceLogSum", 1, k_reduce_log_sum_attr},
-	{"ReduceLogSum", 18, k_reduce_log_sum_input},
-	{"ReduceLogSumExp", 1, k_reduce_log_sum_exp_attr},
-	{"ReduceLogSumExp", 18, k_reduce_log_sum_exp_input},
-	{"ReduceSumSquare", 1, k_reduce_sum_square_attr},
-	{"ReduceSumSquare", 18, k_reduce_sum_square_input},
-	{"ArgMax", 1, k_argmax},
-	{"ArgMin", 1, k_argmin},
-	{"TopK", 1, k_topk},
-	{"TopK", 10, k_topk},
+	{.op = "ReduceSum", .since = 1, .fn = k_reduce_sum_attr},
+	{.op = "ReduceSum", .since = 13, .fn = k_reduce_sum_input},
+	{.op = "ReduceMean", .since = 1, .fn = k_reduce_mean_attr},
+	{.op = "ReduceMean", .since = 18, .fn = k_reduce_mean_input},
+	{.op = "ReduceMax", .since = 1, .fn = k_reduce_max_attr},
+	{.op = "ReduceMax", .since = 18, .fn = k_reduce_max_input},
+	{.op = "ReduceMin", .since = 1, .fn = k_reduce_min_attr},
+	{.op = "ReduceMin", .since = 18, .fn = k_reduce_min_input},
+	{.op = "ReduceProd", .since = 1, .fn = k_reduce_prod_attr},
+	{.op = "ReduceProd", .since = 18, .fn = k_reduce_prod_input},
+	{.op = "ReduceL1", .since = 1, .fn = k_reduce_l1_attr},
+	{.op = "ReduceL1", .since = 18, .fn = k_reduce_l1_input},
+	{.op = "ReduceL2", .since = 1, .fn = k_reduce_l2_attr},
+	{.op = "ReduceL2", .since = 18, .fn = k_reduce_l2_input},
+	{.op = "ReduceLogSum", .since = 1, .fn = k_reduce_log_sum_attr},
+	{.op = "ReduceLogSum", .since = 18, .fn = k_reduce_log_sum_input},
+	{.op = "ReduceLogSumExp", .since = 1, .fn = k_reduce_log_sum_exp_attr},
+	{.op = "ReduceLogSumExp", .since = 18, .fn = k_reduce_log_sum_exp_input},
+	{.op = "ReduceSumSquare", .since = 1, .fn = k_reduce_sum_square_attr},
+	{.op = "ReduceSumSquare", .since = 18, .fn = k_reduce_sum_square_input},
+	{.op = "ArgMax", .since = 1, .fn = k_argmax},
+	{.op = "ArgMin", .since = 1, .fn = k_argmin},
+	{.op = "TopK", .since = 1, .fn = k_topk},
+	{.op = "TopK", .since = 10, .fn = k_topk},
 };
 const size_t cpu_reduce_count = sizeof cpu_reduce_kernels / sizeof cpu_reduce_kernels[0];

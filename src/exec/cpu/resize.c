@@ -438,11 +438,11 @@ static int kernel_affine_grid(struct exec_kernel_ctx *k)
 }
 
 const struct exec_kernel cpu_resize_kernels[] = {
-	{"Resize", 10, kernel_resize},
-	{"Upsample", 7, kernel_upsample},
-	{"DepthToSpace", 1, kernel_depth_to_space},
-	{"SpaceToDepth", 1, kernel_space_to_depth},
-	{"GridSample", 16, kernel_grid_sample},
-	{"AffineGrid", 20, kernel_affine_grid},
+	{.op = "Resize", .since = 10, .fn = kernel_resize},
+	{.op = "Upsample", .since = 7, .fn = kernel_upsample},
+	{.op = "DepthToSpace", .since = 1, .fn = kernel_depth_to_space},
+	{.op = "SpaceToDepth", .since = 1, .fn = kernel_space_to_depth},
+	{.op = "GridSample", .since = 16, .fn = kernel_grid_sample},
+	{.op = "AffineGrid", .since = 20, .fn = kernel_affine_grid},
 };
 const size_t cpu_resize_count = sizeof cpu_resize_kernels / sizeof cpu_resize_kernels[0];

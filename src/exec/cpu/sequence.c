@@ -457,24 +457,24 @@ out:
 }
 
 const struct exec_kernel cpu_sequence_kernels[] = {
-	{"ConcatFromSequence", 11, k_concat_from_sequence},
-	{"Optional", 15, k_optional},
-	{"OptionalGetElement", 15, k_optional_get_element},
-	{"OptionalHasElement", 15, k_optional_has_element},
-	{"SequenceAt", 11, k_sequence_at},
-	{"SequenceConstruct", 11, k_sequence_construct},
-	{"SequenceEmpty", 11, k_sequence_empty},
-	{"SequenceErase", 11, k_sequence_erase},
-	{"SequenceInsert", 11, k_sequence_insert},
-	{"SequenceLength", 11, k_sequence_length},
-	{"SequenceMap", 17, k_sequence_map},
-	{"SplitToSequence", 11, k_split_to_sequence},
+	{.op = "ConcatFromSequence", .since = 11, .fn = k_concat_from_sequence},
+	{.op = "Optional", .since = 15, .fn = k_optional},
+	{.op = "OptionalGetElement", .since = 15, .fn = k_optional_get_element},
+	{.op = "OptionalHasElement", .since = 15, .fn = k_optional_has_element},
+	{.op = "SequenceAt", .since = 11, .fn = k_sequence_at},
+	{.op = "SequenceConstruct", .since = 11, .fn = k_sequence_construct},
+	{.op = "SequenceEmpty", .since = 11, .fn = k_sequence_empty},
+	{.op = "SequenceErase", .since = 11, .fn = k_sequence_erase},
+	{.op = "SequenceInsert", .since = 11, .fn = k_sequence_insert},
+	{.op = "SequenceLength", .since = 11, .fn = k_sequence_length},
+	{.op = "SequenceMap", .since = 17, .fn = k_sequence_map},
+	{.op = "SplitToSequence", .since = 11, .fn = k_split_to_sequence},
 };
 const size_t cpu_sequence_count = sizeof cpu_sequence_kernels / sizeof cpu_sequence_kernels[0];
 
 /* Kernels for sequences and optionals of ops whose tensor kernel lives in another family (cpu_takes_containers in
  * src/exec/cpu/registry.c picks them when a container comes in). */
 const struct exec_kernel cpu_container_kernels[] = {
-	{"Identity", 1, k_identity},
+	{.op = "Identity", .since = 1, .fn = k_identity},
 };
 const size_t cpu_container_count = sizeof cpu_container_kernels / sizeof cpu_container_kernels[0];

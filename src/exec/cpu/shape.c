@@ -24,11 +24,6 @@
 
 /* ---- helpers ---------------------------------------------------------------------------------------------- */
 
-static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
-{
-	return i < k->n_in ? k->in[i] : NULL;
-}
-
 static int norm_axis(struct exec_kernel_ctx *k, int64_t a, int rank, const char *what, int *out)
 {
 	*out = 0;
@@ -175,7 +170,7 @@ static int k_constant(struct exec_kernel_ctx *k)
 
 static int k_reshape_run(struct exec_kernel_ctx *k, int v)
 {
-	const struct xtensor *x, *s = input(k, 1);
+	const struct xtensor *x, *s = xk_in(k, 1);
 	int64_t want[MAXR], n;
 	int allowzero = (int)xk_attr_int(k, "allowzero", 0);
 
@@ -254,7 +249,7 @@ static int k_flatten(struct exec_kernel_ctx *k)
 static int64_t get_axes(struct exec_kernel_ctx *k, int64_t *axes, int from_input)
 {
 	if (from_input) {
-		const struct xtensor *t = input(k, 1);
+		const struct xtensor *t = xk_in(k, 1);
 		if (!t)
 			return -2;
 		return ops_host_ints(k, t, axes, MAXR, "axes");
@@ -514,7 +509,7 @@ static int k_concat(struct exec_kernel_ctx *k)
 
 static int k_split_run(struct exec_kernel_ctx *k, int v)
 {
-	const struct xtensor *x, *st = input(k, 1);
+	const struct xtensor *x, *st = xk_in(k, 1);
 	int64_t *split = NULL;
 	int axis, rc = -1;
 
@@ -615,14 +610,14 @@ static int k_slice_run(struct exec_kernel_ctx *k, int v)
 		if (na < 0)
 			na = -2;
 	} else {
-		if (!input(k, 1) || !input(k, 2))
+		if (!xk_in(k, 1) || !xk_in(k, 2))
 			return xk_fail(k, "starts and ends are required");
-		if ((ns = ops_host_ints(k, input(k, 1), starts, MAXR, "starts")) < 0 ||
-		    (ne = ops_host_ints(k, input(k, 2), ends, MAXR, "ends")) < 0)
+		if ((ns = ops_host_ints(k, xk_in(k, 1), starts, MAXR, "starts")) < 0 ||
+		    (ne = ops_host_ints(k, xk_in(k, 2), ends, MAXR, "ends")) < 0)
 			return -1;
-		if (input(k, 3) && (na = ops_host_ints(k, input(k, 3), axes, MAXR, "axes")) < 0)
+		if (xk_in(k, 3) && (na = ops_host_ints(k, xk_in(k, 3), axes, MAXR, "axes")) < 0)
 			return -1;
-		if (input(k, 4) && (nst = ops_host_ints(k, input(k, 4), steps, MAXR, "steps")) < 0)
+		if (xk_in(k, 4) && (nst = ops_host_ints(k, xk_in(k, 4), steps, MAXR, "steps")) < 0)
 			return -1;
 	}
 	if (ns != ne)
@@ -682,7 +677,7 @@ static int k_slice10(struct exec_kernel_ctx *k) { return k_slice_run(k, 10); }
 
 static int k_expand(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x, *s = input(k, 1);
+	const struct xtensor *x, *s = xk_in(k, 1);
 	int64_t want[MAXR], d[MAXR], xs[MAXR];
 
 	if (ops_need_x(k, &x))
@@ -728,7 +723,7 @@ static int k_expand(struct exec_kernel_ctx *k)
 
 static int k_tile(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x, *rt = input(k, 1);
+	const struct xtensor *x, *rt = xk_in(k, 1);
 	int64_t rep[MAXR], d[MAXR], xs[MAXR];
 
 	if (ops_need_x(k, &x))
@@ -852,7 +847,7 @@ static int k_range(struct exec_kernel_ctx *k)
 
 static int k_trilu(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 	int64_t kk;
 	int upper = (int)xk_attr_int(k, "upper", 1);
 
@@ -882,7 +877,7 @@ static int k_trilu(struct exec_kernel_ctx *k)
 /* Running sums or products along the axis, one line at a time (ov_cum_line, which the CUDA kernel runs too). */
 static int cum_run(struct exec_kernel_ctx *k, int prod)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 	int axis;
 	int exclusive = (int)xk_attr_int(k, "exclusive", 0), reverse = (int)xk_attr_int(k, "reverse", 0);
 
@@ -903,7 +898,7 @@ static int k_cumprod(struct exec_kernel_ctx *k) { return cum_run(k, 1); }
 
 static int k_center_crop_pad(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 	int64_t d[MAXR], lead[MAXR], xs[MAXR];
 
 	if (ops_center_crop_pad_setup(k, ops_host_input, d, lead) || xk_output(k, 0, x->dtype, x->rank, d))
@@ -926,31 +921,31 @@ static int k_center_crop_pad(struct exec_kernel_ctx *k)
 }
 
 const struct exec_kernel cpu_shape_kernels[] = {
-	{"Constant", 1, k_constant},
-	{"Shape", 1, ops_shape_kernel},
-	{"Size", 1, ops_size_kernel},
-	{"Reshape", 1, k_reshape1},
-	{"Reshape", 5, k_reshape5},
-	{"Flatten", 1, k_flatten},
-	{"Squeeze", 1, k_squeeze1},
-	{"Squeeze", 13, k_squeeze13},
-	{"Unsqueeze", 1, k_unsqueeze1},
-	{"Unsqueeze", 13, k_unsqueeze13},
-	{"Transpose", 1, k_transpose},
-	{"Concat", 1, k_concat},
-	{"Split", 1, k_split1},
-	{"Split", 13, k_split13},
-	{"Split", 18, k_split18},
-	{"Slice", 1, k_slice1},
-	{"Slice", 10, k_slice10},
-	{"Expand", 8, k_expand},
-	{"Tile", 6, k_tile},
-	{"Pad", 1, k_pad},
-	{"ConstantOfShape", 9, k_constant_of_shape},
-	{"Range", 11, k_range},
-	{"Trilu", 14, k_trilu},
-	{"CumSum", 11, k_cumsum},
-	{"CumProd", 26, k_cumprod},
-	{"CenterCropPad", 18, k_center_crop_pad},
+	{.op = "Constant", .since = 1, .fn = k_constant},
+	{.op = "Shape", .since = 1, .fn = ops_shape_kernel},
+	{.op = "Size", .since = 1, .fn = ops_size_kernel},
+	{.op = "Reshape", .since = 1, .fn = k_reshape1},
+	{.op = "Reshape", .since = 5, .fn = k_reshape5},
+	{.op = "Flatten", .since = 1, .fn = k_flatten},
+	{.op = "Squeeze", .since = 1, .fn = k_squeeze1},
+	{.op = "Squeeze", .since = 13, .fn = k_squeeze13},
+	{.op = "Unsqueeze", .since = 1, .fn = k_unsqueeze1},
+	{.op = "Unsqueeze", .since = 13, .fn = k_unsqueeze13},
+	{.op = "Transpose", .since = 1, .fn = k_transpose},
+	{.op = "Concat", .since = 1, .fn = k_concat},
+	{.op = "Split", .since = 1, .fn = k_split1},
+	{.op = "Split", .since = 13, .fn = k_split13},
+	{.op = "Split", .since = 18, .fn = k_split18},
+	{.op = "Slice", .since = 1, .fn = k_slice1},
+	{.op = "Slice", .since = 10, .fn = k_slice10},
+	{.op = "Expand", .since = 8, .fn = k_expand},
+	{.op = "Tile", .since = 6, .fn = k_tile},
+	{.op = "Pad", .since = 1, .fn = k_pad},
+	{.op = "ConstantOfShape", .since = 9, .fn = k_constant_of_shape},
+	{.op = "Range", .since = 11, .fn = k_range},
+	{.op = "Trilu", .since = 14, .fn = k_trilu},
+	{.op = "CumSum", .since = 11, .fn = k_cumsum},
+	{.op = "CumProd", .since = 26, .fn = k_cumprod},
+	{.op = "CenterCropPad", .since = 18, .fn = k_center_crop_pad},
 };
 const size_t cpu_shape_count = sizeof cpu_shape_kernels / sizeof cpu_shape_kernels[0];

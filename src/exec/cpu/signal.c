@@ -10,18 +10,13 @@
 #define MAXR XT_MAX_RANK
 #define PI 3.14159265358979323846
 
-static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
-{
-	return i < k->n_in ? k->in[i] : NULL;
-}
-
 /* ---- HannWindow, HammingWindow, BlackmanWindow ------------------------------------------------------------------- */
 
 enum window { WIN_HANN, WIN_HAMMING, WIN_BLACKMAN };
 
 static int window_run(struct exec_kernel_ctx *k, enum window w)
 {
-	const struct xtensor *s = input(k, 0);
+	const struct xtensor *s = xk_in(k, 0);
 	int periodic = (int)xk_attr_int(k, "periodic", 1);
 	int32_t dt = (int32_t)xk_attr_int(k, "output_datatype", OV_DT_FLOAT);
 
@@ -105,7 +100,7 @@ static int dft1(int64_t n, const double *in, double *out, int sign, double *work
 
 static int k_dft_impl(struct exec_kernel_ctx *k, int axis_from_input)
 {
-	const struct xtensor *x = input(k, 0), *lt = input(k, 1), *at = axis_from_input ? input(k, 2) : NULL;
+	const struct xtensor *x = xk_in(k, 0), *lt = xk_in(k, 1), *at = axis_from_input ? xk_in(k, 2) : NULL;
 	int inverse = (int)xk_attr_int(k, "inverse", 0), onesided = (int)xk_attr_int(k, "onesided", 0);
 	int64_t a = axis_from_input ? (at && at->numel ? xt_get_int(at, 0) : -2) : xk_attr_int(k, "axis", 1);
 	int rc = -1;
@@ -192,7 +187,7 @@ static int k_dft20(struct exec_kernel_ctx *k) { return k_dft_impl(k, 1); }
 
 static int k_stft(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0), *fs = input(k, 1), *win = input(k, 2), *fl = input(k, 3);
+	const struct xtensor *x = xk_in(k, 0), *fs = xk_in(k, 1), *win = xk_in(k, 2), *fl = xk_in(k, 3);
 	int onesided = (int)xk_attr_int(k, "onesided", 1), rc = -1;
 
 	if (!x || !fs)
@@ -249,7 +244,7 @@ static int k_mel_weight_matrix(struct exec_kernel_ctx *k)
 	int32_t dt = (int32_t)xk_attr_int(k, "output_datatype", OV_DT_FLOAT);
 
 	for (size_t i = 0; i < 5; i++)
-		if (!(t[i] = input(k, i)) || t[i]->numel != 1)
+		if (!(t[i] = xk_in(k, i)) || t[i]->numel != 1)
 			return xk_fail(k, "input %zu must be a single value", i);
 	int64_t mels = xt_get_int(t[0], 0), n = xt_get_int(t[1], 0), rate = xt_get_int(t[2], 0);
 	double lo = xt_get(t[3], 0), hi = xt_get(t[4], 0);
@@ -292,12 +287,12 @@ static int k_mel_weight_matrix(struct exec_kernel_ctx *k)
 }
 
 const struct exec_kernel cpu_signal_kernels[] = {
-	{"HannWindow", 17, k_hann},
-	{"HammingWindow", 17, k_hamming},
-	{"BlackmanWindow", 17, k_blackman},
-	{"DFT", 17, k_dft17},
-	{"DFT", 20, k_dft20},
-	{"STFT", 17, k_stft},
-	{"MelWeightMatrix", 17, k_mel_weight_matrix},
+	{.op = "HannWindow", .since = 17, .fn = k_hann},
+	{.op = "HammingWindow", .since = 17, .fn = k_hamming},
+	{.op = "BlackmanWindow", .since = 17, .fn = k_blackman},
+	{.op = "DFT", .since = 17, .fn = k_dft17},
+	{.op = "DFT", .since = 20, .fn = k_dft20},
+	{.op = "STFT", .since = 17, .fn = k_stft},
+	{.op = "MelWeightMatrix", .since = 17, .fn = k_mel_weight_matrix},
 };
 const size_t cpu_signal_count = sizeof cpu_signal_kernels / sizeof cpu_signal_kernels[0];

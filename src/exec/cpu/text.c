@@ -12,11 +12,6 @@
 #define MAXR XT_MAX_RANK
 #define PI 3.14159265358979323846
 
-static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
-{
-	return i < k->n_in ? k->in[i] : NULL;
-}
-
 /* ---- StringNormalizer, TfIdfVectorizer ------------------------------------------------------------------------- */
 
 static const Onnx__AttributeProto *node_attr(const struct exec_kernel_ctx *k, const char *name)
@@ -50,7 +45,7 @@ static int ascii_casecmp(const char *a, size_t la, const char *b, size_t lb)
  * unless is_case_sensitive), then change case. */
 static int k_string_normalizer(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 	const Onnx__AttributeProto *stops = node_attr(k, "stopwords");
 	int sensitive = (int)xk_attr_int(k, "is_case_sensitive", 0);
 	char act[16];
@@ -171,7 +166,7 @@ static void tfidf_sort(const struct tfidf *t, struct ngram *a, struct ngram *tmp
 
 static int k_tfidf(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 	const Onnx__AttributeProto *pi = node_attr(k, "pool_int64s"), *ps = node_attr(k, "pool_strings");
 	const Onnx__AttributeProto *nc = node_attr(k, "ngram_counts"), *ni = node_attr(k, "ngram_indexes");
 	const Onnx__AttributeProto *wa = node_attr(k, "weights");
@@ -323,7 +318,7 @@ static const char *str_at(const struct xtensor *x, int64_t i)
 /* The two inputs joined element by element, with numpy's broadcasting. */
 static int k_string_concat(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *a = input(k, 0), *b = input(k, 1);
+	const struct xtensor *a = xk_in(k, 0), *b = xk_in(k, 1);
 	int ranks[2], rank;
 	const int64_t *d[2];
 	int64_t dims[MAXR];
@@ -396,7 +391,7 @@ static int64_t split_one(const char *s, const char *delim, int64_t maxsplit, int
 
 static int k_string_split(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 	const Onnx__AttributeProto *da = node_attr(k, "delimiter");
 	char *delim = NULL;
 	int64_t maxsplit = xk_attr_int(k, "maxsplit", -1), most = 0, dims[MAXR + 1];
@@ -452,7 +447,7 @@ out:
 
 static int k_regex_full_match(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 	const Onnx__AttributeProto *pa = node_attr(k, "pattern");
 	char why[200];
 	struct ov_regex *re;
@@ -481,10 +476,10 @@ static int k_regex_full_match(struct exec_kernel_ctx *k)
 }
 
 const struct exec_kernel cpu_text_kernels[] = {
-	{"StringNormalizer", 10, k_string_normalizer},
-	{"TfIdfVectorizer", 9, k_tfidf},
-	{"StringConcat", 20, k_string_concat},
-	{"StringSplit", 20, k_string_split},
-	{"RegexFullMatch", 20, k_regex_full_match},
+	{.op = "StringNormalizer", .since = 10, .fn = k_string_normalizer},
+	{.op = "TfIdfVectorizer", .since = 9, .fn = k_tfidf},
+	{.op = "StringConcat", .since = 20, .fn = k_string_concat},
+	{.op = "StringSplit", .since = 20, .fn = k_string_split},
+	{.op = "RegexFullMatch", .since = 20, .fn = k_regex_full_match},
 };
 const size_t cpu_text_count = sizeof cpu_text_kernels / sizeof cpu_text_kernels[0];

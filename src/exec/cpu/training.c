@@ -119,8 +119,8 @@ static int k_adagrad(struct exec_kernel_ctx *k)
 
 /* the family of domain ai.onnx.preview.training (src/exec/cpu/registry.c) */
 const struct exec_kernel cpu_training_kernels[] = {
-	{"Momentum", 1, k_momentum},
-	{"Adam", 1, k_adam},
-	{"Adagrad", 1, k_adagrad},
+	{.op = "Momentum", .since = 1, .fn = k_momentum},
+	{.op = "Adam", .since = 1, .fn = k_adam},
+	{.op = "Adagrad", .since = 1, .fn = k_adagrad},
 };
 const size_t cpu_training_count = sizeof cpu_training_kernels / sizeof cpu_training_kernels[0];

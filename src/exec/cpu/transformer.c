@@ -20,16 +20,11 @@
 			((double *)(p))[i] = (v);                                                                \
 	} while (0)
 
-static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
-{
-	return i < k->n_in ? k->in[i] : NULL;
-}
-
 /* ---- RMSNormalization ---- */
 
 static int rmsnorm_f(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0), *s = input(k, 1);
+	const struct xtensor *x = xk_in(k, 0), *s = xk_in(k, 1);
 	struct rms_geom p;
 
 	if (ops_rmsnorm_setup(k, x, s, &p) || xk_output_raw(k, 0, x->dtype, x->rank, x->dims))
@@ -68,7 +63,7 @@ static int rope_f(struct exec_kernel_ctx *k)
 
 	if (ops_rope_setup(k, &p))
 		return -1;
-	const struct xtensor *x = k->in[0], *c = k->in[1], *s = k->in[2], *pos = input(k, 3);
+	const struct xtensor *x = k->in[0], *c = k->in[1], *s = k->in[2], *pos = xk_in(k, 3);
 	if (xk_output_raw(k, 0, x->dtype, x->rank, x->dims))
 		return -1;
 	int64_t half = p.rd / 2;
@@ -105,7 +100,7 @@ static int kernel_rope(struct exec_kernel_ctx *k)
 
 static int swiglu_f(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *a = input(k, 0), *b = input(k, 1);
+	const struct xtensor *a = xk_in(k, 0), *b = xk_in(k, 1);
 
 	if (!a || !b)
 		return xk_fail(k, "A and B are required");
@@ -128,7 +123,7 @@ static int kernel_swiglu(struct exec_kernel_ctx *k)
 
 static int kernel_tensor_scatter(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *past = input(k, 0), *up = input(k, 1), *wi = input(k, 2);
+	const struct xtensor *past = xk_in(k, 0), *up = xk_in(k, 1), *wi = xk_in(k, 2);
 	char mode[16];
 
 	if (!past || !up)
@@ -183,7 +178,7 @@ static int kernel_tensor_scatter(struct exec_kernel_ctx *k)
 
 static int causal_conv_f(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0), *w = input(k, 1), *bias = input(k, 2), *past = input(k, 3);
+	const struct xtensor *x = xk_in(k, 0), *w = xk_in(k, 1), *bias = xk_in(k, 2), *past = xk_in(k, 3);
 	char act[16];
 
 	if (!x || !w || x->rank != 3 || w->rank != 3)
@@ -240,8 +235,8 @@ struct la {
 
 static int la_setup(struct exec_kernel_ctx *k, struct la *p)
 {
-	const struct xtensor *q = input(k, 0), *kt = input(k, 1), *v = input(k, 2), *past = input(k, 3),
-			     *decay = input(k, 4), *beta = input(k, 5);
+	const struct xtensor *q = xk_in(k, 0), *kt = xk_in(k, 1), *v = xk_in(k, 2), *past = xk_in(k, 3),
+			     *decay = xk_in(k, 4), *beta = xk_in(k, 5);
 	char rule[16];
 
 	memset(p, 0, sizeof *p);
@@ -302,8 +297,8 @@ static int linear_attention_f(struct exec_kernel_ctx *k)
 
 	if (la_setup(k, &p))
 		return -1;
-	const struct xtensor *q = k->in[0], *kt = k->in[1], *v = k->in[2], *past = input(k, 3), *decay = input(k, 4),
-			     *beta = input(k, 5);
+	const struct xtensor *q = k->in[0], *kt = k->in[1], *v = k->in[2], *past = xk_in(k, 3), *decay = xk_in(k, 4),
+			     *beta = xk_in(k, 5);
 	int32_t dt = q->dtype, sdt = past ? past->dtype : dt;
 	int64_t od[3] = {p.B, p.T, p.Hq * p.dv}, sd[4] = {p.B, p.Hkv, p.dk, p.dv}, group = p.Hq / p.Hkv;
 	if (xk_output_raw(k, 0, dt, 3, od) || (k->n_out > 1 && xk_output_raw(k, 1, sdt, 4, sd)))
@@ -365,11 +360,11 @@ static int kernel_linear_attention(struct exec_kernel_ctx *k)
 }
 
 const struct exec_kernel cpu_transformer_kernels[] = {
-	{"RMSNormalization", 23, kernel_rmsnorm},
-	{"RotaryEmbedding", 23, kernel_rope},
-	{"TensorScatter", 24, kernel_tensor_scatter},
-	{"CausalConvWithState", 27, kernel_causal_conv},
-	{"LinearAttention", 27, kernel_linear_attention},
-	{"SwiGLU", 28, kernel_swiglu},
+	{.op = "RMSNormalization", .since = 23, .fn = kernel_rmsnorm},
+	{.op = "RotaryEmbedding", .since = 23, .fn = kernel_rope},
+	{.op = "TensorScatter", .since = 24, .fn = kernel_tensor_scatter},
+	{.op = "CausalConvWithState", .since = 27, .fn = kernel_causal_conv},
+	{.op = "LinearAttention", .since = 27, .fn = kernel_linear_attention},
+	{.op = "SwiGLU", .since = 28, .fn = kernel_swiglu},
 };
 const size_t cpu_transformer_count = sizeof cpu_transformer_kernels / sizeof cpu_transformer_kernels[0];

@@ -21,11 +21,6 @@ extern "C" {
 #include "src/exec/ops/attention.h"
 }
 
-static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
-{
-	return i < k->n_in ? k->in[i] : NULL;
-}
-
 static int fits_int(int64_t v)
 {
 	return v >= 0 && v <= INT_MAX;
@@ -80,7 +75,7 @@ static __global__ void attn_rows_kernel(struct attn_geom p, float *sc, const voi
 
 static int k_attention(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *q = input(k, 0), *mask = input(k, 3), *np = k->opset >= 24 ? input(k, 6) : NULL;
+	const struct xtensor *q = xk_in(k, 0), *mask = xk_in(k, 3), *np = k->opset >= 24 ? xk_in(k, 6) : NULL;
 	struct attn_geom p;
 	struct cu_bufs bufs = {};
 	int rc = -1;
@@ -201,7 +196,7 @@ static __global__ void rope_kernel(struct rope_geom p, const float *x, const flo
 
 static int k_rope(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0), *pos = input(k, 3);
+	const struct xtensor *x = xk_in(k, 0), *pos = xk_in(k, 3);
 	struct rope_geom p;
 	struct cu_bufs bufs = {};
 	int rc = -1;
@@ -272,7 +267,7 @@ static __global__ void rms_kernel(struct rms_bcast bc, const float *x, const flo
 
 static int k_rmsnorm(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0), *s = input(k, 1);
+	const struct xtensor *x = xk_in(k, 0), *s = xk_in(k, 1);
 	struct rms_geom p;
 	struct rms_bcast bc;
 	struct cu_bufs bufs = {};
@@ -304,8 +299,8 @@ out:
 }
 
 const struct exec_kernel cuda_attention_kernels[] = {
-	{"Attention", 23, k_attention},
-	{"RotaryEmbedding", 23, k_rope},
-	{"RMSNormalization", 23, k_rmsnorm},
+	{.op = "Attention", .since = 23, .fn = k_attention},
+	{.op = "RotaryEmbedding", .since = 23, .fn = k_rope},
+	{.op = "RMSNormalization", .since = 23, .fn = k_rmsnorm},
 };
 const size_t cuda_attention_count = sizeof cuda_attention_kernels / sizeof cuda_attention_kernels[0];

@@ -558,7 +558,7 @@ out:
 }
 
 const struct exec_kernel cuda_conv_kernels[] = {
-	{"Conv", 1, k_conv},
-	{"ConvTranspose", 1, k_conv_transpose},
+	{.op = "Conv", .since = 1, .fn = k_conv},
+	{.op = "ConvTranspose", .since = 1, .fn = k_conv_transpose},
 };
 const size_t cuda_conv_count = sizeof cuda_conv_kernels / sizeof cuda_conv_kernels[0];

@@ -179,7 +179,7 @@ out:
 }
 
 const struct exec_kernel cuda_gemm_kernels[] = {
-	{"Gemm", 1, k_gemm},
-	{"MatMul", 1, k_matmul},
+	{.op = "Gemm", .since = 1, .fn = k_gemm},
+	{.op = "MatMul", .since = 1, .fn = k_matmul},
 };
 const size_t cuda_gemm_count = sizeof cuda_gemm_kernels / sizeof cuda_gemm_kernels[0];

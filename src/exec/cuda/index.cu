@@ -20,15 +20,10 @@
 
 #define MAXR XT_MAX_RANK
 
-static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
-{
-	return i < k->n_in ? k->in[i] : NULL;
-}
-
 // Input 0 when it is there and movable, else NULL (the CPU then runs the node, or refuses it).
 static const struct xtensor *movable_x(const struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 	return x && cu_move_size(x->dtype) ? x : NULL;
 }
 
@@ -174,7 +169,7 @@ static int gather_run(struct exec_kernel_ctx *k, int nd)
 	struct cu_bufs bufs = {};
 	int rc = -1;
 
-	if (!x || !input(k, 1) || ops_gather_setup(k, nd, cu_host, &p))
+	if (!x || !xk_in(k, 1) || ops_gather_setup(k, nd, cu_host, &p))
 		return EXEC_DECLINE;
 	if (xk_output_raw(k, 0, x->dtype, p.rank, p.dims))
 		goto out;
@@ -225,13 +220,13 @@ static int onehot_launch(struct exec_kernel_ctx *k, const void *idx, int32_t idt
 
 static int k_onehot(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *idx = input(k, 0), *v = input(k, 2), *hv;
+	const struct xtensor *idx = xk_in(k, 0), *v = xk_in(k, 2), *hv;
 	int64_t d[MAXR], depth;
 	int axis, r;
 	struct cu_bufs bufs = {};
 	int rc = -1;
 
-	if (!idx || !input(k, 1) || !v || !ov_int_readable(idx->dtype) || !cu_move_size(v->dtype) ||
+	if (!idx || !xk_in(k, 1) || !v || !ov_int_readable(idx->dtype) || !cu_move_size(v->dtype) ||
 	    ops_onehot_setup(k, cu_host, &depth, &axis, &r, d))
 		return EXEC_DECLINE;
 	if (!(hv = cu_host(k, 2)) || xk_output_raw(k, 0, v->dtype, r, d))
@@ -340,7 +335,7 @@ static int k_constant_of_shape(struct exec_kernel_ctx *k)
 // for the types it does not set).
 static int k_eye_like(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 	char one[16] = {0}, zeros[16] = {0};
 	struct xtensor o;
 	int32_t dt;
@@ -478,7 +473,7 @@ static int topk_launch(struct exec_kernel_ctx *k, const void *x, int32_t dt, int
 
 static int k_topk(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 	int axis, largest = (int)xk_attr_int(k, "largest", 1);
 	int64_t kk, d[MAXR];
 	struct cu_bufs bufs = {};
@@ -507,19 +502,19 @@ static int k_topk(struct exec_kernel_ctx *k)
 
 // The rows after the first mark the opsets where the CPU's kernel table has them (each kernel reads k->opset).
 const struct exec_kernel cuda_index_kernels[] = {
-	{"ConstantOfShape", 9, k_constant_of_shape},
-	{"CumProd", 26, k_cumprod},
-	{"CumSum", 11, k_cumsum},
-	{"DepthToSpace", 1, k_depth_to_space},
-	{"EyeLike", 9, k_eye_like},
-	{"GatherElements", 11, k_gather_elements},
-	{"GatherND", 11, k_gather_nd},
-	{"OneHot", 9, k_onehot},
-	{"Range", 11, k_range},
-	{"ReverseSequence", 10, k_reverse_sequence},
-	{"SpaceToDepth", 1, k_space_to_depth},
-	{"TopK", 1, k_topk},
-	{"TopK", 10, k_topk},
-	{"Trilu", 14, k_trilu},
+	{.op = "ConstantOfShape", .since = 9, .fn = k_constant_of_shape},
+	{.op = "CumProd", .since = 26, .fn = k_cumprod},
+	{.op = "CumSum", .since = 11, .fn = k_cumsum},
+	{.op = "DepthToSpace", .since = 1, .fn = k_depth_to_space},
+	{.op = "EyeLike", .since = 9, .fn = k_eye_like},
+	{.op = "GatherElements", .since = 11, .fn = k_gather_elements},
+	{.op = "GatherND", .since = 11, .fn = k_gather_nd},
+	{.op = "OneHot", .since = 9, .fn = k_onehot},
+	{.op = "Range", .since = 11, .fn = k_range},
+	{.op = "ReverseSequence", .since = 10, .fn = k_reverse_sequence},
+	{.op = "SpaceToDepth", .since = 1, .fn = k_space_to_depth},
+	{.op = "TopK", .since = 1, .fn = k_topk},
+	{.op = "TopK", .since = 10, .fn = k_topk},
+	{.op = "Trilu", .since = 14, .fn = k_trilu},
 };
 const size_t cuda_index_count = sizeof cuda_index_kernels / sizeof cuda_index_kernels[0];

@@ -140,11 +140,6 @@ out:
 
 // ---- shared by the normalisations ----
 
-static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
-{
-	return i < k->n_in ? k->in[i] : NULL;
-}
-
 // The types the normalisations take: float32 and float64 as they are, float16 and bfloat16 through float32.
 static int norm_type(int32_t dt)
 {
@@ -167,7 +162,7 @@ static __device__ __forceinline__ double param_at(struct cu_param q, int64_t j)
 // the CPU refuses it (naming it) or reads a type left to it: declined.
 static int param_ok(const struct exec_kernel_ctx *k, size_t i, int64_t n)
 {
-	const struct xtensor *t = input(k, i);
+	const struct xtensor *t = xk_in(k, i);
 
 	return t && (t->numel == n || t->numel == 1) && cu_cast_type(t->dtype);
 }
@@ -230,7 +225,7 @@ static __global__ void layernorm_kernel(struct ln_bcast bc, const void *x, const
 
 static int k_layernorm(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0), *s = input(k, 1), *b = input(k, 2);
+	const struct xtensor *x = xk_in(k, 0), *s = xk_in(k, 1), *b = xk_in(k, 2);
 	struct ln_bcast bc;
 	struct ln_geom pl;
 	struct cu_bufs bufs = {};
@@ -338,7 +333,7 @@ out:
 
 static int k_instancenorm(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 
 	if (!x || !norm_type(x->dtype) || x->rank < 3 || !param_ok(k, 1, x->dims[1]) || !param_ok(k, 2, x->dims[1]))
 		return EXEC_DECLINE;
@@ -349,7 +344,7 @@ static int k_instancenorm(struct exec_kernel_ctx *k)
 // (21) is not read, as on the CPU: the statistics are always in double.
 static int k_groupnorm(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0), *s = input(k, 1);
+	const struct xtensor *x = xk_in(k, 0), *s = xk_in(k, 1);
 	int64_t groups = xk_attr_int(k, "num_groups", -1);
 
 	if (!x || !s || !norm_type(x->dtype) || x->rank < 2 || groups <= 0 || x->dims[1] % groups)
@@ -391,12 +386,12 @@ static __global__ void batchnorm_kernel(const void *x, int dt, const double *a, 
 // The running statistics' form (training_mode, opset 14 on, is left to the CPU, as are the optional outputs).
 static int k_batchnorm(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 	struct bn_params bp;
 	struct cu_bufs bufs = {};
 	int rc = -1, dt;
 
-	if (!x || !norm_type(x->dtype) || x->rank < 1 || k->n_out > 1 || !input(k, 1))
+	if (!x || !norm_type(x->dtype) || x->rank < 1 || k->n_out > 1 || !xk_in(k, 1))
 		return EXEC_DECLINE;
 	if (k->opset >= 14 && xk_attr_int(k, "training_mode", 0) != 0)
 		return EXEC_DECLINE;
@@ -455,7 +450,7 @@ static __global__ void mvn_kernel(struct cu_reduce r, const void *x, int dt, con
 
 static int k_mvn(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 	int64_t axes[XT_MAX_RANK] = {0, 2, 3};
 	int red[XT_MAX_RANK] = {0};
 	struct cu_reduce r;
@@ -507,7 +502,7 @@ static __global__ void lrn_kernel(const void *x, int dt, int64_t c, int64_t inne
 
 static int k_lrn(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 	int64_t size = xk_attr_int(k, "size", -1);
 	struct cu_bufs bufs = {};
 	int rc = -1, dt;
@@ -537,19 +532,19 @@ out:
 // its forms of 9 (no spatial attribute), 14 (training_mode) and 15 (scale and mean of their own types);
 // GroupNormalization's 18 (the kernel reads opset 21's per-channel scale itself)
 const struct exec_kernel cuda_norm_kernels[] = {
-	{"BatchNormalization", 9, k_batchnorm},
-	{"BatchNormalization", 14, k_batchnorm},
-	{"BatchNormalization", 15, k_batchnorm},
-	{"GroupNormalization", 18, k_groupnorm},
-	{"Hardmax", 1, k_hardmax},
-	{"Hardmax", 13, k_hardmax},
-	{"InstanceNormalization", 1, k_instancenorm},
-	{"LRN", 1, k_lrn},
-	{"LayerNormalization", 17, k_layernorm},
-	{"LogSoftmax", 1, k_log_softmax},
-	{"LogSoftmax", 13, k_log_softmax},
-	{"MeanVarianceNormalization", 9, k_mvn},
-	{"Softmax", 1, k_softmax},
-	{"Softmax", 13, k_softmax},
+	{.op = "BatchNormalization", .since = 9, .fn = k_batchnorm},
+	{.op = "BatchNormalization", .since = 14, .fn = k_batchnorm},
+	{.op = "BatchNormalization", .since = 15, .fn = k_batchnorm},
+	{.op = "GroupNormalization", .since = 18, .fn = k_groupnorm},
+	{.op = "Hardmax", .since = 1, .fn = k_hardmax},
+	{.op = "Hardmax", .since = 13, .fn = k_hardmax},
+	{.op = "InstanceNormalization", .since = 1, .fn = k_instancenorm},
+	{.op = "LRN", .since = 1, .fn = k_lrn},
+	{.op = "LayerNormalization", .since = 17, .fn = k_layernorm},
+	{.op = "LogSoftmax", .since = 1, .fn = k_log_softmax},
+	{.op = "LogSoftmax", .since = 13, .fn = k_log_softmax},
+	{.op = "MeanVarianceNormalization", .since = 9, .fn = k_mvn},
+	{.op = "Softmax", .since = 1, .fn = k_softmax},
+	{.op = "Softmax", .since = 13, .fn = k_softmax},
 };
 const size_t cuda_norm_count = sizeof cuda_norm_kernels / sizeof cuda_norm_kernels[0];

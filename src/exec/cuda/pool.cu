@@ -342,12 +342,12 @@ out:
 }
 
 const struct exec_kernel cuda_pool_kernels[] = {
-	{"AveragePool", 1, k_average_pool},
-	{"GlobalAveragePool", 1, k_global_average_pool},
-	{"GlobalLpPool", 1, k_global_lp_pool},
-	{"GlobalMaxPool", 1, k_global_max_pool},
-	{"LpPool", 1, k_lp_pool},
-	{"MaxPool", 1, k_max_pool},
-	{"MaxUnpool", 9, k_max_unpool},
+	{.op = "AveragePool", .since = 1, .fn = k_average_pool},
+	{.op = "GlobalAveragePool", .since = 1, .fn = k_global_average_pool},
+	{.op = "GlobalLpPool", .since = 1, .fn = k_global_lp_pool},
+	{.op = "GlobalMaxPool", .since = 1, .fn = k_global_max_pool},
+	{.op = "LpPool", .since = 1, .fn = k_lp_pool},
+	{.op = "MaxPool", .since = 1, .fn = k_max_pool},
+	{.op = "MaxUnpool", .since = 9, .fn = k_max_unpool},
 };
 const size_t cuda_pool_count = sizeof cuda_pool_kernels / sizeof cuda_pool_kernels[0];

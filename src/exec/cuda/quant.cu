@@ -22,15 +22,10 @@
 #include "src/exec/cuda/points.h"
 #include "src/exec/ops/ov-quant.h"
 
-static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
-{
-	return i < k->n_in ? k->in[i] : NULL;
-}
-
 // The zero point (input 2), or NULL when it is left out or empty, as the CPU takes it.
 static const struct xtensor *zero_point(const struct exec_kernel_ctx *k)
 {
-	const struct xtensor *zp = input(k, 2);
+	const struct xtensor *zp = xk_in(k, 2);
 
 	return zp && zp->numel ? zp : NULL;
 }
@@ -62,7 +57,7 @@ static __global__ void quantize_kernel(struct ov_qparams q, const void *x, int x
 
 static int k_quantize_linear(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0), *scale = input(k, 1), *zp = zero_point(k);
+	const struct xtensor *x = xk_in(k, 0), *scale = xk_in(k, 1), *zp = zero_point(k);
 	struct ov_qparams q;
 	struct cu_bufs bufs = {};
 	double lo, hi;
@@ -116,7 +111,7 @@ static __global__ void dequantize_kernel(struct ov_qparams q, const void *x, int
 
 static int k_dequantize_linear(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0), *scale = input(k, 1), *zp = zero_point(k);
+	const struct xtensor *x = xk_in(k, 0), *scale = xk_in(k, 1), *zp = zero_point(k);
 	struct ov_qparams q;
 	struct cu_bufs bufs = {};
 	int rc = -1;
@@ -208,7 +203,7 @@ static __global__ void dynq_kernel(const float *x, const float *scale, const uin
 
 static int k_dynamic_quantize_linear(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 	struct dynq_found f;
 	struct cu_bufs bufs = {};
 	int rc = -1;
@@ -245,12 +240,12 @@ out:
 // QuantizeLinear and DequantizeLinear read the opset's attributes themselves (axis from 13, block_size and
 // output_dtype from 21); the later rows mark where they came.
 const struct exec_kernel cuda_quant_kernels[] = {
-	{"DequantizeLinear", 10, k_dequantize_linear},
-	{"DequantizeLinear", 13, k_dequantize_linear},
-	{"DequantizeLinear", 21, k_dequantize_linear},
-	{"DynamicQuantizeLinear", 11, k_dynamic_quantize_linear},
-	{"QuantizeLinear", 10, k_quantize_linear},
-	{"QuantizeLinear", 13, k_quantize_linear},
-	{"QuantizeLinear", 21, k_quantize_linear},
+	{.op = "DequantizeLinear", .since = 10, .fn = k_dequantize_linear},
+	{.op = "DequantizeLinear", .since = 13, .fn = k_dequantize_linear},
+	{.op = "DequantizeLinear", .since = 21, .fn = k_dequantize_linear},
+	{.op = "DynamicQuantizeLinear", .since = 11, .fn = k_dynamic_quantize_linear},
+	{.op = "QuantizeLinear", .since = 10, .fn = k_quantize_linear},
+	{.op = "QuantizeLinear", .since = 13, .fn = k_quantize_linear},
+	{.op = "QuantizeLinear", .since = 21, .fn = k_quantize_linear},
 };
 const size_t cuda_quant_count = sizeof cuda_quant_kernels / sizeof cuda_quant_kernels[0];

@@ -17,11 +17,6 @@
 
 #define MAXR XT_MAX_RANK
 
-static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
-{
-	return i < k->n_in ? k->in[i] : NULL;
-}
-
 // The float types computed in double here (cu_load_d, cu_store_d).
 static int is_float_type(int32_t dt)
 {
@@ -56,7 +51,7 @@ static __global__ void reduce_i_kernel(struct cu_reduce r, int op, const void *x
 
 static int reduce_run(struct exec_kernel_ctx *k, enum ov_red_op op, int from_input)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 	int64_t axes[MAXR], d[MAXR], na;
 	int red[MAXR] = {0}, keep = (int)xk_attr_int(k, "keepdims", 1);
 	struct cu_bufs bufs = {};
@@ -70,7 +65,7 @@ static int reduce_run(struct exec_kernel_ctx *k, enum ov_red_op op, int from_inp
 		return EXEC_DECLINE;
 	if (from_input) {
 		na = -2;
-		if (input(k, 1)) {
+		if (xk_in(k, 1)) {
 			const struct xtensor *at = cu_host(k, 1);
 			if (!at)
 				return -1;
@@ -153,7 +148,7 @@ static __global__ void arg_kernel(const void *x, int dt, int64_t *y, int64_t len
 
 static int arg_run(struct exec_kernel_ctx *k, int want_max)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 	int keep = (int)xk_attr_int(k, "keepdims", 1), last = (int)xk_attr_int(k, "select_last_index", 0) != 0;
 	int64_t d[MAXR];
 	struct cu_bufs bufs = {};
@@ -192,27 +187,27 @@ static int k_argmax(struct exec_kernel_ctx *k) { return arg_run(k, 1); }
 static int k_argmin(struct exec_kernel_ctx *k) { return arg_run(k, 0); }
 
 const struct exec_kernel cuda_reduce_kernels[] = {
-	{"ReduceSum", 1, k_reduce_sum_attr},
-	{"ReduceSum", 13, k_reduce_sum_input},
-	{"ReduceMean", 1, k_reduce_mean_attr},
-	{"ReduceMean", 18, k_reduce_mean_input},
-	{"ReduceMax", 1, k_reduce_max_attr},
-	{"ReduceMax", 18, k_reduce_max_input},
-	{"ReduceMin", 1, k_reduce_min_attr},
-	{"ReduceMin", 18, k_reduce_min_input},
-	{"ReduceProd", 1, k_reduce_prod_attr},
-	{"ReduceProd", 18, k_reduce_prod_input},
-	{"ReduceL1", 1, k_reduce_l1_attr},
-	{"ReduceL1", 18, k_reduce_l1_input},
-	{"ReduceL2", 1, k_reduce_l2_attr},
-	{"ReduceL2", 18, k_reduce_l2_input},
-	{"ReduceLogSum", 1, k_reduce_log_sum_attr},
-	{"ReduceLogSum", 18, k_reduce_log_sum_input},
-	{"ReduceLogSumExp", 1, k_reduce_log_sum_exp_attr},
-	{"ReduceLogSumExp", 18, k_reduce_log_sum_exp_input},
-	{"ReduceSumSquare", 1, k_reduce_sum_square_attr},
-	{"ReduceSumSquare", 18, k_reduce_sum_square_input},
-	{"ArgMax", 1, k_argmax},
-	{"ArgMin", 1, k_argmin},
+	{.op = "ReduceSum", .since = 1, .fn = k_reduce_sum_attr},
+	{.op = "ReduceSum", .since = 13, .fn = k_reduce_sum_input},
+	{.op = "ReduceMean", .since = 1, .fn = k_reduce_mean_attr},
+	{.op = "ReduceMean", .since = 18, .fn = k_reduce_mean_input},
+	{.op = "ReduceMax", .since = 1, .fn = k_reduce_max_attr},
+	{.op = "ReduceMax", .since = 18, .fn = k_reduce_max_input},
+	{.op = "ReduceMin", .since = 1, .fn = k_reduce_min_attr},
+	{.op = "ReduceMin", .since = 18, .fn = k_reduce_min_input},
+	{.op = "ReduceProd", .since = 1, .fn = k_reduce_prod_attr},
+	{.op = "ReduceProd", .since = 18, .fn = k_reduce_prod_input},
+	{.op = "ReduceL1", .since = 1, .fn = k_reduce_l1_attr},
+	{.op = "ReduceL1", .since = 18, .fn = k_reduce_l1_input},
+	{.op = "ReduceL2", .since = 1, .fn = k_reduce_l2_attr},
+	{.op = "ReduceL2", .since = 18, .fn = k_reduce_l2_input},
+	{.op = "ReduceLogSum", .since = 1, .fn = k_reduce_log_sum_attr},
+	{.op = "ReduceLogSum", .since = 18, .fn = k_reduce_log_sum_input},
+	{.op = "ReduceLogSumExp", .since = 1, .fn = k_reduce_log_sum_exp_attr},
+	{.op = "ReduceLogSumExp", .since = 18, .fn = k_reduce_log_sum_exp_input},
+	{.op = "ReduceSumSquare", .since = 1, .fn = k_reduce_sum_square_attr},
+	{.op = "ReduceSumSquare", .since = 18, .fn = k_reduce_sum_square_input},
+	{.op = "ArgMax", .since = 1, .fn = k_argmax},
+	{.op = "ArgMin", .since = 1, .fn = k_argmin},
 };
 const size_t cuda_reduce_count = sizeof cuda_reduce_kernels / sizeof cuda_reduce_kernels[0];

@@ -252,7 +252,7 @@ static int k_upsample(struct exec_kernel_ctx *k)
 }
 
 const struct exec_kernel cuda_resize_kernels[] = {
-	{"Resize", 10, k_resize},
-	{"Upsample", 7, k_upsample},
+	{.op = "Resize", .since = 10, .fn = k_resize},
+	{.op = "Upsample", .since = 7, .fn = k_upsample},
 };
 const size_t cuda_resize_count = sizeof cuda_resize_kernels / sizeof cuda_resize_kernels[0];

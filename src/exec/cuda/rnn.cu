@@ -365,8 +365,8 @@ static int k_gru(struct exec_kernel_ctx *k) { return rnn_run(k, RNN_CELL_GRU); }
 static int k_lstm(struct exec_kernel_ctx *k) { return rnn_run(k, RNN_CELL_LSTM); }
 
 const struct exec_kernel cuda_rnn_kernels[] = {
-	{"RNN", 7, k_rnn},
-	{"GRU", 7, k_gru},
-	{"LSTM", 7, k_lstm},
+	{.op = "RNN", .since = 7, .fn = k_rnn},
+	{.op = "GRU", .since = 7, .fn = k_gru},
+	{.op = "LSTM", .since = 7, .fn = k_lstm},
 };
 const size_t cuda_rnn_count = sizeof cuda_rnn_kernels / sizeof cuda_rnn_kernels[0];

@@ -19,11 +19,6 @@
 #include "src/exec/cuda/backend.h"
 #include "src/exec/ops/index.h"
 
-static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
-{
-	return i < k->n_in ? k->in[i] : NULL;
-}
-
 // Unit q (in target order) starts a run of the units of target soff[q] unless the one before has it too; its
 // thread for slice element e folds the run's updates in order (with none only the last matters).
 template <typename T>
@@ -92,13 +87,13 @@ static int sort_units(struct exec_kernel_ctx *k, const struct index_geom *p, int
 
 static int scatter_run(struct exec_kernel_ctx *k, int nd)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 	struct index_geom p;
 	struct cu_bufs bufs = {};
 	int64_t *order = NULL, *soff = NULL;
 	int rc = -1;
 
-	if (!x || !input(k, 1) || !input(k, 2) || !cu_move_size(x->dtype) || ops_scatter_setup(k, nd, cu_host, &p))
+	if (!x || !xk_in(k, 1) || !xk_in(k, 2) || !cu_move_size(x->dtype) || ops_scatter_setup(k, nd, cu_host, &p))
 		return EXEC_DECLINE; // the CPU says what is wrong
 	if (p.red != OV_SCATTER_NONE && !ov_scatter_red_type(x->dtype)) {
 		free(p.offs);
@@ -145,8 +140,8 @@ static int k_scatter_elements(struct exec_kernel_ctx *k) { return scatter_run(k,
 static int k_scatter_nd(struct exec_kernel_ctx *k) { return scatter_run(k, 1); }
 
 const struct exec_kernel cuda_scatter_kernels[] = {
-	{"Scatter", 9, k_scatter_elements},
-	{"ScatterElements", 11, k_scatter_elements},
-	{"ScatterND", 11, k_scatter_nd},
+	{.op = "Scatter", .since = 9, .fn = k_scatter_elements},
+	{.op = "ScatterElements", .since = 11, .fn = k_scatter_elements},
+	{.op = "ScatterND", .since = 11, .fn = k_scatter_nd},
 };
 const size_t cuda_scatter_count = sizeof cuda_scatter_kernels / sizeof cuda_scatter_kernels[0];

@@ -24,15 +24,10 @@ static_assert(sizeof(((struct ov_map *)0)->dims) / sizeof(int64_t) == XT_MAX_RAN
 
 // ---- helpers ----
 
-static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
-{
-	return i < k->n_in ? k->in[i] : NULL;
-}
-
 // Input 0 when it is there and movable, else NULL (the CPU then runs the node, or refuses it).
 static const struct xtensor *movable_x(const struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 	return x && cu_move_size(x->dtype) ? x : NULL;
 }
 
@@ -118,7 +113,7 @@ static int k_reshape(struct exec_kernel_ctx *k)
 		if ((n = xk_attr_ints(k, "shape", want, MAXR)) < 0 || n > MAXR)
 			return EXEC_DECLINE;
 	} else {
-		if (!input(k, 1))
+		if (!xk_in(k, 1))
 			return EXEC_DECLINE;
 		if ((n = host_ints(k, 1, want, MAXR)) < 0)
 			return give_up(n);
@@ -181,7 +176,7 @@ static int k_flatten(struct exec_kernel_ctx *k)
 static int64_t squeeze_axes(struct exec_kernel_ctx *k, int64_t *axes)
 {
 	if (k->opset >= 13)
-		return input(k, 1) ? host_ints(k, 1, axes, MAXR) : AXES_ABSENT;
+		return xk_in(k, 1) ? host_ints(k, 1, axes, MAXR) : AXES_ABSENT;
 	int64_t n = xk_attr_ints(k, "axes", axes, MAXR);
 	return n > MAXR ? HOST_DECLINE : n < 0 ? AXES_ABSENT : n;
 }
@@ -413,15 +408,15 @@ static int k_slice(struct exec_kernel_ctx *k)
 		if (na < 0)
 			na = AXES_ABSENT;
 	} else {
-		if (!input(k, 1) || !input(k, 2))
+		if (!xk_in(k, 1) || !xk_in(k, 2))
 			return EXEC_DECLINE;
 		if ((ns = host_ints(k, 1, starts, MAXR)) < 0)
 			return give_up(ns);
 		if ((ne = host_ints(k, 2, ends, MAXR)) < 0)
 			return give_up(ne);
-		if (input(k, 3) && (na = host_ints(k, 3, axes, MAXR)) < 0)
+		if (xk_in(k, 3) && (na = host_ints(k, 3, axes, MAXR)) < 0)
 			return give_up(na);
-		if (input(k, 4) && (nst = host_ints(k, 4, steps, MAXR)) < 0)
+		if (xk_in(k, 4) && (nst = host_ints(k, 4, steps, MAXR)) < 0)
 			return give_up(nst);
 	}
 	if (ns != ne || (na != AXES_ABSENT && na != ns) || (nst != AXES_ABSENT && nst != ns))
@@ -477,7 +472,7 @@ static int k_expand(struct exec_kernel_ctx *k)
 	const struct xtensor *x = movable_x(k);
 	int64_t want[MAXR], d[MAXR];
 
-	if (!x || !input(k, 1))
+	if (!x || !xk_in(k, 1))
 		return EXEC_DECLINE;
 	int64_t n = host_ints(k, 1, want, MAXR);
 	if (n < 0)
@@ -506,7 +501,7 @@ static int k_tile(struct exec_kernel_ctx *k)
 	const struct xtensor *x = movable_x(k);
 	int64_t rep[MAXR], d[MAXR];
 
-	if (!x || !input(k, 1))
+	if (!x || !xk_in(k, 1))
 		return EXEC_DECLINE;
 	int64_t n = host_ints(k, 1, rep, MAXR);
 	if (n < 0)
@@ -688,14 +683,14 @@ static int k_split(struct exec_kernel_ctx *k)
 	int v = (int)k->opset, rc = EXEC_DECLINE;
 
 	// Split-1's optional split input is left to the CPU
-	if (!x || x->rank == 0 || (v < 13 && input(k, 1)))
+	if (!x || x->rank == 0 || (v < 13 && xk_in(k, 1)))
 		return EXEC_DECLINE;
 	int axis = axis_of(xk_attr_int(k, "axis", 0), x->rank);
 	size_t n = k->n_out;
 	if (axis < 0 || !(split = (int64_t *)calloc(n ? n : 1, sizeof *split)))
 		return axis < 0 ? EXEC_DECLINE : xk_fail(k, "out of memory");
 	int64_t len = x->dims[axis], ns = AXES_ABSENT;
-	if (v >= 13 && input(k, 1)) {
+	if (v >= 13 && xk_in(k, 1)) {
 		const struct xtensor *st = cu_host(k, 1);
 		if (!st) {
 			rc = -1;
@@ -788,7 +783,7 @@ static int gather_launch(struct exec_kernel_ctx *k, const void *x, const int64_t
 // is declined, and the CPU fails the node naming it.
 static int k_gather(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *x = movable_x(k), *idx = input(k, 1);
+	const struct xtensor *x = movable_x(k), *idx = xk_in(k, 1);
 	int64_t d[MAXR], *ix = NULL;
 	struct cu_bufs bufs = {};
 	int rc = EXEC_DECLINE;
@@ -859,7 +854,7 @@ static int where_launch(struct exec_kernel_ctx *k, const struct ov_bcast *bc, co
 
 static int k_where(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *c = input(k, 0), *x = input(k, 1), *y = input(k, 2);
+	const struct xtensor *c = xk_in(k, 0), *x = xk_in(k, 1), *y = xk_in(k, 2);
 	int ranks[3], rank;
 	const int64_t *d[3];
 	int64_t dims[MAXR];
@@ -953,7 +948,7 @@ static __global__ void cast_small_kernel(const void *x, int sdt, void *y, int dd
 // conversions; strings are left to the CPU.
 static int cast_to(struct exec_kernel_ctx *k, int64_t to)
 {
-	const struct xtensor *x = input(k, 0);
+	const struct xtensor *x = xk_in(k, 0);
 	struct cu_bufs bufs = {};
 	int rc = -1;
 
@@ -1001,7 +996,7 @@ static int k_cast(struct exec_kernel_ctx *k)
 // To the type of input 1, whose elements are never read.
 static int k_cast_like(struct exec_kernel_ctx *k)
 {
-	const struct xtensor *t = input(k, 1);
+	const struct xtensor *t = xk_in(k, 1);
 	return t ? cast_to(k, t->dtype) : EXEC_DECLINE;
 }
 
@@ -1025,7 +1020,7 @@ static int k_dropout(struct exec_kernel_ctx *k)
 
 	if (!x)
 		return EXEC_DECLINE;
-	if (k->opset >= 12 && input(k, 2)) {
+	if (k->opset >= 12 && xk_in(k, 2)) {
 		const struct xtensor *train = cu_host(k, 2);
 		if (!train)
 			return -1;
@@ -1057,44 +1052,44 @@ static int k_dropout(struct exec_kernel_ctx *k)
 // The backend-neutral kernels (src/exec/ops/dims.c): the input stays where it is, only its dims are read.
 static int k_shape(struct exec_kernel_ctx *k)
 {
-	return input(k, 0) ? ops_shape_kernel(k) : EXEC_DECLINE;
+	return xk_in(k, 0) ? ops_shape_kernel(k) : EXEC_DECLINE;
 }
 
 static int k_size(struct exec_kernel_ctx *k)
 {
-	return input(k, 0) ? ops_size_kernel(k) : EXEC_DECLINE;
+	return xk_in(k, 0) ? ops_size_kernel(k) : EXEC_DECLINE;
 }
 
 // The rows after the first mark the opsets where an op's inputs or attributes changed; each kernel reads
 // k->opset itself.  Concat from 4 (Concat-1's axis has another default), Tile from 6 (Tile-1 had other inputs).
 const struct exec_kernel cuda_shape_kernels[] = {
-	{"Cast", 1, k_cast},
-	{"CastLike", 15, k_cast_like},
-	{"CenterCropPad", 18, k_center_crop_pad},
-	{"Concat", 4, k_concat},
-	{"Dropout", 1, k_dropout},
-	{"Expand", 8, k_expand},
-	{"Flatten", 1, k_flatten},
-	{"Gather", 1, k_gather},
-	{"Identity", 1, k_identity},
-	{"Pad", 1, k_pad},
-	{"Pad", 2, k_pad},
-	{"Pad", 11, k_pad},
-	{"Reshape", 1, k_reshape},
-	{"Reshape", 5, k_reshape},
-	{"Shape", 1, k_shape},
-	{"Size", 1, k_size},
-	{"Slice", 1, k_slice},
-	{"Slice", 10, k_slice},
-	{"Split", 1, k_split},
-	{"Split", 13, k_split},
-	{"Split", 18, k_split},
-	{"Squeeze", 1, k_squeeze},
-	{"Squeeze", 13, k_squeeze},
-	{"Tile", 6, k_tile},
-	{"Transpose", 1, k_transpose},
-	{"Unsqueeze", 1, k_unsqueeze},
-	{"Unsqueeze", 13, k_unsqueeze},
-	{"Where", 9, k_where},
+	{.op = "Cast", .since = 1, .fn = k_cast},
+	{.op = "CastLike", .since = 15, .fn = k_cast_like},
+	{.op = "CenterCropPad", .since = 18, .fn = k_center_crop_pad},
+	{.op = "Concat", .since = 4, .fn = k_concat},
+	{.op = "Dropout", .since = 1, .fn = k_dropout},
+	{.op = "Expand", .since = 8, .fn = k_expand},
+	{.op = "Flatten", .since = 1, .fn = k_flatten},
+	{.op = "Gather", .since = 1, .fn = k_gather},
+	{.op = "Identity", .since = 1, .fn = k_identity},
+	{.op = "Pad", .since = 1, .fn = k_pad},
+	{.op = "Pad", .since = 2, .fn = k_pad},
+	{.op = "Pad", .since = 11, .fn = k_pad},
+	{.op = "Reshape", .since = 1, .fn = k_reshape},
+	{.op = "Reshape", .since = 5, .fn = k_reshape},
+	{.op = "Shape", .since = 1, .fn = k_shape},
+	{.op = "Size", .since = 1, .fn = k_size},
+	{.op = "Slice", .since = 1, .fn = k_slice},
+	{.op = "Slice", .since = 10, .fn = k_slice},
+	{.op = "Split", .since = 1, .fn = k_split},
+	{.op = "Split", .since = 13, .fn = k_split},
+	{.op = "Split", .since = 18, .fn = k_split},
+	{.op = "Squeeze", .since = 1, .fn = k_squeeze},
+	{.op = "Squeeze", .since = 13, .fn = k_squeeze},
+	{.op = "Tile", .since = 6, .fn = k_tile},
+	{.op = "Transpose", .since = 1, .fn = k_transpose},
+	{.op = "Unsqueeze", .since = 1, .fn = k_unsqueeze},
+	{.op = "Unsqueeze", .since = 13, .fn = k_unsqueeze},
+	{.op = "Where", .since = 9, .fn = k_where},
 };
 const size_t cuda_shape_count = sizeof cuda_shape_kernels / sizeof cuda_shape_kernels[0];

@@ -8,11 +8,6 @@
 #include "src/base/dtype.h"
 #include "src/exec/ops/attention.h"
 
-static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
-{
-	return i < k->n_in ? k->in[i] : NULL;
-}
-
 static int is_float(int32_t dt)
 {
 	return dt == OV_DT_FLOAT || dt == OV_DT_DOUBLE || dt == OV_DT_FLOAT16 || dt == OV_DT_BFLOAT16;
@@ -88,7 +83,7 @@ static int attn_heads(struct exec_kernel_ctx *k, const struct xtensor *q, const 
 
 static int attn_past(struct exec_kernel_ctx *k, const struct xtensor *q, struct attn_geom *p)
 {
-	const struct xtensor *pk = input(k, 4), *pv = input(k, 5), *np = k->opset >= 24 ? input(k, 6) : NULL;
+	const struct xtensor *pk = xk_in(k, 4), *pv = xk_in(k, 5), *np = k->opset >= 24 ? xk_in(k, 6) : NULL;
 
 	if (!pk != !pv)
 		return xk_fail(k, "past_key and past_value come together");
@@ -117,7 +112,7 @@ static int attn_past(struct exec_kernel_ctx *k, const struct xtensor *q, struct 
 
 static int attn_mask(struct exec_kernel_ctx *k, const struct xtensor *q, struct attn_geom *p)
 {
-	const struct xtensor *m = input(k, 3);
+	const struct xtensor *m = xk_in(k, 3);
 	char d[64];
 
 	p->mask_kind = OV_ATTN_MASK_NONE;
@@ -142,7 +137,7 @@ static int attn_mask(struct exec_kernel_ctx *k, const struct xtensor *q, struct 
 
 int ops_attention_setup(struct exec_kernel_ctx *k, struct attn_geom *p)
 {
-	const struct xtensor *q = input(k, 0), *kt = input(k, 1), *v = input(k, 2);
+	const struct xtensor *q = xk_in(k, 0), *kt = xk_in(k, 1), *v = xk_in(k, 2);
 
 	memset(p, 0, sizeof *p);
 	if (!q || !kt || !v)
@@ -196,7 +191,7 @@ int ops_attention_setup(struct exec_kernel_ctx *k, struct attn_geom *p)
 
 int ops_rope_setup(struct exec_kernel_ctx *k, struct rope_geom *p)
 {
-	const struct xtensor *x = input(k, 0), *c = input(k, 1), *s = input(k, 2), *pos = input(k, 3);
+	const struct xtensor *x = xk_in(k, 0), *c = xk_in(k, 1), *s = xk_in(k, 2), *pos = xk_in(k, 3);
 
 	memset(p, 0, sizeof *p);
 	if (!x || !c || !s)

@@ -8,11 +8,6 @@
 #include "src/base/dtype.h"
 #include "src/exec/ops/ops.h"
 
-static const struct xtensor *input(const struct exec_kernel_ctx *k, size_t i)
-{
-	return i < k->n_in ? k->in[i] : NULL;
-}
-
 /* The activations attribute (names case-insensitive), with activation_alpha/beta handed out in order to the
  * functions that take them (onnxruntime's rule); absent: the op's defaults, per direction. */
 static int get_activations(struct exec_kernel_ctx *k, int per_dir, int dirs, const char *const *defaults,
@@ -74,9 +69,9 @@ static int get_activations(struct exec_kernel_ctx *k, int per_dir, int dirs, con
 
 int ops_rnn_setup(struct exec_kernel_ctx *k, enum rnn_cell cell, ops_host_fn host, struct rnn_geom *p)
 {
-	const struct xtensor *X = input(k, 0), *Wt = input(k, 1), *Rt = input(k, 2), *Bt = input(k, 3),
-			     *SL = input(k, 4), *H0 = input(k, 5), *C0 = cell == RNN_CELL_LSTM ? input(k, 6) : NULL,
-			     *Pt = cell == RNN_CELL_LSTM ? input(k, 7) : NULL;
+	const struct xtensor *X = xk_in(k, 0), *Wt = xk_in(k, 1), *Rt = xk_in(k, 2), *Bt = xk_in(k, 3),
+			     *SL = xk_in(k, 4), *H0 = xk_in(k, 5), *C0 = cell == RNN_CELL_LSTM ? xk_in(k, 6) : NULL,
+			     *Pt = cell == RNN_CELL_LSTM ? xk_in(k, 7) : NULL;
 	static const char *const def_rnn[] = {"tanh"}, *const def_gru[] = {"sigmoid", "tanh"},
 				 *const def_lstm[] = {"sigmoid", "tanh", "tanh"};
 	int G = cell == RNN_CELL_RNN ? 1 : cell == RNN_CELL_GRU ? 3 : 4;
