@@ -42,90 +42,101 @@ static void listing_add(size_t *used, const char *name, size_t *shown)
 	(*shown)++;
 }
 
-/* Candidates for the word being typed: command names, or names of nodes and values. */
+/* The candidates of one Tab: the longest common prefix of all of them (kept in its own buffer, since a candidate
+ * may be a temporary word), how many there are, and on a second pass the listing. */
+struct cands {
+	struct app *a;
+	size_t wl;             /* what is typed of the word */
+	char best[512];
+	size_t best_len, matches;
+	int list;              /* the second pass: add each to the listing */
+	size_t used;
+};
+
+static void consider(void *ctx, const char *c)
+{
+	struct cands *k = ctx;
+	size_t l = strlen(c);
+
+	if (k->list) {
+		if ((int)k->used < k->a->cols) {
+			size_t shown = 0;
+			listing_add(&k->used, c, &shown);
+		}
+		return;
+	}
+	if (!k->matches++) {
+		k->best_len = l < sizeof k->best - 1 ? l : sizeof k->best - 1;
+		memcpy(k->best, c, k->best_len);
+		k->best[k->best_len] = '\0';
+		return;
+	}
+	size_t i = 0;
+	while (i < k->best_len && c[i] == k->best[i])
+		i++;
+	k->best_len = i;
+}
+
+/* What may follow the words typed: the edit engine's candidates by argument kind for an edit command (nodes,
+ * values, constants, inputs, dtypes, attribute names, op types: src/edit/edit.h), command names for the first
+ * word, and node and value names after a TUI command (:run, :compare...). */
+static void candidates(struct app *a, const char *line, const char *word, size_t wl, struct cands *k)
+{
+	size_t n;
+	int first_word = 1;
+	char name[64];
+
+	for (const char *p = line; p < word; p++)
+		if (*p != ' ')
+			first_word = 0;
+	if (first_word) {
+		edit_complete(a->ed, line, consider, k);
+		const struct ui_command *tc = ui_commands(&n);
+		for (size_t i = 0; i < n; i++)
+			if (!strncmp(tc[i].name, word, wl))
+				consider(k, tc[i].name);
+		return;
+	}
+	if (sscanf(line, " %63s", name) == 1 && edit_find_cmd(name)) {
+		edit_complete(a->ed, line, consider, k);
+		return;
+	}
+	const struct graph *g = app_graph(a);
+	for (uint32_t i = 0; g && i < g->n_values; i++)
+		if (g->values[i].name && !strncmp(g->values[i].name, word, wl))
+			consider(k, g->values[i].name);
+	for (uint32_t i = 0; g && i < g->n_nodes; i++) {
+		const char *nm = present_node_name(g, i);
+		if (nm && !strncmp(nm, word, wl))
+			consider(k, nm);
+	}
+}
+
+/* Tab: complete the word being typed as far as every candidate agrees (and a space after the only one); when
+ * that adds nothing and there are several, list them above the prompt. */
 static size_t complete(struct app *a, char *buf, size_t len, size_t cap)
 {
 	size_t start = len;
-	const char *best = NULL;
-	size_t best_len = 0, matches = 0;
 
 	while (start > 0 && buf[start - 1] != ' ')
 		start--;
-	const char *word = buf + start;
-	size_t wl = len - start;
-	int first_word = 1;
-	for (size_t i = 0; i < start; i++)
-		if (buf[i] != ' ')
-			first_word = 0;
-	/* Longest common prefix of all candidates. */
-#define CONSIDER(name)                                                                                 \
-	do {                                                                                           \
-		const char *c_ = (name);                                                               \
-		if (c_ && !strncmp(c_, word, wl)) {                                                    \
-			if (!best) {                                                                   \
-				best = c_;                                                             \
-				best_len = strlen(c_);                                                 \
-			} else {                                                                       \
-				size_t k_ = 0;                                                         \
-				while (k_ < best_len && c_[k_] == best[k_])                            \
-					k_++;                                                          \
-				best_len = k_;                                                         \
-			}                                                                              \
-			matches++;                                                                     \
-		}                                                                                      \
-	} while (0)
-	if (first_word) {
-		size_t n;
-		const struct edit_cmd *const *cmds = edit_commands(&n);
-		for (size_t i = 0; i < n; i++)
-			CONSIDER(cmds[i]->name);
-		const struct ui_command *tc = ui_commands(&n);
-		for (size_t i = 0; i < n; i++)
-			CONSIDER(tc[i].name);
-	} else {
-		const struct graph *g = app_graph(a);
-		for (uint32_t i = 0; g && i < g->n_values && matches < 100000; i++)
-			CONSIDER(g->values[i].name);
-		for (uint32_t i = 0; g && i < g->n_nodes; i++)
-			CONSIDER(present_node_name(g, i));
-	}
-#undef CONSIDER
-	if (!best || best_len <= wl) {
-		if (matches > 1) { /* list them: as many as fit, after how many there are */
-			size_t used = 0, shown = 0;
-			used = (size_t)snprintf(listing, sizeof listing, "%zu names: ", matches);
-#define LIST(name)                                                                                     \
-	do {                                                                                           \
-		const char *l_ = (name);                                                               \
-		if (l_ && !strncmp(l_, word, wl) && (int)used < a->cols)                               \
-			listing_add(&used, l_, &shown);                                                \
-	} while (0)
-			if (first_word) {
-				size_t n;
-				const struct edit_cmd *const *cmds = edit_commands(&n);
-				for (size_t i = 0; i < n; i++)
-					LIST(cmds[i]->name);
-				const struct ui_command *tc = ui_commands(&n);
-				for (size_t i = 0; i < n; i++)
-					LIST(tc[i].name);
-			} else {
-				const struct graph *g = app_graph(a);
-				for (uint32_t i = 0; g && i < g->n_values && (int)used < a->cols; i++)
-					LIST(g->values[i].name);
-				for (uint32_t i = 0; g && i < g->n_nodes && (int)used < a->cols; i++)
-					LIST(present_node_name(g, i));
-			}
-#undef LIST
-			(void)shown;
+	buf[len] = '\0';
+	struct cands k = {.a = a, .wl = len - start};
+	candidates(a, buf, buf + start, len - start, &k);
+	if (!k.matches || k.best_len <= k.wl) {
+		if (k.matches > 1) { /* list them: as many as fit, after how many there are */
+			k.used = (size_t)snprintf(listing, sizeof listing, "%zu names: ", k.matches);
+			k.list = 1;
+			candidates(a, buf, buf + start, len - start, &k);
 		}
 		return len;
 	}
-	size_t add = best_len - wl;
+	size_t add = k.best_len - k.wl;
 	if (len + add + 1 >= cap)
 		return len;
-	memcpy(buf + len, best + wl, add);
+	memcpy(buf + len, k.best + k.wl, add);
 	len += add;
-	if (matches == 1 && len + 2 < cap)
+	if (k.matches == 1 && len + 2 < cap)
 		buf[len++] = ' ';
 	buf[len] = '\0';
 	return len;
