@@ -111,6 +111,11 @@ screen complete_cmds 100x24 srcnn.onnx ':s<Tab>'
 check "... command names too, the TUI's from its table" sh -c 'tail -n 2 complete_cmds.txt | head -1 | grep -q "set-dim .*save-display"'
 screen complete_one 80x24 srcnn.onnx ':save-d<Tab>'
 check "a unique prefix completes" prompt_is complete_one ":save-display"
+screen complete_kind 80x24 srcnn.onnx ':set-type input fl<Tab>'
+check "completion follows the argument's kind: a dtype for set-type" prompt_is complete_kind ":set-type input float"
+screen complete_attr 120x24 srcnn.onnx ':set-attr resize0 <Tab>'
+check "... the attributes of the node named before, for set-attr" \
+	sh -c 'tail -n 2 complete_attr.txt | head -1 | grep -q "names: coordinate_transformation_mode .* nearest_mode"'
 screen help_cmds 100x200 srcnn.onnx '?'
 all_help() { for c in ":node N" ":w \[PATH\]" ":w! PATH" ":wq" ":q!" ":run " ":compare " ":save-display FILE" ":help"; do
 	grep -q -- "$c" help_cmds.txt || return 1; done; }
