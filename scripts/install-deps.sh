@@ -43,8 +43,10 @@ fi
 # with scripts/gen-node-tests.py into ~/.cache/onnxview); its own environment for the same reason. The test makes
 # one in its cache when this one is missing, and skips that suite with a message when neither can be had.
 ONNXPY=/opt/onnxview-onnx
-if ! "$ONNXPY/bin/python" -c "import onnx, numpy; assert onnx.__version__ == '1.23.2'" >/dev/null 2>&1; then
+# onnxscript (pinned with what it needs) writes the models of tests/transformer-ops.sh as torch's new exporter does.
+if ! "$ONNXPY/bin/python" -c "import onnx, onnxscript, numpy; assert onnx.__version__ == '1.23.2'" >/dev/null 2>&1; then
 	$SUDO /usr/bin/python3 -m venv "$ONNXPY" &&
-		$SUDO "$ONNXPY/bin/pip" install -q --disable-pip-version-check onnx==1.23.2 numpy ||
-		echo "install-deps: onnx 1.23.2 could not be installed; its conformance suite will be skipped" >&2
+		$SUDO "$ONNXPY/bin/pip" install -q --disable-pip-version-check onnx==1.23.2 numpy onnxscript==0.7.2 \
+			onnx-ir==1.1.0 ||
+		echo "install-deps: onnx 1.23.2 or onnxscript could not be installed; their tests will be skipped" >&2
 fi
