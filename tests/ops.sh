@@ -193,4 +193,10 @@ fi
 # every panel lose its notes, so it must fail here first.
 "$ONNXVIEW" ops Resize >/dev/null 2>"$TMP/docs.err"
 check "the shipped ops-doc.txt and opdb.txt load with no warning${TMP:+ ($(head -c 200 "$TMP/docs.err"))}" [ ! -s "$TMP/docs.err" ]
+# Without ops-doc.txt the TUI's node panel says why its reference is missing instead of leaving it out.
+mkdir -p "$TMP/nodocs" && cp "$SRCDIR/share/onnxview/opdb.txt" "$TMP/nodocs/"
+printf 'j<Enter>' >"$TMP/keys"
+ONNXVIEW_DATADIR=$TMP/nodocs "$ONNXVIEW" --keys "$TMP/keys" --dump "$TMP/panel.txt" --size 120x40 \
+	"$SRCDIR/share/onnxview/examples/srcnn.onnx" >/dev/null 2>&1
+check "the node panel names a missing ops-doc.txt" grep -q "unavailable: the op documentation .*ops-doc.txt is missing" "$TMP/panel.txt"
 done_testing

@@ -829,9 +829,9 @@ static void node_text(struct strbuf *b, struct ov_model *m, const struct graph *
 	const Onnx__NodeProto *n = gn->proto;
 	const char *op = n->op_type ? n->op_type : "";
 	int64_t opset = model_opset(m, n->domain);
-	struct ov_error e;
+	struct ov_error e, doc_err;
 	const struct opdb *db = opdb_default(&e);
-	const struct opdoc *docs = opdoc_default(&e);
+	const struct opdoc *docs = opdoc_default(&doc_err);
 	const struct op_schema *s = db ? opdb_find(db, n->domain, op, opset) : NULL;
 	const struct op_doc *doc = docs ? opdoc_find(docs, n->domain, op) : NULL;
 
@@ -896,7 +896,11 @@ static void node_text(struct strbuf *b, struct ov_model *m, const struct graph *
 	for (uint32_t k = 0; k < gn->n_sub; k++)
 		strbuf_printf(b, "subgraph  %s: %u nodes\n", gn->sub_attr[k] ? gn->sub_attr[k] : "?", gn->sub[k]->n_nodes);
 	local_function_lines(b, m, n);
-	if (doc) {
+	if (!docs) { /* never silently without the notes: say why they are missing */
+		strbuf_puts(b, "\nreference\n  unavailable: ");
+		strbuf_put_safe(b, doc_err.msg, strlen(doc_err.msg), 0);
+		strbuf_putc(b, '\n');
+	} else if (doc) {
 		strbuf_puts(b, "\nreference\n");
 		if (doc->summary)
 			strbuf_printf(b, "  %s\n", doc->summary);
