@@ -71,7 +71,7 @@ def main():
         save = os.path.join(d, "out")
         for _ in range(runs):
             t0 = time.perf_counter()
-            r = subprocess.run(["/usr/bin/time", "-f", "%M", ov, "run", model] + args_in + ["--save", save, "--json"],
+            r = subprocess.run(["/usr/bin/time", "-f", "%M", ov, "run", model] + args_in + ["--save", save, "--force", "--json"],
                                capture_output=True, text=True, env=env)
             t_cmd.append(time.perf_counter() - t0)
             if r.returncode:

@@ -24,6 +24,13 @@ static void consts_clear(struct exec_consts *c)
 {
 	for (uint32_t i = 0; i < c->n; i++)
 		xt_free(&c->t[i]);
+	for (size_t i = 0; i < c->n_derived; i++)
+		free(c->derived[i].block);
+	free(c->derived);
+	free(c->head);
+	c->head = NULL;
+	c->derived = NULL;
+	c->n_derived = c->cap_derived = 0;
 	free(c->t);
 	c->t = NULL;
 	c->n = 0;
@@ -47,6 +54,38 @@ void exec_consts_stats(const struct exec_consts *c, size_t *n, size_t *bytes, si
 			*bytes += c->t[i].bytes;
 			*on_device += c->t[i].dev != NULL;
 		}
+	for (size_t i = 0; c && i < c->n_derived; i++)
+		*bytes += c->derived[i].bytes;
+}
+
+const void *consts_derived(const struct exec_consts *c, uint32_t id, uint64_t tag)
+{
+	if (!c || !c->head || id >= c->n)
+		return NULL;
+	for (uint32_t i = c->head[id]; i; i = c->derived[i - 1].next)
+		if (c->derived[i - 1].tag == tag)
+			return c->derived[i - 1].block;
+	return NULL;
+}
+
+int consts_derive(struct exec_consts *c, uint32_t id, uint64_t tag, void *block, size_t bytes)
+{
+	if (!c || id >= c->n || !c->t[id].data || consts_derived(c, id, tag) || c->n_derived >= UINT32_MAX - 1)
+		return 0;
+	if (!c->head && !(c->head = calloc(c->n, sizeof *c->head)))
+		return 0;
+	if (c->n_derived == c->cap_derived) {
+		size_t cap = c->cap_derived ? 2 * c->cap_derived : 16;
+		struct kept_derived *d = realloc(c->derived, cap * sizeof *d);
+		if (!d)
+			return 0;
+		c->derived = d;
+		c->cap_derived = cap;
+	}
+	c->derived[c->n_derived] = (struct kept_derived){.value = id, .tag = tag, .block = block, .bytes = bytes,
+							 .next = c->head[id]};
+	c->head[id] = (uint32_t)++c->n_derived;
+	return 1;
 }
 
 /* c ready to keep g's constants (emptied when it kept another index's): 1, or 0 when there is none to use (no c,

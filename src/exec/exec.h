@@ -73,6 +73,15 @@ int xk_fail(struct exec_kernel_ctx *k, const char *fmt, ...) __attribute__((form
  * reports it with the node; informational, so a note that cannot be stored (no result, out of memory) is dropped. */
 void xk_note(struct exec_kernel_ctx *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Data a kernel derives from a constant input once (weights packed for its inner loop) and keeps with the
+ * constants from one run to the next (exec_consts: the TUI's runs, run --repeat).  xk_derived: the block filed for
+ * input i under tag (which names the layout: what the block depends on besides the input's value), or NULL.
+ * xk_derive: file block (from malloc, bytes long, read-only from then on) for input i under tag: 1 when it is kept
+ * (freed with the constants; the caller must not free it), 0 when input i is no kept constant or the block cannot
+ * be filed (the caller frees it after the node). */
+const void *xk_derived(const struct exec_kernel_ctx *k, size_t i, uint64_t tag);
+int xk_derive(struct exec_kernel_ctx *k, size_t i, uint64_t tag, void *block, size_t bytes);
+
 /* Run subgraph sub of the kernel's node (If's branches, Loop's and Scan's bodies) on the CPU: its formal inputs
  * bound to inputs[0..n_inputs) (borrowed; n_inputs must be the subgraph's input count), the values it captures
  * from enclosing graphs taken from the running graphs.  Fills outputs[0..sub's output count) with tensors the

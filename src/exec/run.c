@@ -46,6 +46,7 @@ struct exec_env {
 	struct slot *slots;
 	const struct exec_env *parent;
 	struct exec_budget *budget;
+	struct exec_consts *kc; /* the constants kept across runs (the main graph's, with exec_options.consts) */
 };
 
 static double now_ms(void)
@@ -141,6 +142,32 @@ int xk_scan_bytes(struct exec_kernel_ctx *k, uint64_t bytes, int64_t iterations,
 			       lim);
 	return ov_fail(k->err, OV_LIMIT, "its scan outputs reached %s after %lld iterations, more than the %s a run may "
 		       "stack (half the machine's memory, or the tensor limit)", have, (long long)iterations, lim);
+}
+
+/* The value id of the kernel's input i when it is a constant kept across runs, else -1. */
+static int32_t kept_input(const struct exec_kernel_ctx *k, size_t i)
+{
+	const struct exec_env *env = k->env;
+
+	if (!env || !env->kc || env->g != k->g || i >= k->n_in || !k->in[i] || k->node >= k->g->n_nodes ||
+	    i >= k->g->nodes[k->node].proto->n_input)
+		return -1;
+	int32_t id = k->g->nodes[k->node].in[i];
+	return id >= 0 && env->slots[id].kept == k->in[i] ? id : -1;
+}
+
+const void *xk_derived(const struct exec_kernel_ctx *k, size_t i, uint64_t tag)
+{
+	int32_t id = kept_input(k, i);
+
+	return id < 0 ? NULL : consts_derived(k->env->kc, (uint32_t)id, tag);
+}
+
+int xk_derive(struct exec_kernel_ctx *k, size_t i, uint64_t tag, void *block, size_t bytes)
+{
+	int32_t id = kept_input(k, i);
+
+	return id >= 0 && consts_derive(k->env->kc, (uint32_t)id, tag, block, bytes);
 }
 
 static void node_prefix(const struct graph *g, uint32_t n, char *buf, size_t len)
@@ -527,7 +554,7 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 	struct exec_budget own;
 	if (!parent || !parent->budget)
 		budget_init(&own, &opt->limits);
-	struct exec_env env = {.g = g, .slots = slots, .parent = parent,
+	struct exec_env env = {.g = g, .slots = slots, .parent = parent, .kc = kc,
 			       .budget = parent && parent->budget ? parent->budget : &own};
 	double t0 = now_ms();
 	for (uint32_t o = 0; o < g->n_order; o++) {

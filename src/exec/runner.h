@@ -37,10 +37,25 @@ struct exec_consts {
 	uint64_t serial;  /* of the graph index the tensors belong to (0: none yet) */
 	uint32_t n;
 	struct xtensor *t; /* by value id; data NULL where nothing is kept */
+	/* what kernels derived from the kept tensors (xk_derive), freed with them */
+	struct kept_derived {
+		uint32_t value;
+		uint64_t tag;
+		void *block;
+		size_t bytes;
+		uint32_t next; /* the value's next block (index + 1; 0: none) */
+	} *derived;
+	size_t n_derived, cap_derived;
+	uint32_t *head; /* by value id: its first block (index + 1; 0: none); allocated with the first block */
 };
 
 /* c ready to keep g's constants: 1, or 0 when there is none to use (the run converts its constants itself). */
 int consts_for(struct exec_consts *c, const struct graph *g);
+/* What a kernel derived from kept value id under tag (xk_derived), or NULL. */
+const void *consts_derived(const struct exec_consts *c, uint32_t id, uint64_t tag);
+/* Keep block (malloc'd, bytes long) as derived from kept value id under tag, for as long as the value is kept:
+ * 1, or 0 when it cannot be filed (no memory, or one is filed already), the caller keeping it. */
+int consts_derive(struct exec_consts *c, uint32_t id, uint64_t tag, void *block, size_t bytes);
 /* The slot reads the kept tensor k (kernels get k itself; everything else a view of its host data). */
 void slot_keep(struct slot *s, struct xtensor *k);
 
