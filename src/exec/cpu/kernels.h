@@ -1,4 +1,4 @@
-/* What the CPU kernels share (src/exec/cpu/; defined in cpu/conv.c): running a float32 kernel on
+/* What the CPU kernels share (src/exec/cpu/; defined in cpu/conv.c unless named): running a float32 kernel on
  * float16/bfloat16 tensors, float/double GEMM through CBLAS, and reading small numeric inputs. */
 #ifndef OV_EXEC_CPU_KERNELS_H
 #define OV_EXEC_CPU_KERNELS_H
@@ -25,5 +25,12 @@ void cpu_gemm(int32_t dtype, int trans_a, int trans_b, int64_t m, int64_t n, int
 /* Dropout's training mode, drawn as numpy's RandomState(seed) (src/exec/cpu/random.c): 0, or -1 with k failed. */
 int cpu_dropout_train(struct exec_kernel_ctx *k, const struct xtensor *x, double ratio);
 int64_t cpu_read_doubles(const struct xtensor *t, double *buf, int64_t max);
+
+struct ops_window;
+/* Depthwise Conv in float32 (src/exec/cpu/depthwise.c): nb images of c_n planes, mult outputs per plane, over the
+ * 2-D window w2 (1-D as height 1), with bias (NULL: none) and act (NULL: none) applied as y is written whole.
+ * 0, or -1 with k failed (out of memory). */
+int cpu_depthwise_f(struct exec_kernel_ctx *k, const float *x, const float *wt, const float *bias, int64_t nb,
+		    int64_t c_n, int64_t mult, const struct ops_window *w2, const struct exec_act *act, float *y);
 
 #endif

@@ -1,0 +1,66 @@
+/* The CPU's hand-vectorised float kernels share these (src/exec/cpu/conv.c, depthwise.c, conv-direct.c): GCC
+ * vector extensions of 8 floats (two SSE registers on a baseline x86-64, one AVX2 register with FMA in the
+ * x86-64-v3 clone picked at load time: NN_CLONES), since -O2 leaves such loops scalar, and the fused activation
+ * applied 8 floats at a time. */
+#ifndef OV_EXEC_CPU_SIMD_H
+#define OV_EXEC_CPU_SIMD_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "src/exec/exec.h"
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define NN_CLONES __attribute__((target_clones("arch=x86-64-v3", "default"), optimize("fp-contract=fast")))
+#define NN_WIDE __attribute__((target("arch=x86-64-v4"), optimize("fp-contract=fast")))
+#else
+#define NN_CLONES
+#endif
+
+typedef float v8f __attribute__((vector_size(32)));
+typedef int v8i __attribute__((vector_size(32)));
+/* The even and the odd elements of the 16 in (a, b), for stride 2: GCC's __builtin_shuffle, clang's (the fuzz
+ * build) __builtin_shufflevector. */
+#if defined(__clang__)
+#define V8_EVEN(a, b) __builtin_shufflevector((a), (b), 0, 2, 4, 6, 8, 10, 12, 14)
+#define V8_ODD(a, b) __builtin_shufflevector((a), (b), 1, 3, 5, 7, 9, 11, 13, 15)
+#else
+#define V8_EVEN(a, b) __builtin_shuffle((a), (b), (v8i){0, 2, 4, 6, 8, 10, 12, 14})
+#define V8_ODD(a, b) __builtin_shuffle((a), (b), (v8i){1, 3, 5, 7, 9, 11, 13, 15})
+#endif
+
+/* Clip's rule on 8 floats (Relu is lo 0, hi infinity): below lo gives below (lo, or hi when lo > hi), above hi
+ * gives hi, NaN passes. */
+struct act8 {
+	int on;
+	v8f lo, hi, below;
+};
+
+static inline void act8_init(struct act8 *a, const struct exec_act *act)
+{
+	enum exec_act_kind kind = act ? act->kind : EXEC_ACT_NONE;
+	float lo = kind == EXEC_ACT_RELU ? 0.0f : act ? act->lo : 0.0f;
+	float hi = kind == EXEC_ACT_RELU ? INFINITY : act ? act->hi : 0.0f;
+	float below = lo > hi ? hi : lo;
+
+	a->on = kind != EXEC_ACT_NONE;
+	a->lo = (v8f){lo, lo, lo, lo, lo, lo, lo, lo};
+	a->hi = (v8f){hi, hi, hi, hi, hi, hi, hi, hi};
+	a->below = (v8f){below, below, below, below, below, below, below, below};
+}
+
+/* (pointers, not values: v8f passed by value would change the calling convention between the clones) */
+static inline void act8_apply(v8f *x, const struct act8 *a)
+{
+	v8i lt = *x < a->lo, gt = (*x > a->hi) & ~lt;
+	*x = (v8f)(((v8i)*x & ~(lt | gt)) | ((v8i)a->below & lt) | ((v8i)a->hi & gt));
+}
+
+/* 8 floats from anywhere */
+typedef float v8f_any __attribute__((vector_size(32), aligned(4), may_alias));
+#define LOAD8(p) (*(const v8f_any *)(p))
+
+/* y[0..n) = act(y) (src/exec/cpu/conv.c), with the same float operations as the Relu and Clip kernels. */
+void cpu_act_f(float *restrict y, int64_t n, const struct exec_act *act);
+
+#endif
