@@ -527,6 +527,67 @@ static void test_conv_act(void)
 	OK(!pwbad, "direct pointwise Conv on %d geometries (%d differ)", pwn + 6, pwbad);
 }
 
+/* The direct path (src/exec/cpu/conv-direct.c: 12 output channels or more per group, 32 products or more) against
+ * the definition: channel counts around its panels of 16, positions around its blocks of 6 and 5 (one position,
+ * 7x7's 49, a plane ending inside a block), strides 1 to 3, dilations, asymmetric and wide pads, groups, 1-D, two
+ * images; and with each fused activation, bit for bit the separate kernels. */
+static void test_conv_direct(void)
+{
+	static const struct exec_act acts[] = {
+		{EXEC_ACT_RELU, 0, 0},
+		{EXEC_ACT_CLIP, -0.25f, 0.5f},
+		{EXEC_ACT_CLIP, 0.3f, -0.2f},
+	};
+	int bad = 0, total = 0, abad = 0, atotal = 0;
+
+	for (int it = 0; it < 48; it++) {
+		struct conv_case c = {.n = it % 8 == 7 ? 1 : 2, .nb = 1 + it % 3 / 2, .group = 1 + (it % 5 == 4)};
+		int64_t mg = (int64_t[]){12, 16, 17, 20, 31, 32, 33, 48}[it % 8];
+		c.m = mg * c.group;
+		c.c = c.group * irand(4, 9);
+		for (int i = 0; i < c.n; i++) {
+			c.in[i] = (int64_t[]){1, 7, 5, 9, 13, 3}[(it + 2 * i) % 6] + (c.n == 1 ? 20 : 0);
+			c.k[i] = irand(1, 3);
+			c.s[i] = irand(1, 3);
+			c.d[i] = irand(1, 2);
+			c.pb[i] = irand(0, 3);
+			c.pe[i] = irand(0, 2);
+			while ((c.k[i] - 1) * c.d[i] + 1 > c.in[i] + c.pb[i] + c.pe[i])
+				c.d[i] = 1, c.k[i]--;
+		}
+		if (c.n == 2 && c.k[0] * c.k[1] * (c.c / c.group) < 32)
+			c.k[0] = c.k[1] = 3, c.d[0] = c.d[1] = 1, c.pb[0] = c.pb[1] = c.pe[0] = c.pe[1] = 1;
+		if (c.n == 1 && c.k[0] * (c.c / c.group) < 32)
+			c.k[0] = 5, c.d[0] = 1, c.pb[0] = c.pe[0] = 2;
+		c.bias = it % 3 != 0;
+		char what[96];
+		snprintf(what, sizeof what, "direct case %d (%dD, %lld->%lld, group %lld)", it, c.n, (long long)c.c,
+			 (long long)c.m, (long long)c.group);
+		bad += !conv_check(&c, OV_DT_FLOAT, 1e-4, what);
+		total++;
+		if (it % 4 == 0) {
+			abad += !conv_act_check(&c, OV_DT_FLOAT, &acts[it / 4 % 3], it % 8 == 0 ? 3 : -1, what);
+			atotal++;
+		}
+	}
+	/* ResNet's shapes, small: 7x7 planes (blocks of 5), 14x14 (of 6), the first layer's 7x7 stride 2 */
+	static const int64_t shapes[][6] = {{32, 32, 7, 3, 1, 1}, {16, 24, 14, 3, 1, 1}, {3, 16, 30, 7, 2, 3},
+					    {24, 40, 9, 3, 2, 1}, {64, 16, 4, 1, 1, 0}};
+	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+		const int64_t *h = shapes[i];
+		struct conv_case c = {.n = 2, .nb = 1, .c = h[0], .m = h[1], .group = 1, .in = {h[2], h[2]},
+				      .k = {h[3], h[3]}, .s = {h[4], h[4]}, .d = {1, 1}, .pb = {h[5], h[5]},
+				      .pe = {h[5], h[5]}, .bias = 1};
+		bad += !conv_check(&c, OV_DT_FLOAT, 1e-4, "direct, a ResNet shape");
+		abad += !conv_act_check(&c, OV_DT_FLOAT, &acts[0], -1, "direct, a ResNet shape with Relu");
+		total++;
+		atotal++;
+	}
+	OK(!bad, "direct Conv matches the naive loop on %d geometries (%d differ)", total, bad);
+	OK(!abad, "direct Conv with a fused Relu/Clip gives the separate kernels' bits (%d of %d differ)", abad,
+	   atotal);
+}
+
 /* ---- the runner's fusion of a Relu/Clip into the Conv before it --------------------------------------------- */
 
 /* A model built in memory: x [1,2,6,5] -> Conv(w, b, pads 1) -> c -> Clip(lo, hi) -> y -> Conv(w2) -> d -> Relu -> z,
@@ -1546,6 +1607,7 @@ int main(void)
 	test_resize_math();
 	test_conv();
 	test_conv_act();
+	test_conv_direct();
 	test_fusion();
 	test_values();
 	test_conv_transpose();

@@ -649,6 +649,10 @@ static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, cons
 				    (double *)yd);
 		return 0;
 	}
+	/* float, 1-D and 2-D, enough channels: straight from the input, no im2col (src/exec/cpu/conv-direct.c) */
+	if (dt == OV_DT_FLOAT && w->n <= 2 && !pointwise && cpu_conv_direct_takes(cg, mg, &w2))
+		return cpu_conv_direct_f(k, (const float *)xd, (const float *)wd, (const float *)bd, nb, c, m, group, &w2,
+					 act, (float *)yd);
 	/* pointwise float: the direct kernel for few inputs (MobileNet's expansions: 16 to 96) over enough positions
 	 * for whole blocks, and with AVX-512's registers for up to a thousand inputs; else OpenBLAS (measured on
 	 * MobileNetV2's shapes: the 4-row kernel is ahead up to 128 inputs and behind from about 320, the 8-row one

@@ -33,4 +33,13 @@ struct ops_window;
 int cpu_depthwise_f(struct exec_kernel_ctx *k, const float *x, const float *wt, const float *bias, int64_t nb,
 		    int64_t c_n, int64_t mult, const struct ops_window *w2, const struct exec_act *act, float *y);
 
+/* Conv in float32 without im2col (src/exec/cpu/conv-direct.c), for a 2-D window w2 (1-D as height 1): whether it
+ * takes a group of cg input and mg output channels over w2, and the convolution of nb images of c channels into
+ * m (group groups), W being the kernel's input 1 (its packing is kept with the constants), bias and act as for
+ * cpu_depthwise_f.  0, or -1 with k failed. */
+int cpu_conv_direct_takes(int64_t cg, int64_t mg, const struct ops_window *w2);
+int cpu_conv_direct_f(struct exec_kernel_ctx *k, const float *x, const float *w, const float *bias, int64_t nb,
+		      int64_t c, int64_t m, int64_t group, const struct ops_window *w2, const struct exec_act *act,
+		      float *y);
+
 #endif

@@ -19,12 +19,14 @@
 
 typedef float v8f __attribute__((vector_size(32)));
 typedef int v8i __attribute__((vector_size(32)));
-/* The even and the odd elements of the 16 in (a, b), for stride 2: GCC's __builtin_shuffle, clang's (the fuzz
- * build) __builtin_shufflevector. */
+/* Any 8 of the 16 elements of (a, b) (V8_SHUF2: indices 0-7 from a, 8-15 from b), and the even and the odd ones
+ * (for stride 2): GCC's __builtin_shuffle, clang's (the fuzz build) __builtin_shufflevector. */
 #if defined(__clang__)
+#define V8_SHUF2(a, b, ...) __builtin_shufflevector((a), (b), __VA_ARGS__)
 #define V8_EVEN(a, b) __builtin_shufflevector((a), (b), 0, 2, 4, 6, 8, 10, 12, 14)
 #define V8_ODD(a, b) __builtin_shufflevector((a), (b), 1, 3, 5, 7, 9, 11, 13, 15)
 #else
+#define V8_SHUF2(a, b, ...) __builtin_shuffle((a), (b), (v8i){__VA_ARGS__})
 #define V8_EVEN(a, b) __builtin_shuffle((a), (b), (v8i){0, 2, 4, 6, 8, 10, 12, 14})
 #define V8_ODD(a, b) __builtin_shuffle((a), (b), (v8i){1, 3, 5, 7, 9, 11, 13, 15})
 #endif
@@ -54,6 +56,30 @@ static inline void act8_apply(v8f *x, const struct act8 *a)
 {
 	v8i lt = *x < a->lo, gt = (*x > a->hi) & ~lt;
 	*x = (v8f)(((v8i)*x & ~(lt | gt)) | ((v8i)a->below & lt) | ((v8i)a->hi & gt));
+}
+
+/* r[0..8) transposed in place: r[j][i] becomes r[i][j] (AVX2's unpack, shuffle and lane-swap steps). */
+static inline void v8_transpose(v8f *r)
+{
+	v8f t[8], u[8];
+
+#pragma GCC unroll 4
+	for (int i = 0; i < 4; i++) {
+		t[2 * i] = V8_SHUF2(r[2 * i], r[2 * i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+		t[2 * i + 1] = V8_SHUF2(r[2 * i], r[2 * i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+	}
+#pragma GCC unroll 2
+	for (int i = 0; i < 2; i++)
+#pragma GCC unroll 2
+		for (int h = 0; h < 2; h++) {
+			u[4 * i + 2 * h] = V8_SHUF2(t[4 * i + h], t[4 * i + h + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+			u[4 * i + 2 * h + 1] = V8_SHUF2(t[4 * i + h], t[4 * i + h + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+		}
+#pragma GCC unroll 4
+	for (int j = 0; j < 4; j++) {
+		r[j] = V8_SHUF2(u[j], u[j + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+		r[j + 4] = V8_SHUF2(u[j], u[j + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+	}
 }
 
 /* 8 floats from anywhere */

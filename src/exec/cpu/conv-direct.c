@@ -1,0 +1,233 @@
+/* CPU Conv in float32 straight from the input, without im2col or a GEMM library: the direct path of
+ * src/exec/cpu/conv.c for 1-D and 2-D convolutions with enough output channels.
+ *
+ * The output is computed in blocks of 16 output channels by 6 output positions, 12 AVX2 registers of sums.  For each
+ * of the K = (input channels of the group) x kh x kw products, the block loads 16 weights (two vectors, from the
+ * weights packed once per panel of 16 channels: K x 16 floats) and broadcasts the input value under each of its 6
+ * positions.  Those 6 values lie at one offset, the same for all 6, from each position's window origin in the
+ * zero-padded input: offs[k] = c * (plane) + kh * dilation * (row) + kw * dilation, a table of K entries made once
+ * per call.  So any stride, dilation and padding is the same loop, positions run on across output rows (no block is
+ * wasted at a row's end: only the last block of the plane may be short), and nothing is copied but the padded input
+ * (not even that when there are no pads).  The sums start from the bias; the runner's fused Relu or Clip is applied
+ * before the block is stored, its 6 x 16 sums transposed into the output's 16 rows.
+ *
+ * The packed weights depend only on W and the group count: they are kept with the constants across runs when W is
+ * one (xk_derive), so a warm run packs nothing. */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/exec/cpu/kernels.h"
+#include "src/exec/cpu/simd.h"
+#include "src/exec/exec.h"
+#include "src/exec/ops/ops.h"
+
+/* output channels (two vectors) and positions of one block */
+#define DC_CH 16
+#define DC_POS 6
+
+/* The block of 16 channels x np positions (np 6 or 5, a constant once inlined): K products, offs[k] the input
+ * offset of product k from each position's window origin base[i]; wp the panel's packed weights (K x 16); the sums
+ * start at bias[0..16) and are stored, act applied, into y's rows (ldy apart) j < nch at columns i < npos; wide:
+ * all 16 rows and np columns, and 8 columns may be written (the next block starts before the row's end). */
+static inline __attribute__((always_inline)) void dc_block(int64_t K, const int32_t *restrict offs,
+							   const float *const *base, const float *restrict wp,
+							   const float *bias, const struct act8 *a, float *y,
+							   int64_t ldy, int npos, int nch, int wide, const int np)
+{
+	v8f s0[DC_POS], s1[DC_POS], b0 = LOAD8(bias), b1 = LOAD8(bias + 8);
+	const float *p0 = base[0], *p1 = base[1], *p2 = base[2], *p3 = base[3], *p4 = base[4], *p5 = base[5];
+
+	for (int i = 0; i < np; i++)
+		s0[i] = b0, s1[i] = b1;
+#pragma GCC unroll 2
+	for (int64_t k = 0; k < K; k++) {
+		int64_t o = offs[k];
+		v8f w0 = LOAD8(wp + k * DC_CH), w1 = LOAD8(wp + k * DC_CH + 8);
+#define DC_STEP(i, p)                                                                                              \
+	do {                                                                                                       \
+		float v = (p)[o];                                                                                  \
+		v8f vv = {v, v, v, v, v, v, v, v};                                                                 \
+		s0[i] += vv * w0;                                                                                  \
+		s1[i] += vv * w1;                                                                                  \
+	} while (0)
+		DC_STEP(0, p0);
+		DC_STEP(1, p1);
+		DC_STEP(2, p2);
+		DC_STEP(3, p3);
+		DC_STEP(4, p4);
+		if (np > 5)
+			DC_STEP(5, p5);
+#undef DC_STEP
+	}
+#pragma GCC unroll 6
+	for (int i = 0; i < np; i++)
+		if (a->on) {
+			act8_apply(&s0[i], a);
+			act8_apply(&s1[i], a);
+		}
+	if (wide) {
+		/* the whole block: 8 positions per channel row, transposed in registers; positions np..8 are stored
+		 * with garbage, which the next block (there is one: wide says so) overwrites */
+		v8f r0[8], r1[8];
+#pragma GCC unroll 8
+		for (int i = 0; i < 8; i++) {
+			r0[i] = s0[i < np ? i : np - 1];
+			r1[i] = s1[i < np ? i : np - 1];
+		}
+		v8_transpose(r0);
+		v8_transpose(r1);
+#pragma GCC unroll 8
+		for (int j = 0; j < 8; j++) {
+			memcpy(y + j * ldy, &r0[j], sizeof r0[j]);
+			memcpy(y + (j + 8) * ldy, &r1[j], sizeof r1[j]);
+		}
+		return;
+	}
+	float t[DC_POS][DC_CH];
+	for (int i = 0; i < np; i++) {
+		memcpy(t[i], &s0[i], sizeof s0[i]);
+		memcpy(t[i] + 8, &s1[i], sizeof s1[i]);
+	}
+	for (int j = 0; j < nch; j++)
+		for (int i = 0; i < npos; i++)
+			y[j * ldy + i] = t[i][j];
+}
+
+NN_CLONES static void dc_block6(int64_t K, const int32_t *offs, const float *const *base, const float *wp,
+				const float *bias, const struct act8 *a, float *y, int64_t ldy, int npos, int nch, int wide)
+{
+	dc_block(K, offs, base, wp, bias, a, y, ldy, npos, nch, wide, 6);
+}
+
+NN_CLONES static void dc_block5(int64_t K, const int32_t *offs, const float *const *base, const float *wp,
+				const float *bias, const struct act8 *a, float *y, int64_t ldy, int npos, int nch, int wide)
+{
+	dc_block(K, offs, base, wp, bias, a, y, ldy, npos, nch, wide, 5);
+}
+
+/* W (M x K per group, K = cg x kernel) packed as panels of 16 output channels, K x 16 each, zero past the group's
+ * channels: group-major, then panel. */
+static void dc_pack(const float *w, int64_t group, int64_t mg, int64_t K, float *wp)
+{
+	int64_t panels = (mg + DC_CH - 1) / DC_CH;
+
+	for (int64_t g = 0; g < group; g++)
+		for (int64_t p = 0; p < panels; p++) {
+			float *dst = wp + (g * panels + p) * K * DC_CH;
+			for (int64_t k = 0; k < K; k++)
+				for (int64_t j = 0; j < DC_CH; j++) {
+					int64_t m = p * DC_CH + j;
+					dst[k * DC_CH + j] = m < mg ? w[(g * mg + m) * K + k] : 0.0f;
+				}
+		}
+}
+
+int cpu_conv_direct_takes(int64_t cg, int64_t mg, const struct ops_window *w2)
+{
+	int64_t K = cg * w2->k[0] * w2->k[1];
+	int64_t hp = w2->in[0] + w2->pb[0] + w2->pe[0], wp = w2->in[1] + w2->pb[1] + w2->pe[1];
+	int64_t hneed = (w2->out[0] - 1) * w2->s[0] + (w2->k[0] - 1) * w2->d[0] + 1;
+	int64_t wneed = (w2->out[1] - 1) * w2->s[1] + (w2->k[1] - 1) * w2->d[1] + 1;
+
+	hp = hp > hneed ? hp : hneed;
+	wp = wp > wneed ? wp : wneed;
+	/* enough channels to fill the 16-channel panels, enough products to pay for the transposed stores, and offsets
+	 * that fit the table's 32 bits */
+	return w2->n == 2 && mg >= 12 && K >= 32 && cg * hp * wp < INT32_MAX / 2;
+}
+
+int cpu_conv_direct_f(struct exec_kernel_ctx *k, const float *x, const float *w, const float *bias, int64_t nb,
+		      int64_t c, int64_t m, int64_t group, const struct ops_window *w2, const struct exec_act *act,
+		      float *y)
+{
+	int64_t cg = c / group, mg = m / group, kh_n = w2->k[0], kw_n = w2->k[1], K = cg * kh_n * kw_n;
+	int64_t h = w2->in[0], wd = w2->in[1], oh_n = w2->out[0], ow_n = w2->out[1], os = oh_n * ow_n;
+	int64_t pt = w2->pb[0], pl = w2->pb[1], sh = w2->s[0], sw = w2->s[1];
+	int64_t hp = h + pt + w2->pe[0], wp = wd + pl + w2->pe[1];
+	int64_t hneed = (oh_n - 1) * sh + (kh_n - 1) * w2->d[0] + 1, wneed = (ow_n - 1) * sw + (kw_n - 1) * w2->d[1] + 1;
+	int64_t panels = (mg + DC_CH - 1) / DC_CH;
+	int padded;
+	/* 5 positions a block where 6 would waste more than 2% more of the last block (7x7 planes: 50 for 49, not 54) */
+	int np = (os + 4) / 5 * 5 * 51 < (os + 5) / 6 * 6 * 50 ? 5 : 6;
+	uint64_t tag = 0x44430000u ^ (uint64_t)group << 20; /* "DC", the group count */
+	size_t wbytes = (size_t)(group * panels * K * DC_CH) * sizeof(float);
+	const float *wpk = xk_derived(k, 1, tag);
+	float *own = NULL, *xpad = NULL, *bz = NULL;
+	int32_t *offs = NULL;
+	int rc = -1;
+	struct act8 a;
+
+	hp = hp > hneed ? hp : hneed;
+	wp = wp > wneed ? wp : wneed;
+	padded = hp != h || wp != wd;
+	if (!wpk) {
+		own = aligned_alloc(64, (wbytes + 63) / 64 * 64);
+		if (!own)
+			return xk_fail(k, "out of memory for the packed weights (%zu bytes)", wbytes);
+		dc_pack(w, group, mg, K, own);
+		wpk = own;
+		if (xk_derive(k, 1, tag, own, wbytes))
+			own = NULL; /* kept with the constants */
+	}
+	offs = malloc((size_t)K * sizeof *offs);
+	bz = calloc((size_t)(panels * DC_CH * group), sizeof *bz);
+	if (padded)
+		xpad = calloc((size_t)(cg * hp * wp + 16), sizeof *xpad);
+	if (!offs || !bz || (padded && !xpad)) {
+		xk_fail(k, "out of memory for a %lld x %lld x %lld padded input", (long long)cg, (long long)hp,
+			(long long)wp);
+		goto out;
+	}
+	/* the biases padded to whole panels, per group */
+	for (int64_t g = 0; g < group; g++)
+		for (int64_t j = 0; bias && j < mg; j++)
+			bz[g * panels * DC_CH + j] = bias[g * mg + j];
+	for (int64_t ci = 0; ci < cg; ci++)
+		for (int64_t i = 0; i < kh_n; i++)
+			for (int64_t j = 0; j < kw_n; j++)
+				offs[(ci * kh_n + i) * kw_n + j] = (int32_t)(ci * hp * wp + i * w2->d[0] * wp + j * w2->d[1]);
+	act8_init(&a, act);
+	for (int64_t n = 0; n < nb; n++)
+		for (int64_t g = 0; g < group; g++) {
+			const float *xg = x + (n * c + g * cg) * h * wd, *src = xg;
+			if (padded) {
+				for (int64_t ci = 0; ci < cg; ci++)
+					for (int64_t i = 0; i < h; i++)
+						memcpy(xpad + (ci * hp + pt + i) * wp + pl, xg + (ci * h + i) * wd,
+						       (size_t)wd * sizeof *xpad);
+				src = xpad;
+			}
+			for (int64_t p = 0; p < panels; p++) {
+				const float *wpp = wpk + (g * panels + p) * K * DC_CH, *bp = bz + (g * panels + p) * DC_CH;
+				int nch = (int)(mg - p * DC_CH < DC_CH ? mg - p * DC_CH : DC_CH);
+				float *yp = y + (n * m + g * mg + p * DC_CH) * os;
+				int64_t oh = 0, ow = 0; /* the output position q */
+				for (int64_t q = 0; q < os; q += np) {
+					const float *base[DC_POS];
+					int npos = (int)(os - q < np ? os - q : np);
+					for (int i = 0; i < DC_POS; i++) {
+						base[i] = src + oh * sh * wp + ow * sw;
+						if (i + 1 < npos && ++ow == ow_n)
+							ow = 0, oh++;
+					}
+					if (npos == np && ++ow == ow_n) /* on to the next block's first position */
+						ow = 0, oh++;
+					int wide = nch == DC_CH && q + 8 <= os && npos == np;
+					if (np == 6)
+						dc_block6(K, offs, base, wpp, bp, &a, yp + q, os, npos, nch, wide);
+					else
+						dc_block5(K, offs, base, wpp, bp, &a, yp + q, os, npos, nch, wide);
+				}
+			}
+		}
+	rc = 0;
+out:
+	free(own);
+	free(offs);
+	free(bz);
+	free(xpad);
+	return rc;
+}
