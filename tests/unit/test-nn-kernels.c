@@ -588,6 +588,36 @@ static void test_conv_direct(void)
 	   atotal);
 }
 
+/* Winograd's F(2x2, 3x3) (src/exec/cpu/conv-winograd.c: 3x3, stride 1, 16+ channels, 8x8 outputs or more) against
+ * the definition: odd and even output sizes (a tile half outside), widths around its 8-tile steps, pads from 0 to
+ * wider than the kernel and asymmetric, output channels around its panels of 6, bands of tile rows (a tall plane),
+ * two images; and a fused Relu or Clip, bit for bit the separate kernels. */
+static void test_conv_winograd(void)
+{
+	static const int64_t cases[][7] = {
+		/* c, m, h, w, pads begin, pads end, images */
+		{16, 16, 8, 8, 1, 1, 1},   {16, 17, 9, 9, 1, 1, 2},  {19, 23, 13, 21, 0, 0, 1},
+		{32, 20, 10, 33, 2, 1, 1}, {16, 30, 15, 17, 4, 3, 1}, {24, 16, 40, 9, 1, 0, 1},
+		{17, 35, 64, 24, 1, 1, 1}, {48, 64, 14, 14, 1, 1, 1},
+	};
+	static const struct exec_act acts[] = {{EXEC_ACT_RELU, 0, 0}, {EXEC_ACT_CLIP, -0.25f, 0.5f}};
+	int bad = 0, abad = 0, n = (int)(sizeof cases / sizeof cases[0]);
+
+	for (int i = 0; i < n; i++) {
+		const int64_t *h = cases[i];
+		struct conv_case c = {.n = 2, .nb = h[6], .c = h[0], .m = h[1], .group = 1, .in = {h[2], h[3]},
+				      .k = {3, 3}, .s = {1, 1}, .d = {1, 1}, .pb = {h[4], h[4]}, .pe = {h[5], h[5]},
+				      .bias = i % 3 != 1};
+		char what[96];
+		snprintf(what, sizeof what, "winograd %lld->%lld on %lldx%lld, pads %lld/%lld", (long long)h[0],
+			 (long long)h[1], (long long)h[2], (long long)h[3], (long long)h[4], (long long)h[5]);
+		bad += !conv_check(&c, OV_DT_FLOAT, 1e-4, what);
+		abad += !conv_act_check(&c, OV_DT_FLOAT, &acts[i % 2], i == 2 ? 40 : -1, what);
+	}
+	OK(!bad, "Winograd Conv matches the naive loop on %d geometries (%d differ)", n, bad);
+	OK(!abad, "Winograd Conv with a fused Relu/Clip gives the separate kernels' bits (%d of %d differ)", abad, n);
+}
+
 /* ---- the runner's fusion of a Relu/Clip into the Conv before it --------------------------------------------- */
 
 /* A model built in memory: x [1,2,6,5] -> Conv(w, b, pads 1) -> c -> Clip(lo, hi) -> y -> Conv(w2) -> d -> Relu -> z,
@@ -1608,6 +1638,7 @@ int main(void)
 	test_conv();
 	test_conv_act();
 	test_conv_direct();
+	test_conv_winograd();
 	test_fusion();
 	test_values();
 	test_conv_transpose();
