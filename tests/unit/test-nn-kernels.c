@@ -614,6 +614,23 @@ static void test_conv_winograd(void)
 		bad += !conv_check(&c, OV_DT_FLOAT, 1e-4, what);
 		abad += !conv_act_check(&c, OV_DT_FLOAT, &acts[i % 2], i == 2 ? 40 : -1, what);
 	}
+	/* the pointwise path through cpu_panels_gemm (more than 128 inputs): rows around its panels of 6, columns
+	 * around its blocks of 16 and 8 (1, 8, 9, 16, 17, 40), more than its 256 products per pass, groups */
+	int pbad = 0, pn = 0;
+	for (int64_t i = 0; i < 12; i++) {
+		int64_t pos = (int64_t[]){1, 8, 9, 16, 17, 40}[i % 6], group = 1 + i / 6;
+		struct conv_case c = {.n = 2, .nb = 1 + i % 2, .c = group * (i % 3 ? 129 : 300),
+				      .m = group * (int64_t[]){7, 13, 24}[i % 3], .group = group, .in = {1, pos},
+				      .k = {1, 1}, .s = {1, 1}, .d = {1, 1}, .bias = i % 4 != 3};
+		char what[96];
+		snprintf(what, sizeof what, "panels %lld->%lld, %lld positions, group %lld", (long long)c.c,
+			 (long long)c.m, (long long)pos, (long long)group);
+		pbad += !conv_check(&c, OV_DT_FLOAT, 1e-4, what);
+		pbad += !conv_act_check(&c, OV_DT_FLOAT, &acts[i % 2], -1, what);
+		pn++;
+	}
+	OK(!pbad, "pointwise Conv with many inputs (panels) on %d geometries, with and without activations (%d differ)",
+	   pn, pbad);
 	OK(!bad, "Winograd Conv matches the naive loop on %d geometries (%d differ)", n, bad);
 	OK(!abad, "Winograd Conv with a fused Relu/Clip gives the separate kernels' bits (%d of %d differ)", abad, n);
 }

@@ -7,7 +7,7 @@
  *   Y = A^T [sum over channels of U . V] A   (A^T = [1 1 1 0; 0 1 -1 -1])
  *
  * The sum over channels of the 16 elementwise products is 16 matrix products, M x C by C x tiles, one per element
- * of the 4x4, in blocks of 6 output channels by 16 tiles (the transformed kernels packed for them).  The input and output transforms run on 8 tiles of a row at a time (the patches of
+ * of the 4x4 (src/exec/cpu/panel-gemm.c, the transformed kernels packed for it).  The input and output transforms run on 8 tiles of a row at a time (the patches of
  * neighbouring tiles overlap by 2 columns: their columns are the even and odd elements of two loads).  The
  * transformed kernels depend only on W: they are kept with the constants across runs (xk_derive).  Tiles are taken a
  * band of tile rows at a time, so the transformed inputs and products stay within a few MiB whatever the image.
@@ -40,11 +40,11 @@ int cpu_conv_winograd_takes(int64_t c, int64_t m, int64_t group, const struct op
 	       c <= (1 << 20) && m <= (1 << 20) && w2->out[0] * w2->out[1] <= (1 << 28);
 }
 
-/* Rows of U per block of the products: 6 x 16 sums in 12 AVX2 registers. */
+/* Rows of U per panel (cpu_panels_gemm's). */
 #define WG_MR 6
 
-/* U = G g G^T for each kernel g = W[m][c] (3x3), packed for wg_products: for each element e of the 4x4, panels of
- * 6 output channels (zero past M), each C x 6: u[((e * panels + m / 6) * C + c) * 6 + m % 6]. */
+/* U = G g G^T for each kernel g = W[m][c] (3x3), packed for cpu_panels_gemm: for each element e of the 4x4, panels
+ * of 6 output channels (zero past M), each C x 6: u[((e * panels + m / 6) * C + c) * 6 + m % 6]. */
 static void wg_kernels(const float *w, int64_t M, int64_t C, float *u)
 {
 	int64_t panels = (M + WG_MR - 1) / WG_MR;
@@ -67,37 +67,6 @@ static void wg_kernels(const float *w, int64_t M, int64_t C, float *u)
 			}
 			for (int e = 0; e < 16; e++)
 				u[((e * panels + m / WG_MR) * C + c) * WG_MR + m % WG_MR] = r[e / 4][e % 4];
-		}
-}
-
-/* P[m][t] = sum over c of U[m][c] V[c][t] for one element of the 4x4: up its packed U, v its C rows of nt tiles (ldv
- * apart, readable up to 16 past nt), P's rows ldp apart (16 past nt writable).  Blocks of 6 rows by 16
- * tiles: V's 16 columns of all C rows stay in L1 while the panels of U stream past them. */
-NN_CLONES static void wg_products(const float *up, const float *v, int64_t C, int64_t ldv, int64_t M, int64_t nt,
-				  float *pr, int64_t ldp)
-{
-	int64_t panels = (M + WG_MR - 1) / WG_MR;
-
-	for (int64_t t0 = 0; t0 < nt; t0 += 16)
-		for (int64_t p = 0; p < panels; p++) {
-			const float *a = up + p * C * WG_MR, *b = v + t0;
-			v8f s[WG_MR][2] = {{{0}}};
-			for (int64_t c = 0; c < C; c++) {
-				v8f b0 = LOAD8(b + c * ldv), b1 = LOAD8(b + c * ldv + 8);
-#pragma GCC unroll 6
-				for (int i = 0; i < WG_MR; i++) {
-					float ai = a[c * WG_MR + i];
-					v8f av = {ai, ai, ai, ai, ai, ai, ai, ai};
-					s[i][0] += av * b0;
-					s[i][1] += av * b1;
-				}
-			}
-			int64_t mr = M - p * WG_MR < WG_MR ? M - p * WG_MR : WG_MR;
-			for (int64_t i = 0; i < mr; i++) {
-				float *dst = pr + (p * WG_MR + i) * ldp + t0;
-				memcpy(dst, &s[i][0], sizeof s[i][0]);
-				memcpy(dst + 8, &s[i][1], sizeof s[i][1]);
-			}
 		}
 }
 
@@ -211,13 +180,14 @@ int cpu_conv_winograd_f(struct exec_kernel_ctx *k, const float *x, const float *
 	int64_t ldv = band * tw + 16, panels = (M + WG_MR - 1) / WG_MR;
 	size_t ubytes = (size_t)(16 * panels * WG_MR * C) * sizeof(float);
 	const float *u = xk_derived(k, 1, 0x57470000u); /* "WG" */
-	float *own = NULL, *xp = NULL, *v = NULL, *pr = NULL, *rows = NULL;
+	float *own = NULL, *xp = NULL, *v = NULL, *pr = NULL, *rows = NULL, *bt = NULL;
 	int rc = -1;
 
 	if (!u) {
 		own = malloc(ubytes);
 		if (!own)
 			return xk_fail(k, "out of memory for the transformed kernels (%zu bytes)", ubytes);
+		memset(own, 0, ubytes);
 		wg_kernels(w, M, C, own);
 		u = own;
 		if (xk_derive(k, 1, 0x57470000u, own, ubytes))
@@ -227,7 +197,8 @@ int cpu_conv_winograd_f(struct exec_kernel_ctx *k, const float *x, const float *
 	v = malloc((size_t)(16 * C * ldv) * sizeof *v);
 	pr = malloc((size_t)(16 * M * ldv) * sizeof *pr);
 	rows = malloc((size_t)(2 * (2 * tw8 + 16)) * sizeof *rows);
-	if (!xp || !v || !pr || !rows) {
+	bt = malloc(CPU_PANELS_SCRATCH * sizeof *bt);
+	if (!xp || !v || !pr || !rows || !bt) {
 		xk_fail(k, "out of memory for Winograd's buffers (%lld channels, %lld x %lld tiles)", (long long)C,
 			(long long)th, (long long)tw);
 		goto out;
@@ -242,13 +213,17 @@ int cpu_conv_winograd_f(struct exec_kernel_ctx *k, const float *x, const float *
 				       (size_t)n_cols * sizeof *xp);
 		for (int64_t r0 = 0; r0 < th; r0 += band) {
 			int64_t r1 = r0 + band < th ? r0 + band : th, nt = (r1 - r0) * tw;
-			/* what the products read past the band's tiles: zeros, or what the transform spills there */
+			/* the products run on whole blocks of 16 tiles (nt16: past the band's tiles, zeros or what the
+			 * input transform spills there), and the output transform reads up to 7 past its tiles */
+			int64_t nt16 = (nt + 15) / 16 * 16;
 			for (int64_t i = 0; i < 16 * C; i++)
 				memset(v + i * ldv + nt, 0, (size_t)(ldv - nt) * sizeof *v);
+			for (int64_t i = 0; i < 16 * M; i++)
+				memset(pr + i * ldv + nt16, 0, (size_t)(ldv - nt16) * sizeof *pr);
 			wg_inputs(xp, C, hp, wp, r0, r1, tw, v, ldv);
 			for (int e = 0; e < 16; e++)
-				wg_products(u + (int64_t)e * panels * WG_MR * C, v + (int64_t)e * C * ldv, C, ldv, M, nt,
-					    pr + (int64_t)e * M * ldv, ldv);
+				cpu_panels_gemm(u + (int64_t)e * panels * WG_MR * C, M, C, v + (int64_t)e * C * ldv, ldv,
+						nt16, NULL, NULL, pr + (int64_t)e * M * ldv, ldv, bt);
 			wg_outputs(pr, M, ldv, r0, r1, tw, tw8, bias, act, y + n * M * oh * ow, oh, ow, rows);
 		}
 	}
@@ -259,5 +234,6 @@ out:
 	free(v);
 	free(pr);
 	free(rows);
+	free(bt);
 	return rc;
 }

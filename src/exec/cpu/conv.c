@@ -606,6 +606,39 @@ DEFINE_DEPTHWISE(double, depthwise_d)
 /* Budget of one block of a pointwise convolution's output (all its channels), in elements. */
 #define OUT_TILE (1 << 16)
 
+/* A pointwise convolution of nb images (c channels of is positions, in groups) through cpu_panels_gemm: each
+ * group's weights packed once, kept with the constants when W is one. */
+static int pointwise_panels(struct exec_kernel_ctx *k, const float *x, const float *w, const float *bias, int64_t nb,
+			    int64_t c, int64_t m, int64_t group, int64_t is, const struct exec_act *act, float *y)
+{
+	int64_t cg = c / group, mg = m / group, per = cpu_panels_size(mg, cg);
+	size_t bytes = (size_t)(group * per) * sizeof(float);
+	uint64_t tag = 0x50470000u ^ (uint64_t)group << 20; /* "PG", the group count */
+	const float *wp = xk_derived(k, 1, tag);
+	float *own = NULL, *bt = malloc(CPU_PANELS_SCRATCH * sizeof *bt);
+
+	if (!bt)
+		return xk_fail(k, "out of memory");
+	if (!wp) {
+		if (!(own = malloc(bytes))) {
+			free(bt);
+			return xk_fail(k, "out of memory for the packed weights (%zu bytes)", bytes);
+		}
+		for (int64_t g = 0; g < group; g++)
+			cpu_panels_pack(w + g * mg * cg, cg, mg, cg, own + g * per);
+		wp = own;
+		if (xk_derive(k, 1, tag, own, bytes))
+			own = NULL;
+	}
+	for (int64_t n = 0; n < nb; n++)
+		for (int64_t g = 0; g < group; g++)
+			cpu_panels_gemm(wp + g * per, mg, cg, x + (n * c + g * cg) * is, is, is, bias ? bias + g * mg : NULL,
+					act, y + (n * m + g * mg) * is, is, bt);
+	free(own);
+	free(bt);
+	return 0;
+}
+
 /* The 2-D view of a 1-D or 2-D window (1-D as H = 1). */
 static void window_2d(const struct ops_window *w, struct ops_window *w2)
 {
@@ -657,6 +690,11 @@ static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, cons
 	if (dt == OV_DT_FLOAT && w->n <= 2 && !pointwise && cpu_conv_direct_takes(cg, mg, &w2))
 		return cpu_conv_direct_f(k, (const float *)xd, (const float *)wd, (const float *)bd, nb, c, m, group, &w2,
 					 act, (float *)yd);
+	/* pointwise float with many inputs (MobileNet's projections and wide expansions): the weights packed once
+	 * into panels (kept with the constants) and X read in place (src/exec/cpu/panel-gemm.c) */
+	if (pointwise && dt == OV_DT_FLOAT && cg > PW_MAX_K)
+		return pointwise_panels(k, (const float *)xd, (const float *)wd, (const float *)bd, nb, c, m, group, is,
+					act, (float *)yd);
 	/* pointwise float: the direct kernel for few inputs (MobileNet's expansions: 16 to 96) over enough positions
 	 * for whole blocks, and with AVX-512's registers for up to a thousand inputs; else OpenBLAS (measured on
 	 * MobileNetV2's shapes: the 4-row kernel is ahead up to 128 inputs and behind from about 320, the 8-row one

@@ -48,4 +48,14 @@ int cpu_conv_winograd_takes(int64_t c, int64_t m, int64_t group, const struct op
 int cpu_conv_winograd_f(struct exec_kernel_ctx *k, const float *x, const float *w, const float *bias, int64_t nb,
 			int64_t c, int64_t m, const struct ops_window *w2, const struct exec_act *act, float *y);
 
+/* C = A B for a constant A (src/exec/cpu/panel-gemm.c), float32: A (m x k) packed once into panels of 6 rows
+ * (cpu_panels_size floats, by cpu_panels_pack from rows lda apart), B k rows of n columns ldb apart (read only
+ * within them), C m rows ldc apart; the sums start from bias[row] (NULL: 0) and act (NULL: none) is applied as C is
+ * written.  bt: scratch of CPU_PANELS_SCRATCH floats. */
+#define CPU_PANELS_SCRATCH 2048
+int64_t cpu_panels_size(int64_t m, int64_t k);
+void cpu_panels_pack(const float *a, int64_t lda, int64_t m, int64_t k, float *ap);
+void cpu_panels_gemm(const float *ap, int64_t m, int64_t k, const float *b, int64_t ldb, int64_t n,
+		     const float *bias, const struct exec_act *act, float *c, int64_t ldc, float *bt);
+
 #endif

@@ -1,0 +1,132 @@
+/* A float32 matrix product for the CPU kernels whose left operand is a constant (convolution weights, Winograd's
+ * transformed kernels): A packed once into panels of 6 rows (kept with the constants by its caller), B read in
+ * place row by row (no packing: its rows are an image's channels or a transform's outputs), the bias and the fused
+ * Relu or Clip applied as C is written.  Blocks of 6 rows by 16 columns keep their 12 sums in AVX2 registers; the
+ * products are taken 256 at a time so that B's 16 columns stay in L1 while A's panels stream past them. */
+#include "config.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "src/exec/cpu/kernels.h"
+#include "src/exec/cpu/simd.h"
+
+#define PG_MR 6
+/* products per pass over B's columns: 256 x 16 floats of B (16 KiB) and a 6 KiB panel of A in L1 */
+#define PG_KC 256
+
+int64_t cpu_panels_size(int64_t m, int64_t k)
+{
+	return (m + PG_MR - 1) / PG_MR * PG_MR * k;
+}
+
+void cpu_panels_pack(const float *a, int64_t lda, int64_t m, int64_t k, float *ap)
+{
+	for (int64_t p = 0; p < (m + PG_MR - 1) / PG_MR; p++)
+		for (int64_t kk = 0; kk < k; kk++)
+			for (int i = 0; i < PG_MR; i++) {
+				int64_t r = p * PG_MR + i;
+				ap[(p * k + kk) * PG_MR + i] = r < m ? a[r * lda + kk] : 0.0f;
+			}
+}
+
+/* One block: rows [0, mr) of a panel (its products k0..k0 + kc of K, ap at k0) by 8 * nv columns of B (b at k0's row
+ * and the block's first column); the sums start from C (first = 0) or the bias, and last applies act; keep columns
+ * are stored. */
+static inline __attribute__((always_inline)) void pg_block(const float *ap, const float *b, int64_t ldb, int64_t kc,
+							   float *c, int64_t ldc, int mr, int keep, int first,
+							   int last, const float *bias, const struct act8 *a,
+							   const int nv)
+{
+	v8f s[PG_MR][2];
+
+	for (int i = 0; i < PG_MR; i++)
+		for (int v = 0; v < nv; v++) {
+			if (first) {
+				float bi = bias && i < mr ? bias[i] : 0.0f;
+				s[i][v] = (v8f){bi, bi, bi, bi, bi, bi, bi, bi};
+			} else if (i < mr && keep == 8 * nv) {
+				s[i][v] = LOAD8(c + i * ldc + 8 * v);
+			} else {
+				float t[8] = {0};
+				if (i < mr && keep > 8 * v)
+					memcpy(t, c + i * ldc + 8 * v,
+					       (size_t)(keep - 8 * v < 8 ? keep - 8 * v : 8) * sizeof *t);
+				memcpy(&s[i][v], t, sizeof t);
+			}
+		}
+	for (int64_t k = 0; k < kc; k++) {
+		v8f b0 = LOAD8(b + k * ldb), b1 = b0;
+		if (nv > 1)
+			b1 = LOAD8(b + k * ldb + 8);
+#pragma GCC unroll 6
+		for (int i = 0; i < PG_MR; i++) {
+			float ai = ap[k * PG_MR + i];
+			v8f av = {ai, ai, ai, ai, ai, ai, ai, ai};
+			s[i][0] += av * b0;
+			if (nv > 1)
+				s[i][1] += av * b1;
+		}
+	}
+	for (int i = 0; i < mr; i++)
+		for (int v = 0; v < nv; v++) {
+			if (last && a->on)
+				act8_apply(&s[i][v], a);
+			if (keep >= 8 * (v + 1)) {
+				memcpy(c + i * ldc + 8 * v, &s[i][v], sizeof s[i][v]);
+			} else if (keep > 8 * v) {
+				float t[8];
+				memcpy(t, &s[i][v], sizeof t);
+				memcpy(c + i * ldc + 8 * v, t, (size_t)(keep - 8 * v) * sizeof *t);
+			}
+		}
+}
+
+NN_CLONES void cpu_panels_gemm(const float *ap, int64_t m, int64_t k, const float *b, int64_t ldb, int64_t n,
+			       const float *bias, const struct exec_act *act, float *c, int64_t ldc, float *bt)
+{
+	int64_t panels = (m + PG_MR - 1) / PG_MR, n16 = n / 16 * 16;
+	struct act8 a;
+
+	act8_init(&a, act);
+	for (int64_t k0 = 0; k0 < k || (k0 == 0 && k == 0); k0 += PG_KC) {
+		int64_t kc = k - k0 < PG_KC ? k - k0 : PG_KC;
+		int first = k0 == 0, last = k0 + kc >= k;
+		for (int64_t j = 0; j < n; j += 16) {
+			int64_t w = n - j < 16 ? n - j : 16;
+			const float *bj = b + k0 * ldb + j;
+			int64_t ld = ldb;
+			if (j >= n16 && w > 8) {
+				/* the last 9 to 15 columns: 8 in place, the rest through bt */
+				for (int64_t p = 0; p < panels; p++) {
+					int mr = (int)(m - p * PG_MR < PG_MR ? m - p * PG_MR : PG_MR);
+					pg_block(ap + (p * k + k0) * PG_MR, bj, ldb, kc, c + p * PG_MR * ldc + j, ldc, mr, 8,
+						 first, last, bias ? bias + p * PG_MR : NULL, &a, 1);
+				}
+				j += 8;
+				w -= 8;
+				bj += 8;
+			}
+			if (w < 8) {
+				/* B's last columns, zero-padded to 8, so that nothing is read past them */
+				for (int64_t kk = 0; kk < kc; kk++) {
+					memcpy(bt + kk * 8, bj + kk * ldb, (size_t)w * sizeof *bt);
+					memset(bt + kk * 8 + w, 0, (size_t)(8 - w) * sizeof *bt);
+				}
+				bj = bt;
+				ld = 8;
+			}
+			for (int64_t p = 0; p < panels; p++) {
+				int mr = (int)(m - p * PG_MR < PG_MR ? m - p * PG_MR : PG_MR);
+				const float *apk = ap + (p * k + k0) * PG_MR, *bp = bias ? bias + p * PG_MR : NULL;
+				float *cp = c + p * PG_MR * ldc + j;
+				if (w == 16)
+					pg_block(apk, bj, ld, kc, cp, ldc, mr, 16, first, last, bp, &a, 2);
+				else
+					pg_block(apk, bj, ld, kc, cp, ldc, mr, (int)w, first, last, bp, &a, 1);
+			}
+		}
+		if (k == 0)
+			break;
+	}
+}
