@@ -7,10 +7,12 @@ intra_op_num_threads=1) against onnxview's median node time (what `run` reports:
 the warm runs of one `run --repeat N+1` (constants kept, buffers reused, as in a session), and its whole command
 (load, constants, nodes); peak resident memory of both processes; the max abs difference of the outputs
 (and the largest |output| of onnxruntime, to read it against).  Beside the ratio of the medians, the ratio of the
-fastest runs, the less disturbed by other processes on a busy machine.
+fastest runs, and the ratio of CPU time per warm run (onnxruntime's thread time per run; onnxview's process CPU time
+of run --repeat N+1 less run --repeat 1, over N), the figures least disturbed by other processes on a busy machine.
 Needs the venv made by scripts/install-deps.sh (onnxruntime + numpy)."""
 import json
 import os
+import resource
 import re
 import statistics
 import subprocess
@@ -26,6 +28,16 @@ def peak_rss_child(argv, env):
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
     out, err = p.communicate()
     return out, err, p.returncode
+
+
+def child_cpu(argv, env):
+    """CPU seconds (user + system) a child process spent: what other processes on a busy machine disturb least."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    r = subprocess.run(argv, capture_output=True, text=True, env=env)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if r.returncode:
+        sys.exit(f"onnxview run failed: {r.stderr}")
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main():
@@ -86,11 +98,22 @@ def main():
         outs = sorted(f for f in os.listdir(save) if f.endswith(".npy"))
         diff = max(float(np.abs(np.load(os.path.join(save, f)).astype(np.float64) - ref[0]).max())
                    for f in outs[:1]) if outs else float("nan")
+        # CPU time per warm run, on both sides: onnxruntime's thread time per run; onnxview's process CPU time of
+        # run --repeat N+1 less that of run --repeat 1, over N (the best of 3)
+        c_ort = []
+        for _ in range(runs):
+            t0 = time.thread_time()
+            sess.run(None, feeds)
+            c_ort.append(time.thread_time() - t0)
+        base = [ov, "run", model] + args_in + ["--json", "--repeat"]
+        c_ov = min((child_cpu(base + [str(runs + 1)], env) - child_cpu(base + ["1"], env)) / runs for _ in range(3))
+        mco = statistics.median(c_ort)
         mo, mn, mc = statistics.median(t_ort), statistics.median(t_nodes), statistics.median(t_cmd)
         print(f"{os.path.basename(model)}: onnxruntime {mo * 1e3:.1f} ms, onnxview nodes {mn * 1e3:.1f} ms "
               f"(ratio {mn / mo:.2f}x; fastest runs {min(t_ort) * 1e3:.1f} and {min(t_nodes) * 1e3:.1f} ms, "
               f"ratio {min(t_nodes) / min(t_ort):.2f}x), warm runs in one process (run --repeat) median "
-              f"{warm['median_ms']:.1f} ms (ratio {warm['median_ms'] / 1e3 / mo:.2f}x), whole command {mc * 1e3:.1f} ms; "
+              f"{warm['median_ms']:.1f} ms (ratio {warm['median_ms'] / 1e3 / mo:.2f}x), CPU time per warm run "
+              f"{c_ov * 1e3:.2f} ms against {mco * 1e3:.2f} (ratio {c_ov / mco:.3f}x), whole command {mc * 1e3:.1f} ms; "
               f"peak RSS onnxview {ov_rss / 1e6:.1f} MB, onnxruntime {ort_rss / 1e6:.1f} MB "
               f"(ratio {ov_rss / max(ort_rss, 1):.2f}x); max abs diff {diff:.3g} "
               f"(max |output| {float(np.abs(ref[0]).max()):.3g})")
