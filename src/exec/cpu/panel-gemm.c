@@ -85,38 +85,39 @@ static inline __attribute__((always_inline)) void pg_block(const float *ap, cons
 NN_CLONES void cpu_panels_gemm(const float *ap, int64_t m, int64_t k, const float *b, int64_t ldb, int64_t n,
 			       const float *bias, const struct exec_act *act, float *c, int64_t ldc, float *bt)
 {
-	int64_t panels = (m + PG_MR - 1) / PG_MR, n16 = n / 16 * 16;
+	/* column blocks: 16 wide, then (of the last n % 16) 8 in place and the rest (under 8) through bt, zero-padded
+	 * to 8 so that nothing is read past B's last column */
+	int64_t panels = (m + PG_MR - 1) / PG_MR, n16 = n / 16 * 16, rem = n - n16;
+	int64_t blocks = n16 / 16 + (rem >= 8) + (rem % 8 != 0), tail = rem % 8;
 	struct act8 a;
 
 	act8_init(&a, act);
 	for (int64_t k0 = 0; k0 < k || (k0 == 0 && k == 0); k0 += PG_KC) {
 		int64_t kc = k - k0 < PG_KC ? k - k0 : PG_KC;
 		int first = k0 == 0, last = k0 + kc >= k;
-		for (int64_t j = 0; j < n; j += 16) {
-			int64_t w = n - j < 16 ? n - j : 16;
-			const float *bj = b + k0 * ldb + j;
-			int64_t ld = ldb;
-			if (j >= n16 && w > 8) {
-				/* the last 9 to 15 columns: 8 in place, the rest through bt */
-				for (int64_t p = 0; p < panels; p++) {
-					int mr = (int)(m - p * PG_MR < PG_MR ? m - p * PG_MR : PG_MR);
-					pg_block(ap + (p * k + k0) * PG_MR, bj, ldb, kc, c + p * PG_MR * ldc + j, ldc, mr, 8,
-						 first, last, bias ? bias + p * PG_MR : NULL, &a, 1);
-				}
-				j += 8;
-				w -= 8;
-				bj += 8;
+		if (tail)
+			for (int64_t kk = 0; kk < kc; kk++) {
+				memcpy(bt + kk * 8, b + (k0 + kk) * ldb + n - tail, (size_t)tail * sizeof *bt);
+				memset(bt + kk * 8 + tail, 0, (size_t)(8 - tail) * sizeof *bt);
 			}
-			if (w < 8) {
-				/* B's last columns, zero-padded to 8, so that nothing is read past them */
-				for (int64_t kk = 0; kk < kc; kk++) {
-					memcpy(bt + kk * 8, bj + kk * ldb, (size_t)w * sizeof *bt);
-					memset(bt + kk * 8 + w, 0, (size_t)(8 - w) * sizeof *bt);
+		/* A's k-block within L2: B's 16 columns in L1 while every panel of A streams past them; else (many rows,
+		 * few columns: a 7x7 plane's 1x1 convolution to 1280 channels) each panel of A once, over all of B */
+		int panel_outer = m * kc * (int64_t)sizeof(float) > (512 << 10) && kc * n * (int64_t)sizeof(float) <= (512 << 10);
+		int64_t outer = panel_outer ? panels : blocks, inner = panel_outer ? blocks : panels;
+		for (int64_t o = 0; o < outer; o++)
+			for (int64_t i = 0; i < inner; i++) {
+				int64_t p = panel_outer ? o : i, t = panel_outer ? i : o;
+				int64_t j = t * 16, w = 16, ld = ldb;
+				const float *bj;
+				if (j >= n16) {
+					j = n16 + (t - n16 / 16) * 8;
+					w = n - j < 8 ? n - j : 8;
 				}
-				bj = bt;
-				ld = 8;
-			}
-			for (int64_t p = 0; p < panels; p++) {
+				bj = b + k0 * ldb + j;
+				if (w < 8) {
+					bj = bt;
+					ld = 8;
+				}
 				int mr = (int)(m - p * PG_MR < PG_MR ? m - p * PG_MR : PG_MR);
 				const float *apk = ap + (p * k + k0) * PG_MR, *bp = bias ? bias + p * PG_MR : NULL;
 				float *cp = c + p * PG_MR * ldc + j;
@@ -125,7 +126,6 @@ NN_CLONES void cpu_panels_gemm(const float *ap, int64_t m, int64_t k, const floa
 				else
 					pg_block(apk, bj, ld, kc, cp, ldc, mr, (int)w, first, last, bp, &a, 1);
 			}
-		}
 		if (k == 0)
 			break;
 	}
