@@ -570,9 +570,10 @@ static void test_conv_direct(void)
 			atotal++;
 		}
 	}
-	/* ResNet's shapes, small: 7x7 planes (blocks of 5), 14x14 (of 6), the first layer's 7x7 stride 2 */
+	/* ResNet's shapes, small: 7x7 planes (blocks of 5), 14x14 (of 6), the first layer's 7x7 stride 2; MobileNet's
+	 * first layer (27 products) */
 	static const int64_t shapes[][6] = {{32, 32, 7, 3, 1, 1}, {16, 24, 14, 3, 1, 1}, {3, 16, 30, 7, 2, 3},
-					    {24, 40, 9, 3, 2, 1}, {64, 16, 4, 1, 1, 0}};
+					    {24, 40, 9, 3, 2, 1}, {64, 16, 4, 1, 1, 0}, {3, 32, 17, 3, 2, 1}};
 	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
 		const int64_t *h = shapes[i];
 		struct conv_case c = {.n = 2, .nb = 1, .c = h[0], .m = h[1], .group = 1, .in = {h[2], h[2]},
