@@ -1,7 +1,8 @@
 /* Constants kept across runs (exec_consts, src/exec/exec.h) and run --repeat (src/exec/repeat.h), with a fake device
  * backend that "uploads" every input it has no copy of, as the CUDA backend's cu_input does: a kept constant is
  * uploaded by the first run only, a new graph index (an edit) drops what was kept, a fed value still replaces an
- * initializer, every device copy is released, and --repeat notices a run whose bits differ. */
+ * initializer, every device copy is released, and --repeat notices a run whose bits differ; and what a kernel derives
+ * from a kept constant (xk_derive: packed weights) is kept with it. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -108,7 +109,43 @@ static const char *fake_describe(void)
 	return "fake";
 }
 
-static const struct exec_backend_ops fake = {"fake", fake_supports, fake_run, fake_describe, fake_end};
+static const struct exec_backend_ops fake = {
+	.name = "fake", .supports_op = fake_supports, .run_node = fake_run, .describe = fake_describe, .run_end = fake_end};
+
+/* ---- a backend that derives data from input 1 (W), as the CPU's convolutions keep packed weights ---- */
+
+static const void *seen_derived, *seen_derived2;
+static int derive_kept, derive_kept2;
+static void *made_block;
+
+static int derive_run(struct exec_kernel_ctx *k)
+{
+	seen_derived = xk_derived(k, 1, 7);
+	seen_derived2 = xk_derived(k, 1, 8);
+	derive_kept = derive_kept2 = -1;
+	if (!seen_derived) {
+		made_block = malloc(40);
+		derive_kept = xk_derive(k, 1, 7, made_block, 40);
+		if (!derive_kept)
+			free(made_block);
+	}
+	if (!seen_derived2) {
+		void *b2 = malloc(8);
+		derive_kept2 = xk_derive(k, 1, 8, b2, 8);
+		if (!derive_kept2)
+			free(b2);
+	}
+	/* input 0 is no constant: nothing is kept for it */
+	void *b0 = malloc(4);
+	if (xk_derived(k, 0, 7) || xk_derive(k, 0, 7, b0, 4))
+		derive_kept = -2;
+	else
+		free(b0);
+	return exec_backend_cpu()->run_node(k);
+}
+
+static const struct exec_backend_ops derive_backend = {
+	.name = "derive", .supports_op = fake_supports, .run_node = derive_run, .describe = fake_describe};
 
 static float y0_of(const struct exec_result *r)
 {
@@ -206,6 +243,30 @@ int main(void)
 	exec_result_free(&r);
 	exec_consts_free(opt.consts);
 	OK(live == 0, "nothing is left on the fake device (%d)", live);
+
+	/* xk_derive: a block derived from a kept constant lives with it, by input and tag */
+	opt = (struct exec_options){.backend = &derive_backend, .consts = exec_consts_new()};
+	rc = exec_run(m, g, &opt, in, 1, &r, &e);
+	exec_result_free(&r);
+	exec_consts_stats(opt.consts, &n, &bytes, &on_dev);
+	OK(rc == 0 && !seen_derived && derive_kept == 1 && derive_kept2 == 1 && bytes == 24 + 40 + 8,
+	   "the first run derives two blocks from the kept W and files them; the constants count their bytes (%d %d, "
+	   "%zu bytes)", derive_kept, derive_kept2, bytes);
+	const void *first_block = made_block;
+	rc = exec_run(m, g, &opt, in, 1, &r, &e);
+	exec_result_free(&r);
+	OK(rc == 0 && seen_derived == first_block && seen_derived2 && derive_kept == -1,
+	   "the next run finds each block under its tag, and derives nothing");
+	xt_wrap(&in[1].t, OV_DT_FLOAT, 2, dims, wv);
+	rc = exec_run(m, g, &opt, in, 2, &r, &e);
+	exec_result_free(&r);
+	OK(rc == 0 && !seen_derived && derive_kept == 0,
+	   "a fed W is no kept constant: nothing is found for it, nothing filed (the kernel keeps its block)");
+	rc = exec_run(m2, g2, &opt, in, 1, &r, &e);
+	exec_result_free(&r);
+	OK(rc == 0 && !seen_derived && derive_kept == 1,
+	   "a new graph index drops the old blocks with the old constants, and files its own");
+	exec_consts_free(opt.consts);
 
 	graph_free(g2);
 	model_free(m2);
