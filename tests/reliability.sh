@@ -176,6 +176,28 @@ PY
 timeout 30 "$ONNXVIEW" check functions-50000.onnx >"$TMP/out" 2>&1
 check "10: check of 50,000 local functions finishes in 30 s (it took minutes: quadratic)" [ $? -eq 0 ]
 
+# ---- 10b. run with many opset imports (the runner looked each node's opset up by a scan: quadratic) -------------
+"$PYTHON" - <<'PY'
+import onnx
+from onnx import helper, TensorProto as T
+n = 100000
+nodes = [helper.make_node("Relu", ["x" if i == 0 else "v%d" % (i - 1)], ["v%d" % i if i < n - 1 else "y"])
+         for i in range(n)]
+g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", T.FLOAT, [4])],
+                      [helper.make_tensor_value_info("y", T.FLOAT, [4])])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("d%d" % i, 1) for i in range(n)] +
+                      [helper.make_opsetid("", 13)])
+m.ir_version = 8
+onnx.save(m, "imports-100000.onnx")
+PY
+timeout 30 "$ONNXVIEW" run imports-100000.onnx --input ones >"$TMP/out" 2>&1
+check "10: run of 100,000 nodes under 100,001 opset imports finishes in 30 s (it took a minute: quadratic)" \
+	sh -c "[ $? -eq 0 ] && grep -q 'y' '$TMP/out'"
+timeout 30 "$ONNXVIEW" edit imports-100000.onnx -e 'set-opset 14' -o imports-14.onnx >/dev/null 2>&1 &&
+	timeout 30 "$ONNXVIEW" info imports-14.onnx >"$TMP/out" 2>&1
+check "10: after set-opset the model reads the new version (the index follows the edit)" \
+	grep -q 'ai.onnx 14' "$TMP/out"
+
 # ---- 12. `save` and "a failing command writes nothing" -------------------------------------------------------
 OV edit srcnn.onnx -e 'save side.onnx' -e bogus -o out12.onnx 2>/dev/null
 check "12: -e 'save side.onnx' -e bogus writes nothing" sh -c "[ $? -eq 2 ] && [ ! -e side.onnx ] && [ ! -e out12.onnx ]"

@@ -343,6 +343,8 @@ fail:
 	return -1;
 }
 
+static void opset_index_free(struct opset_index *x);
+
 void model_free(struct ov_model *m)
 {
 	if (!m)
@@ -356,6 +358,7 @@ void model_free(struct ov_model *m)
 	model_external_close(m);
 	model_retained_free(m);
 	map_guard_remove(m->guard);
+	opset_index_free(m->opsets);
 	if (m->owned)
 		free(m->owned);
 	else if (m->map)
@@ -373,15 +376,90 @@ int model_check_unchanged(struct ov_model *m, struct ov_error *err)
 	return model_external_check_unchanged(m, err);
 }
 
+/* Where each domain's import is (the first one for a domain), by a hash of the domain: made for models with more
+ * than OPSET_SCAN imports, and made again when the import list is another (an edit added or removed one). */
+#define OPSET_SCAN 8
+struct opset_index {
+	Onnx__OperatorSetIdProto **list; /* the list it was made for */
+	size_t n;
+	size_t mask;
+	size_t *slot; /* import index + 1; 0: empty */
+};
+
+static const char *opset_domain(const Onnx__OperatorSetIdProto *o)
+{
+	const char *d = o->domain ? o->domain : "";
+	return !strcmp(d, "ai.onnx") ? "" : d;
+}
+
+static size_t opset_hash(const char *d)
+{
+	size_t h = 1469598103934665603ull;
+	for (; *d; d++)
+		h = (h ^ (unsigned char)*d) * 1099511628211ull;
+	return h;
+}
+
+static void opset_index_free(struct opset_index *x)
+{
+	if (x) {
+		free(x->slot);
+		free(x);
+	}
+}
+
+/* The index for m's imports as they are now, or NULL (few imports, or no memory: the caller scans). */
+static struct opset_index *opset_index_for(struct ov_model *m)
+{
+	Onnx__ModelProto *p = m->proto;
+	struct opset_index *x = m->opsets;
+
+	if (p->n_opset_import <= OPSET_SCAN)
+		return NULL;
+	if (x && x->list == p->opset_import && x->n == p->n_opset_import)
+		return x;
+	opset_index_free(x);
+	m->opsets = NULL;
+	if (!(x = calloc(1, sizeof *x)))
+		return NULL;
+	size_t cap = 16;
+	while (cap < 2 * p->n_opset_import)
+		cap *= 2;
+	if (!(x->slot = calloc(cap, sizeof *x->slot))) {
+		free(x);
+		return NULL;
+	}
+	x->list = p->opset_import, x->n = p->n_opset_import, x->mask = cap - 1;
+	for (size_t i = 0; i < p->n_opset_import; i++) {
+		const char *d = opset_domain(p->opset_import[i]);
+		size_t h = opset_hash(d) & x->mask;
+		while (x->slot[h] && strcmp(opset_domain(p->opset_import[x->slot[h] - 1]), d))
+			h = (h + 1) & x->mask;
+		if (!x->slot[h])
+			x->slot[h] = i + 1; /* the first import of a domain wins, as the scan's */
+	}
+	m->opsets = x;
+	return x;
+}
+
 int64_t model_opset(const struct ov_model *m, const char *domain)
 {
-	int want_default = !domain || !*domain || !strcmp(domain, "ai.onnx");
+	const char *want = !domain || !strcmp(domain, "ai.onnx") ? "" : domain;
+	/* the index is a cache: made on the first lookup, through a model the callers hold as read-only */
+	struct opset_index *x = opset_index_for((struct ov_model *)m);
 
+	if (x) {
+		size_t h = opset_hash(want) & x->mask;
+		for (; x->slot[h]; h = (h + 1) & x->mask) {
+			const Onnx__OperatorSetIdProto *o = m->proto->opset_import[x->slot[h] - 1];
+			if (!strcmp(opset_domain(o), want))
+				return o->has_version ? o->version : 0;
+		}
+		/* not in the index: a domain edited in place since it was made is found by the scan below */
+	}
 	for (size_t i = 0; i < m->proto->n_opset_import; i++) {
 		const Onnx__OperatorSetIdProto *o = m->proto->opset_import[i];
-		const char *d = o->domain ? o->domain : "";
-		int is_default = !*d || !strcmp(d, "ai.onnx");
-		if (want_default ? is_default : !strcmp(d, domain))
+		if (!strcmp(opset_domain(o), want))
 			return o->has_version ? o->version : 0;
 	}
 	return 0;
