@@ -191,7 +191,7 @@ m.ir_version = 8
 onnx.save(m, "imports-100000.onnx")
 PY
 timeout 30 "$ONNXVIEW" run imports-100000.onnx --input ones >"$TMP/out" 2>&1
-check "10: run of 100,000 nodes under 100,001 opset imports finishes in 30 s (it took a minute: quadratic)" \
+check "10: run of 100,000 nodes under 100,001 opset imports finishes in 30 s (73 s before: quadratic)" \
 	sh -c "[ $? -eq 0 ] && grep -q 'y' '$TMP/out'"
 timeout 30 "$ONNXVIEW" edit imports-100000.onnx -e 'set-opset 14' -o imports-14.onnx >/dev/null 2>&1 &&
 	timeout 30 "$ONNXVIEW" info imports-14.onnx >"$TMP/out" 2>&1
