@@ -15,16 +15,7 @@
 
 const Onnx__FunctionProto *exec_find_function(const struct ov_model *m, const char *domain, const char *op)
 {
-	const Onnx__ModelProto *p = m ? m->proto : NULL;
-
-	if (!p || !op)
-		return NULL;
-	for (size_t i = 0; i < p->n_functions; i++) {
-		const Onnx__FunctionProto *f = p->functions[i];
-		if (f->name && !strcmp(f->name, op) && !strcmp(f->domain ? f->domain : "", domain ? domain : ""))
-			return f;
-	}
-	return NULL;
+	return model_function(m, domain, op);
 }
 
 /* The body as a graph: shallow copies of its nodes (attributes resolved, absent inputs blanked) and name-only

@@ -359,6 +359,7 @@ void model_free(struct ov_model *m)
 	model_retained_free(m);
 	map_guard_remove(m->guard);
 	opset_index_free(m->opsets);
+	opset_index_free(m->functions);
 	if (m->owned)
 		free(m->owned);
 	else if (m->map)
@@ -376,26 +377,30 @@ int model_check_unchanged(struct ov_model *m, struct ov_error *err)
 	return model_external_check_unchanged(m, err);
 }
 
-/* Where each domain's import is (the first one for a domain), by a hash of the domain: made for models with more
- * than OPSET_SCAN imports, and made again when the import list is another (an edit added or removed one). */
-#define OPSET_SCAN 8
+/* Where each domain's import is (the first one for a domain), or each local function (by domain and name), by a
+ * hash of the key: made for models with more than INDEX_SCAN of them, and made again when the list is another (an
+ * edit added or removed an entry).  A lookup checks the entry it finds, so an entry edited in place is never taken
+ * for another; one it does not find is looked for by a scan. */
+#define INDEX_SCAN 8
 struct opset_index {
-	Onnx__OperatorSetIdProto **list; /* the list it was made for */
+	const void *list; /* the list it was made for */
 	size_t n;
 	size_t mask;
-	size_t *slot; /* import index + 1; 0: empty */
+	size_t *slot; /* list index + 1; 0: empty */
 };
 
-static const char *opset_domain(const Onnx__OperatorSetIdProto *o)
+static const char *plain_domain(const char *d)
 {
-	const char *d = o->domain ? o->domain : "";
-	return !strcmp(d, "ai.onnx") ? "" : d;
+	return !d || !strcmp(d, "ai.onnx") ? "" : d;
 }
 
-static size_t opset_hash(const char *d)
+static size_t key_hash(const char *domain, const char *name)
 {
 	size_t h = 1469598103934665603ull;
-	for (; *d; d++)
+	for (const char *d = domain; *d; d++)
+		h = (h ^ (unsigned char)*d) * 1099511628211ull;
+	h = (h ^ 0xff) * 1099511628211ull; /* a byte no name holds between the two */
+	for (const char *d = name; d && *d; d++)
 		h = (h ^ (unsigned char)*d) * 1099511628211ull;
 	return h;
 }
@@ -408,61 +413,101 @@ static void opset_index_free(struct opset_index *x)
 	}
 }
 
-/* The index for m's imports as they are now, or NULL (few imports, or no memory: the caller scans). */
-static struct opset_index *opset_index_for(struct ov_model *m)
-{
-	Onnx__ModelProto *p = m->proto;
-	struct opset_index *x = m->opsets;
+/* Entry i of the list as (domain, name): the imports have no name. */
+typedef void (*index_key_fn)(const void *list, size_t i, const char **domain, const char **name);
 
-	if (p->n_opset_import <= OPSET_SCAN)
+static void import_key(const void *list, size_t i, const char **domain, const char **name)
+{
+	const Onnx__OperatorSetIdProto *o = ((Onnx__OperatorSetIdProto *const *)list)[i];
+	*domain = plain_domain(o->domain);
+	*name = NULL;
+}
+
+static void function_key(const void *list, size_t i, const char **domain, const char **name)
+{
+	const Onnx__FunctionProto *f = ((Onnx__FunctionProto *const *)list)[i];
+	*domain = plain_domain(f->domain);
+	*name = f->name ? f->name : "";
+}
+
+static int key_is(index_key_fn key, const void *list, size_t i, const char *domain, const char *name)
+{
+	const char *d, *n;
+	key(list, i, &d, &n);
+	return !strcmp(d, domain) && (!name || !strcmp(n, name));
+}
+
+/* The index in *slot for the list as it is now, or NULL (a short list, or no memory: the caller scans). */
+static struct opset_index *index_for(struct opset_index **slot, const void *list, size_t n, index_key_fn key)
+{
+	struct opset_index *x = *slot;
+
+	if (n <= INDEX_SCAN)
 		return NULL;
-	if (x && x->list == p->opset_import && x->n == p->n_opset_import)
+	if (x && x->list == list && x->n == n)
 		return x;
 	opset_index_free(x);
-	m->opsets = NULL;
+	*slot = NULL;
 	if (!(x = calloc(1, sizeof *x)))
 		return NULL;
 	size_t cap = 16;
-	while (cap < 2 * p->n_opset_import)
+	while (cap < 2 * n)
 		cap *= 2;
 	if (!(x->slot = calloc(cap, sizeof *x->slot))) {
 		free(x);
 		return NULL;
 	}
-	x->list = p->opset_import, x->n = p->n_opset_import, x->mask = cap - 1;
-	for (size_t i = 0; i < p->n_opset_import; i++) {
-		const char *d = opset_domain(p->opset_import[i]);
-		size_t h = opset_hash(d) & x->mask;
-		while (x->slot[h] && strcmp(opset_domain(p->opset_import[x->slot[h] - 1]), d))
+	x->list = list, x->n = n, x->mask = cap - 1;
+	for (size_t i = 0; i < n; i++) {
+		const char *d, *nm;
+		key(list, i, &d, &nm);
+		size_t h = key_hash(d, nm) & x->mask;
+		while (x->slot[h] && !key_is(key, list, x->slot[h] - 1, d, nm))
 			h = (h + 1) & x->mask;
 		if (!x->slot[h])
-			x->slot[h] = i + 1; /* the first import of a domain wins, as the scan's */
+			x->slot[h] = i + 1; /* the first entry of a key wins, as the scan's */
 	}
-	m->opsets = x;
+	*slot = x;
 	return x;
+}
+
+/* The index of the entry with key (domain, name) in list (n entries), or -1. */
+static ssize_t index_find(struct opset_index **slot, const void *list, size_t n, index_key_fn key, const char *domain,
+			  const char *name)
+{
+	struct opset_index *x = index_for(slot, list, n, key);
+
+	if (x)
+		for (size_t h = key_hash(domain, name) & x->mask; x->slot[h]; h = (h + 1) & x->mask)
+			if (key_is(key, list, x->slot[h] - 1, domain, name))
+				return (ssize_t)x->slot[h] - 1;
+	/* no index, or not in it: an entry edited in place since it was made is found by the scan */
+	for (size_t i = 0; i < n; i++)
+		if (key_is(key, list, i, domain, name))
+			return (ssize_t)i;
+	return -1;
 }
 
 int64_t model_opset(const struct ov_model *m, const char *domain)
 {
-	const char *want = !domain || !strcmp(domain, "ai.onnx") ? "" : domain;
-	/* the index is a cache: made on the first lookup, through a model the callers hold as read-only */
-	struct opset_index *x = opset_index_for((struct ov_model *)m);
+	/* the index is a cache: made at the first lookup, through a model the callers hold as read-only */
+	struct ov_model *mm = (struct ov_model *)m;
+	ssize_t i = index_find(&mm->opsets, m->proto->opset_import, m->proto->n_opset_import, import_key,
+			       plain_domain(domain), NULL);
+	const Onnx__OperatorSetIdProto *o = i >= 0 ? m->proto->opset_import[i] : NULL;
 
-	if (x) {
-		size_t h = opset_hash(want) & x->mask;
-		for (; x->slot[h]; h = (h + 1) & x->mask) {
-			const Onnx__OperatorSetIdProto *o = m->proto->opset_import[x->slot[h] - 1];
-			if (!strcmp(opset_domain(o), want))
-				return o->has_version ? o->version : 0;
-		}
-		/* not in the index: a domain edited in place since it was made is found by the scan below */
-	}
-	for (size_t i = 0; i < m->proto->n_opset_import; i++) {
-		const Onnx__OperatorSetIdProto *o = m->proto->opset_import[i];
-		if (!strcmp(opset_domain(o), want))
-			return o->has_version ? o->version : 0;
-	}
-	return 0;
+	return o && o->has_version ? o->version : 0;
+}
+
+const Onnx__FunctionProto *model_function(const struct ov_model *m, const char *domain, const char *op)
+{
+	struct ov_model *mm = (struct ov_model *)m;
+
+	if (!m || !m->proto || !op)
+		return NULL;
+	ssize_t i = index_find(&mm->functions, m->proto->functions, m->proto->n_functions, function_key,
+			       plain_domain(domain), op);
+	return i >= 0 ? m->proto->functions[i] : NULL;
 }
 
 int model_load_report(const char *path, struct ov_model **m, FILE *err)

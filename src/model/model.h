@@ -32,6 +32,7 @@ struct ov_model {
 	struct ov_retained *retained; /* raw_data buffers undo snapshots refer to (src/model/snapshot.h) */
 	struct map_guard *guard; /* the mapping's entry in src/model/mapping.c (NULL for model_load_buffer) */
 	struct opset_index *opsets; /* model_opset's index of the imports, made when there are many (src/model/model.c) */
+	struct opset_index *functions; /* model_function's index of the local functions, the same way */
 };
 
 /* Load path. On failure returns -1 and fills err (OV_IO for files that cannot be opened, OV_FORMAT for
@@ -58,6 +59,9 @@ int model_external_uses(struct ov_model *m, const char *path);
  * time for a model with thousands of imports (an index, checked against the imports at every use, so edits of them
  * never make it answer wrong). */
 int64_t model_opset(const struct ov_model *m, const char *domain);
+/* The model's local function (FunctionProto) named op in domain ("" and "ai.onnx" alike), the first one of that
+ * name; NULL if none.  Constant time for thousands of functions, as model_opset. */
+const Onnx__FunctionProto *model_function(const struct ov_model *m, const char *domain, const char *op);
 
 /* Element count of a tensor from its dims; -1 with err set when a dim is negative or the product overflows
  * (limit 2^53, far beyond any real model). */
