@@ -35,6 +35,8 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 cflags="-std=c11 $(var WARN_CFLAGS) $(var SAN_FLAGS) $(var CFLAGS) -DHAVE_CONFIG_H -I$top -I$build -I$build/gen $(var PROTOBUF_C_CFLAGS)"
 # shellcheck disable=SC2086 # the flags are meant to split into words
 (cd "$build" && $(var CC) $cflags "$here/bench-pool-dw.c" $libs -o "$tmp/new")
+# BENCH_KEEP=PATH keeps a copy of the binary (to profile it: perf record PATH SECONDS FILTER)
+[ -z "${BENCH_KEEP-}" ] || cp "$tmp/new" "$BENCH_KEEP"
 export OPENBLAS_NUM_THREADS=1
 if [ -z "$against" ]; then
   "$tmp/new" "$@"
@@ -70,6 +72,7 @@ awk -F'|' -v rev="$against" '
       if (k ~ / dw /) { dwo += med[k, "old"] * count[k]; dwn += med[k, "new"] * count[k] }
       to += med[k, "old"] * count[k]; tn += med[k, "new"] * count[k]
     }
-    printf "MobileNetV2 depthwise Convs in all: %.3f ms -> %.3f ms (%.2fx); every case by its nodes: %.3f -> %.3f ms\n", \
-      dwo, dwn, dwn / dwo, to, tn
+    if (dwo > 0)
+      printf "MobileNetV2 depthwise Convs in all: %.3f ms -> %.3f ms (%.2fx)\n", dwo, dwn, dwn / dwo
+    printf "every case by its nodes: %.3f -> %.3f ms (%.2fx)\n", to, tn, tn / to
   }' "$tmp/runs"

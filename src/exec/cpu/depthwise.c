@@ -28,6 +28,19 @@
 /* 8 floats to anywhere (simd.h has the load) */
 #define STORE8(p, v) (*(v8f_any *)(p) = (v))
 
+/* The even and the odd elements of the 16 in (a, b), as simd.h's V8_EVEN and V8_ODD, but as an in-lane shuffle
+ * then a permutation of 64-bit pairs: two AVX2 instructions each (vshufps, vpermd), where GCC makes three of
+ * V8_EVEN's single 16-element shuffle. */
+#if defined(__clang__)
+#define DW_PAIRS(t) __builtin_shufflevector((t), (t), 0, 1, 4, 5, 2, 3, 6, 7)
+#define DW_EVEN(a, b) DW_PAIRS(__builtin_shufflevector((a), (b), 0, 2, 8, 10, 4, 6, 12, 14))
+#define DW_ODD(a, b) DW_PAIRS(__builtin_shufflevector((a), (b), 1, 3, 9, 11, 5, 7, 13, 15))
+#else
+#define DW_PAIRS(t) __builtin_shuffle((t), (v8i){0, 1, 4, 5, 2, 3, 6, 7})
+#define DW_EVEN(a, b) DW_PAIRS(__builtin_shuffle((a), (b), (v8i){0, 2, 8, 10, 4, 6, 12, 14}))
+#define DW_ODD(a, b) DW_PAIRS(__builtin_shuffle((a), (b), (v8i){1, 3, 9, 11, 5, 7, 13, 15}))
+#endif
+
 /* A band's padded rows, in floats: the two bands stay in L1 beside the rows of X and Y going through */
 #define DW_BAND_FLOATS 2048
 
@@ -89,8 +102,8 @@ static inline __attribute__((always_inline)) void dw_pad_band(const struct dw3 *
 		if (vec)
 			for (; 2 * k < wd; k += 8) {
 				v8f a = LOAD8(src + 2 * k), b = LOAD8(src + 2 * k + 8);
-				STORE8(ev + k, V8_EVEN(a, b));
-				STORE8(od + k, V8_ODD(a, b));
+				STORE8(ev + k, DW_EVEN(a, b));
+				STORE8(od + k, DW_ODD(a, b));
 			}
 		else
 			for (; 2 * k < wd; k++) {
@@ -138,18 +151,21 @@ static inline __attribute__((always_inline)) void dw_band(const struct dw3 *g, c
 		}
 		return;
 	}
-	/* one block a row, spilling into the next row, written after it; the plane's last row through a buffer */
-	int64_t spill_end = oh1 < g->oh_n ? oh1 : oh1 - 1;
-	for (int64_t oh = oh0; oh < spill_end; oh++, r0 += S * slot, r1 += S * slot, r2 += S * slot) {
+	/* one block a row, spilling into the rows after it, written after it, while the 8 stay inside the plane;
+	 * the last rows through a buffer */
+	int64_t spill_end = (g->oh_n * ow_n - 8) / ow_n + 1;
+	spill_end = g->oh_n * ow_n < 8 ? 0 : spill_end < oh0 ? oh0 : spill_end > oh1 ? oh1 : spill_end;
+	int64_t oh = oh0;
+	for (; oh < spill_end; oh++, r0 += S * slot, r1 += S * slot, r2 += S * slot) {
 		BLOCK(0);
 		STORE8(y + oh * ow_n, acc);
 	}
-	if (spill_end < oh1) {
+	for (; oh < oh1; oh++, r0 += S * slot, r1 += S * slot, r2 += S * slot) {
 		float t[8];
 		BLOCK(0);
 		STORE8(t, acc);
 		for (int64_t j = 0; j < ow_n; j++)
-			y[spill_end * ow_n + j] = t[j];
+			y[oh * ow_n + j] = t[j];
 	}
 #undef BLOCK
 }
