@@ -1319,7 +1319,7 @@ static void test_maxpool_float(void)
 			if (mc.k[i] > mc.in[i] + mc.pb[i] + mc.pe[i])
 				mc.k[i] = mc.in[i] + mc.pb[i] + mc.pe[i];
 		}
-		char what[96];
+		char what[160];
 		snprintf(what, sizeof what, "case %d: %dD k %lld s %lld d %lld pads %lld,%lld ceil %d", it, mc.n,
 			 (long long)mc.k[mc.n - 1], (long long)mc.s[mc.n - 1], (long long)mc.d[mc.n - 1],
 			 (long long)mc.pb[mc.n - 1], (long long)mc.pe[mc.n - 1], mc.ceil);
@@ -1375,7 +1375,7 @@ static void test_depthwise_bands(void)
 			c.pe[0] = 3;
 		if (wd + c.pb[1] + c.pe[1] < 3)
 			c.pe[1] = 2;
-		char what[96];
+		char what[160];
 		snprintf(what, sizeof what, "%lldx%lld s%lld pads %lld,%lld,%lld,%lld x%lld", (long long)h,
 			 (long long)wd, (long long)s, (long long)c.pb[0], (long long)c.pb[1], (long long)c.pe[0],
 			 (long long)c.pe[1], (long long)mult);
@@ -1383,6 +1383,51 @@ static void test_depthwise_bands(void)
 		total++;
 	}
 	OK(!bad, "3x3 depthwise in bands: %d geometries of pads, heights and widths (%d differ)", total, bad);
+
+	/* small planes go 8 channels at a time (channels 8 and more, one output each): the rest of the channels by
+	 * rows, planes of one position to 30 x 30, every stride and pad of the 3x3 path, two images */
+	bad = total = 0;
+	for (int it = 0; it < 120; it++) {
+		int64_t s = irand(1, 2), h = irand(1, 24), wd = irand(1, 24), ch = it % 3 == 0 ? 8 : irand(8, 19);
+		struct conv_case c = {.n = 2, .nb = irand(1, 2), .c = ch, .m = ch, .group = ch, .in = {h, wd},
+				      .k = {3, 3}, .s = {s, s}, .d = {1, 1}, .bias = it % 4 != 0};
+		c.pb[0] = pads[irand(0, 3)];
+		c.pe[0] = pads[irand(0, 3)];
+		c.pb[1] = pads[irand(0, 5)];
+		c.pe[1] = pads[irand(0, 5)];
+		if (h + c.pb[0] + c.pe[0] < 3)
+			c.pe[0] = 3;
+		if (wd + c.pb[1] + c.pe[1] < 3)
+			c.pe[1] = 2;
+		char what[160];
+		snprintf(what, sizeof what, "%lld channels %lldx%lld s%lld pads %lld,%lld,%lld,%lld", (long long)ch,
+			 (long long)h, (long long)wd, (long long)s, (long long)c.pb[0], (long long)c.pb[1],
+			 (long long)c.pe[0], (long long)c.pe[1]);
+		bad += !conv_check(&c, OV_DT_FLOAT, 1e-5, what);
+		total++;
+	}
+	OK(!bad, "3x3 depthwise 8 channels at a time: %d geometries (%d differ)", total, bad);
+
+	/* and with Relu6 (Clip 0..6, as MobileNet fuses it), Relu and a Clip whose min passes its max, NaN in X: the
+	 * separate kernels' bits */
+	static const struct exec_act acts[] = {
+		{EXEC_ACT_CLIP, 0.0f, 6.0f}, {EXEC_ACT_RELU, 0, 0}, {EXEC_ACT_CLIP, 0.3f, -0.2f}};
+	struct conv_case small[] = {
+		{.n = 2, .nb = 2, .c = 16, .m = 16, .group = 16, .in = {7, 7}, .k = {3, 3}, .s = {1, 1}, .d = {1, 1},
+		 .pb = {1, 1}, .pe = {1, 1}, .bias = 1},
+		{.n = 2, .nb = 1, .c = 12, .m = 12, .group = 12, .in = {14, 14}, .k = {3, 3}, .s = {2, 2}, .d = {1, 1},
+		 .pb = {1, 1}, .pe = {1, 1}, .bias = 1},
+	};
+	bad = total = 0;
+	for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
+		for (size_t a = 0; a < sizeof acts / sizeof acts[0]; a++) {
+			char what[64];
+			snprintf(what, sizeof what, "small case %zu, activation %zu", i, a);
+			bad += !conv_act_check(&small[i], OV_DT_FLOAT, &acts[a], (int64_t)(5 + 40 * a), what);
+			total++;
+		}
+	OK(!bad, "small-plane depthwise with a fused Relu6, Relu or Clip: the separate kernels' bits (%d of %d differ)",
+	   bad, total);
 }
 
 /* ---- normalisations ------------------------------------------------------------------------------------------ */

@@ -227,6 +227,120 @@ NN_CLONES static void depthwise_3x3(const float *x, int64_t n_in, int64_t mult, 
 		dw_image(g, x, n_in, mult, wt, bias, y, 2);
 }
 
+/* ---- 3x3 on small planes: 8 channels at a time, in the lanes -------------------------------------------------
+ * On planes of a few rows (MobileNet's 14 x 14 and 7 x 7) the row path pays more for each row and plane than for
+ * its arithmetic.  Here 8 planes are transposed (8 x 8 blocks of consecutive positions) into one buffer of
+ * positions holding 8 channels each, inside a border of zeros (the pads), so that an output position is 9 aligned
+ * loads and 9 multiply-adds on whole vectors whatever the stride or the width; the outputs are transposed back. */
+
+/* The 8 x 8 block v (v[i][j]: channel i, position j) transposed in place (v[j][i]): unpack, in-lane shuffle, then
+ * 128-bit halves, 24 shuffles in all. */
+static inline __attribute__((always_inline)) void dw_tr8(v8f *v)
+{
+#if defined(__clang__)
+#define SH(a, b, ...) __builtin_shufflevector((a), (b), __VA_ARGS__)
+#else
+#define SH(a, b, ...) __builtin_shuffle((a), (b), (v8i){__VA_ARGS__})
+#endif
+#define LO(a, b) SH(a, b, 0, 8, 1, 9, 4, 12, 5, 13)
+#define HI(a, b) SH(a, b, 2, 10, 3, 11, 6, 14, 7, 15)
+	v8f t0 = LO(v[0], v[1]), t1 = HI(v[0], v[1]), t2 = LO(v[2], v[3]), t3 = HI(v[2], v[3]);
+	v8f t4 = LO(v[4], v[5]), t5 = HI(v[4], v[5]), t6 = LO(v[6], v[7]), t7 = HI(v[6], v[7]);
+#undef LO
+#undef HI
+#define LO(a, b) SH(a, b, 0, 1, 8, 9, 4, 5, 12, 13)
+#define HI(a, b) SH(a, b, 2, 3, 10, 11, 6, 7, 14, 15)
+	/* positions (0, 4), (1, 5), (2, 6), (3, 7) of channels 0-3 (u0-u3) and 4-7 (u4-u7), one in each half */
+	v8f u0 = LO(t0, t2), u1 = HI(t0, t2), u2 = LO(t1, t3), u3 = HI(t1, t3);
+	v8f u4 = LO(t4, t6), u5 = HI(t4, t6), u6 = LO(t5, t7), u7 = HI(t5, t7);
+#undef LO
+#undef HI
+#define LO(a, b) SH(a, b, 0, 1, 2, 3, 8, 9, 10, 11)
+#define HI(a, b) SH(a, b, 4, 5, 6, 7, 12, 13, 14, 15)
+	v[0] = LO(u0, u4), v[4] = HI(u0, u4), v[1] = LO(u1, u5), v[5] = HI(u1, u5);
+	v[2] = LO(u2, u6), v[6] = HI(u2, u6), v[3] = LO(u3, u7), v[7] = HI(u3, u7);
+#undef LO
+#undef HI
+#undef SH
+}
+
+struct dwt {
+	int64_t h, wd, oh_n, ow_n, s;
+	int64_t wp;       /* positions per buffer row */
+	int32_t *idx;     /* input position (row-major in the plane) -> its buffer position */
+	v8f *buf;         /* the padded positions of 8 channels, zeros in the border */
+	v8f *obuf;        /* oh_n * ow_n output positions */
+	v8f lo, hi;
+};
+
+/* Output positions of 8 channels from the buffer, at stride S (a constant where inlined). */
+static inline __attribute__((always_inline)) void dwt_compute(const struct dwt *g, const v8f *w, const v8f *bv,
+							     const int S)
+{
+	v8f lo = g->lo, hi = g->hi, *o = g->obuf;
+	v8f w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6], w7 = w[7], w8 = w[8];
+	int64_t wp = g->wp;
+
+	for (int64_t oh = 0; oh < g->oh_n; oh++) {
+		const v8f *r0 = g->buf + oh * S * wp, *r1 = r0 + wp, *r2 = r1 + wp;
+		for (int64_t ow = 0; ow < g->ow_n; ow++, r0 += S, r1 += S, r2 += S) {
+			v8f p0 = *bv + w0 * r0[0] + w1 * r0[1] + w2 * r0[2] + w3 * r1[0];
+			v8f p1 = w4 * r1[1] + w5 * r1[2] + w6 * r2[0] + w7 * r2[1] + w8 * r2[2];
+			v8f acc = p0 + p1;
+			dw_clamp(&acc, &lo, &hi);
+			*o++ = acc;
+		}
+	}
+}
+
+/* The first c8 (a multiple of 8) planes of one image x, one output each, into y. */
+NN_CLONES static void depthwise_3x3_t(const float *x, int64_t c8, const float *wt, const float *bias, float *y,
+				      const struct dwt *g)
+{
+	int64_t in_n = g->h * g->wd, out_n = g->oh_n * g->ow_n;
+
+	for (int64_t c0 = 0; c0 < c8; c0 += 8) {
+		v8f v[8], w[9], bv;
+		/* the planes' positions into the buffer, 8 at a time, then one by one */
+		int64_t q = 0;
+		for (; q + 8 <= in_n; q += 8) {
+#pragma GCC unroll 8
+			for (int i = 0; i < 8; i++)
+				v[i] = LOAD8(x + (c0 + i) * in_n + q);
+			dw_tr8(v);
+#pragma GCC unroll 8
+			for (int j = 0; j < 8; j++)
+				g->buf[g->idx[q + j]] = v[j];
+		}
+		for (; q < in_n; q++)
+			for (int i = 0; i < 8; i++)
+				g->buf[g->idx[q]][i] = x[(c0 + i) * in_n + q];
+		for (int t = 0; t < 9; t++)
+			for (int i = 0; i < 8; i++)
+				w[t][i] = wt[(c0 + i) * 9 + t];
+		for (int i = 0; i < 8; i++)
+			bv[i] = bias ? bias[c0 + i] : 0.0f;
+		if (g->s == 1)
+			dwt_compute(g, w, &bv, 1);
+		else
+			dwt_compute(g, w, &bv, 2);
+		/* the outputs back into their planes */
+		q = 0;
+		for (; q + 8 <= out_n; q += 8) {
+#pragma GCC unroll 8
+			for (int j = 0; j < 8; j++)
+				v[j] = g->obuf[q + j];
+			dw_tr8(v);
+#pragma GCC unroll 8
+			for (int i = 0; i < 8; i++)
+				STORE8(y + (c0 + i) * out_n + q, v[i]);
+		}
+		for (; q < out_n; q++)
+			for (int i = 0; i < 8; i++)
+				y[(c0 + i) * out_n + q] = g->obuf[q][i];
+	}
+}
+
 /* Stride 1: the whole plane as one contiguous 1-D convolution over the zero-padded input flattened row by row
  * (outputs in the pad columns are computed and dropped), so small planes vectorise too. xpad is hp x wp. */
 NN_CLONES static void depthwise_plane_s1(float *restrict y, const float *xpad, int64_t wp, int64_t oh_n, int64_t ow_n,
@@ -303,6 +417,8 @@ NN_CLONES static void depthwise_plane_strided(float *restrict y, const float *xp
 
 /* The 3x3 path's rows: a buffer on the stack when they fit (most planes), else the heap. */
 #define DW_STACK_FLOATS 4096
+/* The most padded positions a plane may have to go 8 channels at a time (see depthwise_3x3_t) */
+#define DW_T_POSITIONS 1024
 
 int cpu_depthwise_f(struct exec_kernel_ctx *k, const float *x, const float *wt, const float *bias, int64_t nb,
 		    int64_t c_n, int64_t mult, const struct ops_window *w2, const struct exec_act *act, float *y)
@@ -339,8 +455,38 @@ int cpu_depthwise_f(struct exec_kernel_ctx *k, const float *x, const float *wt, 
 			return xk_fail(k, "out of memory for padded rows of %lld", (long long)g.slot);
 		g.rows = heap ? heap : stack;
 		memset(g.rows, 0, n * sizeof *g.rows);
-		for (int64_t b = 0; b < nb; b++)
-			depthwise_3x3(x + b * c_n * h * wd, c_n, mult, wt, bias, y + b * c_n * mult * oh_n * ow_n, &g);
+		/* small planes, one output each: 8 channels at a time in the lanes, the rest by rows */
+		int64_t hp = (oh_n - 1) * g.s + 3, wpt = (ow_n - 1) * g.s + 3, c8 = 0;
+		hp = hp > pt + h ? hp : pt + h;
+		wpt = wpt > pl + wd ? wpt : pl + wd;
+		struct dwt t = {.h = h, .wd = wd, .oh_n = oh_n, .ow_n = ow_n, .s = g.s, .wp = wpt, .lo = g.lo, .hi = g.hi};
+		if (mult == 1 && c_n >= 8 && hp * wpt <= DW_T_POSITIONS) {
+			t.buf = aligned_alloc(32, (size_t)(hp * wpt + oh_n * ow_n) * sizeof(v8f));
+			t.idx = malloc((size_t)(h * wd) * sizeof *t.idx);
+			if (!t.buf || !t.idx) {
+				free(t.buf);
+				free(t.idx);
+				free(heap);
+				return xk_fail(k, "out of memory for %lld x %lld positions", (long long)hp,
+					       (long long)wpt);
+			}
+			memset(t.buf, 0, (size_t)(hp * wpt) * sizeof(v8f));
+			t.obuf = t.buf + hp * wpt;
+			for (int64_t q = 0; q < h * wd; q++)
+				t.idx[q] = (int32_t)((q / wd + pt) * wpt + q % wd + pl);
+			c8 = c_n / 8 * 8;
+		}
+		for (int64_t b = 0; b < nb; b++) {
+			const float *xb = x + b * c_n * h * wd;
+			float *yb = y + b * c_n * mult * oh_n * ow_n;
+			if (c8)
+				depthwise_3x3_t(xb, c8, wt, bias, yb, &t);
+			if (c8 < c_n)
+				depthwise_3x3(xb + c8 * h * wd, c_n - c8, mult, wt + c8 * mult * 9,
+					      bias ? bias + c8 * mult : NULL, yb + c8 * mult * oh_n * ow_n, &g);
+		}
+		free(t.buf);
+		free(t.idx);
 		free(heap);
 		return 0;
 	}
