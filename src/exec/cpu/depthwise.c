@@ -1,6 +1,8 @@
 /* CPU depthwise convolutions (Conv with one input channel per group) in float32, vectorised by hand
- * (src/exec/cpu/simd.h): the common 3x3 with stride 1 or 2, and every other window over a zero-padded copy of the
- * plane; the bias and the runner's fused activation applied as the output is written. */
+ * (src/exec/cpu/simd.h): the common 3x3 with stride 1 or 2 (by bands of zero-padded rows, or on small planes 8
+ * channels at a time in the lanes), and every other window over a zero-padded copy of the plane; the bias and the
+ * runner's fused activation applied as the output is written.  bench/run-pool-dw.sh times them on MobileNetV2's
+ * shapes. */
 #include "config.h"
 
 #include <math.h>
@@ -22,8 +24,9 @@
  * deinterleaving is paid once per input row, not once per tap.  The 9 weights, the bias and the activation's
  * bounds stay in registers across a band; the activation is a clamp, lo then hi (-inf and inf when there is none:
  * the same bits), with Clip's rule (NaN passes; lo > hi gives hi).  A row's last block overlaps the one before it
- * when the row has 8 outputs or more (computing some twice: the same bits), and spills into the next row when it
- * has fewer (the next row is written after it), except the plane's last row, which goes through a buffer. */
+ * when the row has 8 outputs or more (computing some twice: the same bits), and spills into the rows after it
+ * (written after it) when it has fewer, except where that would pass the plane's end: those rows go through a
+ * buffer.  Small planes go 8 channels at a time instead (depthwise_3x3_t below). */
 
 /* 8 floats to anywhere (simd.h has the load) */
 #define STORE8(p, v) (*(v8f_any *)(p) = (v))
