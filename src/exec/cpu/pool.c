@@ -261,9 +261,9 @@ static inline __attribute__((always_inline)) void mp_rows(const struct mp2 *g, c
 	}
 }
 
-/* One plane x (its rows wd apart) into y; xend: the end of X (rows are read 16 floats at a time, past their end,
- * while that stays inside X). */
-NN_CLONES static void maxpool_plane_f(const struct mp2 *g, const float *x, const float *xend, float *y)
+/* One plane x (its rows wd apart) into y; avail: the floats of X from x on (rows are read 16 floats at a time, past
+ * their end, while that stays inside X). */
+NN_CLONES static void maxpool_plane_f(const struct mp2 *g, const float *x, int64_t avail, float *y)
 {
 	const v8f ninf = {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};
 	int64_t wd = g->wd, ow_n = g->ow_n, pl = g->pl, span = (wd + 15) / 16 * 16;
@@ -274,14 +274,15 @@ NN_CLONES static void maxpool_plane_f(const struct mp2 *g, const float *x, const
 	for (int64_t oh = 0; oh < g->oh_n; oh++) {
 		float *yr = y + oh * ow_n;
 		int64_t n_rows = g->ch[oh];
-		const float *r0 = x + g->fh[oh] * wd;
+		int64_t first = g->fh[oh] * wd;
+		const float *r0 = x + first;
 		if (!n_rows) {
 			for (int64_t ow = 0; ow < ow_n; ow++)
 				yr[ow] = 0.0f;
 			continue;
 		}
 		/* the columns' maxima over the window's rows (unrolled for up to 3 rows) */
-		int vec = r0 + (n_rows - 1) * g->dh * wd + span <= xend;
+		int vec = first + (n_rows - 1) * g->dh * wd + span <= avail;
 		int64_t j = 0;
 		if (vec && n_rows == 3)
 			mp_rows(g, r0, wd, ev, od, 3);
@@ -391,9 +392,8 @@ static int maxpool_f(const float *x, float *y, int64_t planes, const struct ops_
 		return -1;
 	for (int64_t i = 0; i < g.len; i++)
 		g.row[i] = -INFINITY;
-	const float *xend = x + planes * hn * g.wd;
 	for (int64_t p = 0; p < planes; p++)
-		maxpool_plane_f(&g, x + p * hn * g.wd, xend, y + p * g.oh_n * g.ow_n);
+		maxpool_plane_f(&g, x + p * hn * g.wd, (planes - p) * hn * g.wd, y + p * g.oh_n * g.ow_n);
 	free(g.row);
 	return 0;
 }
