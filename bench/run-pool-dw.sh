@@ -4,7 +4,8 @@
 # chose for BUILDDIR and linked with that build's executor libraries (build them first: make), so the numbers are
 # those of the real build.  With --against REV, a second binary is linked with src/exec/cpu/depthwise.c and
 # pool.c as they were at git revision REV, and the two run in turns (ROUNDS times, 3 by default) so that both see
-# the same load; each case's figure is its best median over the rounds, and the table gives the ratio new/old.
+# the same load; each case's figure is its best median over the rounds, and the table gives the ratio new/old
+# (REV must have src/exec/cpu/depthwise.c: 63b3b8f or later).
 # Usage: bench/run-pool-dw.sh [BUILDDIR] [--against REV [--rounds N]] [SECONDS_PER_CASE [FILTER]]
 #        (default BUILDDIR: the source tree; SECONDS_PER_CASE 0.5)
 set -eu
