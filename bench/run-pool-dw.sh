@@ -16,7 +16,7 @@ if [ -n "${1-}" ] && [ -d "$1" ]; then
   build=$(cd "$1" && pwd)
   shift
 fi
-against= rounds=3
+against='' rounds=3
 while :; do
   case ${1-} in
     --against) against=$2; shift 2 ;;
@@ -30,6 +30,7 @@ if [ ! -f "$build/Makefile" ] || [ ! -f "$build/config.h" ] || [ ! -f "$build/li
 fi
 var() { sed -n "s/^$1 = //p" "$build/Makefile" | head -n 1; }
 # the libraries the kernel unit tests link with, as make expands them
+# shellcheck disable=SC2016 # make, not the shell, expands $(EXEC_LIBS)
 libs=$(cd "$build" && printf 'print-libs:\n\t@echo $(EXEC_LIBS) $(LIBS)\n' | make -s -f Makefile -f - print-libs)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-pool-dw.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
