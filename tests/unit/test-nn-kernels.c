@@ -1317,6 +1317,228 @@ static void test_pool(void)
 	xt_free(&xi);
 }
 
+/* ---- the float MaxPool path (1-D and 2-D, no Indices) ---------------------------------------------------------- */
+
+struct mp_case {
+	int n;                          /* spatial rank, 1 or 2 */
+	int64_t nb, c, in[2], k[2], s[2], d[2], pb[2], pe[2];
+	int ceil;
+};
+
+/* MaxPool of float x by the rule every backend shares: from -inf, a later tap v > m takes v (NaN is skipped, a
+ * window of NaN alone gives -inf), taps walked in row-major order, a window with no tap inside the input 0. */
+static void maxpool_ref(const struct mp_case *mc, const float *x, float *y, const int64_t *out)
+{
+	int64_t ih_n = mc->n == 2 ? mc->in[0] : 1, iw_n = mc->in[mc->n - 1];
+	int64_t oh_n = mc->n == 2 ? out[0] : 1, ow_n = out[mc->n - 1];
+	int64_t kh_n = mc->n == 2 ? mc->k[0] : 1, kw_n = mc->k[mc->n - 1];
+	int64_t sh = mc->n == 2 ? mc->s[0] : 1, sw = mc->s[mc->n - 1], dh = mc->n == 2 ? mc->d[0] : 1;
+	int64_t dw = mc->d[mc->n - 1], pt = mc->n == 2 ? mc->pb[0] : 0, pl = mc->pb[mc->n - 1];
+
+	for (int64_t p = 0; p < mc->nb * mc->c; p++)
+		for (int64_t oh = 0; oh < oh_n; oh++)
+			for (int64_t ow = 0; ow < ow_n; ow++) {
+				float m = -INFINITY;
+				int any = 0;
+				for (int64_t kh = 0; kh < kh_n; kh++)
+					for (int64_t kw = 0; kw < kw_n; kw++) {
+						int64_t ih = oh * sh - pt + kh * dh, iw = ow * sw - pl + kw * dw;
+						if (ih < 0 || ih >= ih_n || iw < 0 || iw >= iw_n)
+							continue;
+						float v = x[(p * ih_n + ih) * iw_n + iw];
+						any = 1;
+						m = v > m ? v : m;
+					}
+				y[(p * oh_n + oh) * ow_n + ow] = any ? m : 0.0f;
+			}
+}
+
+/* Run MaxPool case mc on random X (with NaN at every nan_every-th value when > 0, all of X when 1) and compare
+ * with the rule bit for bit (-0 and +0 apart: the values are never zero). */
+static int maxpool_check(const struct mp_case *mc, int nan_every, const char *what)
+{
+	struct tnode t;
+	struct xtensor x, y;
+	int64_t xd[4] = {mc->nb, mc->c}, out[2], pads[4];
+	int n = mc->n, ok = 0;
+
+	for (int i = 0; i < n; i++) {
+		xd[2 + i] = mc->in[i];
+		pads[i] = mc->pb[i];
+		pads[n + i] = mc->pe[i];
+		out[i] = ov_window_out(mc->in[i], mc->k[i], mc->s[i], mc->d[i], mc->pb[i], mc->pe[i], mc->ceil);
+	}
+	mk_rand(&x, OV_DT_FLOAT, n + 2, xd);
+	for (int64_t i = 0; nan_every > 0 && i < x.numel; i += nan_every)
+		((float *)x.data)[i] = NAN;
+	node(&t, "MaxPool");
+	set_ints(&t, "kernel_shape", mc->k, (size_t)n);
+	set_ints(&t, "strides", mc->s, (size_t)n);
+	set_ints(&t, "dilations", mc->d, (size_t)n);
+	set_ints(&t, "pads", pads, (size_t)(2 * n));
+	set_int(&t, "ceil_mode", mc->ceil);
+	const struct xtensor *in[1] = {&x};
+	if (run(&t, 12, in, 1, &y, 1)) {
+		printf("#   %s: %s\n", what, t.err.msg);
+		xt_free(&x);
+		return 0;
+	}
+	int64_t on = mc->nb * mc->c * out[0] * (n == 2 ? out[1] : 1);
+	float *ref = malloc((size_t)on * sizeof *ref);
+	maxpool_ref(mc, x.data, ref, out);
+	ok = y.numel == on;
+	for (int64_t i = 0; ok && i < on; i++)
+		if (memcmp(&ref[i], (float *)y.data + i, sizeof *ref)) {
+			printf("#   %s: output %lld is %g, the rule gives %g\n", what, (long long)i,
+			       (double)((float *)y.data)[i], (double)ref[i]);
+			ok = 0;
+		}
+	free(ref);
+	xt_free(&x);
+	xt_free(&y);
+	return ok;
+}
+
+static void test_maxpool_float(void)
+{
+	int bad = 0, total = 0;
+
+	/* ResNet's 3x3 stride 2 pads 1, at widths around the blocks of 8 and 16, odd sizes, 1-wide planes */
+	for (int64_t wd = 1; wd <= 35; wd += (wd < 20 ? 1 : 5)) {
+		struct mp_case mc = {.n = 2, .nb = 2, .c = 3, .in = {wd % 7 + 1, wd}, .k = {3, 3}, .s = {2, 2},
+				     .d = {1, 1}, .pb = {1, 1}, .pe = {1, 1}};
+		char what[64];
+		snprintf(what, sizeof what, "3x3 s2 width %lld", (long long)wd);
+		bad += !maxpool_check(&mc, 0, what);
+		total++;
+	}
+	/* random geometries: kernels 1 to 4, strides 1 to 3, dilations 1 and 2, pads up to twice the kernel's
+	 * edge (windows wholly in the padding give 0), ceil_mode, 1-D and 2-D */
+	for (int it = 0; it < 300; it++) {
+		struct mp_case mc = {.n = 1 + (int)irand(0, 1), .nb = irand(1, 2), .c = irand(1, 3), .ceil = it % 3 == 1};
+		for (int i = 0; i < mc.n; i++) {
+			mc.in[i] = irand(1, 40);
+			mc.k[i] = irand(1, 4);
+			mc.s[i] = irand(1, 3);
+			mc.d[i] = irand(1, 2);
+			mc.pb[i] = irand(0, 2 * mc.k[i]);
+			mc.pe[i] = irand(0, 2 * mc.k[i]);
+			if ((mc.k[i] - 1) * mc.d[i] + 1 > mc.in[i] + mc.pb[i] + mc.pe[i])
+				mc.d[i] = 1;
+			if (mc.k[i] > mc.in[i] + mc.pb[i] + mc.pe[i])
+				mc.k[i] = mc.in[i] + mc.pb[i] + mc.pe[i];
+		}
+		char what[160];
+		snprintf(what, sizeof what, "case %d: %dD k %lld s %lld d %lld pads %lld,%lld ceil %d", it, mc.n,
+			 (long long)mc.k[mc.n - 1], (long long)mc.s[mc.n - 1], (long long)mc.d[mc.n - 1],
+			 (long long)mc.pb[mc.n - 1], (long long)mc.pe[mc.n - 1], mc.ceil);
+		bad += !maxpool_check(&mc, it % 4 == 3 ? (int)irand(2, 7) : 0, what);
+		total++;
+	}
+	OK(!bad, "float MaxPool follows the rule on %d geometries (%d differ)", total, bad);
+
+	/* NaN: skipped beside numbers, -inf for a window of NaN alone (the rule CUDA's points.h shares) */
+	struct mp_case nan = {.n = 2, .nb = 1, .c = 2, .in = {9, 20}, .k = {3, 3}, .s = {2, 2}, .d = {1, 1},
+			      .pb = {1, 1}, .pe = {1, 1}};
+	OK(maxpool_check(&nan, 3, "NaN every 3rd") && maxpool_check(&nan, 1, "all NaN"),
+	   "MaxPool skips NaN; a window of NaN alone gives -inf");
+	struct tnode t;
+	struct xtensor x, y;
+	double xv[6] = {NAN, 1, NAN, NAN, -2, NAN};
+	int64_t d16[3] = {1, 1, 6}, k2[1] = {2}, s2[1] = {2};
+	mk(&x, OV_DT_FLOAT, 3, d16, xv);
+	node(&t, "MaxPool");
+	set_ints(&t, "kernel_shape", k2, 1);
+	set_ints(&t, "strides", s2, 1);
+	const struct xtensor *in[1] = {&x};
+	int rc = run(&t, 12, in, 1, &y, 1);
+	OK(!rc && xt_get(&y, 0) == 1 && xt_get(&y, 1) == -INFINITY && xt_get(&y, 2) == -2,
+	   "1-D MaxPool of {NaN 1 | NaN NaN | -2 NaN} gives {1, -inf, -2}");
+	if (!rc)
+		xt_free(&y);
+	xt_free(&x);
+}
+
+/* ---- the 3x3 depthwise path's bands ------------------------------------------------------------------------- */
+
+static void test_depthwise_bands(void)
+{
+	static const int64_t widths[] = {1, 2, 7, 8, 9, 15, 16, 17, 31, 56, 300};
+	static const int64_t pads[] = {0, 1, 2, 3, 5, 8, 9};
+	int bad = 0, total = 0;
+
+	/* pads on every side from none to more than the kernel's edge (9 on the right: the general path), heights
+	 * of one row to bands of many rows, the last plane's last rows (read row by row), a multiplier */
+	for (int it = 0; it < 160; it++) {
+		int64_t wd = widths[irand(0, (int64_t)(sizeof widths / sizeof widths[0]) - 1)];
+		int64_t s = irand(1, 2), h = irand(1, wd == 300 ? 12 : 30), mult = irand(1, 2);
+		struct conv_case c = {.n = 2, .nb = irand(1, 2), .c = irand(1, 3), .group = 0, .in = {h, wd},
+				      .k = {3, 3}, .s = {s, s}, .d = {1, 1}, .bias = it % 3 != 0};
+		c.group = c.c;
+		c.m = c.c * mult;
+		c.pb[0] = pads[irand(0, 4)];
+		c.pe[0] = pads[irand(0, 4)];
+		c.pb[1] = pads[irand(0, 6)];
+		c.pe[1] = pads[irand(0, 6)];
+		if (h + c.pb[0] + c.pe[0] < 3)
+			c.pe[0] = 3;
+		if (wd + c.pb[1] + c.pe[1] < 3)
+			c.pe[1] = 2;
+		char what[160];
+		snprintf(what, sizeof what, "%lldx%lld s%lld pads %lld,%lld,%lld,%lld x%lld", (long long)h,
+			 (long long)wd, (long long)s, (long long)c.pb[0], (long long)c.pb[1], (long long)c.pe[0],
+			 (long long)c.pe[1], (long long)mult);
+		bad += !conv_check(&c, OV_DT_FLOAT, 1e-5, what);
+		total++;
+	}
+	OK(!bad, "3x3 depthwise in bands: %d geometries of pads, heights and widths (%d differ)", total, bad);
+
+	/* small planes go 8 channels at a time (channels 8 and more, one output each): the rest of the channels by
+	 * rows, planes of one position to 30 x 30, every stride and pad of the 3x3 path, two images */
+	bad = total = 0;
+	for (int it = 0; it < 120; it++) {
+		int64_t s = irand(1, 2), h = irand(1, 24), wd = irand(1, 24), ch = it % 3 == 0 ? 8 : irand(8, 19);
+		struct conv_case c = {.n = 2, .nb = irand(1, 2), .c = ch, .m = ch, .group = ch, .in = {h, wd},
+				      .k = {3, 3}, .s = {s, s}, .d = {1, 1}, .bias = it % 4 != 0};
+		c.pb[0] = pads[irand(0, 3)];
+		c.pe[0] = pads[irand(0, 3)];
+		c.pb[1] = pads[irand(0, 5)];
+		c.pe[1] = pads[irand(0, 5)];
+		if (h + c.pb[0] + c.pe[0] < 3)
+			c.pe[0] = 3;
+		if (wd + c.pb[1] + c.pe[1] < 3)
+			c.pe[1] = 2;
+		char what[160];
+		snprintf(what, sizeof what, "%lld channels %lldx%lld s%lld pads %lld,%lld,%lld,%lld", (long long)ch,
+			 (long long)h, (long long)wd, (long long)s, (long long)c.pb[0], (long long)c.pb[1],
+			 (long long)c.pe[0], (long long)c.pe[1]);
+		bad += !conv_check(&c, OV_DT_FLOAT, 1e-5, what);
+		total++;
+	}
+	OK(!bad, "3x3 depthwise 8 channels at a time: %d geometries (%d differ)", total, bad);
+
+	/* and with Relu6 (Clip 0..6, as MobileNet fuses it), Relu and a Clip whose min passes its max, NaN in X: the
+	 * separate kernels' bits */
+	static const struct exec_act acts[] = {
+		{EXEC_ACT_CLIP, 0.0f, 6.0f}, {EXEC_ACT_RELU, 0, 0}, {EXEC_ACT_CLIP, 0.3f, -0.2f}};
+	struct conv_case small[] = {
+		{.n = 2, .nb = 2, .c = 16, .m = 16, .group = 16, .in = {7, 7}, .k = {3, 3}, .s = {1, 1}, .d = {1, 1},
+		 .pb = {1, 1}, .pe = {1, 1}, .bias = 1},
+		{.n = 2, .nb = 1, .c = 12, .m = 12, .group = 12, .in = {14, 14}, .k = {3, 3}, .s = {2, 2}, .d = {1, 1},
+		 .pb = {1, 1}, .pe = {1, 1}, .bias = 1},
+	};
+	bad = total = 0;
+	for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
+		for (size_t a = 0; a < sizeof acts / sizeof acts[0]; a++) {
+			char what[64];
+			snprintf(what, sizeof what, "small case %zu, activation %zu", i, a);
+			bad += !conv_act_check(&small[i], OV_DT_FLOAT, &acts[a], (int64_t)(5 + 40 * a), what);
+			total++;
+		}
+	OK(!bad, "small-plane depthwise with a fused Relu6, Relu or Clip: the separate kernels' bits (%d of %d differ)",
+	   bad, total);
+}
+
 /* ---- normalisations ------------------------------------------------------------------------------------------ */
 
 static void test_norm(void)
@@ -1663,6 +1885,8 @@ int main(void)
 	test_matmul();
 	test_einsum();
 	test_pool();
+	test_maxpool_float();
+	test_depthwise_bands();
 	test_norm();
 	test_resize();
 	return tap_done();

@@ -1,8 +1,11 @@
 /* CPU depthwise convolutions (Conv with one input channel per group) in float32, vectorised by hand
- * (src/exec/cpu/simd.h): the common 3x3 with stride 1 or 2, and every other window over a zero-padded copy of the
- * plane; the bias and the runner's fused activation applied as the output is written. */
+ * (src/exec/cpu/simd.h): the common 3x3 with stride 1 or 2 (by bands of zero-padded rows, or on small planes 8
+ * channels at a time in the lanes), and every other window over a zero-padded copy of the plane; the bias and the
+ * runner's fused activation applied as the output is written.  bench/run-pool-dw.sh times them on MobileNetV2's
+ * shapes. */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,71 +14,333 @@
 #include "src/exec/exec.h"
 #include "src/exec/ops/ops.h"
 
-/* 3x3 depthwise, dilation 1, the same stride (1 or 2) on both axes, for all n_in input planes (h x wd) and their
- * mult outputs each (oh_n x ow_n), with the bias and the activation: each input plane is copied into the zero-padded
- * xpad (wp wide, its pads at pt, pl, 32 floats of slack after it), then each output plane is computed straight into
- * y 8 outputs at a time, a row's last block spilling into the next row or plane, which is written after it; only a
- * block that would pass y's end goes through a buffer.  Each tap row is summed apart, to keep the chains short.
- * One call for the whole tensor: small planes (7x7) cost little more than their arithmetic. */
-NN_CLONES static void depthwise_3x3(const float *x, int64_t n_in, int64_t h, int64_t wd, int64_t pt, int64_t pl,
-				    int64_t mult, const float *wt, const float *bias, float *y, int64_t oh_n,
-				    int64_t ow_n, int64_t s, float *xpad, int64_t wp, const struct exec_act *act)
-{
-	const float *yend = y + n_in * mult * oh_n * ow_n;
-	struct act8 a;
+/* ---- 3x3, dilation 1, stride 1 or 2 ----------------------------------------------------------------------------
+ * The output planes are computed in bands of rows; a band's input rows are first copied into a buffer of
+ * zero-padded rows (in L1: rows above and below the plane are zeros too), so that no tap needs a bounds check.
+ * The next band's rows are padded before the current band is computed: a load that straddles stores still in
+ * flight cannot take their data and waits for them to reach the cache, which padding a row and reading it at once
+ * would pay on every row.  For stride 2 a padded row is kept split into its even and odd columns (E, then O half a
+ * row further), so that the taps of 8 outputs are 3 plain loads per input row (E + ow, O + ow, E + ow + 1): the
+ * deinterleaving is paid once per input row, not once per tap.  The 9 weights, the bias and the activation's
+ * bounds stay in registers across a band; the activation is a clamp, lo then hi (-inf and inf when there is none:
+ * the same bits), with Clip's rule (NaN passes; lo > hi gives hi).  A row's last block overlaps the one before it
+ * when the row has 8 outputs or more (computing some twice: the same bits), and spills into the rows after it
+ * (written after it) when it has fewer, except where that would pass the plane's end: those rows go through a
+ * buffer.  Small planes go 8 channels at a time instead (depthwise_3x3_t below). */
 
-	act8_init(&a, act);
-	for (int64_t c = 0; c < n_in; c++) {
-		const float *xc = x + c * h * wd;
-		for (int64_t i = 0; i < h; i++) {
-			float *dst = xpad + (pt + i) * wp + pl;
-			const float *src = xc + i * wd;
-			int64_t j = 0;
-			for (; j + 8 <= wd; j += 8)
-				memcpy(dst + j, src + j, 8 * sizeof *dst); /* a fixed size: two moves, not a call */
-			for (; j < wd; j++)
-				dst[j] = src[j];
+/* 8 floats to anywhere (simd.h has the load) */
+#define STORE8(p, v) (*(v8f_any *)(p) = (v))
+
+/* The even and the odd elements of the 16 in (a, b), as simd.h's V8_EVEN and V8_ODD, but as an in-lane shuffle
+ * then a permutation of 64-bit pairs: two AVX2 instructions each (vshufps, vpermd), where GCC makes three of
+ * V8_EVEN's single 16-element shuffle. */
+#if defined(__clang__)
+#define DW_PAIRS(t) __builtin_shufflevector((t), (t), 0, 1, 4, 5, 2, 3, 6, 7)
+#define DW_EVEN(a, b) DW_PAIRS(__builtin_shufflevector((a), (b), 0, 2, 8, 10, 4, 6, 12, 14))
+#define DW_ODD(a, b) DW_PAIRS(__builtin_shufflevector((a), (b), 1, 3, 9, 11, 5, 7, 13, 15))
+#else
+#define DW_PAIRS(t) __builtin_shuffle((t), (v8i){0, 1, 4, 5, 2, 3, 6, 7})
+#define DW_EVEN(a, b) DW_PAIRS(__builtin_shuffle((a), (b), (v8i){0, 2, 8, 10, 4, 6, 12, 14}))
+#define DW_ODD(a, b) DW_PAIRS(__builtin_shuffle((a), (b), (v8i){1, 3, 9, 11, 5, 7, 13, 15}))
+#endif
+
+/* A band's padded rows, in floats: the two bands stay in L1 beside the rows of X and Y going through */
+#define DW_BAND_FLOATS 2048
+
+struct dw3 {
+	int64_t h, wd, pt, pl, oh_n, ow_n, s;
+	int64_t slot;  /* floats per padded row */
+	int64_t half;  /* stride 2: where O starts in a padded row */
+	int64_t band;  /* output rows a band computes */
+	int64_t buf_n; /* floats of a band's padded rows: (band - 1) * s + 3 rows */
+	float *rows;   /* two bands' padded rows */
+	v8f lo, hi;
+};
+
+/* Clip's clamp on 8 floats: below lo gives lo, then above hi gives hi; NaN passes (compare-and-blend, which
+ * GCC makes two instructions each).  (Pointers: v8f passed by value changes the default clone's ABI.) */
+static inline __attribute__((always_inline)) void dw_clamp(v8f *v, const v8f *lo, const v8f *hi)
+{
+	v8i m = *lo > *v;
+	*v = (v8f)(((v8i)*lo & m) | ((v8i)*v & ~m));
+	m = *hi < *v;
+	*v = (v8f)(((v8i)*hi & m) | ((v8i)*v & ~m));
+}
+
+/* Pad input rows ih0 .. ih0 + n - 1 of plane x (those outside it: zeros) into the band buf, at stride S (a
+ * constant where inlined); avail: the floats of X from x on (a row is read 8 or 16 floats at a time, past its
+ * end, when that stays inside X; what lands past the row's end is then zeroed with its right pad). */
+static inline __attribute__((always_inline)) void dw_pad_band(const struct dw3 *g, float *buf, const float *x,
+							     int64_t avail, int64_t ih0, int64_t n, const int S)
+{
+	const v8f z = {0};
+	int64_t wd = g->wd, slot = g->slot, pl = g->pl, span = (wd + 15) / 16 * 16;
+	/* stride 2: x[2i] lands at padded column pl + 2i, x[2i + 1] at pl + 2i + 1: in E or O by pl's parity */
+	int64_t e_at = (pl & 1 ? g->half : 0) + (pl >> 1), o_at = (pl & 1 ? 0 : g->half) + ((pl + 1) >> 1);
+
+	for (int64_t i = 0; i < n; i++) {
+		int64_t ih = ih0 + i;
+		float *p = buf + i * slot;
+		const float *src = x + ih * wd;
+		if (ih < 0 || ih >= g->h) {
+			for (int64_t j = 0; j < slot; j += 8)
+				STORE8(p + j, z);
+			continue;
 		}
-		for (int64_t m = c * mult; m < (c + 1) * mult; m++) {
-			const float *wm = wt + m * 9;
-			float *ym = y + m * oh_n * ow_n, b = bias ? bias[m] : 0.0f;
-			v8f bv = {b, b, b, b, b, b, b, b};
+		int vec = ih * wd + span <= avail;
+		if (S == 1) {
+			float *d = p + pl;
+			int64_t j = 0;
+			if (vec)
+				for (; j < wd; j += 8)
+					STORE8(d + j, LOAD8(src + j));
+			else
+				for (; j < wd; j++)
+					d[j] = src[j];
+			STORE8(d + wd, z); /* the right pad, over what the 8-wide copy left past wd */
+			continue;
+		}
+		float *ev = p + e_at, *od = p + o_at;
+		int64_t k = 0;
+		if (vec)
+			for (; 2 * k < wd; k += 8) {
+				v8f a = LOAD8(src + 2 * k), b = LOAD8(src + 2 * k + 8);
+				STORE8(ev + k, DW_EVEN(a, b));
+				STORE8(od + k, DW_ODD(a, b));
+			}
+		else
+			for (; 2 * k < wd; k++) {
+				ev[k] = src[2 * k];
+				if (2 * k + 1 < wd)
+					od[k] = src[2 * k + 1];
+			}
+		STORE8(ev + (wd + 1) / 2, z);
+		STORE8(od + wd / 2, z);
+	}
+}
+
+/* Output rows oh0 .. oh1 - 1 of output plane y from the band's padded rows buf, with weights wm and bias b, at
+ * stride S (a constant where inlined). */
+static inline __attribute__((always_inline)) void dw_band(const struct dw3 *g, const float *buf, float *y,
+							 int64_t oh0, int64_t oh1, const float *wm, float b, const int S)
+{
+	int64_t ow_n = g->ow_n, slot = g->slot, o1 = S == 1 ? 1 : g->half, o2 = S == 1 ? 2 : 1;
+	v8f lo = g->lo, hi = g->hi, bv = {b, b, b, b, b, b, b, b};
 #define BC(i) (v8f){wm[i], wm[i], wm[i], wm[i], wm[i], wm[i], wm[i], wm[i]}
-			v8f w0 = BC(0), w1 = BC(1), w2 = BC(2), w3 = BC(3), w4 = BC(4), w5 = BC(5), w6 = BC(6),
-			    w7 = BC(7), w8 = BC(8);
+	v8f w0 = BC(0), w1 = BC(1), w2 = BC(2), w3 = BC(3), w4 = BC(4), w5 = BC(5), w6 = BC(6), w7 = BC(7), w8 = BC(8);
 #undef BC
-			for (int64_t oh = 0; oh < oh_n; oh++) {
-				const float *r0 = xpad + oh * s * wp, *r1 = r0 + wp, *r2 = r1 + wp;
-				float *yr = ym + oh * ow_n;
-				for (int64_t ow = 0; ow < ow_n; ow += 8) {
-					v8f p0, p1, p2;
-					if (s == 1) {
-						p0 = w0 * LOAD8(r0 + ow) + w1 * LOAD8(r0 + ow + 1) + w2 * LOAD8(r0 + ow + 2);
-						p1 = w3 * LOAD8(r1 + ow) + w4 * LOAD8(r1 + ow + 1) + w5 * LOAD8(r1 + ow + 2);
-						p2 = w6 * LOAD8(r2 + ow) + w7 * LOAD8(r2 + ow + 1) + w8 * LOAD8(r2 + ow + 2);
-					} else {
-#define ROW(r, wa, wb, wc)                                                                                      \
-	(wa * V8_EVEN(LOAD8(r + 2 * ow), LOAD8(r + 2 * ow + 8)) +                                 \
-	 wb * V8_ODD(LOAD8(r + 2 * ow), LOAD8(r + 2 * ow + 8)) +                                  \
-	 wc * V8_EVEN(LOAD8(r + 2 * ow + 2), LOAD8(r + 2 * ow + 10)))
-						p0 = ROW(r0, w0, w1, w2);
-						p1 = ROW(r1, w3, w4, w5);
-						p2 = ROW(r2, w6, w7, w8);
-#undef ROW
-					}
-					v8f acc = (bv + p0) + (p1 + p2);
-					if (a.on)
-						act8_apply(&acc, &a);
-					if (yr + ow + 8 <= yend) {
-						memcpy(yr + ow, &acc, sizeof acc);
-					} else {
-						float t[8];
-						memcpy(t, &acc, sizeof acc);
-						memcpy(yr + ow, t, (size_t)(ow_n - ow < 8 ? ow_n - ow : 8) * sizeof *yr);
-					}
-				}
+	const float *r0 = buf, *r1 = r0 + slot, *r2 = r1 + slot;
+	v8f acc;
+#define BLOCK(ow)                                                                                                \
+	do {                                                                                                     \
+		v8f p0 = bv + w0 * LOAD8(r0 + (ow)) + w1 * LOAD8(r0 + (ow) + o1) + w2 * LOAD8(r0 + (ow) + o2);     \
+		v8f p1 = w3 * LOAD8(r1 + (ow)) + w4 * LOAD8(r1 + (ow) + o1) + w5 * LOAD8(r1 + (ow) + o2);          \
+		p1 += w6 * LOAD8(r2 + (ow)) + w7 * LOAD8(r2 + (ow) + o1) + w8 * LOAD8(r2 + (ow) + o2);             \
+		acc = p0 + p1;                                                                                   \
+		dw_clamp(&acc, &lo, &hi);                                                                        \
+	} while (0)
+	if (ow_n >= 8) {
+		for (int64_t oh = oh0; oh < oh1; oh++, r0 += S * slot, r1 += S * slot, r2 += S * slot) {
+			float *yr = y + oh * ow_n;
+			int64_t ow = 0;
+			for (; ow + 8 <= ow_n; ow += 8) {
+				BLOCK(ow);
+				STORE8(yr + ow, acc);
+			}
+			if (ow < ow_n) { /* the last 8, overlapping the block before */
+				BLOCK(ow_n - 8);
+				STORE8(yr + ow_n - 8, acc);
 			}
 		}
+		return;
+	}
+	/* one block a row, spilling into the rows after it, written after it, while the 8 stay inside the plane;
+	 * the last rows through a buffer */
+	int64_t spill_end = (g->oh_n * ow_n - 8) / ow_n + 1;
+	spill_end = g->oh_n * ow_n < 8 ? 0 : spill_end < oh0 ? oh0 : spill_end > oh1 ? oh1 : spill_end;
+	int64_t oh = oh0;
+	for (; oh < spill_end; oh++, r0 += S * slot, r1 += S * slot, r2 += S * slot) {
+		BLOCK(0);
+		STORE8(y + oh * ow_n, acc);
+	}
+	for (; oh < oh1; oh++, r0 += S * slot, r1 += S * slot, r2 += S * slot) {
+		float t[8];
+		BLOCK(0);
+		STORE8(t, acc);
+		for (int64_t j = 0; j < ow_n; j++)
+			y[oh * ow_n + j] = t[j];
+	}
+#undef BLOCK
+}
+
+/* A band: output rows oh0 .. oh1 - 1 of output plane m. */
+struct dw_band {
+	int64_t m, oh0, oh1;
+};
+
+/* The band after b (b->m < 0: the first) into b; 0 when there is none. */
+static inline int dw_next_band(const struct dw3 *g, int64_t planes, struct dw_band *b)
+{
+	if (b->m < 0 || b->oh1 == g->oh_n) {
+		if (b->m + 1 >= planes)
+			return 0;
+		b->m++;
+		b->oh1 = 0;
+	}
+	b->oh0 = b->oh1;
+	b->oh1 = b->oh0 + g->band < g->oh_n ? b->oh0 + g->band : g->oh_n;
+	return 1;
+}
+
+/* All n_in input planes (h x wd) of one image, mult outputs each, into y, band after band, at stride S (a
+ * constant where inlined). */
+static inline __attribute__((always_inline)) void dw_image(const struct dw3 *g, const float *x, int64_t n_in,
+							  int64_t mult, const float *wt, const float *bias, float *y,
+							  const int S)
+{
+	int64_t in_n = g->h * g->wd, out_n = g->oh_n * g->ow_n, planes = n_in * mult, i = 0;
+	struct dw_band cur = {.m = -1}, nxt;
+
+	if (!dw_next_band(g, planes, &cur))
+		return;
+#define PAD(b, buf)                                                                                          \
+	dw_pad_band(g, buf, x + (b).m / mult * in_n, (n_in - (b).m / mult) * in_n, (b).oh0 * S - g->pt,       \
+		    ((b).oh1 - (b).oh0 - 1) * S + 3, S)
+	PAD(cur, g->rows);
+	for (;; i ^= 1) {
+		nxt = cur;
+		int more = dw_next_band(g, planes, &nxt);
+		if (more)
+			PAD(nxt, g->rows + (i ^ 1) * g->buf_n);
+		dw_band(g, g->rows + i * g->buf_n, y + cur.m * out_n, cur.oh0, cur.oh1, wt + cur.m * 9,
+			bias ? bias[cur.m] : 0.0f, S);
+		if (!more)
+			return;
+		cur = nxt;
+	}
+#undef PAD
+}
+
+NN_CLONES static void depthwise_3x3(const float *x, int64_t n_in, int64_t mult, const float *wt, const float *bias,
+				    float *y, const struct dw3 *g)
+{
+	if (g->s == 1)
+		dw_image(g, x, n_in, mult, wt, bias, y, 1);
+	else
+		dw_image(g, x, n_in, mult, wt, bias, y, 2);
+}
+
+/* ---- 3x3 on small planes: 8 channels at a time, in the lanes -------------------------------------------------
+ * On planes of a few rows (MobileNet's 14 x 14 and 7 x 7) the row path pays more for each row and plane than for
+ * its arithmetic.  Here 8 planes are transposed (8 x 8 blocks of consecutive positions) into one buffer of
+ * positions holding 8 channels each, inside a border of zeros (the pads), so that an output position is 9 aligned
+ * loads and 9 multiply-adds on whole vectors whatever the stride or the width; the outputs are transposed back. */
+
+/* The 8 x 8 block v (v[i][j]: channel i, position j) transposed in place (v[j][i]): unpack, in-lane shuffle, then
+ * 128-bit halves, 24 shuffles in all. */
+static inline __attribute__((always_inline)) void dw_tr8(v8f *v)
+{
+#if defined(__clang__)
+#define SH(a, b, ...) __builtin_shufflevector((a), (b), __VA_ARGS__)
+#else
+#define SH(a, b, ...) __builtin_shuffle((a), (b), (v8i){__VA_ARGS__})
+#endif
+#define LO(a, b) SH(a, b, 0, 8, 1, 9, 4, 12, 5, 13)
+#define HI(a, b) SH(a, b, 2, 10, 3, 11, 6, 14, 7, 15)
+	v8f t0 = LO(v[0], v[1]), t1 = HI(v[0], v[1]), t2 = LO(v[2], v[3]), t3 = HI(v[2], v[3]);
+	v8f t4 = LO(v[4], v[5]), t5 = HI(v[4], v[5]), t6 = LO(v[6], v[7]), t7 = HI(v[6], v[7]);
+#undef LO
+#undef HI
+#define LO(a, b) SH(a, b, 0, 1, 8, 9, 4, 5, 12, 13)
+#define HI(a, b) SH(a, b, 2, 3, 10, 11, 6, 7, 14, 15)
+	/* positions (0, 4), (1, 5), (2, 6), (3, 7) of channels 0-3 (u0-u3) and 4-7 (u4-u7), one in each half */
+	v8f u0 = LO(t0, t2), u1 = HI(t0, t2), u2 = LO(t1, t3), u3 = HI(t1, t3);
+	v8f u4 = LO(t4, t6), u5 = HI(t4, t6), u6 = LO(t5, t7), u7 = HI(t5, t7);
+#undef LO
+#undef HI
+#define LO(a, b) SH(a, b, 0, 1, 2, 3, 8, 9, 10, 11)
+#define HI(a, b) SH(a, b, 4, 5, 6, 7, 12, 13, 14, 15)
+	v[0] = LO(u0, u4), v[4] = HI(u0, u4), v[1] = LO(u1, u5), v[5] = HI(u1, u5);
+	v[2] = LO(u2, u6), v[6] = HI(u2, u6), v[3] = LO(u3, u7), v[7] = HI(u3, u7);
+#undef LO
+#undef HI
+#undef SH
+}
+
+struct dwt {
+	int64_t h, wd, oh_n, ow_n, s;
+	int64_t wp;       /* positions per buffer row */
+	int32_t *idx;     /* input position (row-major in the plane) -> its buffer position */
+	v8f *buf;         /* the padded positions of 8 channels, zeros in the border */
+	v8f *obuf;        /* oh_n * ow_n output positions */
+	v8f lo, hi;
+};
+
+/* Output positions of 8 channels from the buffer, at stride S (a constant where inlined). */
+static inline __attribute__((always_inline)) void dwt_compute(const struct dwt *g, const v8f *w, const v8f *bv,
+							     const int S)
+{
+	v8f lo = g->lo, hi = g->hi, *o = g->obuf;
+	v8f w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6], w7 = w[7], w8 = w[8];
+	int64_t wp = g->wp;
+
+	for (int64_t oh = 0; oh < g->oh_n; oh++) {
+		const v8f *r0 = g->buf + oh * S * wp, *r1 = r0 + wp, *r2 = r1 + wp;
+		for (int64_t ow = 0; ow < g->ow_n; ow++, r0 += S, r1 += S, r2 += S) {
+			v8f p0 = *bv + w0 * r0[0] + w1 * r0[1] + w2 * r0[2] + w3 * r1[0];
+			v8f p1 = w4 * r1[1] + w5 * r1[2] + w6 * r2[0] + w7 * r2[1] + w8 * r2[2];
+			v8f acc = p0 + p1;
+			dw_clamp(&acc, &lo, &hi);
+			*o++ = acc;
+		}
+	}
+}
+
+/* The first c8 (a multiple of 8) planes of one image x, one output each, into y. */
+NN_CLONES static void depthwise_3x3_t(const float *x, int64_t c8, const float *wt, const float *bias, float *y,
+				      const struct dwt *g)
+{
+	int64_t in_n = g->h * g->wd, out_n = g->oh_n * g->ow_n;
+
+	for (int64_t c0 = 0; c0 < c8; c0 += 8) {
+		v8f v[8], w[9], bv;
+		/* the planes' positions into the buffer, 8 at a time, then one by one */
+		int64_t q = 0;
+		for (; q + 8 <= in_n; q += 8) {
+#pragma GCC unroll 8
+			for (int i = 0; i < 8; i++)
+				v[i] = LOAD8(x + (c0 + i) * in_n + q);
+			dw_tr8(v);
+#pragma GCC unroll 8
+			for (int j = 0; j < 8; j++)
+				g->buf[g->idx[q + j]] = v[j];
+		}
+		for (; q < in_n; q++)
+			for (int i = 0; i < 8; i++)
+				g->buf[g->idx[q]][i] = x[(c0 + i) * in_n + q];
+		for (int t = 0; t < 9; t++)
+			for (int i = 0; i < 8; i++)
+				w[t][i] = wt[(c0 + i) * 9 + t];
+		for (int i = 0; i < 8; i++)
+			bv[i] = bias ? bias[c0 + i] : 0.0f;
+		if (g->s == 1)
+			dwt_compute(g, w, &bv, 1);
+		else
+			dwt_compute(g, w, &bv, 2);
+		/* the outputs back into their planes */
+		q = 0;
+		for (; q + 8 <= out_n; q += 8) {
+#pragma GCC unroll 8
+			for (int j = 0; j < 8; j++)
+				v[j] = g->obuf[q + j];
+			dw_tr8(v);
+#pragma GCC unroll 8
+			for (int i = 0; i < 8; i++)
+				STORE8(y + (c0 + i) * out_n + q, v[i]);
+		}
+		for (; q < out_n; q++)
+			for (int i = 0; i < 8; i++)
+				y[(c0 + i) * out_n + q] = g->obuf[q][i];
 	}
 }
 
@@ -153,11 +418,81 @@ NN_CLONES static void depthwise_plane_strided(float *restrict y, const float *xp
 	}
 }
 
+/* The 3x3 path's rows: a buffer on the stack when they fit (most planes), else the heap. */
+#define DW_STACK_FLOATS 4096
+/* The most padded positions a plane may have to go 8 channels at a time (see depthwise_3x3_t) */
+#define DW_T_POSITIONS 1024
+
 int cpu_depthwise_f(struct exec_kernel_ctx *k, const float *x, const float *wt, const float *bias, int64_t nb,
-		       int64_t c_n, int64_t mult, const struct ops_window *w2, const struct exec_act *act, float *y)
+		    int64_t c_n, int64_t mult, const struct ops_window *w2, const struct exec_act *act, float *y)
 {
 	int64_t h = w2->in[0], wd = w2->in[1], oh_n = w2->out[0], ow_n = w2->out[1];
 	int64_t kh_n = w2->k[0], kw_n = w2->k[1], pt = w2->pb[0], pl = w2->pb[1];
+
+	/* the 3x3 path: any pads above and below (rows of zeros), up to 8 columns left and right */
+	if (kh_n == 3 && kw_n == 3 && w2->d[0] == 1 && w2->d[1] == 1 && w2->s[0] == w2->s[1] &&
+	    (w2->s[0] == 1 || w2->s[0] == 2) && pl <= 8 && w2->pe[1] <= 8) {
+		enum exec_act_kind kind = act ? act->kind : EXEC_ACT_NONE;
+		float lo = kind == EXEC_ACT_NONE ? -INFINITY : kind == EXEC_ACT_RELU ? 0.0f : act->lo;
+		float hi = kind == EXEC_ACT_CLIP ? act->hi : INFINITY;
+		struct dw3 g = {.h = h, .wd = wd, .pt = pt, .pl = pl, .oh_n = oh_n, .ow_n = ow_n, .s = w2->s[0],
+				.lo = {lo, lo, lo, lo, lo, lo, lo, lo}, .hi = {hi, hi, hi, hi, hi, hi, hi, hi}};
+		/* a padded row holds the left pad, the row, 8 zeros after it (the right pad and what an 8-wide copy
+		 * leaves past the row), and every column the blocks read (8 at least); for stride 2 in E and O */
+		int64_t reach = (ow_n > 8 ? ow_n : 8) + 2;
+		if (g.s == 1) {
+			g.slot = pl + wd + 8 > reach ? pl + wd + 8 : reach;
+		} else {
+			g.half = (pl + 1) / 2 + (wd + 1) / 2 + 8;
+			g.half = ((g.half > reach ? g.half : reach) + 7) / 8 * 8;
+			g.slot = 2 * g.half;
+		}
+		g.slot = (g.slot + 7) / 8 * 8;
+		g.band = (DW_BAND_FLOATS / g.slot - 3) / g.s + 1;
+		g.band = g.band < 1 ? 1 : g.band > oh_n ? oh_n : g.band;
+		g.buf_n = ((g.band - 1) * g.s + 3) * g.slot;
+		size_t n = (size_t)(2 * g.buf_n);
+		_Alignas(32) float stack[DW_STACK_FLOATS];
+		float *heap = NULL;
+		if (n > DW_STACK_FLOATS && !(heap = aligned_alloc(32, n * sizeof *heap)))
+			return xk_fail(k, "out of memory for padded rows of %lld", (long long)g.slot);
+		g.rows = heap ? heap : stack;
+		memset(g.rows, 0, n * sizeof *g.rows);
+		/* small planes, one output each: 8 channels at a time in the lanes, the rest by rows */
+		int64_t hp = (oh_n - 1) * g.s + 3, wpt = (ow_n - 1) * g.s + 3, c8 = 0;
+		hp = hp > pt + h ? hp : pt + h;
+		wpt = wpt > pl + wd ? wpt : pl + wd;
+		struct dwt t = {.h = h, .wd = wd, .oh_n = oh_n, .ow_n = ow_n, .s = g.s, .wp = wpt, .lo = g.lo, .hi = g.hi};
+		if (mult == 1 && c_n >= 8 && hp * wpt <= DW_T_POSITIONS) {
+			t.buf = aligned_alloc(32, (size_t)(hp * wpt + oh_n * ow_n) * sizeof(v8f));
+			t.idx = malloc((size_t)(h * wd) * sizeof *t.idx);
+			if (!t.buf || !t.idx) {
+				free(t.buf);
+				free(t.idx);
+				free(heap);
+				return xk_fail(k, "out of memory for %lld x %lld positions", (long long)hp,
+					       (long long)wpt);
+			}
+			memset(t.buf, 0, (size_t)(hp * wpt) * sizeof(v8f));
+			t.obuf = t.buf + hp * wpt;
+			for (int64_t q = 0; q < h * wd; q++)
+				t.idx[q] = (int32_t)((q / wd + pt) * wpt + q % wd + pl);
+			c8 = c_n / 8 * 8;
+		}
+		for (int64_t b = 0; b < nb; b++) {
+			const float *xb = x + b * c_n * h * wd;
+			float *yb = y + b * c_n * mult * oh_n * ow_n;
+			if (c8)
+				depthwise_3x3_t(xb, c8, wt, bias, yb, &t);
+			if (c8 < c_n)
+				depthwise_3x3(xb + c8 * h * wd, c_n - c8, mult, wt + c8 * mult * 9,
+					      bias ? bias + c8 * mult : NULL, yb + c8 * mult * oh_n * ow_n, &g);
+		}
+		free(t.buf);
+		free(t.idx);
+		free(heap);
+		return 0;
+	}
 	/* the padded plane holds every tap: at least the input plus its pads, and what the windows reach */
 	int64_t hp = h + pt + w2->pe[0], wp = wd + pl + w2->pe[1];
 	int64_t hneed = (oh_n - 1) * w2->s[0] + (kh_n - 1) * w2->d[0] + 1;
@@ -165,21 +500,11 @@ int cpu_depthwise_f(struct exec_kernel_ctx *k, const float *x, const float *wt, 
 	hp = hp > hneed ? hp : hneed;
 	wp = wp > wneed ? wp : wneed;
 	int s1 = w2->s[0] == 1 && w2->s[1] == 1;
-	int fast = kh_n == 3 && kw_n == 3 && w2->d[0] == 1 && w2->d[1] == 1 && w2->s[0] == w2->s[1] &&
-		   (s1 || w2->s[0] == 2);
-	/* the padded plane, 32 floats of slack, and (the general stride-1 path) the flattened plane's outputs */
-	float *xpad = calloc((size_t)(hp * wp + 32 + (fast ? 0 : oh_n * wp)), sizeof *xpad);
+	/* the padded plane, 32 floats of slack, and (the stride-1 path) the flattened plane's outputs */
+	float *xpad = calloc((size_t)(hp * wp + 32 + oh_n * wp), sizeof *xpad);
 	if (!xpad)
 		return xk_fail(k, "out of memory for a %lld x %lld padded plane", (long long)hp, (long long)wp);
 	float *tmp = xpad + hp * wp + 32;
-	if (fast) {
-		/* one call per image: the same weights and biases for each */
-		for (int64_t b = 0; b < nb; b++)
-			depthwise_3x3(x + b * c_n * h * wd, c_n, h, wd, pt, pl, mult, wt, bias,
-				      y + b * c_n * mult * oh_n * ow_n, oh_n, ow_n, w2->s[0], xpad, wp, act);
-		free(xpad);
-		return 0;
-	}
 	for (int64_t b = 0; b < nb; b++)
 		for (int64_t m = 0; m < c_n * mult; m++) {
 			if (m % mult == 0) {

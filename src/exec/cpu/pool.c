@@ -1,5 +1,7 @@
 /* CPU pooling: MaxPool (with Indices, storage_order, dilations, ceil_mode), AveragePool (count_include_pad),
- * LpPool, the global pools and MaxUnpool; window geometry from src/exec/ops/ov-window.h. */
+ * LpPool, the global pools and MaxUnpool; window geometry from src/exec/ops/ov-window.h.  The float MaxPool
+ * without Indices over 1 or 2 spatial dims and the float GlobalAveragePool are vectorised by hand
+ * (src/exec/cpu/simd.h); bench/run-pool-dw.sh times them on ResNet-18's and MobileNetV2's shapes. */
 #include "config.h"
 
 #include <math.h>
@@ -8,6 +10,7 @@
 
 #include "src/base/dtype.h"
 #include "src/exec/cpu/kernels.h"
+#include "src/exec/cpu/simd.h"
 #include "src/exec/ops/ops.h"
 #include "src/exec/exec.h"
 #include "src/exec/ops/ov-window.h"
@@ -193,6 +196,208 @@ static int pool_tabs_make(struct pool_tabs *t, const struct ops_window *w)
 DEFINE_POOL(float, pool_f)
 DEFINE_POOL(double, pool_d)
 
+/* ---- MaxPool in float32 over 1 or 2 spatial dims, without Indices ----------------------------------------------
+ * Separable: an output row first takes, column by column, the maximum of its window's rows inside the input, 8
+ * columns at a time, into a row buffer padded with -inf on both sides; each output then takes the maximum of its
+ * window's columns in that buffer, 8 outputs at a time for strides 1 and 2 (for stride 2 the buffer holds the
+ * even columns, then the odd ones, so that every tap is one plain load).  -inf never wins, so the padding needs
+ * no bounds check.  The rule is the other paths' and CUDA's (from -inf, v > m takes v: NaN is skipped, a window
+ * of NaN alone gives -inf, a window with no tap inside the input 0); only which of two equal maxima +0 and -0 is
+ * kept may differ from a row-major walk. */
+
+/* The even and the odd elements of the 16 in (a, b), as simd.h's V8_EVEN and V8_ODD, but as an in-lane shuffle
+ * then a permutation of 64-bit pairs: two AVX2 instructions each (vshufps, vpermd), where GCC makes three of
+ * V8_EVEN's single 16-element shuffle. */
+#if defined(__clang__)
+#define MP_PAIRS(t) __builtin_shufflevector((t), (t), 0, 1, 4, 5, 2, 3, 6, 7)
+#define MP_EVEN(a, b) MP_PAIRS(__builtin_shufflevector((a), (b), 0, 2, 8, 10, 4, 6, 12, 14))
+#define MP_ODD(a, b) MP_PAIRS(__builtin_shufflevector((a), (b), 1, 3, 9, 11, 5, 7, 13, 15))
+#else
+#define MP_PAIRS(t) __builtin_shuffle((t), (v8i){0, 1, 4, 5, 2, 3, 6, 7})
+#define MP_EVEN(a, b) MP_PAIRS(__builtin_shuffle((a), (b), (v8i){0, 2, 8, 10, 4, 6, 12, 14}))
+#define MP_ODD(a, b) MP_PAIRS(__builtin_shuffle((a), (b), (v8i){1, 3, 9, 11, 5, 7, 13, 15}))
+#endif
+
+struct mp2 {
+	int64_t wd, oh_n, ow_n, kw, sw, dh, dw, pl;
+	const int64_t *fh, *ch, *cw;
+	int64_t len;   /* floats of the row buffer (for stride 2: E, then O from half on) */
+	int64_t half;
+	int empty_w;   /* some output column's window lies wholly in the padding */
+	float *row;
+};
+
+/* acc = x > acc ? x : acc, lane by lane (compare and blend) */
+#define MP_MAX(acc, xv)                                                                                           \
+	do {                                                                                                     \
+		v8f x_ = (xv);                                                                                   \
+		v8i m_ = x_ > (acc);                                                                             \
+		(acc) = (v8f)(((v8i)x_ & m_) | ((v8i)(acc) & ~m_));                                              \
+	} while (0)
+
+/* The columns' maxima over nr rows (dh * wd apart from r0) of the window, 16 columns at a time, into the row buffer
+ * at pl (stride 1) or split into ev and od (stride 2); nr is a constant where inlined. */
+static inline __attribute__((always_inline)) void mp_rows(const struct mp2 *g, const float *r0, int64_t wd, float *ev,
+							 float *od, const int64_t nr)
+{
+	const v8f ninf = {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};
+	int64_t step = g->dh * wd;
+
+	for (int64_t j = 0; j < wd; j += 16) {
+		v8f a = ninf, b = ninf;
+#pragma GCC unroll 4
+		for (int64_t kh = 0; kh < nr; kh++) {
+			const float *r = r0 + kh * step + j;
+			MP_MAX(a, LOAD8(r));
+			MP_MAX(b, LOAD8(r + 8));
+		}
+		if (g->sw == 2) {
+			*(v8f_any *)(ev + j / 2) = MP_EVEN(a, b);
+			*(v8f_any *)(od + j / 2) = MP_ODD(a, b);
+		} else {
+			*(v8f_any *)(g->row + g->pl + j) = a;
+			*(v8f_any *)(g->row + g->pl + j + 8) = b;
+		}
+	}
+}
+
+/* One plane x (its rows wd apart) into y; avail: the floats of X from x on (rows are read 16 floats at a time, past
+ * their end, while that stays inside X). */
+NN_CLONES static void maxpool_plane_f(const struct mp2 *g, const float *x, int64_t avail, float *y)
+{
+	const v8f ninf = {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};
+	int64_t wd = g->wd, ow_n = g->ow_n, pl = g->pl, span = (wd + 15) / 16 * 16;
+	float *row = g->row;
+	/* stride 2: input column j lands at buffer column pl + j: E[(pl + j) / 2] or O[...] by its parity */
+	float *ev = row + (pl & 1 ? g->half : 0) + (pl >> 1), *od = row + (pl & 1 ? 0 : g->half) + ((pl + 1) >> 1);
+
+	for (int64_t oh = 0; oh < g->oh_n; oh++) {
+		float *yr = y + oh * ow_n;
+		int64_t n_rows = g->ch[oh];
+		int64_t first = g->fh[oh] * wd;
+		const float *r0 = x + first;
+		if (!n_rows) {
+			for (int64_t ow = 0; ow < ow_n; ow++)
+				yr[ow] = 0.0f;
+			continue;
+		}
+		/* the columns' maxima over the window's rows (unrolled for up to 3 rows) */
+		int vec = first + (n_rows - 1) * g->dh * wd + span <= avail;
+		int64_t j = 0;
+		if (vec && n_rows == 3)
+			mp_rows(g, r0, wd, ev, od, 3);
+		else if (vec && n_rows == 2)
+			mp_rows(g, r0, wd, ev, od, 2);
+		else if (vec && n_rows == 1)
+			mp_rows(g, r0, wd, ev, od, 1);
+		else if (vec)
+			mp_rows(g, r0, wd, ev, od, n_rows);
+		else
+			for (; j < wd; j++) {
+				float m = -INFINITY;
+				for (int64_t kh = 0; kh < n_rows; kh++) {
+					float v = r0[kh * g->dh * wd + j];
+					m = v > m ? v : m;
+				}
+				if (g->sw == 2)
+					(j & 1 ? od : ev)[j / 2] = m;
+				else
+					row[pl + j] = m;
+			}
+		/* the right padding, over what the 16-wide blocks wrote past the row */
+		if (g->sw == 2) {
+			for (int64_t i = 0; i < 16; i += 8) {
+				*(v8f_any *)(ev + (wd + 1) / 2 + i) = ninf;
+				*(v8f_any *)(od + wd / 2 + i) = ninf;
+			}
+		} else {
+			for (int64_t i = 0; i < 16; i += 8)
+				*(v8f_any *)(row + pl + wd + i) = ninf;
+		}
+		/* the outputs: the maximum over the window's columns */
+		int64_t kw = g->kw, dw = g->dw, ow = 0;
+		if (g->sw == 1 || g->sw == 2) {
+			const float *e = row, *o = row + g->half;
+			for (;;) {
+				int64_t at = ow + 8 <= ow_n ? ow : ow_n >= 8 ? ow_n - 8 : 0;
+				v8f m = ninf;
+				if (kw == 3 && dw == 1 && g->sw == 2) {
+					MP_MAX(m, LOAD8(e + at));
+					MP_MAX(m, LOAD8(o + at));
+					MP_MAX(m, LOAD8(e + at + 1));
+				} else if (kw == 3 && dw == 1) {
+					MP_MAX(m, LOAD8(row + at));
+					MP_MAX(m, LOAD8(row + at + 1));
+					MP_MAX(m, LOAD8(row + at + 2));
+				} else {
+					for (int64_t k = 0; k < kw; k++) {
+						int64_t c = k * dw;
+						MP_MAX(m, LOAD8(g->sw == 1 ? row + at + c : (c & 1 ? o : e) + at + c / 2));
+					}
+				}
+				if (at + 8 <= ow_n) {
+					*(v8f_any *)(yr + at) = m;
+				} else {
+					float t[8];
+					*(v8f_any *)t = m;
+					for (int64_t q = at; q < ow_n; q++)
+						yr[q] = t[q - at];
+				}
+				ow = at + 8;
+				if (ow >= ow_n)
+					break;
+			}
+		} else {
+			for (; ow < ow_n; ow++) {
+				float m = -INFINITY;
+				for (int64_t k = 0; k < kw; k++) {
+					float v = row[ow * g->sw + k * dw];
+					m = v > m ? v : m;
+				}
+				yr[ow] = m;
+			}
+		}
+		if (g->empty_w)
+			for (ow = 0; ow < ow_n; ow++)
+				if (!g->cw[ow])
+					yr[ow] = 0.0f;
+	}
+}
+
+/* MaxPool of planes float planes of x into y over the 1-D or 2-D window w (tables tb); 0, or -1 out of memory. */
+static int maxpool_f(const float *x, float *y, int64_t planes, const struct ops_window *w, const struct pool_tabs *tb)
+{
+	static const int64_t zero1[1] = {0}, one1[1] = {1};
+	int one = w->n == 1;
+	struct mp2 g = {.wd = w->in[w->n - 1], .oh_n = one ? 1 : w->out[0], .ow_n = w->out[w->n - 1],
+			.kw = w->k[w->n - 1], .sw = w->s[w->n - 1], .dh = one ? 1 : w->d[0], .dw = w->d[w->n - 1],
+			.pl = w->pb[w->n - 1], .fh = one ? zero1 : tb->first[0], .ch = one ? one1 : tb->cnt[0],
+			.cw = tb->cnt[w->n - 1]};
+	int64_t hn = one ? 1 : w->in[0];
+
+	for (int64_t ow = 0; ow < g.ow_n; ow++)
+		g.empty_w |= !g.cw[ow];
+	/* every column a tap reads (8 outputs at least, the last block's), and the row written 16 at a time with
+	 * 16 of -inf after it */
+	int64_t reach = ((g.ow_n > 8 ? g.ow_n : 8) - 1) * g.sw + (g.kw - 1) * g.dw + 1;
+	int64_t need = g.pl + (g.wd + 15) / 16 * 16 + 16;
+	if (g.sw == 2) {
+		g.half = (((reach + 1) / 2 > (need + 1) / 2 ? (reach + 1) / 2 : (need + 1) / 2) + 8 + 7) / 8 * 8;
+		g.len = 2 * g.half;
+	} else {
+		g.len = reach > need ? reach : need;
+	}
+	g.row = malloc((size_t)g.len * sizeof *g.row);
+	if (!g.row)
+		return -1;
+	for (int64_t i = 0; i < g.len; i++)
+		g.row[i] = -INFINITY;
+	for (int64_t p = 0; p < planes; p++)
+		maxpool_plane_f(&g, x + p * hn * g.wd, (planes - p) * hn * g.wd, y + p * g.oh_n * g.ow_n);
+	free(g.row);
+	return 0;
+}
+
 static int pool_run(struct exec_kernel_ctx *k, enum pool_kind kind)
 {
 	const struct xtensor *x = k->in[0];
@@ -215,7 +420,7 @@ static int pool_run(struct exec_kernel_ctx *k, enum pool_kind kind)
 	int32_t dt = x->dtype;
 	int as_float = dt == OV_DT_INT8 || dt == OV_DT_UINT8;
 	struct xtensor xf = {0}, yf = {0};
-	if (xk_output(k, 0, dt, x->rank, out))
+	if (xk_output_raw(k, 0, dt, x->rank, out)) /* every path writes every output */
 		return -1;
 	int64_t *ind = NULL;
 	if (kind == POOL_MAX && k->n_out > 1) {
@@ -241,6 +446,11 @@ static int pool_run(struct exec_kernel_ctx *k, enum pool_kind kind)
 			xt_set(k->out[0], i, ((float *)yf.data)[i]);
 		xt_free(&xf);
 		xt_free(&yf);
+	} else if (dt == OV_DT_FLOAT && kind == POOL_MAX && !ind && w.n <= 2) {
+		if (maxpool_f(x->data, k->out[0]->data, planes, &w, &tb)) {
+			free(tb.mem);
+			return xk_fail(k, "out of memory");
+		}
 	} else if (dt == OV_DT_FLOAT) {
 		pool_f(&a, x->data, k->out[0]->data, ind, planes, &w, &tb);
 	} else {
@@ -296,6 +506,27 @@ static int kernel_lp_pool(struct exec_kernel_ctx *k)
 
 /* ---- global pools -------------------------------------------------------------------------------------------- */
 
+/* The sum of x[0..n) in double, 8 floats at a time into two vectors of 4 doubles (GlobalAveragePool: another
+ * order than one by one, in double; the float it rounds to seldom differs). */
+typedef double v4d __attribute__((vector_size(32)));
+typedef float v4f_any __attribute__((vector_size(16), aligned(4), may_alias));
+
+NN_CLONES static double sum_f(const float *x, int64_t n)
+{
+	v4d a = {0}, b = {0};
+	int64_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		a += __builtin_convertvector(*(const v4f_any *)(x + i), v4d);
+		b += __builtin_convertvector(*(const v4f_any *)(x + i + 4), v4d);
+	}
+	a += b;
+	double s = (a[0] + a[1]) + (a[2] + a[3]);
+	for (; i < n; i++)
+		s += x[i];
+	return s;
+}
+
 static int global_pool(struct exec_kernel_ctx *k, enum pool_kind kind)
 {
 	const struct xtensor *x = k->in[0];
@@ -316,7 +547,9 @@ static int global_pool(struct exec_kernel_ctx *k, enum pool_kind kind)
 		return -1;
 	for (int64_t pl = 0; pl < planes; pl++) {
 		double acc = kind == POOL_MAX ? -INFINITY : 0;
-		if (x->dtype == OV_DT_FLOAT) {
+		if (x->dtype == OV_DT_FLOAT && kind == POOL_AVG) {
+			acc = sum_f(((const float *)x->data + pl * sp), sp);
+		} else if (x->dtype == OV_DT_FLOAT) {
 			const float *xp = (const float *)x->data + pl * sp;
 			if (kind == POOL_MAX) {
 				float m = sp ? xp[0] : 0;
