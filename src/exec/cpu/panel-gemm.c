@@ -30,17 +30,18 @@ void cpu_panels_pack(const float *a, int64_t lda, int64_t m, int64_t k, float *a
 			}
 }
 
-/* One block: rows [0, mr) of a panel (its products k0..k0 + kc of K, ap at k0) by 8 * nv columns of B (b at k0's row
- * and the block's first column); the sums start from C (first = 0) or the bias, and last applies act; keep columns
- * are stored. */
-static inline __attribute__((always_inline)) void pg_block(const float *ap, const float *b, int64_t ldb, int64_t kc,
-							   float *c, int64_t ldc, int mr, int keep, int first,
-							   int last, const float *bias, const struct act8 *a,
-							   const int nv)
+/* One block: rows [0, mr) of nr rows (one panel, or two: 12 rows by 8 columns, for the last columns of few, so
+ * that 12 sums hide the multiply-adds' latency) by 8 * nv columns of B (b at k0's row and the block's first column),
+ * over products k0..k0 + kc (ap, and ap2 for rows 6 to 11, at k0); the sums start from C (first = 0) or the bias,
+ * and last applies act; keep columns are stored. */
+static inline __attribute__((always_inline)) void pg_block(const float *ap, const float *ap2, const float *b,
+							   int64_t ldb, int64_t kc, float *c, int64_t ldc, int mr,
+							   int keep, int first, int last, const float *bias,
+							   const struct act8 *a, const int nr, const int nv)
 {
-	v8f s[PG_MR][2];
+	v8f s[2 * PG_MR][2];
 
-	for (int i = 0; i < PG_MR; i++)
+	for (int i = 0; i < nr; i++)
 		for (int v = 0; v < nv; v++) {
 			if (first) {
 				float bi = bias && i < mr ? bias[i] : 0.0f;
@@ -59,9 +60,9 @@ static inline __attribute__((always_inline)) void pg_block(const float *ap, cons
 		v8f b0 = LOAD8(b + k * ldb), b1 = b0;
 		if (nv > 1)
 			b1 = LOAD8(b + k * ldb + 8);
-#pragma GCC unroll 6
-		for (int i = 0; i < PG_MR; i++) {
-			float ai = ap[k * PG_MR + i];
+#pragma GCC unroll 12
+		for (int i = 0; i < nr; i++) {
+			float ai = (i < PG_MR ? ap : ap2)[k * PG_MR + i % PG_MR];
 			v8f av = {ai, ai, ai, ai, ai, ai, ai, ai};
 			s[i][0] += av * b0;
 			if (nv > 1)
@@ -85,10 +86,10 @@ static inline __attribute__((always_inline)) void pg_block(const float *ap, cons
 NN_CLONES void cpu_panels_gemm(const float *ap, int64_t m, int64_t k, const float *b, int64_t ldb, int64_t n,
 			       const float *bias, const struct exec_act *act, float *c, int64_t ldc, float *bt)
 {
-	/* column blocks: 16 wide, then (of the last n % 16) 8 in place and the rest (under 8) through bt, zero-padded
-	 * to 8 so that nothing is read past B's last column */
+	/* column blocks: 16 wide; then the last n % 16 columns, 8 in place and the rest (under 8) through bt,
+	 * zero-padded to 8 so that nothing is read past B's last column */
 	int64_t panels = (m + PG_MR - 1) / PG_MR, n16 = n / 16 * 16, rem = n - n16;
-	int64_t blocks = n16 / 16 + (rem >= 8) + (rem % 8 != 0), tail = rem % 8;
+	int64_t blocks = n16 / 16, tail = rem % 8;
 	struct act8 a;
 
 	act8_init(&a, act);
@@ -107,25 +108,30 @@ NN_CLONES void cpu_panels_gemm(const float *ap, int64_t m, int64_t k, const floa
 		for (int64_t o = 0; o < outer; o++)
 			for (int64_t i = 0; i < inner; i++) {
 				int64_t p = panel_outer ? o : i, t = panel_outer ? i : o;
-				int64_t j = t * 16, w = 16, ld = ldb;
-				const float *bj;
-				if (j >= n16) {
-					j = n16 + (t - n16 / 16) * 8;
-					w = n - j < 8 ? n - j : 8;
-				}
-				bj = b + k0 * ldb + j;
-				if (w < 8) {
-					bj = bt;
-					ld = 8;
-				}
 				int mr = (int)(m - p * PG_MR < PG_MR ? m - p * PG_MR : PG_MR);
 				const float *apk = ap + (p * k + k0) * PG_MR, *bp = bias ? bias + p * PG_MR : NULL;
-				float *cp = c + p * PG_MR * ldc + j;
-				if (w == 16)
-					pg_block(apk, bj, ld, kc, cp, ldc, mr, 16, first, last, bp, &a, 2);
-				else
-					pg_block(apk, bj, ld, kc, cp, ldc, mr, (int)w, first, last, bp, &a, 1);
+				pg_block(apk, NULL, b + k0 * ldb + t * 16, ldb, kc, c + p * PG_MR * ldc + t * 16, ldc, mr, 16,
+					 first, last, bp, &a, PG_MR, 2);
 			}
+		/* the last n % 16 columns, 8 at a time (the last ones from bt), two panels a block */
+		for (int64_t j = n16; j < n; j += 8) {
+			int64_t w = n - j < 8 ? n - j : 8, ld = ldb;
+			const float *bj = b + k0 * ldb + j;
+			if (w < 8) {
+				bj = bt;
+				ld = 8;
+			}
+			for (int64_t p = 0; p < panels; p += 2) {
+				int mr = (int)(m - p * PG_MR < 2 * PG_MR ? m - p * PG_MR : 2 * PG_MR);
+				const float *apk = ap + (p * k + k0) * PG_MR, *bp = bias ? bias + p * PG_MR : NULL;
+				float *cp = c + p * PG_MR * ldc + j;
+				if (p + 1 < panels)
+					pg_block(apk, apk + k * PG_MR, bj, ld, kc, cp, ldc, mr, (int)w, first, last, bp, &a,
+						 2 * PG_MR, 1);
+				else
+					pg_block(apk, NULL, bj, ld, kc, cp, ldc, mr, (int)w, first, last, bp, &a, PG_MR, 1);
+			}
+		}
 		if (k == 0)
 			break;
 	}
