@@ -38,6 +38,20 @@ screen resize 80x24 srcnn.onnx 'jj<Resize 120x40>'
 screen nodes 80x24 srcnn.onnx 'L'
 screen diagnostics 80x24 custom-domain.onnx '!'
 screen subgraph 80x24 if-subgraph.onnx 'jjS'
+# S on a call of a local function opens its body (the Constants it reads folded into the Clip, as in any graph)
+screen function-body 80x24 function.onnx 'jS'
+printf 'jjS' >"$TMP/fnone.keys"
+timeout 20 "$ONNXVIEW" --keys "$TMP/fnone.keys" --dump "$TMP/fnone.txt" --size 80x24 function.onnx >/dev/null 2>&1
+check "S on a node with neither: one line saying so" \
+	sh -c "tail -n 1 '$TMP/fnone.txt' | grep -q 'this node has no subgraph and calls no local function'"
+printf 'jS<Esc>' >"$TMP/fnback.keys"
+timeout 20 "$ONNXVIEW" --keys "$TMP/fnback.keys" --dump "$TMP/fnback.txt" --size 80x24 function.onnx >/dev/null 2>&1
+check "Esc leaves the function's body for the graph it was called from" \
+	sh -c "head -n 1 '$TMP/fnback.txt' | grep -q 'graph  *2 nodes'"
+printf 'jS:set-dim x 0 batch<Enter>' >"$TMP/fnedit.keys"
+timeout 20 "$ONNXVIEW" --keys "$TMP/fnedit.keys" --dump "$TMP/fnedit.txt" --size 80x24 function.onnx >/dev/null 2>&1
+check "an edit closes the body's view (it shows the model as it was)" \
+	sh -c "head -n 1 '$TMP/fnedit.txt' | grep -q 'graph  *2 nodes  1 edit'"
 
 # Folding by module scope: a 1,050-node model with PyTorch-style names opens folded; Enter opens a scope, z folds it,
 # jumping to a node inside a folded scope opens it, and a scope of one node never folds (z on it says so).

@@ -38,6 +38,8 @@
 	X(VIEW_RESULT, "view-result", "the selected node's computed output (after a run)")              \
 	X(VIEW_DIFF, "view-diff", "after :compare, the selected node's output as A - B")               \
 	X(VIEW_NEIGHBOURHOOD, "view-neighbourhood", "Graphviz lays out the node's neighbourhood")       \
+	X(OPEN_SUBGRAPH, "open-subgraph", "open the If/Loop/Scan subgraph, or the called function's body") \
+	X(FOLD, "fold", "fold the innermost open module scope of the selected box")                    \
 	X(SAVE, "save", "save (asks where, never replaces without asking)")                            \
 	X(HELP, "help", "this help")                                                                   \
 	X(REDRAW, "redraw", "redraw the screen")                                                       \

@@ -39,7 +39,7 @@ static const struct {
 	{'m', ACT_VIEW_MODEL, "m"}, {'L', ACT_VIEW_NODES, "L"}, {'I', ACT_VIEW_INITIALIZERS, "I"},
 	{'!', ACT_VIEW_DIAGNOSTICS, "!"}, {'c', ACT_VIEW_CHANGES, "c"}, {'r', ACT_VIEW_REFERENCE, "r"},
 	{'T', ACT_VIEW_TENSOR, "T"}, {'R', ACT_RUN_TO, "R"}, {'v', ACT_VIEW_RESULT, "v"}, {'V', ACT_VIEW_DIFF, "V"},
-	{'D', ACT_VIEW_NEIGHBOURHOOD, "D"},
+	{'D', ACT_VIEW_NEIGHBOURHOOD, "D"}, {'S', ACT_OPEN_SUBGRAPH, "S"}, {'z', ACT_FOLD, "z"},
 	{'w', ACT_SAVE, "w"}, {'?', ACT_HELP, "?"}, {KEY_F(1), ACT_HELP, "F1"}, {CTRL('l'), ACT_REDRAW, "Ctrl-L"},
 	{'q', ACT_QUIT, "q"},
 	/* for the help screen only: the event loop translates mouse events before keys are looked up */

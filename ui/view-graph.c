@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "src/graph/function.h"
 #include "src/model/describe.h"
 #include "src/present/layout.h"
 #include "src/present/scene-fold.h"
@@ -19,6 +20,9 @@ struct graph_view {
 	const struct graph *g;
 	int is_main;
 	int32_t parent_node; /* for a subgraph: the node of the main graph that owns it */
+	/* for a local function's body: the graph made for it, which the view owns */
+	struct graph_body *body;
+	struct graph *own;
 	uint32_t sub_index;
 	struct scene *scene;
 	struct layout *layout;
@@ -459,6 +463,60 @@ static void quick_edit(struct app *a, struct graph_view *gv, enum action act)
 	prompt_edit(a, pre);
 }
 
+/* S on a node that calls a local function: its body as a graph of its own (the call's attributes where the body
+ * refers to them, the inputs the call leaves out blanked), in a view that owns it and closes on edits. */
+static int open_function_body(struct app *a, struct view *v, struct graph_view *gv, uint32_t node)
+{
+	const Onnx__NodeProto *call = gv->g->nodes[node].proto;
+	const Onnx__FunctionProto *f = model_function(a->m, call->domain, call->op_type);
+	struct graph_body *body = NULL;
+	struct graph *g = NULL;
+	char **absent = NULL;
+	size_t n_absent = 0;
+	struct ov_error e = {0};
+
+	if (!f) {
+		app_message(a, 1, "this node has no subgraph and calls no local function");
+		return 1;
+	}
+	body = calloc(1, sizeof *body);
+	absent = calloc(f->n_input + 1, sizeof *absent);
+	for (size_t i = 0; absent && i < f->n_input; i++)
+		if (i >= call->n_input || !call->input[i] || !*call->input[i])
+			absent[n_absent++] = f->input[i];
+	if (!body || !absent || graph_body_make(body, f, call, absent, n_absent) || graph_build(&g, &body->g, &e)) {
+		app_message(a, 1, "cannot open the function's body: %s", e.msg[0] ? e.msg : "out of memory");
+		if (body)
+			graph_body_free(body);
+		free(body);
+		free(absent);
+		return 1;
+	}
+	free(absent);
+	char title[200];
+	struct strbuf nm = {0};
+	if (f->domain && *f->domain) {
+		describe_name(&nm, f->domain);
+		strbuf_puts(&nm, "::");
+	}
+	describe_name(&nm, f->name ? f->name : "");
+	snprintf(title, sizeof title, "%s > #%u %s body", v->title, node, strbuf_str(&nm));
+	strbuf_free(&nm);
+	struct view *sv = view_graph_new(a, g, title);
+	if (!sv) {
+		graph_free(g);
+		graph_body_free(body);
+		free(body);
+		return 1;
+	}
+	struct graph_view *sgv = sv->data;
+	sgv->is_main = 0;
+	sgv->body = body;
+	sgv->own = g;
+	app_push(a, sv);
+	return 1;
+}
+
 static int gv_handle(struct app *a, struct view *v, enum action act, int key)
 {
 	struct graph_view *gv = v->data;
@@ -467,13 +525,15 @@ static int gv_handle(struct app *a, struct view *v, enum action act, int key)
 
 	if (!s || !s->n_boxes)
 		return 0;
-	if (key == 'z') {
+	if (act == ACT_FOLD) {
 		fold_change(a, gv, 0);
 		return 1;
 	}
-	if (key == 'S') { /* open the node's subgraph(s): If/Loop/Scan */
+	if (act == ACT_OPEN_SUBGRAPH) { /* open the node's subgraph(s): If/Loop/Scan; or the body of the local function it calls */
 		const struct scene_box *bx = &s->boxes[gv->sel];
-		if (bx->kind != BOX_NODE || !gv->g->nodes[bx->ref].n_sub) {
+		if (bx->kind == BOX_NODE && !gv->g->nodes[bx->ref].n_sub)
+			return open_function_body(a, v, gv, (uint32_t)bx->ref);
+		if (bx->kind != BOX_NODE) {
 			app_message(a, 1, "this node has no subgraph");
 			return 1;
 		}
@@ -781,6 +841,10 @@ static void gv_free(struct view *v)
 		free(gv->visible);
 		paint_canvas_free(&gv->canvas);
 		scope_list_free(gv->expanded, gv->n_expanded);
+		graph_free(gv->own);
+		if (gv->body)
+			graph_body_free(gv->body);
+		free(gv->body);
 		free(gv);
 	}
 	free(v);
