@@ -467,39 +467,21 @@ static void quick_edit(struct app *a, struct graph_view *gv, enum action act)
  * refers to them, the inputs the call leaves out blanked), in a view that owns it and closes on edits. */
 static int open_function_body(struct app *a, struct view *v, struct graph_view *gv, uint32_t node)
 {
-	const Onnx__NodeProto *call = gv->g->nodes[node].proto;
-	const Onnx__FunctionProto *f = model_function(a->m, call->domain, call->op_type);
 	struct graph_body *body = NULL;
 	struct graph *g = NULL;
-	char **absent = NULL;
-	size_t n_absent = 0;
 	struct ov_error e = {0};
+	char fname[160];
+	int r = graph_call_body(a->m, gv->g, node, &body, &g, fname, sizeof fname, &e);
 
-	if (!f) {
+	if (r > 0)
 		app_message(a, 1, "this node has no subgraph and calls no local function");
+	else if (r < 0)
+		app_message(a, 1, "cannot open the function's body: %s", e.msg);
+	if (r)
 		return 1;
-	}
-	body = calloc(1, sizeof *body);
-	absent = calloc(f->n_input + 1, sizeof *absent);
-	for (size_t i = 0; absent && i < f->n_input; i++)
-		if (i >= call->n_input || !call->input[i] || !*call->input[i])
-			absent[n_absent++] = f->input[i];
-	if (!body || !absent || graph_body_make(body, f, call, absent, n_absent) || graph_build(&g, &body->g, &e)) {
-		app_message(a, 1, "cannot open the function's body: %s", e.msg[0] ? e.msg : "out of memory");
-		if (body)
-			graph_body_free(body);
-		free(body);
-		free(absent);
-		return 1;
-	}
-	free(absent);
 	char title[200];
 	struct strbuf nm = {0};
-	if (f->domain && *f->domain) {
-		describe_name(&nm, f->domain);
-		strbuf_puts(&nm, "::");
-	}
-	describe_name(&nm, f->name ? f->name : "");
+	describe_name(&nm, fname);
 	snprintf(title, sizeof title, "%s > #%u %s body", v->title, node, strbuf_str(&nm));
 	strbuf_free(&nm);
 	struct view *sv = view_graph_new(a, g, title);

@@ -1,10 +1,13 @@
 /* The body of a local function as a graph (src/graph/function.h). */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/base/error.h"
 #include "src/graph/function.h"
+#include "src/graph/graph.h"
 
 static void *body_alloc(struct graph_body *b, size_t bytes)
 {
@@ -115,6 +118,41 @@ int graph_body_make(struct graph_body *b, const Onnx__FunctionProto *f, const On
 	b->g.output = name_list(b, f->output, f->n_output);
 	if (!b->g.node || !b->g.input || !b->g.output) {
 		graph_body_free(b);
+		return -1;
+	}
+	return 0;
+}
+
+int graph_call_body(const struct ov_model *m, const struct graph *g, uint32_t n, struct graph_body **body,
+		    struct graph **out, char *name, size_t n_name, struct ov_error *err)
+{
+	const Onnx__NodeProto *call = n < g->n_nodes ? g->nodes[n].proto : NULL;
+	const Onnx__FunctionProto *f = call ? model_function(m, call->domain, call->op_type) : NULL;
+	char **absent;
+	size_t n_absent = 0;
+
+	*body = NULL;
+	*out = NULL;
+	if (!f)
+		return 1;
+	snprintf(name, n_name, "%s%s%s", f->domain && *f->domain ? f->domain : "", f->domain && *f->domain ? "::" : "",
+		 f->name ? f->name : "");
+	absent = calloc(f->n_input + 1, sizeof *absent);
+	*body = calloc(1, sizeof **body);
+	for (size_t i = 0; absent && i < f->n_input; i++)
+		if (i >= call->n_input || !call->input[i] || !*call->input[i])
+			absent[n_absent++] = f->input[i];
+	if (!absent || !*body || graph_body_make(*body, f, call, absent, n_absent)) {
+		free(absent);
+		free(*body);
+		*body = NULL;
+		return ov_fail(err, OV_NOMEM, "out of memory");
+	}
+	free(absent);
+	if (graph_build(out, &(*body)->g, err)) {
+		graph_body_free(*body);
+		free(*body);
+		*body = NULL;
 		return -1;
 	}
 	return 0;

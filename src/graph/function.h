@@ -4,6 +4,7 @@
 #define OV_GRAPH_FUNCTION_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "src/model/model.h"
 
@@ -22,5 +23,14 @@ struct graph_body {
 int graph_body_make(struct graph_body *b, const Onnx__FunctionProto *f, const Onnx__NodeProto *call,
 		    char *const *absent, size_t n_absent);
 void graph_body_free(struct graph_body *b);
+
+struct graph;
+struct ov_error;
+/* Node n of g, when it calls one of m's local functions: that function's body as called by it (graph_body_make,
+ * the inputs the call leaves out as absent), indexed into *out over *body (both from malloc: the caller frees them
+ * with graph_free and graph_body_free + free), and the function's "domain::name" in name.  0; 1 when the node calls
+ * no local function; -1 with err set (out of memory). */
+int graph_call_body(const struct ov_model *m, const struct graph *g, uint32_t n, struct graph_body **body,
+		    struct graph **out, char *name, size_t n_name, struct ov_error *err);
 
 #endif
