@@ -59,6 +59,19 @@ struct exec_kernel_ctx {
 	const struct xtensor *add;
 	struct exec_act add_act;
 	int add_done;
+	/* The runner's offer to run a LayerNormalization written out as nodes (torch's exports before opset 17):
+	 * when the node is ReduceMean(X) over X's last axis, keeping it, and begins D = Sub(X, mean),
+	 * ReduceMean(Pow(D, 2)) over the same axis, Add(eps), Sqrt, Div(D, ..), Mul(gamma), Add(beta), the values
+	 * between read by nobody else and watched by nobody, ln holds eps, gamma and beta (float32, on the host).  A
+	 * ReduceMean kernel may then write the last Add's result as its output 0, every float operation as those
+	 * kernels do it, and set ln_done; the runner hands it on as the last Add's output and skips the nodes
+	 * between.  Ignoring the offer is correct. */
+	const struct exec_ln_offer *ln;
+	int ln_done;
+};
+
+struct exec_ln_offer {
+	const struct xtensor *eps, *gamma, *beta;
 };
 
 /* Attributes of the kernel's node (absent: the default). */

@@ -73,6 +73,122 @@ static void store_i(struct xtensor *t, int64_t i, int64_t v)
 	}
 }
 
+/* ---- float32 sums over a contiguous run ------------------------------------------------------------------------
+ * ReduceSum and ReduceMean of float32 over trailing axes (a contiguous run per output element), and the
+ * LayerNormalization written out as nodes that the runner hands to ReduceMean (exec_kernel_ctx.ln), sum in double
+ * in one order: 16 lanes, lane l taking the elements j = l mod 16 in order, folded lane l + 8 into l, then + 4,
+ * + 2, + 1.  The order is the code's, not the machine's (element-wise double additions, exact in any vector
+ * width), so both clones give the same bits, and the fused layer norm the bits of its nodes. */
+
+typedef double v4d __attribute__((vector_size(32)));
+typedef float v4f_any __attribute__((vector_size(16), aligned(4), may_alias));
+typedef float v8f_r __attribute__((vector_size(32)));
+typedef float v8f_r_any __attribute__((vector_size(32), aligned(4), may_alias));
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+/* no fp-contract: the layer norm must round after every operation, as its nodes do */
+#define RED_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define RED_CLONES
+#endif
+
+static inline __attribute__((always_inline)) double sum16(const float *x, int64_t n)
+{
+	v4d s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
+	int64_t j = 0;
+
+	for (; j + 16 <= n; j += 16) {
+		s0 += __builtin_convertvector(*(const v4f_any *)(x + j), v4d);
+		s1 += __builtin_convertvector(*(const v4f_any *)(x + j + 4), v4d);
+		s2 += __builtin_convertvector(*(const v4f_any *)(x + j + 8), v4d);
+		s3 += __builtin_convertvector(*(const v4f_any *)(x + j + 12), v4d);
+	}
+	if (j < n) { /* the rest to lanes 0..: the lanes past it add +0, which changes no sum (none is -0) */
+		float t[16] = {0};
+		memcpy(t, x + j, (size_t)(n - j) * sizeof *t);
+		s0 += __builtin_convertvector(*(const v4f_any *)t, v4d);
+		s1 += __builtin_convertvector(*(const v4f_any *)(t + 4), v4d);
+		s2 += __builtin_convertvector(*(const v4f_any *)(t + 8), v4d);
+		s3 += __builtin_convertvector(*(const v4f_any *)(t + 12), v4d);
+	}
+	v4d u = (s0 + s2) + (s1 + s3);
+	return (u[0] + u[2]) + (u[1] + u[3]);
+}
+
+/* acc[i] = the sum of x[i * n .. (i + 1) * n) for i < rows. */
+RED_CLONES static void sum_rows_f(const float *x, int64_t rows, int64_t n, double *acc)
+{
+	for (int64_t i = 0; i < rows; i++)
+		acc[i] = sum16(x + i * n, n);
+}
+
+/* LayerNormalization over rows of n as its nodes compute it: mean = (float)(sum / n), d = x - mean,
+ * var = (float)(sum(d * d) / n), s = sqrtf(var + eps), y = d / s * gamma + beta, each operation rounded to float. */
+RED_CLONES static void layernorm_rows_f(const float *x, int64_t rows, int64_t n, float eps, const float *gamma,
+					const float *beta, float *y)
+{
+	for (int64_t i = 0; i < rows; i++) {
+		const float *xr = x + i * n;
+		float *yr = y + i * n;
+		float mean = (float)(sum16(xr, n) / (double)n);
+		v8f_r mv = {mean, mean, mean, mean, mean, mean, mean, mean};
+		int64_t j = 0;
+		for (; j + 8 <= n; j += 8) {
+			v8f_r d = *(const v8f_r_any *)(xr + j) - mv;
+			*(v8f_r_any *)(yr + j) = d * d;
+		}
+		for (; j < n; j++) {
+			float d = xr[j] - mean;
+			yr[j] = d * d;
+		}
+		float var = (float)(sum16(yr, n) / (double)n);
+		float s = sqrtf(var + eps);
+		v8f_r sv = {s, s, s, s, s, s, s, s};
+		for (j = 0; j + 8 <= n; j += 8) {
+			v8f_r q = (*(const v8f_r_any *)(xr + j) - mv) / sv;
+			q = q * *(const v8f_r_any *)(gamma + j);
+			*(v8f_r_any *)(yr + j) = q + *(const v8f_r_any *)(beta + j);
+		}
+		for (; j < n; j++) {
+			float q = (xr[j] - mean) / s;
+			q = q * gamma[j];
+			yr[j] = q + beta[j];
+		}
+	}
+}
+
+/* t is a float32 row of n that broadcasts along x's last axis without growing x: every dim 1 but the last. */
+static int ln_row(const struct xtensor *t, const struct xtensor *x, int64_t n)
+{
+	if (!t || t->dtype != OV_DT_FLOAT || !t->data || t->rank < 1 || t->rank > x->rank || t->dims[t->rank - 1] != n)
+		return 0;
+	for (int i = 0; i < t->rank - 1; i++)
+		if (t->dims[i] != 1)
+			return 0;
+	return 1;
+}
+
+/* The runner's layer norm offer (exec_kernel_ctx.ln), taken when it fits: 1 when output 0 holds the layer norm,
+ * 0 when not taken (nothing written), -1 failed. */
+static int reduce_layernorm(struct exec_kernel_ctx *k, const struct xtensor *x)
+{
+	const struct exec_ln_offer *o = k->ln;
+
+	if (x->dtype != OV_DT_FLOAT || x->rank < 1 || !o->eps || o->eps->dtype != OV_DT_FLOAT ||
+	    o->eps->numel != 1 || !o->eps->data || o->eps->rank > x->rank)
+		return 0;
+	int64_t n = x->dims[x->rank - 1];
+	if (!n || !ln_row(o->gamma, x, n) || !ln_row(o->beta, x, n))
+		return 0;
+	if (xk_output_raw(k, 0, OV_DT_FLOAT, x->rank, x->dims))
+		return -1;
+	layernorm_rows_f(x->data, x->numel / n, n, *(const float *)o->eps->data, o->gamma->data, o->beta->data,
+			 k->out[0]->data);
+	k->ln_done = 1;
+	xk_note(k, "ran as one layer norm with the 8 nodes after it (the same bits)");
+	return 1;
+}
+
 /* ---- Reduce* ----------------------------------------------------------------------------------------------- */
 
 /* the steps themselves are ops/ov-math.h's, which the CUDA reductions take too */
@@ -228,10 +344,29 @@ static int reduce_run(struct exec_kernel_ctx *k, enum rop op, int from_input)
 		if (!r.red[a] || keep)
 			d[n++] = r.red[a] ? 1 : x->dims[a];
 	}
+	if (op == R_MEAN && k->ln) {
+		int t = reduce_layernorm(k, x);
+		if (t)
+			return t < 0 ? -1 : 0;
+	}
 	if (xk_output(k, 0, x->dtype, n, d))
 		return -1;
 	struct xtensor *y = k->out[0];
 	r.out_numel = y->numel;
+	/* float32 sums over trailing axes: in the lanes' order (sum16) */
+	int suffix = x->rank > 0 && x->dtype == OV_DT_FLOAT && (op == R_SUM || op == R_MEAN);
+	for (int a = 1; suffix && a < x->rank; a++)
+		suffix = !r.red[a - 1] || r.red[a];
+	if (suffix && r.red[x->rank - 1] && r.count > 0) {
+		double *acc = malloc((size_t)(y->numel ? y->numel : 1) * sizeof *acc);
+		if (!acc)
+			return xk_fail(k, "out of memory");
+		sum_rows_f(x->data, y->numel, r.count, acc);
+		for (int64_t i = 0; i < y->numel; i++)
+			((float *)y->data)[i] = (float)ov_red_final_d(op, acc[i], r.count, 0);
+		free(acc);
+		return 0;
+	}
 	/* output strides per input axis */
 	{
 		int64_t s = 1;
