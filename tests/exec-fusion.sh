@@ -5,7 +5,7 @@
 # row or a whole matrix) and a Relu after a MatMul taken into it, and a LayerNormalization written out as nodes
 # taken into its first ReduceMean, both to the bits of the separate kernels (--all runs nothing fused), and
 # refused where a value between is watched or the pattern is another; float32 ReduceSum/ReduceMean over trailing
-# axes against numpy.
+# axes, Softmax/LogSoftmax and LayerNormalization over float32 rows against numpy.
 . "$(dirname "$0")/lib.sh"
 
 have_python_onnx || skip_all "python3 with onnx and numpy is needed to make the test models"
@@ -130,6 +130,31 @@ save("red", [helper.make_node("ReduceSum", ["x", "ax"], ["s1"]),
      [vi("s1", T.FLOAT, [3, 4, 1]), vi("m2", T.FLOAT, [3, 1, 1]), vi("m0", T.FLOAT, [4, 33]),
       vi("m15", T.FLOAT, [3, 4, 1])],
      [("ax", np.array([2], np.int64)), ("z", np.array([0], np.int64)), ("e15", np.array([15], np.int64))])
+# Softmax and LogSoftmax over rows of 37 (a tail past 32) with a NaN row and a row of -inf and finite values;
+# LayerNormalization (opset 17) over rows of 37 and over the last two axes, with its Mean and InvStdDev
+xs = r(4, 37)
+xs[1, 3] = np.nan
+xs[2, :5] = -np.inf
+save("smax", [helper.make_node("Softmax", ["x"], ["sm"], axis=-1), helper.make_node("LogSoftmax", ["x"], ["lsm"])],
+     [vi("x", T.FLOAT, [4, 37])], [vi("sm", T.FLOAT, [4, 37]), vi("lsm", T.FLOAT, [4, 37])])
+e = np.exp(xs.astype(np.float64) - xs.max(-1, keepdims=True))
+np.save("xs.npy", xs)
+np.save("sm.npy", (e / e.sum(-1, keepdims=True)).astype(np.float32))
+np.save("lsm.npy", (xs - xs.max(-1, keepdims=True) - np.log(e.sum(-1, keepdims=True))).astype(np.float32))
+xl, gl, bl, g2, b2 = r(3, 5, 37), r(37), r(37), r(5, 37), r(5, 37)
+save("lnop", [helper.make_node("LayerNormalization", ["x", "g", "b"], ["y", "mean", "inv"], epsilon=1e-5),
+              helper.make_node("LayerNormalization", ["x", "g2", "b2"], ["y2"], axis=1)],
+     [vi("x", T.FLOAT, [3, 5, 37])],
+     [vi("y", T.FLOAT, [3, 5, 37]), vi("mean", T.FLOAT, [3, 5, 1]), vi("inv", T.FLOAT, [3, 5, 1]),
+      vi("y2", T.FLOAT, [3, 5, 37])], [("g", gl), ("b", bl), ("g2", g2), ("b2", b2)], opset=17)
+x64 = xl.astype(np.float64)
+np.save("lnopx.npy", xl)
+np.save("lnopy.npy", ln_ref(xl, gl, bl))
+np.save("lnopm.npy", x64.mean(-1, keepdims=True).astype(np.float32))
+np.save("lnopi.npy", (1 / np.sqrt(x64.var(-1, keepdims=True) + 1e-5)).astype(np.float32))
+m2 = x64.mean((1, 2), keepdims=True)
+np.save("lnopy2.npy", ((x64 - m2) / np.sqrt(x64.var((1, 2), keepdims=True) + 1e-5) * g2 + b2).astype(np.float32))
+
 x64 = xr.astype(np.float64)
 np.save("xr.npy", xr)
 np.save("s1.npy", x64.sum(2, keepdims=True).astype(np.float32))
@@ -200,5 +225,12 @@ check "... to the bits of its nodes run apart" same f18/y.npy a18/y.npy
 run red.onnx --input x=xr.npy --expect s1=s1.npy --expect m2=m2.npy --expect m0=m0.npy --expect m15=m15.npy
 check "ReduceSum/ReduceMean of float32 over trailing axes (rows of 33 and 15, two axes, a NaN) match numpy" \
 	[ "$(rc)" = 0 ]
+
+# ---- Softmax, LogSoftmax and LayerNormalization rows
+run smax.onnx --input x=xs.npy --expect sm=sm.npy --expect lsm=lsm.npy
+check "Softmax and LogSoftmax over rows of 37 (a NaN row, a row with -inf) match numpy" [ "$(rc)" = 0 ]
+run lnop.onnx --input x=lnopx.npy --expect y=lnopy.npy --expect mean=lnopm.npy --expect inv=lnopi.npy \
+	--expect y2=lnopy2.npy
+check "LayerNormalization over rows of 37 (with Mean and InvStdDev) and over two axes matches numpy" [ "$(rc)" = 0 ]
 
 done_testing
