@@ -11,6 +11,7 @@
 
 #include "src/base/dtype.h"
 #include "src/exec/cpu/kernels.h"
+#include "src/exec/cpu/lanesum.h"
 #include "src/exec/ops/ops.h"
 #include "src/exec/ops/ov-math.h"
 #include "src/exec/exec.h"
@@ -272,9 +273,10 @@ static int kernel_groupnorm(struct exec_kernel_ctx *k)
 
 /* ---- float32 rows, vectorised ------------------------------------------------------------------------------------
  * Softmax and LogSoftmax over a contiguous float32 axis, and LayerNormalization of float32 over contiguous rows
- * with a per-row Scale and B: blocks of 8 that GCC vectorises (in the x86-64-v3 clone with AVX2; no contraction of
- * the float operations, so both clones give the same bits), and double sums in one fixed order (lane l takes the
- * elements j = l mod 8, the lanes folded 4, 2, 1 apart), so a result does not depend on the machine. */
+ * with Scale and B laid out as the row: blocks of 8 that GCC vectorises (in the x86-64-v3 clone with AVX2; no
+ * contraction of the float operations, so both clones give the same bits), in the arithmetic the CUDA kernels
+ * share (cuda/points.h): Softmax's denominator in ov_sum16_f's order, LayerNormalization's statistics in order
+ * (cu_norm_stats). */
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 #define ROW_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
@@ -284,22 +286,6 @@ static int kernel_groupnorm(struct exec_kernel_ctx *k)
 
 typedef double v4d_n __attribute__((vector_size(32)));
 typedef float v4f_n __attribute__((vector_size(16), aligned(4), may_alias));
-
-/* The lanes' double sum of x[0..n) (the order above). */
-static inline __attribute__((always_inline)) double lane_sum(const float *x, int64_t n)
-{
-	v4d_n s0 = {0}, s1 = {0};
-	int64_t j = 0;
-
-	for (; j + 8 <= n; j += 8) {
-		s0 += __builtin_convertvector(*(const v4f_n *)(x + j), v4d_n);
-		s1 += __builtin_convertvector(*(const v4f_n *)(x + j + 4), v4d_n);
-	}
-	double l[8] = {s0[0], s0[1], s0[2], s0[3], s1[0], s1[1], s1[2], s1[3]};
-	for (int q = 0; j < n; j++, q++)
-		l[q] += x[j];
-	return ((l[0] + l[4]) + (l[2] + l[6])) + ((l[1] + l[5]) + (l[3] + l[7]));
-}
 
 /* y = exp(x - mx) (restrict on parameters, which GCC honours: the loop vectorises without alias checks) */
 static inline __attribute__((always_inline)) void exp_shifted(const float *restrict x, float *restrict y, int64_t n,
@@ -314,8 +300,8 @@ static inline __attribute__((always_inline)) void exp_shifted(const float *restr
 		y[j] = ov_exp_f(x[j] - mx);
 }
 
-/* Softmax (logsm 0) or LogSoftmax (logsm 1) of rows of len: max, e = exp(x - max) (ov_exp_f, within 1 ulp), their
- * lanes' double sum, then e / sum as e * (float)(1 / sum), or x - max - (float)log(sum). */
+/* Softmax (logsm 0) or LogSoftmax (logsm 1) of rows of len, as cu_softmax_row: max, e = exp(x - max) (ov_exp_f,
+ * within 1 ulp), their double sum (ov_sum16_f), then e * (float)(1 / sum), or x - max - (float)log(sum). */
 ROW_CLONES static void softmax_rows_f(const float *x, float *y, int64_t rows, int64_t len, int logsm)
 {
 	for (int64_t r = 0; r < rows; r++) {
@@ -333,7 +319,7 @@ ROW_CLONES static void softmax_rows_f(const float *x, float *y, int64_t rows, in
 			mx = m8[q] > mx ? m8[q] : mx;
 		/* e into y (for LogSoftmax too: y is overwritten after) */
 		exp_shifted(xp, yp, len, mx);
-		double sum = lane_sum(yp, len);
+		double sum = cpu_sum16_f(yp, len);
 		if (!logsm) {
 			float inv = (float)(1 / sum);
 			for (j = 0; j + 8 <= len; j += 8)
@@ -352,40 +338,33 @@ ROW_CLONES static void softmax_rows_f(const float *x, float *y, int64_t rows, in
 	}
 }
 
-/* LayerNormalization of float32 rows of n with Scale s and B b (NULL: none) per position in the row, the statistics
- * in double as layernorm_f computes them (rounded to float for stash_type float): y = (x - m) * inv * s + b in
- * double, rounded to float.  mean and inv_std (NULL: not asked) get each row's m and inv. */
+/* LayerNormalization of float32 rows of n with Scale s and B b (NULL: none) laid out as the row: the statistics as
+ * cu_norm_stats (double sums in order, rounded to float for stash_type float), y = (x - m) * inv * s + b in double
+ * (b 0 when there is none: still added, so -0 becomes +0, as cu_layernorm_value), rounded to float.  mean and
+ * inv_std (NULL: not asked) get each row's m and inv. */
 ROW_CLONES static void layernorm_rows(const float *x, float *y, int64_t rows, int64_t n, const float *s,
 				      const float *b, double eps, int stash_float, float *mean, float *inv_std)
 {
 	for (int64_t r = 0; r < rows; r++) {
 		const float *xp = x + r * n;
 		float *yp = y + r * n;
-		double m = n ? lane_sum(xp, n) / (double)n : 0;
-		v4d_n q0 = {0}, q1 = {0}, mv = {m, m, m, m};
-		int64_t j = 0;
-		for (; j + 8 <= n; j += 8) {
-			v4d_n d0 = __builtin_convertvector(*(const v4f_n *)(xp + j), v4d_n) - mv;
-			v4d_n d1 = __builtin_convertvector(*(const v4f_n *)(xp + j + 4), v4d_n) - mv;
-			q0 += d0 * d0;
-			q1 += d1 * d1;
-		}
-		double l[8] = {q0[0], q0[1], q0[2], q0[3], q1[0], q1[1], q1[2], q1[3]};
-		for (int q = 0; j < n; j++, q++) {
+		double sum = 0, sq = 0;
+		for (int64_t j = 0; j < n; j++)
+			sum += xp[j];
+		double m = n ? sum / (double)n : 0;
+		for (int64_t j = 0; j < n; j++) {
 			double d = xp[j] - m;
-			l[q] += d * d;
+			sq += d * d;
 		}
-		double sq = ((l[0] + l[4]) + (l[2] + l[6])) + ((l[1] + l[5]) + (l[3] + l[7]));
 		double inv = 1 / sqrt((n ? sq / (double)n : 0) + eps);
 		if (stash_float)
 			m = (float)m, inv = (float)inv;
-		v4d_n iv = {inv, inv, inv, inv};
-		mv = (v4d_n){m, m, m, m};
-		for (j = 0; j + 4 <= n; j += 4) {
+		v4d_n iv = {inv, inv, inv, inv}, mv = {m, m, m, m}, zero = {0, 0, 0, 0};
+		int64_t j = 0;
+		for (; j + 4 <= n; j += 4) {
 			v4d_n v = (__builtin_convertvector(*(const v4f_n *)(xp + j), v4d_n) - mv) * iv *
 				  __builtin_convertvector(*(const v4f_n *)(s + j), v4d_n);
-			if (b)
-				v += __builtin_convertvector(*(const v4f_n *)(b + j), v4d_n);
+			v += b ? __builtin_convertvector(*(const v4f_n *)(b + j), v4d_n) : zero;
 			*(v4f_n *)(yp + j) = __builtin_convertvector(v, __typeof__(*(v4f_n *)0));
 		}
 		for (; j < n; j++)

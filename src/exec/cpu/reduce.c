@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "src/base/dtype.h"
+#include "src/exec/cpu/lanesum.h"
 #include "src/exec/exec.h"
 #include "src/exec/ops/index.h"
 #include "src/exec/ops/ov-math.h"
@@ -74,14 +75,11 @@ static void store_i(struct xtensor *t, int64_t i, int64_t v)
 }
 
 /* ---- float32 sums over a contiguous run ------------------------------------------------------------------------
- * ReduceSum and ReduceMean of float32 over trailing axes (a contiguous run per output element), and the
- * LayerNormalization written out as nodes that the runner hands to ReduceMean (exec_kernel_ctx.ln), sum in double
- * in one order: 16 lanes, lane l taking the elements j = l mod 16 in order, folded lane l + 8 into l, then + 4,
- * + 2, + 1.  The order is the code's, not the machine's (element-wise double additions, exact in any vector
- * width), so both clones give the same bits, and the fused layer norm the bits of its nodes. */
+ * ReduceSum and ReduceMean of float32 over a contiguous run per output element (the reduced axes trailing, axes of
+ * size 1 aside), and the LayerNormalization written out as nodes that the runner hands to ReduceMean
+ * (exec_kernel_ctx.ln), sum in double in ops/ov-math.h's ov_sum16_f order (cpu/lanesum.h: vectorised, the same
+ * bits), which the CUDA reductions take too; so the fused layer norm gives the bits of its nodes. */
 
-typedef double v4d __attribute__((vector_size(32)));
-typedef float v4f_any __attribute__((vector_size(16), aligned(4), may_alias));
 typedef float v8f_r __attribute__((vector_size(32)));
 typedef float v8f_r_any __attribute__((vector_size(32), aligned(4), may_alias));
 
@@ -92,34 +90,11 @@ typedef float v8f_r_any __attribute__((vector_size(32), aligned(4), may_alias));
 #define RED_CLONES
 #endif
 
-static inline __attribute__((always_inline)) double sum16(const float *x, int64_t n)
-{
-	v4d s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
-	int64_t j = 0;
-
-	for (; j + 16 <= n; j += 16) {
-		s0 += __builtin_convertvector(*(const v4f_any *)(x + j), v4d);
-		s1 += __builtin_convertvector(*(const v4f_any *)(x + j + 4), v4d);
-		s2 += __builtin_convertvector(*(const v4f_any *)(x + j + 8), v4d);
-		s3 += __builtin_convertvector(*(const v4f_any *)(x + j + 12), v4d);
-	}
-	if (j < n) { /* the rest to lanes 0..: the lanes past it add +0, which changes no sum (none is -0) */
-		float t[16] = {0};
-		memcpy(t, x + j, (size_t)(n - j) * sizeof *t);
-		s0 += __builtin_convertvector(*(const v4f_any *)t, v4d);
-		s1 += __builtin_convertvector(*(const v4f_any *)(t + 4), v4d);
-		s2 += __builtin_convertvector(*(const v4f_any *)(t + 8), v4d);
-		s3 += __builtin_convertvector(*(const v4f_any *)(t + 12), v4d);
-	}
-	v4d u = (s0 + s2) + (s1 + s3);
-	return (u[0] + u[2]) + (u[1] + u[3]);
-}
-
 /* acc[i] = the sum of x[i * n .. (i + 1) * n) for i < rows. */
 RED_CLONES static void sum_rows_f(const float *x, int64_t rows, int64_t n, double *acc)
 {
 	for (int64_t i = 0; i < rows; i++)
-		acc[i] = sum16(x + i * n, n);
+		acc[i] = cpu_sum16_f(x + i * n, n);
 }
 
 /* LayerNormalization over rows of n as its nodes compute it: mean = (float)(sum / n), d = x - mean,
@@ -130,7 +105,7 @@ RED_CLONES static void layernorm_rows_f(const float *x, int64_t rows, int64_t n,
 	for (int64_t i = 0; i < rows; i++) {
 		const float *xr = x + i * n;
 		float *yr = y + i * n;
-		float mean = (float)(sum16(xr, n) / (double)n);
+		float mean = (float)(cpu_sum16_f(xr, n) / (double)n);
 		v8f_r mv = {mean, mean, mean, mean, mean, mean, mean, mean};
 		int64_t j = 0;
 		for (; j + 8 <= n; j += 8) {
@@ -141,7 +116,7 @@ RED_CLONES static void layernorm_rows_f(const float *x, int64_t rows, int64_t n,
 			float d = xr[j] - mean;
 			yr[j] = d * d;
 		}
-		float var = (float)(sum16(yr, n) / (double)n);
+		float var = (float)(cpu_sum16_f(yr, n) / (double)n);
 		float s = sqrtf(var + eps);
 		v8f_r sv = {s, s, s, s, s, s, s, s};
 		for (j = 0; j + 8 <= n; j += 8) {
@@ -353,11 +328,14 @@ static int reduce_run(struct exec_kernel_ctx *k, enum rop op, int from_input)
 		return -1;
 	struct xtensor *y = k->out[0];
 	r.out_numel = y->numel;
-	/* float32 sums over trailing axes: in the lanes' order (sum16) */
-	int suffix = x->rank > 0 && x->dtype == OV_DT_FLOAT && (op == R_SUM || op == R_MEAN);
-	for (int a = 1; suffix && a < x->rank; a++)
-		suffix = !r.red[a - 1] || r.red[a];
-	if (suffix && r.red[x->rank - 1] && r.count > 0) {
+	/* float32 sums over a contiguous run: in ov_sum16_f's order */
+	int contiguous = x->dtype == OV_DT_FLOAT && (op == R_SUM || op == R_MEAN) && r.count > 0, seen = 0;
+	for (int a = 0; contiguous && a < x->rank; a++)
+		if (x->dims[a] != 1) {
+			contiguous = !seen || r.red[a];
+			seen |= r.red[a];
+		}
+	if (contiguous && seen) {
 		double *acc = malloc((size_t)(y->numel ? y->numel : 1) * sizeof *acc);
 		if (!acc)
 			return xk_fail(k, "out of memory");
