@@ -50,6 +50,28 @@ struct exec_kernel_ctx {
 	 * then hands output 0 on as the activation's result instead of running it.  Ignoring the offer is correct. */
 	struct exec_act act;
 	int act_done;
+	/* The runner's offer to fuse an Add: when the node's output 0 goes only to an Add (and nobody watches it),
+	 * add is the Add's other input (float32, on the host) and add_act the Relu or Clip after the Add when one
+	 * may go with it (act is then NONE).  A kernel may write y = add_act(y + add) as the Add and activation
+	 * kernels would compute it, when add broadcasts to output 0 without growing it, and set add_done; the runner
+	 * then hands output 0 on as the Add's result (and the activation's) instead of running them.  Ignoring the
+	 * offer is correct. */
+	const struct xtensor *add;
+	struct exec_act add_act;
+	int add_done;
+	/* The runner's offer to run a LayerNormalization written out as nodes (torch's exports before opset 17):
+	 * when the node is ReduceMean(X) over X's last axis, keeping it, and begins D = Sub(X, mean),
+	 * ReduceMean(Pow(D, 2)) over the same axis, Add(eps), Sqrt, Div(D, ..), Mul(gamma), Add(beta), the values
+	 * between read by nobody else and watched by nobody, ln holds eps, gamma and beta (float32, on the host).  A
+	 * ReduceMean kernel may then write the last Add's result as its output 0, every float operation as those
+	 * kernels do it, and set ln_done; the runner hands it on as the last Add's output and skips the nodes
+	 * between.  Ignoring the offer is correct. */
+	const struct exec_ln_offer *ln;
+	int ln_done;
+};
+
+struct exec_ln_offer {
+	const struct xtensor *eps, *gamma, *beta;
 };
 
 /* Attributes of the kernel's node (absent: the default). */
@@ -80,6 +102,9 @@ void xk_note(struct exec_kernel_ctx *k, const char *fmt, ...) __attribute__((for
  * (freed with the constants; the caller must not free it), 0 when input i is no kept constant or the block cannot
  * be filed (the caller frees it after the node). */
 const void *xk_derived(const struct exec_kernel_ctx *k, size_t i, uint64_t tag);
+/* 1 when input i is a constant kept across runs (xk_derive would keep a block for it), so a kernel can choose a
+ * way that pays only when what it derives is kept. */
+int xk_keeps(const struct exec_kernel_ctx *k, size_t i);
 int xk_derive(struct exec_kernel_ctx *k, size_t i, uint64_t tag, void *block, size_t bytes);
 
 /* Run subgraph sub of the kernel's node (If's branches, Loop's and Scan's bodies) on the CPU: its formal inputs

@@ -163,6 +163,11 @@ const void *xk_derived(const struct exec_kernel_ctx *k, size_t i, uint64_t tag)
 	return id < 0 ? NULL : consts_derived(k->env->kc, (uint32_t)id, tag);
 }
 
+int xk_keeps(const struct exec_kernel_ctx *k, size_t i)
+{
+	return kept_input(k, i) >= 0;
+}
+
 int xk_derive(struct exec_kernel_ctx *k, size_t i, uint64_t tag, void *block, size_t bytes)
 {
 	int32_t id = kept_input(k, i);
@@ -212,8 +217,7 @@ static int node_has_containers(const struct graph *g, uint32_t n, const struct s
 
 static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struct slot *slots,
 		    const uint8_t *is_from, const struct exec_backend_ops *be, const struct exec_env *env,
-		    const struct exec_act *act, int *act_done,
-		    struct exec_result *res, struct ov_error *err)
+		    struct exec_kernel_ctx *offer, struct exec_result *res, struct ov_error *err)
 {
 	const struct graph_node *nd = &g->nodes[n];
 	const Onnx__NodeProto *p = nd->proto;
@@ -253,7 +257,8 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 		out[i] = nd->out[i] >= 0 && !is_from[nd->out[i]] ? &slots[nd->out[i]].t : &scratch[i];
 	struct exec_kernel_ctx k = {
 		.m = m, .g = g, .node = n, .opset = model_opset(m, domain), .in = in, .n_in = p->n_input,
-		.out = out, .n_out = p->n_output, .err = err, .res = res, .env = env, .act = *act,
+		.out = out, .n_out = p->n_output, .err = err, .res = res, .env = env, .act = offer->act,
+		.add = offer->add, .add_act = offer->add_act, .ln = offer->ln,
 	};
 	if (!*domain || !strcmp(domain, "ai.onnx")) {
 		if (k.opset <= 0)
@@ -282,6 +287,8 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 			err->code = OV_OK;
 			/* the activation after it stays the backend's node: the offer was made to the backend */
 			k.act.kind = EXEC_ACT_NONE;
+			k.add = NULL;
+			k.ln = NULL;
 		}
 		/* a CPU kernel reads its inputs on the host: bring over those a device computed */
 		for (size_t i = 0; i < p->n_input; i++)
@@ -301,7 +308,9 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 		ov_wrap(err, "%s: ", where);
 		goto out;
 	}
-	*act_done = act->kind != EXEC_ACT_NONE && k.act_done;
+	offer->act_done = offer->act.kind != EXEC_ACT_NONE && k.act_done;
+	offer->add_done = offer->add && k.add_done;
+	offer->ln_done = offer->ln && k.ln_done;
 	for (size_t i = 0; i < p->n_output; i++) {
 		int32_t id = nd->out[i];
 		if (id >= 0 && !slots[id].t.data && (slots[id].uses || slots[id].pinned)) {
@@ -324,21 +333,17 @@ out:
 	return rc;
 }
 
-/* The Relu or Clip that node n's output 0 goes to, when the kernel may apply it in n's place: the value has that
- * one consumer in the whole graph, as its input 0, and is no graph output, not watched (--to, --all) nor fed; Clip
- * (opset 11 on: bounds are inputs) has float32 scalar bounds already at hand.  Returns the consumer and fills act,
- * or -1. */
-static int32_t fusable_act(struct ov_model *m, const struct graph *g, uint32_t n, const struct slot *slots,
-			   const uint8_t *is_from, int keep_all, struct exec_act *act)
+/* Value v goes to one node only, as its input slot (any slot when slot < 0), and nobody else sees it: it is no
+ * graph output, not watched (--to, --all) nor fed.  That node (one output, in the default domain, no subgraph,
+ * its output not fed), or -1. */
+static int32_t sole_consumer(const struct graph *g, int32_t v, int slot, const struct slot *slots,
+			     const uint8_t *is_from, int keep_all)
 {
-	const struct graph_node *nd = &g->nodes[n];
-
-	if (keep_all || nd->proto->n_output < 1 || nd->out[0] < 0)
+	if (keep_all || v < 0)
 		return -1;
-	int32_t v = nd->out[0];
 	const struct graph_value *gv = &g->values[v];
 	if (gv->n_uses != 1 || slots[v].uses != 1 || slots[v].pinned || is_from[v] || gv->output_index >= 0 ||
-	    gv->uses[0].slot != 0)
+	    (slot >= 0 && gv->uses[0].slot != (uint32_t)slot))
 		return -1;
 	uint32_t c = gv->uses[0].node;
 	const struct graph_node *cn = &g->nodes[c];
@@ -346,10 +351,24 @@ static int32_t fusable_act(struct ov_model *m, const struct graph *g, uint32_t n
 	if (cp->n_output != 1 || cn->out[0] < 0 || is_from[cn->out[0]] || cn->n_sub ||
 	    (cp->domain && *cp->domain && strcmp(cp->domain, "ai.onnx")))
 		return -1;
+	return (int32_t)c;
+}
+
+/* The Relu or Clip that value v goes to, when a kernel may apply it in its place (sole_consumer, as input 0); Clip
+ * (opset 11 on: bounds are inputs) has float32 scalar bounds already at hand.  Returns the consumer and fills act,
+ * or -1. */
+static int32_t act_after(struct ov_model *m, const struct graph *g, int32_t v, const struct slot *slots,
+			 const uint8_t *is_from, int keep_all, struct exec_act *act)
+{
+	int32_t c = sole_consumer(g, v, 0, slots, is_from, keep_all);
+	if (c < 0)
+		return -1;
+	const struct graph_node *cn = &g->nodes[c];
+	const Onnx__NodeProto *cp = cn->proto;
 	const char *op = cp->op_type ? cp->op_type : "";
 	if (!strcmp(op, "Relu")) {
 		*act = (struct exec_act){.kind = EXEC_ACT_RELU};
-		return (int32_t)c;
+		return c;
 	}
 	if (strcmp(op, "Clip") || model_opset(m, "") < 11)
 		return -1;
@@ -363,7 +382,169 @@ static int32_t fusable_act(struct ov_model *m, const struct graph *g, uint32_t n
 		*(i == 1 ? &a.lo : &a.hi) = *(const float *)t->data;
 	}
 	*act = a;
-	return (int32_t)c;
+	return c;
+}
+
+/* What node n's kernel is offered to fuse (exec_kernel_ctx.act, .add): the Add its output 0 goes to (its other
+ * input float32 and at hand: *add_with, and *add_node) and the Relu or Clip after that Add (*act_node), or else the
+ * Relu or Clip right after n (*act_node).  Nodes are -1 when not offered. */
+static void fusable(struct ov_model *m, const struct graph *g, uint32_t n, const struct slot *slots,
+		    const uint8_t *is_from, int keep_all, struct exec_kernel_ctx *k, int32_t *add_node,
+		    int32_t *act_node)
+{
+	const struct graph_node *nd = &g->nodes[n];
+
+	*add_node = *act_node = -1;
+	if (nd->proto->n_output < 1)
+		return;
+	int32_t v = nd->out[0];
+	int32_t c = sole_consumer(g, v, -1, slots, is_from, keep_all);
+	if (c < 0)
+		return;
+	const Onnx__NodeProto *cp = g->nodes[c].proto;
+	if (cp->op_type && !strcmp(cp->op_type, "Add") && cp->n_input == 2 && model_opset(m, "") >= 7) {
+		const struct graph_node *cn = &g->nodes[c];
+		int32_t other = cn->in[cn->in[0] == v ? 1 : 0];
+		const struct xtensor *t = other >= 0 ? &slots[other].t : NULL;
+		if (cn->in[0] == cn->in[1] || !t || !t->data || t->host_stale || t->dtype != OV_DT_FLOAT ||
+		    t->kind != XT_TENSOR)
+			return;
+		k->add = slots[other].kept ? slots[other].kept : t;
+		*add_node = c;
+		*act_node = act_after(m, g, cn->out[0], slots, is_from, keep_all, &k->add_act);
+		return;
+	}
+	*act_node = act_after(m, g, v, slots, is_from, keep_all, &k->act);
+}
+
+/* ---- a LayerNormalization written out as nodes (exec_kernel_ctx.ln) ---- */
+
+#define LN_NODES 9 /* ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add */
+#define FUSED_SKIP (-2) /* a node whose output a node before it computed (or whose output nobody needs) */
+
+static const Onnx__AttributeProto *node_attr(const Onnx__NodeProto *p, const char *name)
+{
+	for (size_t a = 0; a < p->n_attribute; a++)
+		if (p->attribute[a]->name && !strcmp(p->attribute[a]->name, name))
+			return p->attribute[a];
+	return NULL;
+}
+
+/* The value of id when it is a float32 tensor on the host, else NULL. */
+static const struct xtensor *host_f32(const struct slot *slots, int32_t id)
+{
+	const struct xtensor *t = id >= 0 ? &slots[id].t : NULL;
+
+	if (!t || !t->data || t->host_stale || t->kind != XT_TENSOR || t->dtype != OV_DT_FLOAT)
+		return NULL;
+	return slots[id].kept ? slots[id].kept : t;
+}
+
+/* ReduceMean node n averages over the last of rank axes alone and keeps it (axes from the attribute, or from
+ * input 1 from opset 18, at hand). */
+static int mean_over_last(struct ov_model *m, const struct graph *g, uint32_t n, int rank, const struct slot *slots)
+{
+	const Onnx__NodeProto *p = g->nodes[n].proto;
+	const Onnx__AttributeProto *kd = node_attr(p, "keepdims");
+	int64_t axis;
+
+	if (rank < 1 || (kd && kd->i != 1))
+		return 0;
+	if (model_opset(m, "") >= 18) {
+		int32_t id = p->n_input > 1 ? g->nodes[n].in[1] : -1;
+		const struct xtensor *t = id >= 0 ? &slots[id].t : NULL;
+		if (!t || !t->data || t->host_stale || t->dtype != OV_DT_INT64 || t->numel != 1)
+			return 0;
+		axis = *(const int64_t *)t->data;
+	} else {
+		const Onnx__AttributeProto *ax = node_attr(p, "axes");
+		if (!ax || ax->n_ints != 1 || p->n_input != 1)
+			return 0;
+		axis = ax->ints[0];
+	}
+	return axis == -1 || axis == rank - 1;
+}
+
+/* The node reading value v as input slot, when it is op with n_in inputs (0: any) and the only reader
+ * (sole_consumer), else -1. */
+static int32_t next_op(const struct graph *g, int32_t v, int slot, const char *op, size_t n_in,
+		       const struct slot *slots, const uint8_t *is_from)
+{
+	int32_t c = sole_consumer(g, v, slot, slots, is_from, 0);
+	const char *o = c >= 0 ? g->nodes[c].proto->op_type : NULL;
+
+	return o && !strcmp(o, op) && (!n_in || g->nodes[c].proto->n_input == n_in) ? c : -1;
+}
+
+/* The other input of binary node c than value v, or -1. */
+static int32_t other_in(const struct graph *g, int32_t c, int32_t v)
+{
+	const struct graph_node *cn = &g->nodes[c];
+
+	if (cn->in[0] == cn->in[1])
+		return -1;
+	return cn->in[0] == v ? cn->in[1] : cn->in[0];
+}
+
+/* Whether ReduceMean node n begins a layer norm written out as nodes (the pattern in exec_kernel_ctx.ln): fills
+ * o and nodes[0..LN_NODES) (n first, the last Add last). */
+static int fusable_ln(struct ov_model *m, const struct graph *g, uint32_t n, const struct slot *slots,
+		      const uint8_t *is_from, int keep_all, struct exec_ln_offer *o, int32_t *nodes)
+{
+	const struct graph_node *nd = &g->nodes[n];
+	const Onnx__NodeProto *p = nd->proto;
+
+	if (keep_all || !p->op_type || strcmp(p->op_type, "ReduceMean") || p->n_output != 1 || !p->n_input)
+		return 0;
+	int32_t x = nd->in[0], mean = nd->out[0];
+	const struct xtensor *xt = x >= 0 ? host_f32(slots, x) : NULL;
+	if (!xt || !mean_over_last(m, g, n, xt->rank, slots))
+		return 0;
+	int32_t sub = next_op(g, mean, 1, "Sub", 2, slots, is_from);
+	if (sub < 0 || g->nodes[sub].in[0] != x)
+		return 0;
+	/* D goes to Pow (as the base) and to Div (as the dividend), and nowhere else */
+	int32_t d = g->nodes[sub].out[0];
+	const struct graph_value *dv = &g->values[d];
+	if (dv->n_uses != 2 || slots[d].uses != 2 || slots[d].pinned || is_from[d] || dv->output_index >= 0)
+		return 0;
+	int32_t pw = -1, dv_div = -1;
+	for (int i = 0; i < 2; i++) {
+		const Onnx__NodeProto *up = g->nodes[dv->uses[i].node].proto;
+		if (dv->uses[i].slot != 0 || !up->op_type || (up->domain && *up->domain && strcmp(up->domain, "ai.onnx")))
+			return 0;
+		if (!strcmp(up->op_type, "Pow"))
+			pw = (int32_t)dv->uses[i].node;
+		else if (!strcmp(up->op_type, "Div"))
+			dv_div = (int32_t)dv->uses[i].node;
+	}
+	if (pw < 0 || dv_div < 0 || g->nodes[pw].proto->n_input != 2 || g->nodes[dv_div].proto->n_input != 2 ||
+	    g->nodes[pw].n_sub || g->nodes[dv_div].n_sub || g->nodes[pw].proto->n_output != 1 ||
+	    g->nodes[dv_div].proto->n_output != 1)
+		return 0;
+	const struct xtensor *two = host_f32(slots, g->nodes[pw].in[1]);
+	if (!two || two->numel != 1 || *(const float *)two->data != 2.0f)
+		return 0;
+	int32_t mean2 = next_op(g, g->nodes[pw].out[0], 0, "ReduceMean", 0, slots, is_from);
+	if (mean2 < 0 || !mean_over_last(m, g, (uint32_t)mean2, xt->rank, slots))
+		return 0;
+	int32_t add = next_op(g, g->nodes[mean2].out[0], -1, "Add", 2, slots, is_from);
+	if (add < 0)
+		return 0;
+	o->eps = host_f32(slots, other_in(g, add, g->nodes[mean2].out[0]));
+	int32_t sq = next_op(g, g->nodes[add].out[0], 0, "Sqrt", 1, slots, is_from);
+	if (!o->eps || sq < 0 || next_op(g, g->nodes[sq].out[0], 1, "Div", 2, slots, is_from) != dv_div ||
+	    g->nodes[dv_div].in[0] != d)
+		return 0;
+	int32_t mul = next_op(g, g->nodes[dv_div].out[0], -1, "Mul", 2, slots, is_from);
+	if (mul < 0 || !(o->gamma = host_f32(slots, other_in(g, mul, g->nodes[dv_div].out[0]))))
+		return 0;
+	int32_t add2 = next_op(g, g->nodes[mul].out[0], -1, "Add", 2, slots, is_from);
+	if (add2 < 0 || !(o->beta = host_f32(slots, other_in(g, add2, g->nodes[mul].out[0]))))
+		return 0;
+	int32_t all[LN_NODES] = {(int32_t)n, sub, pw, mean2, add, sq, dv_div, mul, add2};
+	memcpy(nodes, all, sizeof all);
+	return 1;
 }
 
 static int result_add(struct exec_result *r, size_t *cap, const char *name, struct xtensor *t, int move,
@@ -456,7 +637,8 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 	const struct exec_backend_ops *be = opt->backend ? opt->backend : exec_backend_cpu();
 	struct plan p;
 	struct slot *slots = NULL;
-	uint8_t *fused = NULL; /* Relu/Clip nodes whose producer applied them */
+	int32_t *fused = NULL; /* per node: the value whose tensor becomes its output (its producer applied this
+	                          Relu, Clip or Add), FUSED_SKIP, or -1 */
 	size_t cap = 0;
 	int rc = -1;
 
@@ -464,11 +646,13 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 	if (plan_build(g, opt, &p, err))
 		return -1;
 	slots = calloc(g->n_values + 1, sizeof *slots);
-	fused = calloc(g->n_nodes + 1, 1);
+	fused = malloc((g->n_nodes + 1) * sizeof *fused);
 	if (!slots || !fused) {
 		ov_fail(err, OV_NOMEM, "out of memory");
 		goto done;
 	}
+	for (uint32_t n = 0; n < g->n_nodes; n++)
+		fused[n] = -1;
 
 	/* inputs, borrowed */
 	for (size_t i = 0; i < n_in; i++) {
@@ -567,20 +751,40 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 		/* Constant nodes were folded above */
 		if (nd->proto->n_output && nd->out[0] >= 0 && g->values[nd->out[0]].origin == VALUE_CONSTANT)
 			continue;
-		if (fused[n]) {
-			/* the producer applied this activation to its output, which becomes ours */
-			struct xtensor *src = &slots[nd->in[0]].t, *dst = &slots[nd->out[0]].t;
+		if (fused[n] == FUSED_SKIP) {
+			/* computed with a node before it (a layer norm's) */
+		} else if (fused[n] >= 0) {
+			/* the producer applied this node to its output, which becomes ours */
+			struct xtensor *src = &slots[fused[n]].t, *dst = &slots[nd->out[0]].t;
 			xt_free(dst);
 			*dst = *src;
 			memset(src, 0, sizeof *src);
 		} else {
-			struct exec_act act = {EXEC_ACT_NONE, 0, 0};
-			int32_t c = fusable_act(m, g, n, slots, p.is_from, opt->keep_all, &act);
-			int act_done = 0;
-			if (run_node(m, g, n, slots, p.is_from, be, &env, &act, &act_done, out, err))
+			struct exec_kernel_ctx offer = {.act = {EXEC_ACT_NONE, 0, 0}, .add_act = {EXEC_ACT_NONE, 0, 0}};
+			struct exec_ln_offer ln;
+			int32_t add_node, act_node, ln_nodes[LN_NODES];
+			fusable(m, g, n, slots, p.is_from, opt->keep_all, &offer, &add_node, &act_node);
+			if (fusable_ln(m, g, n, slots, p.is_from, opt->keep_all, &ln, ln_nodes))
+				offer.ln = &ln;
+			if (run_node(m, g, n, slots, p.is_from, be, &env, &offer, out, err))
 				goto done;
-			if (c >= 0 && act_done)
-				fused[c] = 1;
+			if (offer.ln_done) {
+				/* the layer norm is computed: it becomes the last Add's output now, the nodes between
+				 * are skipped */
+				struct xtensor *src = &slots[nd->out[0]].t;
+				struct xtensor *dst = &slots[g->nodes[ln_nodes[LN_NODES - 1]].out[0]].t;
+				xt_free(dst);
+				*dst = *src;
+				memset(src, 0, sizeof *src);
+				for (int i = 1; i < LN_NODES; i++)
+					fused[ln_nodes[i]] = FUSED_SKIP;
+			} else if (add_node >= 0 && offer.add_done) {
+				fused[add_node] = nd->out[0];
+				if (act_node >= 0 && offer.add_act.kind != EXEC_ACT_NONE)
+					fused[act_node] = g->nodes[add_node].out[0];
+			} else if (act_node >= 0 && offer.act_done) {
+				fused[act_node] = nd->out[0];
+			}
 		}
 		out->nodes_run++;
 		if (nd->n_sub)

@@ -1024,6 +1024,84 @@ static void test_reduce_points(void)
 	   "axes and types (%d of %d)", agree, tried);
 }
 
+/* float32 ReduceSum/ReduceMean over a contiguous run and Softmax's denominator, where the order of the double sum
+ * shows in the float result: a row of 1e30, 1, then -1e30 at 16 (lane 0 cancels, lane 1 keeps the 1; a sum in
+ * order gives 0), rows of 40 over the last axis and over the last two axes of [3, 1, 2, 20] (an axis of 1 between):
+ * the CPU kernels and the CUDA points agree bit for bit (ov_sum16_f's order). */
+static void test_sum_order_points(void)
+{
+	static const char *const ops[] = {"ReduceSum", "ReduceMean"};
+	int64_t xd[4] = {3, 1, 2, 20}, ax1[1] = {3}, ax2[2] = {2, 3}, n1 = 1, n2 = 2;
+	int agree = 0, tried = 0, saw_one = 0;
+
+	for (int op = 0; op < 2; op++)
+		for (int which = 0; which < 2; which++) {
+			struct tnode t;
+			struct xtensor x, y, at, z;
+			struct ov_error e;
+			int red[4] = {0, 0, which == 1, 1};
+			alloc_or_die(&x, OV_DT_FLOAT, 4, xd);
+			for (int64_t i = 0; i < x.numel; i++)
+				((float *)x.data)[i] = (float)irand(-1000, 1000) / 8;
+			for (int64_t row = 0; row < 3; row++) {
+				float *p = (float *)x.data + row * 40;
+				p[0] = 1e30f, p[1] = 1, p[16] = -1e30f;
+			}
+			if (xt_alloc(&at, OV_DT_INT64, 1, which ? &n2 : &n1, &e))
+				abort();
+			memcpy(at.data, which ? ax2 : ax1, (size_t)(which ? 2 : 1) * sizeof(int64_t));
+			node(&t, ops[op]);
+			const struct xtensor *in[2] = {&x, &at};
+			if (run(&t, 18, in, 2, &y, 1)) {
+				OK(0, "%s runs on the CPU: %s", ops[op], t.err.msg);
+				continue;
+			}
+			tried++;
+			struct cu_reduce r;
+			cu_reduce_make(x.dims, x.rank, red, &r);
+			alloc_or_die(&z, OV_DT_FLOAT, y.rank, y.dims);
+			for (int64_t o = 0; o < z.numel; o++)
+				cu_store_d(z.data, OV_DT_FLOAT, o, cu_reduce_point_d(&r, op, x.data, OV_DT_FLOAT, o));
+			int ok = z.numel == y.numel;
+			for (int64_t i = 0; ok && i < y.numel; i++)
+				ok = same_f(((float *)y.data)[i], ((float *)z.data)[i]);
+			agree += ok;
+			saw_one += which == 1 && op == 0 && ((float *)y.data)[0] != 0;
+			xt_free(&x);
+			xt_free(&at);
+			xt_free(&y);
+			xt_free(&z);
+		}
+	OK(tried == 4 && agree == 4 && saw_one, "float32 ReduceSum/ReduceMean over a contiguous run: CPU and "
+	   "cu_reduce_point_d agree where the sum's order shows (%d of %d)", agree, tried);
+
+	/* Softmax over rows of 300: CPU and cu_softmax_row */
+	struct tnode t;
+	struct xtensor x, y, z;
+	int64_t sd[2] = {4, 300};
+	alloc_or_die(&x, OV_DT_FLOAT, 2, sd);
+	for (int64_t i = 0; i < x.numel; i++)
+		((float *)x.data)[i] = (float)irand(-4000, 4000) / 256;
+	int ok = 0;
+	for (int logsm = 0; logsm < 2; logsm++) {
+		node(&t, logsm ? "LogSoftmax" : "Softmax");
+		const struct xtensor *in[1] = {&x};
+		if (run(&t, 13, in, 1, &y, 1))
+			continue;
+		alloc_or_die(&z, OV_DT_FLOAT, 2, sd);
+		for (int64_t row = 0; row < 4; row++)
+			cu_softmax_row(x.data, z.data, row * 300, 300, 1, logsm);
+		int same = 1;
+		for (int64_t i = 0; same && i < x.numel; i++)
+			same = same_f(((float *)y.data)[i], ((float *)z.data)[i]);
+		ok += same;
+		xt_free(&y);
+		xt_free(&z);
+	}
+	xt_free(&x);
+	OK(ok == 2, "Softmax and LogSoftmax over rows of 300: CPU and cu_softmax_row agree bit for bit");
+}
+
 /* ArgMax and ArgMin with ties (small integers) and NaN, select_last_index or not. */
 static void test_arg_points(void)
 {
@@ -1295,6 +1373,7 @@ int main(void)
 	test_pow_points();
 	test_domain_unary_points();
 	test_reduce_points();
+	test_sum_order_points();
 	test_arg_points();
 	test_norm_points();
 	test_more_norm_points();

@@ -10,6 +10,7 @@
 
 #include "src/base/dtype.h"
 #include "src/exec/cpu/kernels.h"
+#include "src/exec/cpu/sgemm.h"
 #include "src/exec/ops/ops.h"
 #include "src/exec/exec.h"
 
@@ -22,6 +23,56 @@ static int is_int_type(int32_t dt)
 	default:
 		return 0;
 	}
+}
+
+/* ---- the own float32 path (src/exec/cpu/sgemm.c) -------------------------------------------------------------- */
+
+/* A bias for the epilogue from t, which the output y (rows of n) takes by broadcasting without growing: a row
+ * (every dim 1 but the last, n) or y's own shape.  0 when t is neither. */
+static int mm_bias(const struct xtensor *t, const struct xtensor *y, int64_t n, const float **bias, int64_t *rs)
+{
+	if (!t || t->dtype != OV_DT_FLOAT || !t->data || t->host_stale || t->rank > y->rank || t->rank < 1 ||
+	    t->dims[t->rank - 1] != n)
+		return 0;
+	int row = 1, same = 1;
+	for (int i = 0; i < t->rank; i++) {
+		row &= i == t->rank - 1 || t->dims[i] == 1;
+		same &= t->dims[i] == y->dims[y->rank - t->rank + i];
+	}
+	for (int i = 0; i < y->rank - t->rank; i++)
+		same &= y->dims[i] == 1;
+	if (!row && !same)
+		return 0;
+	*bias = t->data;
+	*rs = row ? 0 : n;
+	return 1;
+}
+
+/* The epilogue for output y: the bias the node itself adds (Gemm's C, or NULL), then the runner's Add offer when
+ * it fits, then the activation offered with whichever comes last.  Marks what was taken in k. */
+static void mm_epilogue(struct exec_kernel_ctx *k, const struct xtensor *y, int64_t n, const float *own,
+			int64_t own_rs, struct sgemm_epi *e)
+{
+	memset(e, 0, sizeof *e);
+	e->bias[0] = own;
+	e->bias_rs[0] = own_rs;
+	if (k->add && mm_bias(k->add, y, n, &e->bias[1], &e->bias_rs[1])) {
+		e->act = &k->add_act;
+		k->add_done = 1;
+	} else if (k->act.kind != EXEC_ACT_NONE) {
+		e->act = &k->act;
+		k->act_done = 1;
+	}
+}
+
+/* Whether a product goes the own way: when B (input b_input, K x N) is a constant packed once for all runs, or
+ * small enough that packing it for this call stays in the cache and enough rows share it; otherwise CBLAS, which
+ * packs B block by block as it goes.  A single column (a matrix times a vector) stays with CBLAS's GEMV. */
+static int mm_own(const struct exec_kernel_ctx *k, size_t b_input, int64_t rows, int64_t kk, int64_t n)
+{
+	if (n < 2 || rows < 1)
+		return 0;
+	return xk_keeps(k, b_input) || (rows >= 8 && kk * n <= 64 * 1024);
 }
 
 /* ---- Gemm ------------------------------------------------------------------------------------------------------ */
@@ -64,6 +115,20 @@ static int gemm_float(struct exec_kernel_ctx *k)
 	struct xtensor *y = k->out[0];
 	int have_c = c && beta != 0 && c->numel;
 	int32_t dt = a->dtype;
+	const float *cb = NULL;
+	int64_t cb_rs = 0;
+	if (dt == OV_DT_FLOAT && !ta && alpha == 1 && (!have_c || (beta == 1 && mm_bias(c, y, n, &cb, &cb_rs))) &&
+	    mm_own(k, 1, m, kk, n)) {
+		float *scratch;
+		const float *bp = cpu_sgemm_b(k, 1, tb, kk, n, b->data, b->dims[1], &scratch);
+		struct sgemm_epi e;
+		if (!bp)
+			return -1;
+		mm_epilogue(k, y, n, cb, cb_rs, &e);
+		cpu_sgemm_packed(m, n, kk, a->data, kk, bp, y->data, n, &e);
+		free(scratch);
+		return 0;
+	}
 	if (dt == OV_DT_FLOAT || dt == OV_DT_DOUBLE) {
 		if (have_c)
 			for (int64_t i = 0; i < m; i++)
@@ -157,6 +222,34 @@ static void mm_int(const struct mm_geom *p, const struct xtensor *a, const struc
 	});
 }
 
+/* MatMul in float32 batch by batch the own way, each batch's B packed as it comes (once for batches that share
+ * it), the epilogue taken per batch. */
+static int matmul_own_batches(struct exec_kernel_ctx *k, const struct mm_geom *p, const struct xtensor *a,
+			      const struct xtensor *b, struct xtensor *y)
+{
+	size_t nf = cpu_sgemm_packed_floats(p->kk, p->n);
+	float *bp = malloc((nf ? nf : 1) * sizeof *bp);
+	struct sgemm_epi e;
+	int64_t packed = -1;
+
+	if (!bp)
+		return xk_fail(k, "out of memory");
+	mm_epilogue(k, y, p->n, NULL, 0, &e);
+	const float *bias = e.bias[1];
+	MM_FOR_BATCHES(p, {
+		if (boff != packed) {
+			cpu_sgemm_pack(0, p->kk, p->n, (const float *)b->data + boff, p->n, bp);
+			packed = boff;
+		}
+		if (bias && e.bias_rs[1])
+			e.bias[1] = bias + bi * p->m * p->n;
+		cpu_sgemm_packed(p->m, p->n, p->kk, (const float *)a->data + aoff, p->kk, bp,
+				 (float *)y->data + bi * p->m * p->n, p->n, &e);
+	});
+	free(bp);
+	return 0;
+}
+
 static int matmul_float(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *a = k->in[0], *b = k->n_in > 1 ? k->in[1] : NULL;
@@ -183,6 +276,19 @@ static int matmul_float(struct exec_kernel_ctx *k)
 			if (!p.astr[i] && p.bdims[i] != 1)
 				a_full = 0;
 		}
+		if (dt == OV_DT_FLOAT && b_shared && a_full && mm_own(k, 1, p.batches * p.m, p.kk, p.n)) {
+			float *scratch;
+			const float *bp = cpu_sgemm_b(k, 1, 0, p.kk, p.n, b->data, p.n, &scratch);
+			struct sgemm_epi e;
+			if (!bp)
+				return -1;
+			mm_epilogue(k, y, p.n, NULL, 0, &e);
+			cpu_sgemm_packed(p.batches * p.m, p.n, p.kk, a->data, p.kk, bp, y->data, p.n, &e);
+			free(scratch);
+			return 0;
+		}
+		if (dt == OV_DT_FLOAT && !b_shared && p.n >= 2 && p.m >= 8 && p.kk * p.n <= 64 * 1024)
+			return matmul_own_batches(k, &p, a, b, y);
 		if (b_shared && a_full) {
 			cpu_gemm(dt, 0, 0, p.batches * p.m, p.n, p.kk, 1.0, a->data, p.kk, b->data, p.n, 0.0, y->data,
 				 p.n);

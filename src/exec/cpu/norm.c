@@ -11,7 +11,9 @@
 
 #include "src/base/dtype.h"
 #include "src/exec/cpu/kernels.h"
+#include "src/exec/cpu/lanesum.h"
 #include "src/exec/ops/ops.h"
+#include "src/exec/ops/ov-math.h"
 #include "src/exec/exec.h"
 
 /* Element i of a float or double tensor's data. */
@@ -269,6 +271,111 @@ static int kernel_groupnorm(struct exec_kernel_ctx *k)
 
 /* ---- LayerNormalization ---------------------------------------------------------------------------------------- */
 
+/* ---- float32 rows, vectorised ------------------------------------------------------------------------------------
+ * Softmax and LogSoftmax over a contiguous float32 axis, and LayerNormalization of float32 over contiguous rows
+ * with Scale and B laid out as the row: blocks of 8 that GCC vectorises (in the x86-64-v3 clone with AVX2; no
+ * contraction of the float operations, so both clones give the same bits), in the arithmetic the CUDA kernels
+ * share (cuda/points.h): Softmax's denominator in ov_sum16_f's order, LayerNormalization's statistics in order
+ * (cu_norm_stats). */
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define ROW_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define ROW_CLONES
+#endif
+
+typedef double v4d_n __attribute__((vector_size(32)));
+typedef float v4f_n __attribute__((vector_size(16), aligned(4), may_alias));
+
+/* y = exp(x - mx) (restrict on parameters, which GCC honours: the loop vectorises without alias checks) */
+static inline __attribute__((always_inline)) void exp_shifted(const float *restrict x, float *restrict y, int64_t n,
+							      float mx)
+{
+	int64_t j = 0;
+
+	for (; j + 8 <= n; j += 8)
+		for (int q = 0; q < 8; q++)
+			y[j + q] = ov_exp_f(x[j + q] - mx);
+	for (; j < n; j++)
+		y[j] = ov_exp_f(x[j] - mx);
+}
+
+/* Softmax (logsm 0) or LogSoftmax (logsm 1) of rows of len, as cu_softmax_row: max, e = exp(x - max) (ov_exp_f,
+ * within 1 ulp), their double sum (ov_sum16_f), then e * (float)(1 / sum), or x - max - (float)log(sum). */
+ROW_CLONES static void softmax_rows_f(const float *x, float *y, int64_t rows, int64_t len, int logsm)
+{
+	for (int64_t r = 0; r < rows; r++) {
+		const float *xp = x + r * len;
+		float *yp = y + r * len, mx = -INFINITY, m8[8];
+		int64_t j = 0;
+		for (int q = 0; q < 8; q++)
+			m8[q] = -INFINITY;
+		for (; j + 8 <= len; j += 8)
+			for (int q = 0; q < 8; q++)
+				m8[q] = xp[j + q] > m8[q] ? xp[j + q] : m8[q];
+		for (; j < len; j++)
+			mx = xp[j] > mx ? xp[j] : mx;
+		for (int q = 0; q < 8; q++)
+			mx = m8[q] > mx ? m8[q] : mx;
+		/* e into y (for LogSoftmax too: y is overwritten after) */
+		exp_shifted(xp, yp, len, mx);
+		double sum = cpu_sum16_f(yp, len);
+		if (!logsm) {
+			float inv = (float)(1 / sum);
+			for (j = 0; j + 8 <= len; j += 8)
+				for (int q = 0; q < 8; q++)
+					yp[j + q] *= inv;
+			for (; j < len; j++)
+				yp[j] *= inv;
+		} else {
+			float ls = (float)log(sum);
+			for (j = 0; j + 8 <= len; j += 8)
+				for (int q = 0; q < 8; q++)
+					yp[j + q] = xp[j + q] - mx - ls;
+			for (; j < len; j++)
+				yp[j] = xp[j] - mx - ls;
+		}
+	}
+}
+
+/* LayerNormalization of float32 rows of n with Scale s and B b (NULL: none) laid out as the row: the statistics as
+ * cu_norm_stats (double sums in order, rounded to float for stash_type float), y = (x - m) * inv * s + b in double
+ * (b 0 when there is none: still added, so -0 becomes +0, as cu_layernorm_value), rounded to float.  mean and
+ * inv_std (NULL: not asked) get each row's m and inv. */
+ROW_CLONES static void layernorm_rows(const float *x, float *y, int64_t rows, int64_t n, const float *s,
+				      const float *b, double eps, int stash_float, float *mean, float *inv_std)
+{
+	for (int64_t r = 0; r < rows; r++) {
+		const float *xp = x + r * n;
+		float *yp = y + r * n;
+		double sum = 0, sq = 0;
+		for (int64_t j = 0; j < n; j++)
+			sum += xp[j];
+		double m = n ? sum / (double)n : 0;
+		for (int64_t j = 0; j < n; j++) {
+			double d = xp[j] - m;
+			sq += d * d;
+		}
+		double inv = 1 / sqrt((n ? sq / (double)n : 0) + eps);
+		if (stash_float)
+			m = (float)m, inv = (float)inv;
+		v4d_n iv = {inv, inv, inv, inv}, mv = {m, m, m, m}, zero = {0, 0, 0, 0};
+		int64_t j = 0;
+		for (; j + 4 <= n; j += 4) {
+			v4d_n v = (__builtin_convertvector(*(const v4f_n *)(xp + j), v4d_n) - mv) * iv *
+				  __builtin_convertvector(*(const v4f_n *)(s + j), v4d_n);
+			v += b ? __builtin_convertvector(*(const v4f_n *)(b + j), v4d_n) : zero;
+			*(v4f_n *)(yp + j) = __builtin_convertvector(v, __typeof__(*(v4f_n *)0));
+		}
+		for (; j < n; j++)
+			yp[j] = (float)(((double)xp[j] - m) * inv * (double)s[j] + (b ? (double)b[j] : 0));
+		if (mean)
+			mean[r] = (float)m;
+		if (inv_std)
+			inv_std[r] = (float)inv;
+	}
+}
+
 static int layernorm_f(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = k->in[0], *s = k->n_in > 1 ? k->in[1] : NULL, *b = k->n_in > 2 ? k->in[2] : NULL;
@@ -308,6 +415,17 @@ static int layernorm_f(struct exec_kernel_ctx *k)
 			}
 			tab[j] = si;
 			tab[inner + j] = bi;
+		}
+		/* float32 with Scale and B laid out as the normalised block (the usual [normalized shape]) */
+		int rows = dt == OV_DT_FLOAT && (k->n_out < 2 || st == OV_DT_FLOAT);
+		for (int64_t j = 0; rows && j < inner; j++)
+			rows = tab[j] == j && (!b || tab[inner + j] == j);
+		if (rows) {
+			layernorm_rows(x->data, k->out[0]->data, outer, inner, s->data, b ? b->data : NULL, eps,
+				       st == OV_DT_FLOAT, k->n_out > 1 ? k->out[1]->data : NULL,
+				       k->n_out > 2 ? k->out[2]->data : NULL);
+			free(tab);
+			return 0;
 		}
 	}
 	for (int64_t r = 0; r < outer; r++) {
@@ -430,6 +548,10 @@ static int softmax_run(struct exec_kernel_ctx *k, enum smax_kind kind)
 	int32_t dt = x->dtype;
 	const void *xd = x->data;
 	void *yd = k->out[0]->data;
+	if (dt == OV_DT_FLOAT && inner == 1 && kind != SMAX_HARD) {
+		softmax_rows_f(xd, yd, outer, len, kind == SMAX_LOG);
+		return 0;
+	}
 	for (int64_t o = 0; o < outer; o++)
 		for (int64_t in = 0; in < inner; in++) {
 			int64_t base = o * len * inner + in;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "src/base/dtype.h"
+#include "src/exec/cpu/lanesum.h"
 #include "src/exec/exec.h"
 #include "src/exec/ops/index.h"
 #include "src/exec/ops/ov-math.h"
@@ -71,6 +72,96 @@ static void store_i(struct xtensor *t, int64_t i, int64_t v)
 	case OV_DT_UINT64: ((uint64_t *)t->data)[i] = (uint64_t)v; break;
 	default: xt_set(t, i, (double)v); break;
 	}
+}
+
+/* ---- float32 sums over a contiguous run ------------------------------------------------------------------------
+ * ReduceSum and ReduceMean of float32 over a contiguous run per output element (the reduced axes trailing, axes of
+ * size 1 aside), and the LayerNormalization written out as nodes that the runner hands to ReduceMean
+ * (exec_kernel_ctx.ln), sum in double in ops/ov-math.h's ov_sum16_f order (cpu/lanesum.h: vectorised, the same
+ * bits), which the CUDA reductions take too; so the fused layer norm gives the bits of its nodes. */
+
+typedef float v8f_r __attribute__((vector_size(32)));
+typedef float v8f_r_any __attribute__((vector_size(32), aligned(4), may_alias));
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+/* no fp-contract: the layer norm must round after every operation, as its nodes do */
+#define RED_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define RED_CLONES
+#endif
+
+/* acc[i] = the sum of x[i * n .. (i + 1) * n) for i < rows. */
+RED_CLONES static void sum_rows_f(const float *x, int64_t rows, int64_t n, double *acc)
+{
+	for (int64_t i = 0; i < rows; i++)
+		acc[i] = cpu_sum16_f(x + i * n, n);
+}
+
+/* LayerNormalization over rows of n as its nodes compute it: mean = (float)(sum / n), d = x - mean,
+ * var = (float)(sum(d * d) / n), s = sqrtf(var + eps), y = d / s * gamma + beta, each operation rounded to float. */
+RED_CLONES static void layernorm_rows_f(const float *x, int64_t rows, int64_t n, float eps, const float *gamma,
+					const float *beta, float *y)
+{
+	for (int64_t i = 0; i < rows; i++) {
+		const float *xr = x + i * n;
+		float *yr = y + i * n;
+		float mean = (float)(cpu_sum16_f(xr, n) / (double)n);
+		v8f_r mv = {mean, mean, mean, mean, mean, mean, mean, mean};
+		int64_t j = 0;
+		for (; j + 8 <= n; j += 8) {
+			v8f_r d = *(const v8f_r_any *)(xr + j) - mv;
+			*(v8f_r_any *)(yr + j) = d * d;
+		}
+		for (; j < n; j++) {
+			float d = xr[j] - mean;
+			yr[j] = d * d;
+		}
+		float var = (float)(cpu_sum16_f(yr, n) / (double)n);
+		float s = sqrtf(var + eps);
+		v8f_r sv = {s, s, s, s, s, s, s, s};
+		for (j = 0; j + 8 <= n; j += 8) {
+			v8f_r q = (*(const v8f_r_any *)(xr + j) - mv) / sv;
+			q = q * *(const v8f_r_any *)(gamma + j);
+			*(v8f_r_any *)(yr + j) = q + *(const v8f_r_any *)(beta + j);
+		}
+		for (; j < n; j++) {
+			float q = (xr[j] - mean) / s;
+			q = q * gamma[j];
+			yr[j] = q + beta[j];
+		}
+	}
+}
+
+/* t is a float32 row of n that broadcasts along x's last axis without growing x: every dim 1 but the last. */
+static int ln_row(const struct xtensor *t, const struct xtensor *x, int64_t n)
+{
+	if (!t || t->dtype != OV_DT_FLOAT || !t->data || t->rank < 1 || t->rank > x->rank || t->dims[t->rank - 1] != n)
+		return 0;
+	for (int i = 0; i < t->rank - 1; i++)
+		if (t->dims[i] != 1)
+			return 0;
+	return 1;
+}
+
+/* The runner's layer norm offer (exec_kernel_ctx.ln), taken when it fits: 1 when output 0 holds the layer norm,
+ * 0 when not taken (nothing written), -1 failed. */
+static int reduce_layernorm(struct exec_kernel_ctx *k, const struct xtensor *x)
+{
+	const struct exec_ln_offer *o = k->ln;
+
+	if (x->dtype != OV_DT_FLOAT || x->rank < 1 || !o->eps || o->eps->dtype != OV_DT_FLOAT ||
+	    o->eps->numel != 1 || !o->eps->data || o->eps->rank > x->rank)
+		return 0;
+	int64_t n = x->dims[x->rank - 1];
+	if (!n || !ln_row(o->gamma, x, n) || !ln_row(o->beta, x, n))
+		return 0;
+	if (xk_output_raw(k, 0, OV_DT_FLOAT, x->rank, x->dims))
+		return -1;
+	layernorm_rows_f(x->data, x->numel / n, n, *(const float *)o->eps->data, o->gamma->data, o->beta->data,
+			 k->out[0]->data);
+	k->ln_done = 1;
+	xk_note(k, "ran as one layer norm with the 8 nodes after it (the same bits)");
+	return 1;
 }
 
 /* ---- Reduce* ----------------------------------------------------------------------------------------------- */
@@ -228,10 +319,32 @@ static int reduce_run(struct exec_kernel_ctx *k, enum rop op, int from_input)
 		if (!r.red[a] || keep)
 			d[n++] = r.red[a] ? 1 : x->dims[a];
 	}
+	if (op == R_MEAN && k->ln) {
+		int t = reduce_layernorm(k, x);
+		if (t)
+			return t < 0 ? -1 : 0;
+	}
 	if (xk_output(k, 0, x->dtype, n, d))
 		return -1;
 	struct xtensor *y = k->out[0];
 	r.out_numel = y->numel;
+	/* float32 sums over a contiguous run: in ov_sum16_f's order */
+	int contiguous = x->dtype == OV_DT_FLOAT && (op == R_SUM || op == R_MEAN) && r.count > 0, seen = 0;
+	for (int a = 0; contiguous && a < x->rank; a++)
+		if (x->dims[a] != 1) {
+			contiguous = !seen || r.red[a];
+			seen |= r.red[a];
+		}
+	if (contiguous && seen) {
+		double *acc = malloc((size_t)(y->numel ? y->numel : 1) * sizeof *acc);
+		if (!acc)
+			return xk_fail(k, "out of memory");
+		sum_rows_f(x->data, y->numel, r.count, acc);
+		for (int64_t i = 0; i < y->numel; i++)
+			((float *)y->data)[i] = (float)ov_red_final_d(op, acc[i], r.count, 0);
+		free(acc);
+		return 0;
+	}
 	/* output strides per input axis */
 	{
 		int64_t s = 1;

@@ -231,8 +231,8 @@ static inline OV_HD float cu_maxpool_index_point(const struct ops_window *w, int
 }
 
 /* ---- softmax: the row of len values at base, inner apart (logsm: LogSoftmax) ----
- * cpu/norm.c's arithmetic: over a contiguous row (inner 1), float exponentials summed in double; over a strided
- * one, everything in double. */
+ * cpu/norm.c's arithmetic: over a contiguous row (inner 1), float exponentials (ov_exp_f) summed in double in
+ * ov_sum16_f's order; over a strided one, everything in double. */
 static inline OV_HD void cu_softmax_row(const float *x, float *y, int64_t base, int64_t len, int64_t inner, int logsm)
 {
 	if (inner == 1) {
@@ -241,13 +241,9 @@ static inline OV_HD void cu_softmax_row(const float *x, float *y, int64_t base, 
 		float mx = -INFINITY;
 		for (int64_t j = 0; j < len; j++)
 			mx = xp[j] > mx ? xp[j] : mx;
-		double sum = 0;
-		for (int64_t j = 0; j < len; j++) {
-			float e = expf(xp[j] - mx);
-			sum += e;
-			if (!logsm)
-				yp[j] = e;
-		}
+		for (int64_t j = 0; j < len; j++) /* the exponentials in y, for LogSoftmax too (overwritten after) */
+			yp[j] = ov_exp_f(xp[j] - mx);
+		double sum = ov_sum16_f(yp, len);
 		if (!logsm) {
 			float r = (float)(1 / sum);
 			for (int64_t j = 0; j < len; j++)
@@ -749,6 +745,23 @@ static inline OV_HD double cu_reduce_point_d(const struct cu_reduce *r, int op, 
 {
 	int64_t base = cu_reduce_base(r, o), idx[XT_MAX_RANK], off;
 	double shift = 0, acc = ov_red_init_d(op);
+
+	/* float32 Sum and Mean over a contiguous run (the reduced axes of more than one element innermost, one after
+	 * the other): in ov_sum16_f's order, as cpu/reduce.c */
+	if (dt == OV_DT_FLOAT && (op == OV_RED_SUM || op == OV_RED_MEAN) && r->count > 0) {
+		int64_t step = 1;
+		int run = 0;
+		for (int a = r->n_red - 1; a >= 0; a--) {
+			if (r->red_dims[a] == 1)
+				continue;
+			run = r->red_str[a] == step;
+			if (!run)
+				break;
+			step *= r->red_dims[a];
+		}
+		if (run)
+			return ov_red_final_d(op, ov_sum16_f((const float *)x + base, r->count), r->count, 0);
+	}
 
 	if (op == OV_RED_LOGSUMEXP) {
 		double m = -INFINITY;

@@ -298,7 +298,8 @@ static inline OV_HD int ov_isinf_d(double x, int detect_positive, int detect_neg
 
 /* ---- reductions: the running step, start and end of ReduceX, and ArgMax/ArgMin's step ----
  * The CPU (cpu/reduce.c) and CUDA (cuda/reduce.cu, through cuda/points.h) visit a reduction's elements in the
- * input's C order and fold each in with these, so both add the same doubles in the same order. */
+ * input's C order and fold each in with these, so both add the same doubles in the same order; except float32
+ * ReduceSum and ReduceMean over a contiguous run, which both take in ov_sum16_f's order. */
 
 enum ov_red_op {
 	OV_RED_SUM, OV_RED_MEAN, OV_RED_MAX, OV_RED_MIN, OV_RED_PROD, OV_RED_L1, OV_RED_L2, OV_RED_LOGSUM,
@@ -336,6 +337,22 @@ static inline OV_HD double ov_red_final_d(int op, double v, int64_t count, doubl
 	case OV_RED_LOGSUMEXP: return log(v) + shift;
 	default: return v;
 	}
+}
+
+/* The sum in double of float32 values in a contiguous run, as both backends take it for ReduceSum and ReduceMean
+ * over trailing axes and for Softmax's denominator: 16 lanes, lane l summing the elements j = l mod 16 in order,
+ * then folded lane l + 8 into l, then + 4, + 2, + 1.  The CPU computes the same with vectors (cpu/lanesum.h):
+ * element-wise double additions, so the same bits. */
+static inline OV_HD double ov_sum16_f(const float *x, int64_t n)
+{
+	double l[16] = {0};
+
+	for (int64_t j = 0; j < n; j++)
+		l[j % 16] += x[j];
+	for (int w = 8; w >= 1; w /= 2)
+		for (int q = 0; q < w; q++)
+			l[q] += l[q + w];
+	return l[0];
 }
 
 /* Integer reductions wrap like the reference's int64 arithmetic; uns: the values are unsigned (Max, Min). */

@@ -1,0 +1,236 @@
+#!/bin/sh
+# The CPU's own float32 matrix product (src/exec/cpu/sgemm.c) and the runner's fusions around it (src/exec/run.c):
+# MatMul and Gemm over odd shapes (tails of 16 columns and 6 rows, K over one block, batches, NaN and infinities)
+# against numpy, once with the weights packed for one run and once kept across runs (run --repeat); an Add (a bias
+# row or a whole matrix) and a Relu after a MatMul taken into it, and a LayerNormalization written out as nodes
+# taken into its first ReduceMean, both to the bits of the separate kernels (--all runs nothing fused), and
+# refused where a value between is watched or the pattern is another; float32 ReduceSum/ReduceMean over trailing
+# axes, Softmax/LogSoftmax and LayerNormalization over float32 rows against numpy.
+. "$(dirname "$0")/lib.sh"
+
+have_python_onnx || skip_all "python3 with onnx and numpy is needed to make the test models"
+scratch
+cd "$TMP" || exit 1
+
+"$PYTHON" - <<'EOF' || { echo "1..0 # SKIP could not make the test models"; exit 0; }
+import numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto as T
+
+vi = helper.make_tensor_value_info
+rng = np.random.default_rng(7)
+
+def save(name, nodes, inputs, outputs, inits=(), opset=13):
+    g = helper.make_graph(nodes, name, inputs, outputs, [numpy_helper.from_array(a, n) for n, a in inits])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 7
+    onnx.save(m, name + ".onnx")
+
+def r(*shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+def mm(a, b):
+    return np.matmul(a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
+
+# MatMul with constant B over odd shapes: M across the 6-row tiles, N across the 16-column panels, K over one
+# 256 block; row 1 of A holds a NaN and row 2 an infinity
+shapes = [(1, 1, 2), (2, 3, 15), (5, 17, 16), (7, 64, 17), (13, 300, 33), (20, 513, 100), (9, 16, 1), (6, 40, 48)]
+nodes, inits, outs = [], [], []
+a_all = r(20, 513)
+a_all[1, 3] = np.nan
+a_all[2, 0] = np.inf
+for i, (m, k, n) in enumerate(shapes):
+    b = r(k, n)
+    nodes.append(helper.make_node("Slice", ["a", f"st{i}", f"en{i}"], [f"a{i}"]))
+    inits += [(f"st{i}", np.array([0, 0], np.int64)), (f"en{i}", np.array([m, k], np.int64)), (f"b{i}", b)]
+    nodes.append(helper.make_node("MatMul", [f"a{i}", f"b{i}"], [f"y{i}"]))
+    outs.append(vi(f"y{i}", T.FLOAT, [m, n]))
+    np.save(f"y{i}.npy", mm(a_all[:m, :k], b))
+save("shapes", nodes, [vi("a", T.FLOAT, [20, 513])], outs, inits)
+np.save("a.npy", a_all)
+
+# Gemm: transB with a bias row, a bias matrix, transA (CBLAS), alpha (CBLAS); then MatMul -> Add(bias) -> Relu,
+# MatMul -> Add(residual), a batched A, and a batch of B that are values (attention's scores)
+x = r(2, 11, 24)
+w1, w2, bias, bm = r(40, 24), r(24, 40), r(40), r(22, 40)
+q, kt = r(3, 10, 8), r(3, 8, 12)
+x2 = x.reshape(22, 24)
+g1 = mm(x2, w1.T) + bias
+g2 = mm(x2, w1.T) + bm
+g3 = mm(x2, w1.T) * np.float32(0.5)
+h = np.maximum(mm(x, w2) + bias, 0)
+res = mm(x, w2) + bm.reshape(2, 11, 40)
+
+save("gemm", [helper.make_node("Reshape", ["x", "s2"], ["x2"]),
+              helper.make_node("Gemm", ["x2", "w1", "bias"], ["g1"], transB=1),
+              helper.make_node("Gemm", ["x2", "w1", "bm"], ["g2"], transB=1),
+              helper.make_node("Gemm", ["x2", "w1"], ["g3"], transB=1, alpha=0.5),
+              helper.make_node("Transpose", ["x2"], ["x2t"]),
+              helper.make_node("Gemm", ["x2t", "w2"], ["g4"], transA=1),
+              helper.make_node("MatMul", ["x", "w2"], ["p"]),
+              helper.make_node("Add", ["p", "bias"], ["pb"]),
+              helper.make_node("Relu", ["pb"], ["h"]),
+              helper.make_node("MatMul", ["x", "w2"], ["p2"]),
+              helper.make_node("Add", ["bm3", "p2"], ["res"]),
+              helper.make_node("MatMul", ["q", "kt"], ["att"])],
+     [vi("x", T.FLOAT, [2, 11, 24]), vi("q", T.FLOAT, [3, 10, 8]), vi("kt", T.FLOAT, [3, 8, 12])],
+     [vi("g1", T.FLOAT, [22, 40]), vi("g2", T.FLOAT, [22, 40]), vi("g3", T.FLOAT, [22, 40]),
+      vi("g4", T.FLOAT, [22, 40]), vi("h", T.FLOAT, [2, 11, 40]), vi("res", T.FLOAT, [2, 11, 40]),
+      vi("att", T.FLOAT, [3, 10, 12])],
+     [("s2", np.array([22, 24], np.int64)), ("w1", w1), ("w2", w2), ("bias", bias), ("bm", bm),
+      ("bm3", bm.reshape(2, 11, 40))])
+for n, v in [("x", x), ("q", q), ("kt", kt), ("g1", g1), ("g2", g2), ("g3", g3), ("g4", mm(x2, w2)), ("h", h),
+             ("res", res), ("att", mm(q, kt))]:
+    np.save(n + ".npy", v)
+
+# a LayerNormalization as torch 1.13 writes it (opset 13), over rows of 37 (a tail past 32) and 64
+def ln_nodes(p, x, g, b, axes=(-1,), expo="two", eps="eps", out="y"):
+    return [helper.make_node("ReduceMean", [x], [p + "m"], axes=list(axes), name=p + "ReduceMean"),
+            helper.make_node("Sub", [x, p + "m"], [p + "d"], name=p + "Sub"),
+            helper.make_node("Pow", [p + "d", expo], [p + "p"], name=p + "Pow"),
+            helper.make_node("ReduceMean", [p + "p"], [p + "v"], axes=list(axes), name=p + "ReduceMean_1"),
+            helper.make_node("Add", [p + "v", eps], [p + "ve"], name=p + "Add"),
+            helper.make_node("Sqrt", [p + "ve"], [p + "s"], name=p + "Sqrt"),
+            helper.make_node("Div", [p + "d", p + "s"], [p + "n"], name=p + "Div"),
+            helper.make_node("Mul", [p + "n", g], [p + "g"], name=p + "Mul"),
+            helper.make_node("Add", [p + "g", b], [out], name=p + "Add_1")]
+
+def ln_ref(x, g, b, eps=1e-5):
+    m = x.astype(np.float64).mean(-1, keepdims=True)
+    v = ((x - m) ** 2).mean(-1, keepdims=True)
+    return ((x - m) / np.sqrt(v + eps) * g + b).astype(np.float32)
+
+consts = [("two", np.array(2, np.float32)), ("three", np.array(3, np.float32)), ("eps", np.array(1e-5, np.float32))]
+for n in (37, 64):
+    xl, gl, bl = r(3, 5, n), r(n), r(n)
+    xl[1, 2, 4] = np.nan
+    save(f"ln{n}", ln_nodes("ln_", "x", "g", "b"), [vi("x", T.FLOAT, [3, 5, n])], [vi("y", T.FLOAT, [3, 5, n])],
+         consts + [("g", gl), ("b", bl)])
+    np.save(f"lnx{n}.npy", xl)
+    np.save(f"lny{n}.npy", ln_ref(xl, gl, bl))
+# not a layer norm: Pow 3, and the mean over axis 1
+save("ln_pow3", ln_nodes("ln_", "x", "g", "b", expo="three"), [vi("x", T.FLOAT, [3, 5, 37])],
+     [vi("y", T.FLOAT, [3, 5, 37])], consts + [("g", r(37)), ("b", r(37))])
+save("ln_axis1", ln_nodes("ln_", "x", "g", "b", axes=(1,)), [vi("x", T.FLOAT, [3, 5, 37])],
+     [vi("y", T.FLOAT, [3, 5, 37])], consts + [("g", r(37)), ("b", r(37))])
+# opset 18: the axes as an input
+save("ln18", [helper.make_node(n.op_type, list(n.input) + (["ax"] if n.op_type == "ReduceMean" else []),
+                               list(n.output), name=n.name) for n in ln_nodes("ln_", "x", "g", "b")],
+     [vi("x", T.FLOAT, [3, 5, 64])], [vi("y", T.FLOAT, [3, 5, 64])],
+     consts + [("g", r(64)), ("b", r(64)), ("ax", np.array([-1], np.int64))], opset=18)
+
+# ReduceSum / ReduceMean of float32 over trailing axes, the rows' lengths around the 16 lanes
+xr = r(3, 4, 33)
+xr[0, 1, 5] = np.nan
+save("red", [helper.make_node("ReduceSum", ["x", "ax"], ["s1"]),
+             helper.make_node("ReduceMean", ["x"], ["m2"], axes=[1, 2]),
+             helper.make_node("ReduceMean", ["x"], ["m0"], axes=[0], keepdims=0),
+             helper.make_node("Slice", ["x", "z", "e15", "ax"], ["x15"]),
+             helper.make_node("ReduceMean", ["x15"], ["m15"], axes=[-1])],
+     [vi("x", T.FLOAT, [3, 4, 33])],
+     [vi("s1", T.FLOAT, [3, 4, 1]), vi("m2", T.FLOAT, [3, 1, 1]), vi("m0", T.FLOAT, [4, 33]),
+      vi("m15", T.FLOAT, [3, 4, 1])],
+     [("ax", np.array([2], np.int64)), ("z", np.array([0], np.int64)), ("e15", np.array([15], np.int64))])
+# Softmax and LogSoftmax over rows of 37 (a tail past 32) with a NaN row and a row of -inf and finite values;
+# LayerNormalization (opset 17) over rows of 37 and over the last two axes, with its Mean and InvStdDev
+xs = r(4, 37)
+xs[1, 3] = np.nan
+xs[2, :5] = -np.inf
+save("smax", [helper.make_node("Softmax", ["x"], ["sm"], axis=-1), helper.make_node("LogSoftmax", ["x"], ["lsm"])],
+     [vi("x", T.FLOAT, [4, 37])], [vi("sm", T.FLOAT, [4, 37]), vi("lsm", T.FLOAT, [4, 37])])
+e = np.exp(xs.astype(np.float64) - xs.max(-1, keepdims=True))
+np.save("xs.npy", xs)
+np.save("sm.npy", (e / e.sum(-1, keepdims=True)).astype(np.float32))
+np.save("lsm.npy", (xs - xs.max(-1, keepdims=True) - np.log(e.sum(-1, keepdims=True))).astype(np.float32))
+xl, gl, bl, g2, b2 = r(3, 5, 37), r(37), r(37), r(5, 37), r(5, 37)
+save("lnop", [helper.make_node("LayerNormalization", ["x", "g", "b"], ["y", "mean", "inv"], epsilon=1e-5),
+              helper.make_node("LayerNormalization", ["x", "g2", "b2"], ["y2"], axis=1)],
+     [vi("x", T.FLOAT, [3, 5, 37])],
+     [vi("y", T.FLOAT, [3, 5, 37]), vi("mean", T.FLOAT, [3, 5, 1]), vi("inv", T.FLOAT, [3, 5, 1]),
+      vi("y2", T.FLOAT, [3, 5, 37])], [("g", gl), ("b", bl), ("g2", g2), ("b2", b2)], opset=17)
+x64 = xl.astype(np.float64)
+np.save("lnopx.npy", xl)
+np.save("lnopy.npy", ln_ref(xl, gl, bl))
+np.save("lnopm.npy", x64.mean(-1, keepdims=True).astype(np.float32))
+np.save("lnopi.npy", (1 / np.sqrt(x64.var(-1, keepdims=True) + 1e-5)).astype(np.float32))
+m2 = x64.mean((1, 2), keepdims=True)
+np.save("lnopy2.npy", ((x64 - m2) / np.sqrt(x64.var((1, 2), keepdims=True) + 1e-5) * g2 + b2).astype(np.float32))
+
+x64 = xr.astype(np.float64)
+np.save("xr.npy", xr)
+np.save("s1.npy", x64.sum(2, keepdims=True).astype(np.float32))
+np.save("m2.npy", x64.mean((1, 2), keepdims=True).astype(np.float32))
+np.save("m0.npy", x64.mean(0).astype(np.float32))
+np.save("m15.npy", x64[:, :, :15].mean(2, keepdims=True).astype(np.float32))
+EOF
+
+run() { "$ONNXVIEW" run "$@" >out.txt 2>err.txt; echo $? >rc.txt; }
+rc() { cat rc.txt; }
+same() { cmp -s "$1" "$2"; }
+
+# ---- MatMul over odd shapes, packed for one run and kept across runs
+exp=
+for i in 0 1 2 3 4 5 6 7; do exp="$exp --expect y$i=y$i.npy"; done
+run shapes.onnx --input a=a.npy $exp
+check "MatMul over odd shapes (tails of rows and columns, K over a block, NaN, infinity) matches numpy (exit 0)" \
+	[ "$(rc)" = 0 ]
+run shapes.onnx --input a=a.npy $exp --repeat 3
+check "... and with the weights packed once and kept across runs (run --repeat), every run the same bits" \
+	sh -c '[ "$(cat rc.txt)" = 0 ] && grep -q "same bits" out.txt'
+
+# ---- Gemm, MatMul with Add and Relu taken in, attention's batches
+exp=
+for v in g1 g2 g3 g4 h res att; do exp="$exp --expect $v=$v.npy"; done
+run gemm.onnx --input x=x.npy --input q=q.npy --input kt=kt.npy $exp --repeat 2
+check "Gemm (bias row, bias matrix, transA, alpha), MatMul with Add and Relu after, batched attention match numpy" \
+	[ "$(rc)" = 0 ]
+"$ONNXVIEW" run gemm.onnx --input x=x.npy --input q=q.npy --input kt=kt.npy --save fused >/dev/null 2>&1
+"$ONNXVIEW" run gemm.onnx --input x=x.npy --input q=q.npy --input kt=kt.npy --all --save all >/dev/null 2>&1
+check "a bias Add and a Relu taken into the MatMul give the separate kernels' bits (--all runs them apart)" \
+	sh -c 'cmp -s fused/h.npy all/h.npy && cmp -s fused/res.npy all/res.npy && cmp -s fused/g1.npy all/g1.npy'
+"$ONNXVIEW" run gemm.onnx --input x=x.npy --input q=q.npy --input kt=kt.npy --to h,pb --save to >/dev/null 2>&1
+check "--to the Add's output keeps it (the Add is not taken into the MatMul) and the Relu's bits do not change" \
+	sh -c 'cmp -s to/h.npy all/h.npy && cmp -s to/pb.npy all/pb.npy'
+
+# ---- the layer norm written out as nodes
+for n in 37 64; do
+	run ln$n.onnx --input x=lnx$n.npy --expect y=lny$n.npy
+	check "layer norm over rows of $n written out as nodes matches numpy (a NaN row stays NaN) (exit 0)" \
+		[ "$(rc)" = 0 ]
+	check "... and runs as one kernel, which the report notes" \
+		grep -q "'ln_ReduceMean' ReduceMean: ran as one layer norm with the 8 nodes after it" out.txt
+	"$ONNXVIEW" run ln$n.onnx --input x=lnx$n.npy --save f$n >/dev/null 2>&1
+	"$ONNXVIEW" run ln$n.onnx --input x=lnx$n.npy --all --save a$n >/dev/null 2>&1
+	check "... to the bits of its nine nodes run apart (--all)" same f$n/y.npy a$n/y.npy
+done
+run ln37.onnx --input x=lnx37.npy --all
+check "--all runs the nine nodes apart (no note)" sh -c '! grep -q "layer norm" out.txt'
+run ln37.onnx --input x=lnx37.npy --to y,ln_d --save t37
+check "--to a value inside the pattern runs it apart, to the same bits" \
+	sh -c '! grep -q "layer norm" out.txt && cmp -s t37/y.npy a37/y.npy'
+run ln37.onnx --input x=lnx37.npy --repeat 3
+check "run --repeat: the fused layer norm gives the same bits every run" \
+	sh -c 'grep -q "same bits" out.txt && grep -q "ran as one layer norm" out.txt'
+run ln_pow3.onnx --input x=lnx37.npy
+check "Pow 3 instead of 2 is no layer norm: the nodes run apart" sh -c '[ "$(cat rc.txt)" = 0 ] && ! grep -q "layer norm" out.txt'
+run ln_axis1.onnx --input x=lnx37.npy
+check "a mean over another axis than the last is no layer norm: the nodes run apart" \
+	sh -c '[ "$(cat rc.txt)" = 0 ] && ! grep -q "layer norm" out.txt'
+run ln18.onnx --input x=lnx64.npy
+check "opset 18, the axes as an input: the pattern is found" grep -q "ran as one layer norm" out.txt
+"$ONNXVIEW" run ln18.onnx --input x=lnx64.npy --save f18 >/dev/null 2>&1
+"$ONNXVIEW" run ln18.onnx --input x=lnx64.npy --all --save a18 >/dev/null 2>&1
+check "... to the bits of its nodes run apart" same f18/y.npy a18/y.npy
+
+# ---- float32 sums over trailing axes
+run red.onnx --input x=xr.npy --expect s1=s1.npy --expect m2=m2.npy --expect m0=m0.npy --expect m15=m15.npy
+check "ReduceSum/ReduceMean of float32 over trailing axes (rows of 33 and 15, two axes, a NaN) match numpy" \
+	[ "$(rc)" = 0 ]
+
+# ---- Softmax, LogSoftmax and LayerNormalization rows
+run smax.onnx --input x=xs.npy --expect sm=sm.npy --expect lsm=lsm.npy
+check "Softmax and LogSoftmax over rows of 37 (a NaN row, a row with -inf) match numpy" [ "$(rc)" = 0 ]
+run lnop.onnx --input x=lnopx.npy --expect y=lnopy.npy --expect mean=lnopm.npy --expect inv=lnopi.npy \
+	--expect y2=lnopy2.npy
+check "LayerNormalization over rows of 37 (with Mean and InvStdDev) and over two axes matches numpy" [ "$(rc)" = 0 ]
+
+done_testing
