@@ -189,6 +189,61 @@ else
 	skip "no share/onnxview/ops-doc.txt yet"
 	skip "no share/onnxview/ops-doc.txt yet"
 fi
+
+# The reference covers the database: every op of opdb.txt (ai.onnx, ai.onnx.ml and the preview domains) has a
+# record in ops-doc.txt, and each record's history lines name exactly the op's since-versions, in order, so the
+# notes cannot drift from the schemas when opdb.txt is regenerated.
+# db_versions OPDB: "DOMAIN OP V1 V2 ..." for every op, sorted.
+db_versions() {
+	awk '$1 == "op" { k = $2 " " $3; if (!(k in v)) { v[k] = k; n++ } v[k] = v[k] " " $4 }
+		END { for (k in v) print v[k] }' "$1" | LC_ALL=C sort
+}
+# doc_versions OPS-DOC: the same from the records' history lines (text blocks skipped; ai.onnx by default).
+doc_versions() {
+	awk 'function flush() { if (name != "") print dom " " name hist }
+		/^== / { flush(); name = $2; dom = "ai.onnx"; hist = ""; intext = 0; next }
+		name == "" || intext { next }
+		/^text:/ { intext = 1; next }
+		/^domain:/ { dom = $2; next }
+		/^history:/ { v = $2; sub(/:.*/, "", v); hist = hist " " v }
+		END { flush() }' "$1" | LC_ALL=C sort
+}
+# doc_drift OPDB OPS-DOC: one line per op whose versions differ or that has no record ("-" what opdb.txt says,
+# "+" what ops-doc.txt says); nothing when they agree. Records of ops the database lacks are the check above.
+doc_drift() {
+	db_versions "$1" >"$TMP/drift.db"
+	doc_versions "$2" >"$TMP/drift.doc"
+	awk 'NR == FNR { k = $1 " " $2; db[k] = $0; next }
+		{ k = $1 " " $2; if (k in db) { if (db[k] != $0) print "- " db[k] "  + " $0; delete db[k] } }
+		END { for (k in db) print "- " db[k] "  + (no record)" }' "$TMP/drift.db" "$TMP/drift.doc" | LC_ALL=C sort
+}
+if [ -f "$REAL/ops-doc.txt" ]; then
+	doc_drift "$REAL/opdb.txt" "$REAL/ops-doc.txt" >"$TMP/drift"
+	missing=$(grep -c '(no record)$' "$TMP/drift")
+	check "every op of opdb.txt has a record in ops-doc.txt ($missing missing)" [ "$missing" -eq 0 ]
+	grep '(no record)$' "$TMP/drift" | head -40 | sed 's/^/# /'
+	wrong=$(grep -vc '(no record)$' "$TMP/drift")
+	check "every record's history versions are opdb.txt's since-versions ($wrong differ)" [ "$wrong" -eq 0 ]
+	grep -v '(no record)$' "$TMP/drift" | head -40 | sed 's/^/# /'
+	# The check itself: a dropped history line, an extra one and a missing record are each caught, and a line
+	# starting "history:" inside a text block is not taken for a version.
+	awk '/^== / { rec = $2 }
+		rec == "Conv" && /^history: 22:/ { next }
+		rec == "Gradient" { next }
+		{ print }
+		rec == "And" && /^history: 7:/ { print "history: 9: not a version of And" }
+		rec == "Det" && /^text:/ { print "history: 99: text, not a version" }' "$REAL/ops-doc.txt" >"$TMP/drift-doc"
+	doc_drift "$REAL/opdb.txt" "$TMP/drift-doc" >"$TMP/drift2"
+	check "the drift check names a dropped version (Conv 22), an extra one (And 9) and a missing record (Gradient)" \
+		sh -c "grep -q '^- ai.onnx Conv 1 11 22  + ai.onnx Conv 1 11\$' '$TMP/drift2' &&
+			grep -q '^- ai.onnx And 1 7  + ai.onnx And 1 7 9\$' '$TMP/drift2' &&
+			grep -q '^- ai.onnx.preview.training Gradient 1  + (no record)\$' '$TMP/drift2' &&
+			! grep -q ' Det ' '$TMP/drift2' && [ \$(comm -13 '$TMP/drift' '$TMP/drift2' | wc -l) -le 3 ]"
+else
+	skip "no share/onnxview/ops-doc.txt yet"
+	skip "no share/onnxview/ops-doc.txt yet"
+	skip "no share/onnxview/ops-doc.txt yet"
+fi
 # The shipped documentation loads without a word: an entry written twice (two branches documenting one op) makes
 # every panel lose its notes, so it must fail here first.
 "$ONNXVIEW" ops Resize >/dev/null 2>"$TMP/docs.err"
