@@ -205,6 +205,24 @@ run noop.onnx --input x=x.npy
 check "an op without a kernel exits 1" [ "$(rc)" = 1 ]
 check "an op without a kernel names the node" grep -q "#1 'bad' NoSuchOp: no CPU kernel for NoSuchOp (opset 13)" err.txt
 check "an op without a kernel is one line" one_line
+"$PYTHON" - <<'EOFD'
+import onnx
+from onnx import helper, TensorProto as T
+for name, node, dom in [("ml-nokernel.onnx", helper.make_node("LinearRegressor", ["x"], ["y"], domain="ai.onnx.ml",
+                                                                coefficients=[1.0, 2.0]), ("ai.onnx.ml", 3)),
+                        ("dom-nokernel.onnx", helper.make_node("Foo", ["x"], ["y"], domain="my.dom"), ("my.dom", 1))]:
+    g = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", T.FLOAT, [1, 2])],
+                          [helper.make_tensor_value_info("y", T.FLOAT, [1, 1])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid(*dom)])
+    m.ir_version = 8
+    onnx.save(m, name)
+EOFD
+run ml-nokernel.onnx --input ones
+check "an ai.onnx.ml op without a kernel: the message lists the ml ops the CPU runs" sh -c "[ \$(cat rc.txt) = 1 ] &&
+	grep -q 'no CPU kernel for LinearRegressor of domain ai.onnx.ml (of that domain the CPU runs .*TreeEnsemble' err.txt"
+run dom-nokernel.onnx --input ones
+check "an op of a domain the CPU knows nothing of: the message says so" sh -c "[ \$(cat rc.txt) = 1 ] &&
+	grep -q 'no CPU kernel for Foo of domain my.dom (the CPU runs no op of that domain' err.txt"
 
 run ident.onnx --input x=nan.npy --expect y=nan_want.npy
 check "NaN matches NaN, Inf the same Inf" [ "$(rc)" = 0 ]

@@ -155,6 +155,9 @@ struct exec_kernel {
 
 /* The CPU backend's kernels, one table per op family (src/exec/cpu-*.c), gathered by src/exec/cpu/registry.c. */
 exec_kernel_fn cpu_find_kernel(const char *domain, const char *op, int64_t opset);
+/* The ops the CPU backend runs in a domain other than the default one, "A, B, C" into buf (n bytes, cut with
+ * "..."); how many. */
+size_t cpu_domain_ops(const char *domain, char *buf, size_t n);
 /* Sequences and optionals (src/exec/cpu/sequence.c).  1 when op's kernel may be handed one as its input number
  * input (the Sequence* and Optional* ops, SequenceMap, Identity, If, Loop's carried values), with *fn the kernel
  * to use for them instead of the op's own (Identity), else NULL.  The runner refuses a sequence or optional

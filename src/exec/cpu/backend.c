@@ -43,9 +43,14 @@ static int cpu_run_node(struct exec_kernel_ctx *k)
 		if (k->g->nodes[k->node].n_sub)
 			return ov_fail(k->err, OV_INVALID,
 				       "%s holds subgraphs, which the executor does not run yet (If, Loop, Scan)", op);
-		if (n->domain && *n->domain && strcmp(n->domain, "ai.onnx"))
-			return ov_fail(k->err, OV_INVALID, "no CPU kernel for %s of domain %s (the CPU backend runs ai.onnx "
-				       "ops, ai.onnx.preview's FlexAttention and the model's local functions)", op, n->domain);
+		if (n->domain && *n->domain && strcmp(n->domain, "ai.onnx")) {
+			char ops[200];
+			if (cpu_domain_ops(n->domain, ops, sizeof ops))
+				return ov_fail(k->err, OV_INVALID, "no CPU kernel for %s of domain %s (of that domain the "
+					       "CPU runs %s)", op, n->domain, ops);
+			return ov_fail(k->err, OV_INVALID, "no CPU kernel for %s of domain %s (the CPU runs no op of that "
+				       "domain, only a model's local function of that name)", op, n->domain);
+		}
 		return ov_fail(k->err, OV_INVALID, "no CPU kernel for %s (opset %" PRId64 ")", op, k->opset);
 	}
 	return fn(k);

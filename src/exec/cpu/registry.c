@@ -3,8 +3,7 @@
 #include "config.h"
 
 #include <stdint.h>
-#include <stdlib.h>
-#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,6 +125,33 @@ exec_kernel_fn cpu_find_kernel(const char *domain, const char *op, int64_t opset
 		}
 	}
 	return best ? best->fn : NULL;
+}
+
+size_t cpu_domain_ops(const char *domain, char *buf, size_t n)
+{
+	size_t count = 0, at = 0;
+
+	if (n)
+		buf[0] = '\0';
+	for (size_t f = 0; domain && f < sizeof families / sizeof families[0]; f++) {
+		if (!families[f].domain || strcmp(families[f].domain, domain))
+			continue;
+		for (size_t i = 0; i < *families[f].count; i++) {
+			const char *op = families[f].rows[i].op;
+			int seen = 0;
+			for (size_t j = 0; j < i && !seen; j++)
+				seen = !strcmp(families[f].rows[j].op, op);
+			if (seen)
+				continue;
+			int w = snprintf(buf + at, at < n ? n - at : 0, "%s%s", count ? ", " : "", op);
+			if (w > 0 && at + (size_t)w < n)
+				at += (size_t)w;
+			else if (n > 4)
+				memcpy(buf + (n - 4 > at ? at : n - 4), "...", 4);
+			count++;
+		}
+	}
+	return count;
 }
 
 /* Ops outside the sequence family that carry sequences and optionals: If's branches may give them, Loop carries
