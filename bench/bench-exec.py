@@ -80,7 +80,7 @@ def main():
         ort_rss = int(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
                       .stdout.strip() or 0) * 1024
         t_nodes, t_cmd, ov_rss = [], [], 0
-        save = os.path.join(d, "out")
+        save = os.path.join(d, "out-" + os.path.basename(model))  # one folder a model: outputs of the same name
         for _ in range(runs):
             t0 = time.perf_counter()
             r = subprocess.run(["/usr/bin/time", "-f", "%M", ov, "run", model] + args_in + ["--save", save, "--force", "--json"],
