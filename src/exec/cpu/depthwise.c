@@ -28,21 +28,6 @@
  * (written after it) when it has fewer, except where that would pass the plane's end: those rows go through a
  * buffer.  Small planes go 8 channels at a time instead (depthwise_3x3_t below). */
 
-/* 8 floats to anywhere (simd.h has the load) */
-#define STORE8(p, v) (*(v8f_any *)(p) = (v))
-
-/* The even and the odd elements of the 16 in (a, b), as simd.h's V8_EVEN and V8_ODD, but as an in-lane shuffle
- * then a permutation of 64-bit pairs: two AVX2 instructions each (vshufps, vpermd), where GCC makes three of
- * V8_EVEN's single 16-element shuffle. */
-#if defined(__clang__)
-#define DW_PAIRS(t) __builtin_shufflevector((t), (t), 0, 1, 4, 5, 2, 3, 6, 7)
-#define DW_EVEN(a, b) DW_PAIRS(__builtin_shufflevector((a), (b), 0, 2, 8, 10, 4, 6, 12, 14))
-#define DW_ODD(a, b) DW_PAIRS(__builtin_shufflevector((a), (b), 1, 3, 9, 11, 5, 7, 13, 15))
-#else
-#define DW_PAIRS(t) __builtin_shuffle((t), (v8i){0, 1, 4, 5, 2, 3, 6, 7})
-#define DW_EVEN(a, b) DW_PAIRS(__builtin_shuffle((a), (b), (v8i){0, 2, 8, 10, 4, 6, 12, 14}))
-#define DW_ODD(a, b) DW_PAIRS(__builtin_shuffle((a), (b), (v8i){1, 3, 9, 11, 5, 7, 13, 15}))
-#endif
 
 /* A band's padded rows, in floats: the two bands stay in L1 beside the rows of X and Y going through */
 #define DW_BAND_FLOATS 2048
@@ -105,8 +90,8 @@ static inline __attribute__((always_inline)) void dw_pad_band(const struct dw3 *
 		if (vec)
 			for (; 2 * k < wd; k += 8) {
 				v8f a = LOAD8(src + 2 * k), b = LOAD8(src + 2 * k + 8);
-				STORE8(ev + k, DW_EVEN(a, b));
-				STORE8(od + k, DW_ODD(a, b));
+				STORE8(ev + k, V8_EVEN(a, b));
+				STORE8(od + k, V8_ODD(a, b));
 			}
 		else
 			for (; 2 * k < wd; k++) {
@@ -236,37 +221,6 @@ NN_CLONES static void depthwise_3x3(const float *x, int64_t n_in, int64_t mult, 
  * positions holding 8 channels each, inside a border of zeros (the pads), so that an output position is 9 aligned
  * loads and 9 multiply-adds on whole vectors whatever the stride or the width; the outputs are transposed back. */
 
-/* The 8 x 8 block v (v[i][j]: channel i, position j) transposed in place (v[j][i]): unpack, in-lane shuffle, then
- * 128-bit halves, 24 shuffles in all. */
-static inline __attribute__((always_inline)) void dw_tr8(v8f *v)
-{
-#if defined(__clang__)
-#define SH(a, b, ...) __builtin_shufflevector((a), (b), __VA_ARGS__)
-#else
-#define SH(a, b, ...) __builtin_shuffle((a), (b), (v8i){__VA_ARGS__})
-#endif
-#define LO(a, b) SH(a, b, 0, 8, 1, 9, 4, 12, 5, 13)
-#define HI(a, b) SH(a, b, 2, 10, 3, 11, 6, 14, 7, 15)
-	v8f t0 = LO(v[0], v[1]), t1 = HI(v[0], v[1]), t2 = LO(v[2], v[3]), t3 = HI(v[2], v[3]);
-	v8f t4 = LO(v[4], v[5]), t5 = HI(v[4], v[5]), t6 = LO(v[6], v[7]), t7 = HI(v[6], v[7]);
-#undef LO
-#undef HI
-#define LO(a, b) SH(a, b, 0, 1, 8, 9, 4, 5, 12, 13)
-#define HI(a, b) SH(a, b, 2, 3, 10, 11, 6, 7, 14, 15)
-	/* positions (0, 4), (1, 5), (2, 6), (3, 7) of channels 0-3 (u0-u3) and 4-7 (u4-u7), one in each half */
-	v8f u0 = LO(t0, t2), u1 = HI(t0, t2), u2 = LO(t1, t3), u3 = HI(t1, t3);
-	v8f u4 = LO(t4, t6), u5 = HI(t4, t6), u6 = LO(t5, t7), u7 = HI(t5, t7);
-#undef LO
-#undef HI
-#define LO(a, b) SH(a, b, 0, 1, 2, 3, 8, 9, 10, 11)
-#define HI(a, b) SH(a, b, 4, 5, 6, 7, 12, 13, 14, 15)
-	v[0] = LO(u0, u4), v[4] = HI(u0, u4), v[1] = LO(u1, u5), v[5] = HI(u1, u5);
-	v[2] = LO(u2, u6), v[6] = HI(u2, u6), v[3] = LO(u3, u7), v[7] = HI(u3, u7);
-#undef LO
-#undef HI
-#undef SH
-}
-
 struct dwt {
 	int64_t h, wd, oh_n, ow_n, s;
 	int64_t wp;       /* positions per buffer row */
@@ -310,7 +264,7 @@ NN_CLONES static void depthwise_3x3_t(const float *x, int64_t c8, const float *w
 #pragma GCC unroll 8
 			for (int i = 0; i < 8; i++)
 				v[i] = LOAD8(x + (c0 + i) * in_n + q);
-			dw_tr8(v);
+			v8_transpose(v);
 #pragma GCC unroll 8
 			for (int j = 0; j < 8; j++)
 				g->buf[g->idx[q + j]] = v[j];
@@ -333,7 +287,7 @@ NN_CLONES static void depthwise_3x3_t(const float *x, int64_t c8, const float *w
 #pragma GCC unroll 8
 			for (int j = 0; j < 8; j++)
 				v[j] = g->obuf[q + j];
-			dw_tr8(v);
+			v8_transpose(v);
 #pragma GCC unroll 8
 			for (int i = 0; i < 8; i++)
 				STORE8(y + (c0 + i) * out_n + q, v[i]);

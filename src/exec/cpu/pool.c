@@ -205,19 +205,6 @@ DEFINE_POOL(double, pool_d)
  * of NaN alone gives -inf, a window with no tap inside the input 0); only which of two equal maxima +0 and -0 is
  * kept may differ from a row-major walk. */
 
-/* The even and the odd elements of the 16 in (a, b), as simd.h's V8_EVEN and V8_ODD, but as an in-lane shuffle
- * then a permutation of 64-bit pairs: two AVX2 instructions each (vshufps, vpermd), where GCC makes three of
- * V8_EVEN's single 16-element shuffle. */
-#if defined(__clang__)
-#define MP_PAIRS(t) __builtin_shufflevector((t), (t), 0, 1, 4, 5, 2, 3, 6, 7)
-#define MP_EVEN(a, b) MP_PAIRS(__builtin_shufflevector((a), (b), 0, 2, 8, 10, 4, 6, 12, 14))
-#define MP_ODD(a, b) MP_PAIRS(__builtin_shufflevector((a), (b), 1, 3, 9, 11, 5, 7, 13, 15))
-#else
-#define MP_PAIRS(t) __builtin_shuffle((t), (v8i){0, 1, 4, 5, 2, 3, 6, 7})
-#define MP_EVEN(a, b) MP_PAIRS(__builtin_shuffle((a), (b), (v8i){0, 2, 8, 10, 4, 6, 12, 14}))
-#define MP_ODD(a, b) MP_PAIRS(__builtin_shuffle((a), (b), (v8i){1, 3, 9, 11, 5, 7, 13, 15}))
-#endif
-
 struct mp2 {
 	int64_t wd, oh_n, ow_n, kw, sw, dh, dw, pl;
 	const int64_t *fh, *ch, *cw;
@@ -252,8 +239,8 @@ static inline __attribute__((always_inline)) void mp_rows(const struct mp2 *g, c
 			MP_MAX(b, LOAD8(r + 8));
 		}
 		if (g->sw == 2) {
-			*(v8f_any *)(ev + j / 2) = MP_EVEN(a, b);
-			*(v8f_any *)(od + j / 2) = MP_ODD(a, b);
+			*(v8f_any *)(ev + j / 2) = V8_EVEN(a, b);
+			*(v8f_any *)(od + j / 2) = V8_ODD(a, b);
 		} else {
 			*(v8f_any *)(g->row + g->pl + j) = a;
 			*(v8f_any *)(g->row + g->pl + j + 8) = b;

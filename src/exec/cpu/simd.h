@@ -20,16 +20,18 @@
 typedef float v8f __attribute__((vector_size(32)));
 typedef int v8i __attribute__((vector_size(32)));
 /* Any 8 of the 16 elements of (a, b) (V8_SHUF2: indices 0-7 from a, 8-15 from b), and the even and the odd ones
- * (for stride 2): GCC's __builtin_shuffle, clang's (the fuzz build) __builtin_shufflevector. */
+ * (for stride 2), the latter as an in-lane shuffle then a permutation of 64-bit pairs: two AVX2 instructions each
+ * (vshufps, vpermd), where GCC makes three of one 16-element shuffle.  GCC's __builtin_shuffle, clang's (the fuzz
+ * build) __builtin_shufflevector. */
 #if defined(__clang__)
 #define V8_SHUF2(a, b, ...) __builtin_shufflevector((a), (b), __VA_ARGS__)
-#define V8_EVEN(a, b) __builtin_shufflevector((a), (b), 0, 2, 4, 6, 8, 10, 12, 14)
-#define V8_ODD(a, b) __builtin_shufflevector((a), (b), 1, 3, 5, 7, 9, 11, 13, 15)
+#define V8_PAIRS(t) __builtin_shufflevector((t), (t), 0, 1, 4, 5, 2, 3, 6, 7)
 #else
 #define V8_SHUF2(a, b, ...) __builtin_shuffle((a), (b), (v8i){__VA_ARGS__})
-#define V8_EVEN(a, b) __builtin_shuffle((a), (b), (v8i){0, 2, 4, 6, 8, 10, 12, 14})
-#define V8_ODD(a, b) __builtin_shuffle((a), (b), (v8i){1, 3, 5, 7, 9, 11, 13, 15})
+#define V8_PAIRS(t) __builtin_shuffle((t), (v8i){0, 1, 4, 5, 2, 3, 6, 7})
 #endif
+#define V8_EVEN(a, b) V8_PAIRS(V8_SHUF2((a), (b), 0, 2, 8, 10, 4, 6, 12, 14))
+#define V8_ODD(a, b) V8_PAIRS(V8_SHUF2((a), (b), 1, 3, 9, 11, 5, 7, 13, 15))
 
 /* Clip's rule on 8 floats (Relu is lo 0, hi infinity): below lo gives below (lo, or hi when lo > hi), above hi
  * gives hi, NaN passes. */
@@ -85,6 +87,8 @@ static inline void v8_transpose(v8f *r)
 /* 8 floats from anywhere */
 typedef float v8f_any __attribute__((vector_size(32), aligned(4), may_alias));
 #define LOAD8(p) (*(const v8f_any *)(p))
+/* and to anywhere (one 32-byte store, where memcpy of a v8f makes two 16-byte ones) */
+#define STORE8(p, v) (*(v8f_any *)(p) = (v))
 
 /* y[0..n) = act(y) (src/exec/cpu/conv.c), with the same float operations as the Relu and Clip kernels. */
 void cpu_act_f(float *restrict y, int64_t n, const struct exec_act *act);
