@@ -10,7 +10,8 @@
  * of the 4x4 (src/exec/cpu/panel-gemm.c, the transformed kernels packed for it).  The input and output transforms run on 8 tiles of a row at a time (the patches of
  * neighbouring tiles overlap by 2 columns: their columns are the even and odd elements of two loads).  The
  * transformed kernels depend only on W: they are kept with the constants across runs (xk_derive).  Tiles are taken a
- * band of tile rows at a time, so the transformed inputs and products stay within a few MiB whatever the image.
+ * band of tile rows at a time, the input padded band by band, so the padded rows, the transformed inputs and the
+ * products stay within L2 whatever the image.
  *
  * The arithmetic differs from the direct sum (the transforms add and halve before the products), by a few units
  * in the last place of the inputs' magnitude; the bias and the fused Relu or Clip are applied as the direct path
@@ -170,13 +171,15 @@ int cpu_conv_winograd_f(struct exec_kernel_ctx *k, const float *x, const float *
 	/* tile rows and columns; the transforms take 8 tiles at a time, so the padded input covers the patches of tw
 	 * rounded up to 8 (16 floats of slack for their loads) */
 	int64_t th = (oh + 1) / 2, tw = (ow + 1) / 2, tw8 = (tw + 7) / 8 * 8;
-	int64_t hp = 2 * th + 2, wp = 2 * tw8 + 2 + 16;
+	int64_t wp = 2 * tw8 + 2 + 16;
 	/* tile rows per band: the transformed inputs (16 x C x tiles) and products (16 x M x tiles) within budget */
 	int64_t wide = C > M ? C : M, band = WG_BAND / (16 * wide * tw8);
 	if (band * tw < 32)
 		band = (32 + tw - 1) / tw;
 	if (band > th)
 		band = th;
+	/* the padded input of one band: its 2 x band + 2 rows of every channel (not the whole image) */
+	int64_t hb = 2 * band + 2;
 	int64_t ldv = band * tw + 16, panels = (M + WG_MR - 1) / WG_MR;
 	size_t ubytes = (size_t)(16 * panels * WG_MR * C) * sizeof(float);
 	const float *u = xk_derived(k, 1, 0x57470000u); /* "WG" */
@@ -193,7 +196,7 @@ int cpu_conv_winograd_f(struct exec_kernel_ctx *k, const float *x, const float *
 		if (xk_derive(k, 1, 0x57470000u, own, ubytes))
 			own = NULL;
 	}
-	xp = calloc((size_t)(C * hp * wp + 16), sizeof *xp);
+	xp = calloc((size_t)(C * hb * wp + 16), sizeof *xp);
 	v = malloc((size_t)(16 * C * ldv) * sizeof *v);
 	pr = malloc((size_t)(16 * M * ldv) * sizeof *pr);
 	rows = malloc((size_t)(2 * (2 * tw8 + 16)) * sizeof *rows);
@@ -203,16 +206,22 @@ int cpu_conv_winograd_f(struct exec_kernel_ctx *k, const float *x, const float *
 			(long long)th, (long long)tw);
 		goto out;
 	}
+	/* input columns that land in the padded rows (the columns left and right of them stay zero throughout) */
+	int64_t n_cols = wd < wp - pl ? wd : wp - pl;
 	for (int64_t n = 0; n < nb; n++) {
-		/* the image zero-padded: input row i at padded row pt + i (rows past the input and under the last
-		 * tiles stay zero) */
-		int64_t n_cols = wd < wp - pl ? wd : wp - pl;
-		for (int64_t c = 0; c < C && n_cols > 0; c++)
-			for (int64_t i = 0; i < h && pt + i < hp; i++)
-				memcpy(xp + (c * hp + pt + i) * wp + pl, x + ((n * C + c) * h + i) * wd,
-				       (size_t)n_cols * sizeof *xp);
 		for (int64_t r0 = 0; r0 < th; r0 += band) {
 			int64_t r1 = r0 + band < th ? r0 + band : th, nt = (r1 - r0) * tw;
+			/* the band's padded rows 2 r0 .. 2 r1 + 1: input row i at padded row pt + i, zeros above and
+			 * below the input */
+			for (int64_t c = 0; c < C; c++)
+				for (int64_t lr = 0; lr < 2 * (r1 - r0) + 2; lr++) {
+					float *dst = xp + (c * hb + lr) * wp;
+					int64_t i = 2 * r0 + lr - pt;
+					if (i >= 0 && i < h && n_cols > 0)
+						memcpy(dst + pl, x + ((n * C + c) * h + i) * wd, (size_t)n_cols * sizeof *xp);
+					else
+						memset(dst, 0, (size_t)wp * sizeof *xp);
+				}
 			/* the products run on whole blocks of 16 tiles (nt16: past the band's tiles, zeros or what the
 			 * input transform spills there), and the output transform reads up to 7 past its tiles */
 			int64_t nt16 = (nt + 15) / 16 * 16;
@@ -220,7 +229,7 @@ int cpu_conv_winograd_f(struct exec_kernel_ctx *k, const float *x, const float *
 				memset(v + i * ldv + nt, 0, (size_t)(ldv - nt) * sizeof *v);
 			for (int64_t i = 0; i < 16 * M; i++)
 				memset(pr + i * ldv + nt16, 0, (size_t)(ldv - nt16) * sizeof *pr);
-			wg_inputs(xp, C, hp, wp, r0, r1, tw, v, ldv);
+			wg_inputs(xp, C, hb, wp, 0, r1 - r0, tw, v, ldv);
 			for (int e = 0; e < 16; e++)
 				cpu_panels_gemm(u + (int64_t)e * panels * WG_MR * C, M, C, v + (int64_t)e * C * ldv, ldv,
 						nt16, NULL, NULL, pr + (int64_t)e * M * ldv, ldv, bt);
