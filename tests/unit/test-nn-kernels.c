@@ -584,6 +584,21 @@ static void test_conv_direct(void)
 		total++;
 		atotal++;
 	}
+	/* planes whose padded copy passes DC_PAD_FLOATS: bands of output rows, each padded as it comes (a last band
+	 * shorter than the others; pads above and below only in the first and last bands, or wider than a band) */
+	static const int64_t bigs[][8] = {
+		/* c, m, h, w, k, stride, dilation, pad top (pad bottom 1, left/right 1) */
+		{16, 20, 131, 127, 3, 2, 1, 1}, {16, 16, 129, 130, 5, 1, 2, 3}, {24, 12, 101, 112, 3, 3, 1, 2}};
+	for (size_t i = 0; i < sizeof bigs / sizeof bigs[0]; i++) {
+		const int64_t *h = bigs[i];
+		struct conv_case c = {.n = 2, .nb = 1 + (int64_t)i % 2, .c = h[0], .m = h[1], .group = 1, .in = {h[2], h[3]},
+				      .k = {h[4], h[4]}, .s = {h[5], h[5]}, .d = {h[6], h[6]}, .pb = {h[7], 1},
+				      .pe = {1, 1}, .bias = 1};
+		bad += !conv_check(&c, OV_DT_FLOAT, 1e-4, "direct, in bands of rows");
+		abad += !conv_act_check(&c, OV_DT_FLOAT, &acts[i % 3], 77, "direct, in bands of rows, fused");
+		total++;
+		atotal++;
+	}
 	OK(!bad, "direct Conv matches the naive loop on %d geometries (%d differ)", total, bad);
 	OK(!abad, "direct Conv with a fused Relu/Clip gives the separate kernels' bits (%d of %d differ)", abad,
 	   atotal);

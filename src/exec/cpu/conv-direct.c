@@ -24,6 +24,8 @@
 #include "src/exec/exec.h"
 #include "src/exec/ops/ops.h"
 
+/* Floats of the padded input kept at once: a whole image's when it fits (ImageNet-sized layers), else bands of rows. */
+#define DC_PAD_FLOATS (256 << 10)
 /* output channels (two vectors) and positions of one block */
 #define DC_CH 16
 #define DC_POS 6
@@ -163,6 +165,17 @@ int cpu_conv_direct_f(struct exec_kernel_ctx *k, const float *x, const float *w,
 	hp = hp > hneed ? hp : hneed;
 	wp = wp > wneed ? wp : wneed;
 	padded = hp != h || wp != wd;
+	/* output rows a band: all of them, unless the padded copy of a whole image would pass DC_PAD_FLOATS (a large
+	 * image: then bands of rows, each padded as it comes) */
+	int64_t ob = oh_n, reach = (kh_n - 1) * w2->d[0] + 1;
+	if (padded && cg * hp * wp > DC_PAD_FLOATS) {
+		ob = (DC_PAD_FLOATS / (cg * wp) - reach) / sh + 1;
+		ob = ob < 1 ? 1 : ob > oh_n ? oh_n : ob;
+	}
+	int64_t hb = padded ? (ob - 1) * sh + reach : h; /* rows of the padded band (all of them: hp) */
+	if (padded && ob == oh_n)
+		hb = hp;
+	int64_t plane = padded ? hb * wp : h * wd;
 	if (!wpk) {
 		own = aligned_alloc(64, (wbytes + 63) / 64 * 64);
 		if (!own)
@@ -175,7 +188,7 @@ int cpu_conv_direct_f(struct exec_kernel_ctx *k, const float *x, const float *w,
 	offs = malloc((size_t)K * sizeof *offs);
 	bz = calloc((size_t)(panels * DC_CH * group), sizeof *bz);
 	if (padded)
-		xpad = calloc((size_t)(cg * hp * wp + 16), sizeof *xpad);
+		xpad = calloc((size_t)(cg * hb * wp + 16), sizeof *xpad);
 	if (!offs || !bz || (padded && !xpad)) {
 		xk_fail(k, "out of memory for a %lld x %lld x %lld padded input", (long long)cg, (long long)hp,
 			(long long)wp);
@@ -188,41 +201,53 @@ int cpu_conv_direct_f(struct exec_kernel_ctx *k, const float *x, const float *w,
 	for (int64_t ci = 0; ci < cg; ci++)
 		for (int64_t i = 0; i < kh_n; i++)
 			for (int64_t j = 0; j < kw_n; j++)
-				offs[(ci * kh_n + i) * kw_n + j] = (int32_t)(ci * hp * wp + i * w2->d[0] * wp + j * w2->d[1]);
+				offs[(ci * kh_n + i) * kw_n + j] = (int32_t)(ci * plane + i * w2->d[0] * wp + j * w2->d[1]);
 	act8_init(&a, act);
 	for (int64_t n = 0; n < nb; n++)
-		for (int64_t g = 0; g < group; g++) {
-			const float *xg = x + (n * c + g * cg) * h * wd, *src = xg;
-			if (padded) {
-				for (int64_t ci = 0; ci < cg; ci++)
-					for (int64_t i = 0; i < h; i++)
-						memcpy(xpad + (ci * hp + pt + i) * wp + pl, xg + (ci * h + i) * wd,
-						       (size_t)wd * sizeof *xpad);
-				src = xpad;
-			}
-			for (int64_t p = 0; p < panels; p++) {
-				const float *wpp = wpk + (g * panels + p) * K * DC_CH, *bp = bz + (g * panels + p) * DC_CH;
-				int nch = (int)(mg - p * DC_CH < DC_CH ? mg - p * DC_CH : DC_CH);
-				float *yp = y + (n * m + g * mg + p * DC_CH) * os;
-				int64_t oh = 0, ow = 0; /* the output position q */
-				for (int64_t q = 0; q < os; q += np) {
-					const float *base[DC_POS];
-					int npos = (int)(os - q < np ? os - q : np);
-					for (int i = 0; i < DC_POS; i++) {
-						base[i] = src + oh * sh * wp + ow * sw;
-						if (i + 1 < npos && ++ow == ow_n)
+		for (int64_t g = 0; g < group; g++)
+			for (int64_t oh0 = 0; oh0 < oh_n; oh0 += ob) {
+				int64_t oh1 = oh0 + ob < oh_n ? oh0 + ob : oh_n;
+				const float *xg = x + (n * c + g * cg) * h * wd, *src = xg + oh0 * sh * wd;
+				if (padded) {
+					/* the band's padded rows: input row i at padded row pt + i, zeros above and below
+					 * (the columns left and right of the input stay zero throughout) */
+					int64_t rows = oh1 == oh_n && ob == oh_n ? hp : (oh1 - oh0 - 1) * sh + reach;
+					for (int64_t ci = 0; ci < cg; ci++)
+						for (int64_t lr = 0; lr < rows; lr++) {
+							float *dst = xpad + (ci * hb + lr) * wp;
+							int64_t i = oh0 * sh + lr - pt;
+							if (i >= 0 && i < h)
+								memcpy(dst + pl, xg + (ci * h + i) * wd, (size_t)wd * sizeof *xpad);
+							else
+								memset(dst, 0, (size_t)wp * sizeof *xpad);
+						}
+					src = xpad;
+				}
+				for (int64_t p = 0; p < panels; p++) {
+					const float *wpp = wpk + (g * panels + p) * K * DC_CH, *bp = bz + (g * panels + p) * DC_CH;
+					int nch = (int)(mg - p * DC_CH < DC_CH ? mg - p * DC_CH : DC_CH);
+					float *yp = y + (n * m + g * mg + p * DC_CH) * os;
+					int64_t q1 = oh1 * ow_n, oh = 0, ow = 0; /* the output position q, its row within the band */
+					for (int64_t q = oh0 * ow_n; q < q1; q += np) {
+						const float *base[DC_POS];
+						int npos = (int)(q1 - q < np ? q1 - q : np);
+						for (int i = 0; i < DC_POS; i++) {
+							base[i] = src + oh * sh * wp + ow * sw;
+							if (i + 1 < npos && ++ow == ow_n)
+								ow = 0, oh++;
+						}
+						if (npos == np && ++ow == ow_n) /* on to the next block's first position */
 							ow = 0, oh++;
+						/* 8 columns stored: the next block (of this band or the next one, written later)
+						 * overwrites the ones past this block */
+						int wide = nch == DC_CH && q + 8 <= os && npos == np;
+						if (np == 6)
+							dc_block6(K, offs, base, wpp, bp, &a, yp + q, os, npos, nch, wide);
+						else
+							dc_block5(K, offs, base, wpp, bp, &a, yp + q, os, npos, nch, wide);
 					}
-					if (npos == np && ++ow == ow_n) /* on to the next block's first position */
-						ow = 0, oh++;
-					int wide = nch == DC_CH && q + 8 <= os && npos == np;
-					if (np == 6)
-						dc_block6(K, offs, base, wpp, bp, &a, yp + q, os, npos, nch, wide);
-					else
-						dc_block5(K, offs, base, wpp, bp, &a, yp + q, os, npos, nch, wide);
 				}
 			}
-		}
 	rc = 0;
 out:
 	free(own);
