@@ -48,6 +48,22 @@ printf 'jS<Esc>' >"$TMP/fnback.keys"
 timeout 20 "$ONNXVIEW" --keys "$TMP/fnback.keys" --dump "$TMP/fnback.txt" --size 80x24 function.onnx >/dev/null 2>&1
 check "Esc leaves the function's body for the graph it was called from" \
 	sh -c "head -n 1 '$TMP/fnback.txt' | grep -q 'graph  *2 nodes'"
+# a function that calls itself: each S opens one more body, until the view stack is full, which says so
+"$PYTHON" - "$TMP/m/rec.onnx" <<'PY'
+import sys, onnx
+from onnx import helper, TensorProto as T
+ops = [helper.make_opsetid("", 13), helper.make_opsetid("d", 1)]
+f = helper.make_function("d", "rec", ["a"], ["b"], [helper.make_node("rec", ["a"], ["b"], domain="d")], ops)
+g = helper.make_graph([helper.make_node("rec", ["x"], ["y"], domain="d")], "g",
+                      [helper.make_tensor_value_info("x", T.FLOAT, [1])], [helper.make_tensor_value_info("y", T.FLOAT, [1])])
+m = helper.make_model(g, opset_imports=ops, functions=[f])
+m.ir_version = 8
+onnx.save(m, sys.argv[1])
+PY
+"$PYTHON" -c "print('jS' * 32, end='')" >"$TMP/fnrec.keys"
+timeout 20 "$ONNXVIEW" --keys "$TMP/fnrec.keys" --dump "$TMP/fnrec.txt" --size 80x24 rec.onnx >/dev/null 2>&1
+check "a function calling itself: S opens body after body until the view stack is full, which says so" \
+	sh -c "[ $? -eq 0 ] && tail -n 1 '$TMP/fnrec.txt' | grep -q 'too many panels open'"
 printf 'jS:set-dim x 0 batch<Enter>' >"$TMP/fnedit.keys"
 timeout 20 "$ONNXVIEW" --keys "$TMP/fnedit.keys" --dump "$TMP/fnedit.txt" --size 80x24 function.onnx >/dev/null 2>&1
 check "an edit closes the body's view (it shows the model as it was)" \

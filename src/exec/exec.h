@@ -114,8 +114,6 @@ int xk_derive(struct exec_kernel_ctx *k, size_t i, uint64_t tag, void *block, si
 int xk_run_subgraph(struct exec_kernel_ctx *k, const struct graph *sub, const struct xtensor *const *inputs,
 		    size_t n_inputs, struct xtensor *outputs);
 
-/* The model's local function (FunctionProto) named op in domain, or NULL (src/exec/function.c). */
-const Onnx__FunctionProto *exec_find_function(const struct ov_model *m, const char *domain, const char *op);
 /* Run the kernel's node as a call of local function f: its body as a subgraph on the CPU (xk_run_subgraph), with
  * the call's attributes where the body refers to them (ref_attr_name; one the call does not set is left out, so
  * the op's default applies) and the inputs the call leaves out absent in the body.  Calls nest up to 64 deep; a

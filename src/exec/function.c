@@ -14,11 +14,6 @@
  * called again; without that a chain of distinct functions is no longer than the model's list of them. */
 #define MAX_DEPTH 64
 
-const Onnx__FunctionProto *exec_find_function(const struct ov_model *m, const char *domain, const char *op)
-{
-	return model_function(m, domain, op);
-}
-
 int xk_run_function(struct exec_kernel_ctx *k, const Onnx__FunctionProto *f)
 {
 	static const Onnx__FunctionProto *running[MAX_DEPTH]; /* the calls in progress, outermost first */

@@ -343,7 +343,7 @@ fail:
 	return -1;
 }
 
-static void opset_index_free(struct opset_index *x);
+static void name_index_free(struct name_index *x);
 
 void model_free(struct ov_model *m)
 {
@@ -358,8 +358,8 @@ void model_free(struct ov_model *m)
 	model_external_close(m);
 	model_retained_free(m);
 	map_guard_remove(m->guard);
-	opset_index_free(m->opsets);
-	opset_index_free(m->functions);
+	name_index_free(m->opsets);
+	name_index_free(m->functions);
 	if (m->owned)
 		free(m->owned);
 	else if (m->map)
@@ -382,7 +382,7 @@ int model_check_unchanged(struct ov_model *m, struct ov_error *err)
  * edit added or removed an entry).  A lookup checks the entry it finds, so an entry edited in place is never taken
  * for another; one it does not find is looked for by a scan. */
 #define INDEX_SCAN 8
-struct opset_index {
+struct name_index {
 	const void *list; /* the list it was made for */
 	size_t n;
 	size_t mask;
@@ -405,7 +405,7 @@ static size_t key_hash(const char *domain, const char *name)
 	return h;
 }
 
-static void opset_index_free(struct opset_index *x)
+static void name_index_free(struct name_index *x)
 {
 	if (x) {
 		free(x->slot);
@@ -438,15 +438,15 @@ static int key_is(index_key_fn key, const void *list, size_t i, const char *doma
 }
 
 /* The index in *slot for the list as it is now, or NULL (a short list, or no memory: the caller scans). */
-static struct opset_index *index_for(struct opset_index **slot, const void *list, size_t n, index_key_fn key)
+static struct name_index *index_for(struct name_index **slot, const void *list, size_t n, index_key_fn key)
 {
-	struct opset_index *x = *slot;
+	struct name_index *x = *slot;
 
 	if (n <= INDEX_SCAN)
 		return NULL;
 	if (x && x->list == list && x->n == n)
 		return x;
-	opset_index_free(x);
+	name_index_free(x);
 	*slot = NULL;
 	if (!(x = calloc(1, sizeof *x)))
 		return NULL;
@@ -472,10 +472,10 @@ static struct opset_index *index_for(struct opset_index **slot, const void *list
 }
 
 /* The index of the entry with key (domain, name) in list (n entries), or -1. */
-static ssize_t index_find(struct opset_index **slot, const void *list, size_t n, index_key_fn key, const char *domain,
+static ssize_t index_find(struct name_index **slot, const void *list, size_t n, index_key_fn key, const char *domain,
 			  const char *name)
 {
-	struct opset_index *x = index_for(slot, list, n, key);
+	struct name_index *x = index_for(slot, list, n, key);
 
 	if (x)
 		for (size_t h = key_hash(domain, name) & x->mask; x->slot[h]; h = (h + 1) & x->mask)

@@ -31,8 +31,8 @@ struct ov_model {
 	struct ov_extfile *ext; /* external data files opened so far (lazy) */
 	struct ov_retained *retained; /* raw_data buffers undo snapshots refer to (src/model/snapshot.h) */
 	struct map_guard *guard; /* the mapping's entry in src/model/mapping.c (NULL for model_load_buffer) */
-	struct opset_index *opsets; /* model_opset's index of the imports, made when there are many (src/model/model.c) */
-	struct opset_index *functions; /* model_function's index of the local functions, the same way */
+	struct name_index *opsets; /* model_opset's index of the imports, made when there are many (src/model/model.c) */
+	struct name_index *functions; /* model_function's index of the local functions, the same way */
 };
 
 /* Load path. On failure returns -1 and fills err (OV_IO for files that cannot be opened, OV_FORMAT for

@@ -37,7 +37,7 @@ static int cpu_run_node(struct exec_kernel_ctx *k)
 	}
 	if (!fn) {
 		/* a node no kernel runs may call one of the model's local functions */
-		const Onnx__FunctionProto *f = exec_find_function(k->m, n->domain ? n->domain : "", op);
+		const Onnx__FunctionProto *f = model_function(k->m, n->domain, op);
 		if (f)
 			return xk_run_function(k, f);
 		if (k->g->nodes[k->node].n_sub)

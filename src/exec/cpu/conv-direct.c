@@ -127,15 +127,23 @@ static void dc_pack(const float *w, int64_t group, int64_t mg, int64_t K, float 
 		}
 }
 
-int cpu_conv_direct_takes(int64_t cg, int64_t mg, const struct ops_window *w2)
+/* The padded input's rows and columns: the input with its pads, and at least what the windows reach. */
+static void dc_padded(const struct ops_window *w2, int64_t *hp, int64_t *wp)
 {
-	int64_t K = cg * w2->k[0] * w2->k[1];
-	int64_t hp = w2->in[0] + w2->pb[0] + w2->pe[0], wp = w2->in[1] + w2->pb[1] + w2->pe[1];
 	int64_t hneed = (w2->out[0] - 1) * w2->s[0] + (w2->k[0] - 1) * w2->d[0] + 1;
 	int64_t wneed = (w2->out[1] - 1) * w2->s[1] + (w2->k[1] - 1) * w2->d[1] + 1;
 
-	hp = hp > hneed ? hp : hneed;
-	wp = wp > wneed ? wp : wneed;
+	*hp = w2->in[0] + w2->pb[0] + w2->pe[0];
+	*wp = w2->in[1] + w2->pb[1] + w2->pe[1];
+	*hp = *hp > hneed ? *hp : hneed;
+	*wp = *wp > wneed ? *wp : wneed;
+}
+
+int cpu_conv_direct_takes(int64_t cg, int64_t mg, const struct ops_window *w2)
+{
+	int64_t K = cg * w2->k[0] * w2->k[1], hp, wp;
+
+	dc_padded(w2, &hp, &wp);
 	/* enough channels to fill the 16-channel panels, enough products to pay for the transposed stores (MobileNet's
 	 * first layer, 27, is ahead of im2col and OpenBLAS), and offsets that fit the table's 32 bits */
 	return w2->n == 2 && mg >= 12 && K >= 16 && cg * hp * wp < INT32_MAX / 2;
@@ -148,8 +156,7 @@ int cpu_conv_direct_f(struct exec_kernel_ctx *k, const float *x, const float *w,
 	int64_t cg = c / group, mg = m / group, kh_n = w2->k[0], kw_n = w2->k[1], K = cg * kh_n * kw_n;
 	int64_t h = w2->in[0], wd = w2->in[1], oh_n = w2->out[0], ow_n = w2->out[1], os = oh_n * ow_n;
 	int64_t pt = w2->pb[0], pl = w2->pb[1], sh = w2->s[0], sw = w2->s[1];
-	int64_t hp = h + pt + w2->pe[0], wp = wd + pl + w2->pe[1];
-	int64_t hneed = (oh_n - 1) * sh + (kh_n - 1) * w2->d[0] + 1, wneed = (ow_n - 1) * sw + (kw_n - 1) * w2->d[1] + 1;
+	int64_t hp, wp;
 	int64_t panels = (mg + DC_CH - 1) / DC_CH;
 	int padded;
 	/* 5 positions a block where 6 would waste more than 2% more of the last block (7x7 planes: 50 for 49, not 54) */
@@ -162,8 +169,7 @@ int cpu_conv_direct_f(struct exec_kernel_ctx *k, const float *x, const float *w,
 	int rc = -1;
 	struct act8 a;
 
-	hp = hp > hneed ? hp : hneed;
-	wp = wp > wneed ? wp : wneed;
+	dc_padded(w2, &hp, &wp);
 	padded = hp != h || wp != wd;
 	/* output rows a band: all of them, unless the padded copy of a whole image would pass DC_PAD_FLOATS (a large
 	 * image: then bands of rows, each padded as it comes) */
