@@ -24,6 +24,7 @@
 #include "src/model/save.h"
 #include "src/exec/feed.h"
 #include "src/exec/repeat.h"
+#include "src/report/report.h"
 #include "src/graph/shape.h"
 #include "src/base/strbuf.h"
 #include "src/model/tensor-stats.h"
@@ -33,10 +34,10 @@ static const char run_usage[] =
 	"usage: onnxview run MODEL [--input [NAME=]FILE|random[:SEED]|zeros|ones]... [--shape NAME=DxD..]... [--dim SYM=N]...\n"
 	"                      [--from T,..] [--to T,..] [--all] [--backend cpu|cuda [--tf32]] [--expect DIR|NAME=FILE]...\n"
 	"                      [--rtol R] [--atol A] [--strict] [--save DIR [--force]] [--repeat N]\n"
-	"                      [--max-iterations N] [--time-limit SECONDS] [--json]";
+	"                      [--max-iterations N] [--time-limit SECONDS] [--profile] [--json]";
 
 enum { R_INPUT, R_SHAPE, R_DIM, R_FROM, R_TO, R_ALL, R_BACKEND, R_TF32, R_EXPECT, R_RTOL, R_ATOL, R_STRICT, R_SAVE,
-       R_FORCE, R_REPEAT, R_MAX_ITER, R_TIME_LIMIT, R_JSON };
+       R_FORCE, R_REPEAT, R_MAX_ITER, R_TIME_LIMIT, R_PROFILE, R_JSON };
 static const struct opt_spec run_opts[] = {
 	[R_INPUT] = {.name = "--input", .arg = "[NAME=]SPEC", .flags = OPT_REPEAT,
 		     .help = "a file (.npy, .pb) or random[:SEED], zeros, ones; without NAME= a generator fills every input"},
@@ -58,6 +59,7 @@ static const struct opt_spec run_opts[] = {
 	[R_MAX_ITER] = {.name = "--max-iterations", .arg = "N",
 			.help = "stop a run after N Loop/Scan iterations in all (default 1000000)"},
 	[R_TIME_LIMIT] = {.name = "--time-limit", .arg = "SECONDS", .help = "stop a run that takes longer"},
+	[R_PROFILE] = {.name = "--profile", .help = "time every node (of the last run with --repeat)"},
 	[R_JSON] = {.name = "--json", .help = "the report as JSON"},
 };
 static const struct opt_cmd run_cmd = {
@@ -77,7 +79,7 @@ struct run_args {
 	size_t n_expects;
 	char *from[MAX_LIST], *to[MAX_LIST];
 	size_t n_from, n_to;
-	int all, json, have_from, have_to, tf32, force;
+	int all, json, have_from, have_to, tf32, force, profile;
 	const char *backend, *save;
 	struct compare_rule rule;
 	long repeat; /* --repeat N (0: not given) */
@@ -121,6 +123,7 @@ static int parse_args(int argc, char **argv, struct run_args *a, FILE *out, FILE
 	a->model = p.pos[0];
 	a->all = opt_given(&p, R_ALL);
 	a->json = opt_given(&p, R_JSON);
+	a->profile = opt_given(&p, R_PROFILE);
 	a->tf32 = opt_given(&p, R_TF32);
 	a->backend = opt_value(&p, R_BACKEND);
 	a->save = opt_value(&p, R_SAVE);
@@ -570,6 +573,12 @@ static void report_text(struct strbuf *b, struct run_state *s, const struct exec
 			      n_fail ? n_fail : n_cmp, n_cmp, n_cmp == 1 ? "" : "s", n_fail ? "differ" : "match", rule,
 			      s->a.rule.scale > 0 ? "; --strict for ONNX's rtol 1e-3, atol 1e-7" : "");
 	}
+	if (s->a.profile) {
+		if (s->rr.prof)
+			profile_text(b, s->g, s->rr.prof, s->rr.n_prof, s->rr.runs);
+		else
+			profile_text(b, s->g, r->prof, r->n_prof, 1);
+	}
 }
 
 /* "dtype", "shape" and "stats" of a tensor, as keys of the object being written */
@@ -747,6 +756,12 @@ static void report_json(struct strbuf *b, struct run_state *s, const struct exec
 	json_kint(&j, "failed", n_fail);
 	json_key(&j, "pass");
 	json_bool(&j, n_fail == 0);
+	if (s->a.profile) {
+		if (s->rr.prof)
+			profile_json(&j, s->g, s->rr.prof, s->rr.n_prof, s->rr.runs);
+		else
+			profile_json(&j, s->g, r->prof, r->n_prof, 1);
+	}
 	json_end_obj(&j);
 	strbuf_putc(b, '\n');
 }
@@ -1022,7 +1037,7 @@ int cmd_run(int argc, char **argv, FILE *out, FILE *err)
 		goto fail;
 	s.f = (struct feed){.m = s.m, .g = s.g, .sh = s.sh, .e = &s.e, .errf = err, .sizes = &s.a.sizes};
 
-	struct exec_options opt = {.keep_all = s.a.all, .limits = s.a.limits};
+	struct exec_options opt = {.keep_all = s.a.all, .limits = s.a.limits, .profile = s.a.profile};
 	if (s.a.n_from) {
 		opt.from = (const char *const *)s.a.from;
 		opt.n_from = s.a.n_from;
@@ -1167,6 +1182,7 @@ done:
 	free(rep);
 	free(saved_names);
 	exec_result_free(&r);
+	free(s.rr.prof);
 	exec_consts_free(consts);
 	free(in);
 	free(to_names);

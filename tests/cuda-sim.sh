@@ -149,6 +149,17 @@ LC_ALL=C.UTF-8 timeout 20 "$SIM" --keys cmp.keys --dump cmp.txt --size 100x30 sr
 check "TUI: :compare --vs cuda, then V: the CPU's and the GPU's values side by side where they differ most" \
 	sh -c 'grep -q "^A - B of the last :compare" cmp.txt && grep -q "^the [1-5] largest differences, A and B side by side:" cmp.txt'
 
+# run --profile on CUDA: device times from events between the nodes
+run "$SRCNN" --input random --backend cuda --repeat 2 --profile --json
+check "run --profile on CUDA: every node has a host and a device time" "$PYTHON" -c '
+import json; d = json.load(open("out.txt")); p = d["profile"]
+assert p["run"] == 2 and len(p["nodes"]) == d["nodes_run"] == 6, p
+assert all(n["host_ms"] >= 0 and n["device_ms"] is not None and n["device_ms"] >= 0 for n in p["nodes"])
+assert {o["op"] for o in p["ops"]} == {"Conv", "Relu", "Resize"}'
+run "$SRCNN" --input random --backend cuda --profile
+check "run --profile on CUDA: the text gives the device's total" \
+	grep -qE '^profile of run 1: 6 nodes, [0-9.]+ ms on the host, [0-9.]+ ms on the device$' out.txt
+
 # constants stay on the device from one run to the next: run --repeat, and the TUI's runs until an edit
 OV_CUDASIM_STATS=1 run "$SRCNN" --input random --backend cuda --repeat 3
 check "run --repeat 3: a later run copies the input and Resize's tables up, not the weights" \

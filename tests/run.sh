@@ -150,6 +150,23 @@ import json; r = json.load(open("out.txt"))["repeat"]
 assert r["runs"] == 1 and r["median_ms"] is None and r["min_ms"] is None, r'
 run m.onnx --input x=x.npy --input x2=x2.npy
 check "without --repeat the report has no repeat line" sh -c '! grep -q "^repeat" out.txt'
+# --profile: every node timed, by op and by node
+run m.onnx --input x=x.npy --input x2=x2.npy --repeat 3 --profile
+check "--profile ends the report with the last run's profile (exit 0)" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -qE '^profile of run 3: [0-9]+ nodes?, [0-9.]+ ms on the host \(no device times' out.txt"
+check "--profile has a table by op with a dash for the device times on the CPU" \
+	grep -qE '^  (Add|Mul|Relu|MatMul|Sub) +[0-9]+ +[0-9.]+ +-$' out.txt
+run m.onnx --input x=x.npy --input x2=x2.npy --profile --json
+check "--profile in --json: every node run timed once, ops summed from them, device times null on the CPU" "$PYTHON" -c '
+import json; d = json.load(open("out.txt")); p = d["profile"]
+assert p["run"] == 1 and len(p["nodes"]) == d["nodes_run"] > 0, p
+assert len({n["node"] for n in p["nodes"]}) == len(p["nodes"])
+assert all(n["host_ms"] >= 0 and n["device_ms"] is None for n in p["nodes"])
+assert sum(o["nodes"] for o in p["ops"]) == len(p["nodes"])
+for o in p["ops"]:
+    assert abs(o["host_ms"] - sum(n["host_ms"] for n in p["nodes"] if n["op"] == o["op"])) < 1e-6'
+run m.onnx --input x=x.npy --input x2=x2.npy
+check "without --profile the report has no profile" sh -c '! grep -q "^profile" out.txt'
 for bad in 0 -3 x 100001 4.5 ""; do
 	run m.onnx --input x=x.npy --input x2=x2.npy --repeat "$bad"
 	check "--repeat '$bad' is a usage error naming the range (exit 2)" \

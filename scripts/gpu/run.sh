@@ -1,18 +1,21 @@
 #!/bin/bash
 # onnxview's GPU checks on a lent GPU machine, in one call: run from the root of a copy of the checkout that holds
 # .gpu/onnxview-gpu.tar.xz (scripts/gpu/pack.sh, made on the build machine), with $OUT a folder whose files come
-# back.  Writes $OUT/report.md step by step (a call cut short still returns what was done) and beside it the logs:
+# back.  Writes $OUT/report.md step by step (a call cut short still returns what was done) and beside it the logs,
+# which end in one archive, $OUT/logs.tar.gz, when the script ends:
 #   cuda-tap.txt     tests/cuda.sh's TAP (every device check; the op models, the LSTM/GRU/RNN models and the
 #                    conformance list in the GPU suite, one process)
 #   suite.txt        that GPU suite's own TAP, one line per model, and its summary (written as it runs)
 #   suite-torch.txt  the GPU suite on the PyTorch exports: onnxview's CPU and CUDA runs against PyTorch's outputs
 #   concurrent.txt   2, 4, 8 `onnxview run --backend cuda` processes at once (scripts/gpu/concurrent.sh)
+#   profile-M.txt    `run --profile` of each exported model's warm run: its time by op and node, host and device
 #   bench.txt        bench/bench-cuda.py: warm runs against PyTorch eager, TF32 off and on, and TF32 off with
 #                    the convolutions' algorithms from cuDNN's heuristics (OV_CUDA_CONV_FIND=0)
 #   export.txt       bench/bench-cuda.py export's log
 # Every step has a time limit, and the whole stays under GPU_RUN_LIMIT seconds (default 300).
 # Env: GPU_RUN_LIMIT; GPU_RUN_MODELS (bench-cuda.py's models, default all five); GPU_RUN_SKIP (words: cuda export
-# concurrent bench) to leave steps out; PYTHON (default: /opt/torch/.venv/bin/python3 when it has onnx and numpy,
+# concurrent profile bench) to leave steps out; GPU_RUN_BENCH (the benchmark's passes, default "plain --tf32
+# heuristics"); PYTHON (default: /opt/torch/.venv/bin/python3 when it has onnx and numpy,
 # else python3).
 # No `exec > >(tee ...)` here: with background jobs, `wait` would wait for the tee for ever.
 set -u -o pipefail
@@ -147,13 +150,33 @@ if [ "${skip#* concurrent }" = "$skip" ] && [ "$(limit 80)" -gt 0 ]; then
 	say '```'
 	head -40 "$OUT/concurrent.txt" >>"$R"
 	say '```'
-	# one small process, warm: the whole `run --backend cuda` and the same on the CPU
+	# one small process, warm: where the start-up goes.  The least of 3 of each: --version (CUDA's initialisation:
+	# it asks for the device), a lone Add on the CPU and on CUDA (no library), a MatMul (cuBLAS), srcnn (cuDNN).
 	say '```'
-	for be in cpu cuda cuda cuda; do
-		a=$(date +%s%N)
-		timeout 30 "$OV" run "$ONNXVIEW_DATADIR/examples/srcnn.onnx" --input random --backend $be >/dev/null 2>&1
-		rc=$?
-		say "one whole \`onnxview run srcnn.onnx --backend $be\`: $((($(date +%s%N) - a) / 1000000)) ms (exit $rc)"
+	for job in "version -" "add cpu" "add cuda" "matmul cuda" "srcnn cpu" "srcnn cuda"; do
+		set -- $job
+		case $1 in
+		add) model=$W/testdata/node/test_add/model.onnx ;;
+		matmul) model=$W/testdata/node/test_matmul_2d/model.onnx ;;
+		*) model=$ONNXVIEW_DATADIR/examples/srcnn.onnx ;;
+		esac
+		best= rc=0
+		for i in 1 2 3; do
+			a=$(date +%s%N)
+			if [ "$1" = version ]; then
+				timeout 30 "$OV" --version >/dev/null 2>&1
+			else
+				timeout 30 "$OV" run "$model" --input random --backend "$2" >/dev/null 2>&1
+			fi
+			rc=$?
+			t=$((($(date +%s%N) - a) / 1000000))
+			[ -z "$best" ] || [ "$t" -lt "$best" ] && best=$t
+		done
+		if [ "$1" = version ]; then
+			say "one whole \`onnxview --version\` (CUDA initialised): $best ms (exit $rc)"
+		else
+			say "one whole \`onnxview run $(basename "$(dirname "$model")")/$(basename "$model") --backend $2\` ($1): $best ms (exit $rc)"
+		fi
 	done
 	say '```'
 else
@@ -196,11 +219,41 @@ else
 	say "- no exports to check (see export.txt) or no time left"
 fi
 say ""
+say "## Where a warm run's time goes (onnxview run --backend cuda --repeat 10 --profile)"
+if [ "${skip#* profile }" = "$skip" ] && [ -s "$EXP/runs.txt" ]; then
+	for m in $models; do
+		[ -s "$EXP/$m.onnx" ] || continue
+		l=$(limit 30)
+		[ "$l" -gt 0 ] || { say "- $m: no time left"; continue; }
+		s=$(elapsed)
+		timeout -k 5 "$l" "$OV" run "$EXP/$m.onnx" --input "x=$EXP/$m.x.npy" --backend cuda --repeat 10 --profile \
+			>"$OUT/profile-$m.txt" 2>&1
+		ended "profile $m" $? $(($(elapsed) - s)) "$l"
+		say '```'
+		grep -E '^(ran|repeat|profile)' "$OUT/profile-$m.txt" >>"$R"
+		sed -n '/^profile of run/,$p' "$OUT/profile-$m.txt" | sed -n '2,14p' >>"$R"
+		say '```'
+	done
+	# a system-wide view, where NVIDIA's profiler is installed: kernels and CUDA API calls of the transformer
+	nsys=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
+	say "- nsys: ${nsys:-not installed}"
+	if [ -n "$nsys" ] && [ -s "$EXP/transformer.onnx" ] && [ "$(limit 60)" -gt 20 ]; then
+		l=$(limit 60)
+		(cd "$W" && timeout -k 5 "$l" "$nsys" profile -o "$W/nsys-tfm" --force-overwrite true --stats=true \
+			"$OV" run "$EXP/transformer.onnx" --input "x=$EXP/transformer.x.npy" --backend cuda --repeat 20 \
+			>"$OUT/nsys-transformer.txt" 2>&1)
+		say "- nsys on the transformer: exit $? (nsys-transformer.txt)"
+	fi
+else
+	say "- left out (GPU_RUN_SKIP, or no exports)"
+fi
+say ""
 say "## Warm runs against PyTorch eager (bench/bench-cuda.py)"
 if [ "${skip#* bench }" = "$skip" ] && [ -s "$EXP/runs.txt" ]; then
 	# the third pass: float32 again with the convolutions' algorithms from cuDNN's heuristics instead of timed
 	# (OV_CUDA_CONV_FIND=0), to show what the timed choice gains and costs on the first run
-	for tf in "" --tf32 heuristics; do
+	for tf in ${GPU_RUN_BENCH:-plain --tf32 heuristics}; do
+		[ "$tf" = plain ] && tf=
 		l=$(limit 75)
 		[ "$l" -gt 0 ] || { say "- bench $tf: no time left"; continue; }
 		s=$(elapsed)
@@ -219,5 +272,7 @@ else
 fi
 say ""
 say "ended after $(elapsed) s of $LIMIT"
+# the device tool brings back a few files only: the logs go back as one archive beside the report
+(cd "$OUT" && ls | grep -v -x -e report.md -e logs.tar.gz | tar -czf logs.tar.gz -T - && ls | grep -v -x -e report.md -e logs.tar.gz | xargs rm -f) 2>/dev/null
 rm -rf "$W"
 exit 0

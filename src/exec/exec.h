@@ -186,6 +186,13 @@ struct exec_backend_ops {
 	 * values handed back: a device backend that queues its nodes' work without waiting for each waits here, and
 	 * an error of that work (which no node was stopped for) ends the run: 0, or -1 with err set */
 	int (*run_wait)(struct ov_error *err);
+	/* optional, for run --profile: prof_marks(n) readies n marks (0, or -1 when the backend cannot time its
+	 * work: the profile then has host times only); prof_mark(i) records mark i on the device's queue when the
+	 * work queued so far is done; prof_read(i) after run_wait: the device milliseconds between marks i and i + 1
+	 * (negative when unknown) */
+	int (*prof_marks)(size_t n);
+	void (*prof_mark)(size_t i);
+	double (*prof_read)(size_t i);
 };
 const struct exec_backend_ops *exec_backend_cpu(void);
 /* The CUDA backend (src/exec/cuda/backend.cu), or NULL with err saying why: no usable device ("no CUDA device:
@@ -239,6 +246,7 @@ struct exec_options {
 	const struct exec_backend_ops *backend; /* NULL: CPU */
 	struct exec_consts *consts;   /* NULL: constants are converted for this run only */
 	struct exec_limits limits;    /* zeros: the defaults */
+	int profile;                  /* time every node (exec_result.prof) */
 };
 
 struct exec_value {
@@ -251,6 +259,13 @@ struct exec_value {
 struct exec_note {
 	uint32_t node;
 	char text[160];
+};
+
+/* One node's time in a profiled run: on the host (its kernel call, which on a device backend queues the work), and
+ * on the device (from the end of the work queued before it to the end of its own; negative when unknown). */
+struct exec_node_time {
+	uint32_t node;
+	double host_ms, device_ms;
 };
 
 struct exec_result {
@@ -266,6 +281,9 @@ struct exec_result {
 	 * constants, what a CPU node computed) and values brought back (for a CPU node, or handed back) */
 	uint64_t to_device, to_device_bytes, to_host, to_host_bytes;
 	double ms;                    /* wall time of the nodes */
+	/* with opt->profile: one entry per node run, in the order they ran (subgraphs inside their node) */
+	struct exec_node_time *prof;
+	size_t n_prof;
 };
 
 struct exec_input {

@@ -74,6 +74,12 @@ int run_repeat(struct ov_model *m, const struct graph *g, const struct exec_opti
 				rr->differing_value = first->values[v].name;
 			}
 		}
+		if (r.prof) { /* the last run's profile is the one kept */
+			free(rr->prof);
+			rr->prof = r.prof;
+			rr->n_prof = r.n_prof;
+			r.prof = NULL;
+		}
 		exec_result_free(&r);
 	}
 	if (warm > 0) {

@@ -23,6 +23,8 @@ struct run_repeat {
 	uint64_t to_device, to_device_bytes, to_host, to_host_bytes; /* the last run's copies */
 	long differing_run;            /* 0: every run gave the first run's bits; else the first one that did not */
 	const char *differing_value;   /* and its first value that differs (a name of the graph) */
+	struct exec_node_time *prof;   /* with opt->profile: the last run's node times (the caller frees them) */
+	size_t n_prof;
 };
 
 /* Run the cut rr->runs - 1 more times after first (the first run's result, made with the same opt, whose consts

@@ -740,7 +740,21 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 		budget_init(&own, &opt->limits);
 	struct exec_env env = {.g = g, .slots = slots, .parent = parent, .kc = kc,
 			       .budget = parent && parent->budget ? parent->budget : &own};
+	/* run --profile: the top graph's nodes, each timed on the host and, where the backend can, on the device */
+	int prof = opt->profile && !parent, dev_marks = 0;
+	if (prof) {
+		size_t need = 0;
+		for (uint32_t n = 0; n < g->n_nodes; n++)
+			need += p.need_node[n] != 0;
+		if (!(out->prof = calloc(need + 1, sizeof *out->prof))) {
+			ov_fail(err, OV_NOMEM, "out of memory");
+			goto done;
+		}
+		dev_marks = be->prof_marks && be->prof_mark && be->prof_read && !be->prof_marks(need + 1);
+	}
 	double t0 = now_ms();
+	if (dev_marks)
+		be->prof_mark(0);
 	for (uint32_t o = 0; o < g->n_order; o++) {
 		uint32_t n = g->order[o];
 		const struct graph_node *nd = &g->nodes[n];
@@ -748,6 +762,7 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 			continue;
 		if (budget_time(env.budget, err))
 			goto done;
+		double tn = prof ? now_ms() : 0;
 		/* Constant nodes were folded above */
 		if (nd->proto->n_output && nd->out[0] >= 0 && g->values[nd->out[0]].origin == VALUE_CONSTANT)
 			continue;
@@ -787,6 +802,14 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 			}
 		}
 		out->nodes_run++;
+		if (prof) {
+			struct exec_node_time *t = &out->prof[out->n_prof++];
+			t->node = n;
+			t->host_ms = now_ms() - tn;
+			t->device_ms = -1;
+			if (dev_marks)
+				be->prof_mark(out->n_prof);
+		}
 		if (nd->n_sub)
 			count_captures(g, n, slots, -1, opt->keep_all);
 		for (size_t i = 0; i < nd->proto->n_input; i++) {
@@ -806,6 +829,8 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 	if (be->run_wait && be->run_wait(err))
 		goto done;
 	out->ms = now_ms() - t0;
+	for (size_t i = 0; dev_marks && i < out->n_prof; i++)
+		out->prof[i].device_ms = be->prof_read(i);
 
 	/* the 'to' values first, in order, then (--all) every node output computed */
 	for (size_t i = 0; i < p.n_to; i++) {
@@ -847,6 +872,7 @@ done:
 
 void exec_result_free(struct exec_result *r)
 {
+	free(r->prof);
 	for (size_t i = 0; i < r->n_values; i++)
 		xt_free(&r->values[i].t);
 	free(r->values);

@@ -15,6 +15,8 @@ struct shapes;
 struct graph;
 struct exec_result;
 struct exec_consts;
+struct exec_node_time;
+struct json;
 
 /* `info` and `dump`. */
 void info_render(struct ov_model *m, struct strbuf *b, int as_json);
@@ -43,5 +45,11 @@ int compare_render(struct ov_model *m, const struct graph *g, struct shapes *sh,
 /* `compare` as spoken on the command line (the arguments after "compare"): both sides loaded, run and compared,
  * the report (text or --json) to out, errors to err; returns the exit status (0 all match, 1 some differ). */
 int compare_report(int argc, char **argv, FILE *out, FILE *err);
+
+/* run --profile: a profiled run's node times (exec_result.prof, of run number run) by op, costliest first (the
+ * device's time where known, else the host's), then the slowest nodes; as text, or as the "profile" member of a JSON
+ * report (every node). */
+void profile_text(struct strbuf *b, const struct graph *g, const struct exec_node_time *t, size_t n, long run);
+void profile_json(struct json *j, const struct graph *g, const struct exec_node_time *t, size_t n, long run);
 
 #endif

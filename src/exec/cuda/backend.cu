@@ -616,9 +616,59 @@ static const char *cuda_describe(void)
 	return cu_desc;
 }
 
-// name, supports_op, run_node, describe, run_end, run_wait (C++17 has no designated initializers)
-static const struct exec_backend_ops cuda_backend = {"cuda", cuda_supports_op, cuda_run_node, cuda_describe,
-						     cuda_run_end, cuda_run_wait};
+// ---- run --profile: events between the nodes ----
+//
+// One event per mark, created once and kept for the session (a run with more nodes adds what it lacks); the
+// device time of node i is the time between marks i and i + 1, read after the run's wait.
+static cudaEvent_t *prof_ev;
+static size_t prof_n, prof_cap;
+static int prof_ok; // every mark of this run was recorded
+
+static int cuda_prof_marks(size_t n)
+{
+	if (!cu_dev.ready)
+		return -1;
+	if (n > prof_cap) {
+		cudaEvent_t *ev = (cudaEvent_t *)realloc(prof_ev, n * sizeof *ev);
+		if (!ev)
+			return -1;
+		prof_ev = ev;
+		for (; prof_cap < n; prof_cap++)
+			if (cudaEventCreate(&prof_ev[prof_cap]) != cudaSuccess) {
+				cudaGetLastError();
+				prof_n = 0;
+				return -1;
+			}
+	}
+	prof_n = n;
+	prof_ok = 1;
+	return 0;
+}
+
+static void cuda_prof_mark(size_t i)
+{
+	if (i >= prof_n || cudaEventRecord(prof_ev[i], cu_dev.stream) != cudaSuccess) {
+		cudaGetLastError();
+		prof_ok = 0;
+	}
+}
+
+static double cuda_prof_read(size_t i)
+{
+	float ms = -1;
+
+	if (!prof_ok || i + 1 >= prof_n || cudaEventElapsedTime(&ms, prof_ev[i], prof_ev[i + 1]) != cudaSuccess) {
+		cudaGetLastError();
+		return -1;
+	}
+	return ms;
+}
+
+// name, supports_op, run_node, describe, run_end, run_wait, prof_marks, prof_mark, prof_read (C++17 has no
+// designated initializers)
+static const struct exec_backend_ops cuda_backend = {"cuda",         cuda_supports_op, cuda_run_node,
+						     cuda_describe,  cuda_run_end,     cuda_run_wait,
+						     cuda_prof_marks, cuda_prof_mark,  cuda_prof_read};
 
 // Record why the device cannot be used (and undo what was set up), so every later request gets the same answer.
 static void init_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

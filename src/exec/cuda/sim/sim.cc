@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -264,6 +265,49 @@ extern "C" cudaError_t cudaStreamSynchronize(cudaStream_t)
 extern "C" cudaError_t cudaDeviceSynchronize(void)
 {
 	return cudaStreamSynchronize(NULL);
+}
+
+// Events: work runs when it is issued, so an event is complete when recorded; the time between two is the host's
+// time between their records.
+struct sim_event {
+	struct timespec t;
+	int recorded;
+};
+
+extern "C" cudaError_t cudaEventCreate(cudaEvent_t *e)
+{
+	setup();
+	if (sim.sticky)
+		return sim.sticky;
+	*e = (cudaEvent_t)calloc(1, sizeof(struct sim_event));
+	return *e ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+
+extern "C" cudaError_t cudaEventDestroy(cudaEvent_t e)
+{
+	free(e);
+	return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t)
+{
+	if (sim.sticky)
+		return sim.sticky;
+	struct sim_event *s = (struct sim_event *)e;
+	clock_gettime(CLOCK_MONOTONIC, &s->t);
+	s->recorded = 1;
+	return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
+{
+	struct sim_event *x = (struct sim_event *)a, *y = (struct sim_event *)b;
+	if (sim.sticky)
+		return sim.sticky;
+	if (!x->recorded || !y->recorded)
+		return cudaErrorInvalidResourceHandle;
+	*ms = (float)((y->t.tv_sec - x->t.tv_sec) * 1e3 + (y->t.tv_nsec - x->t.tv_nsec) * 1e-6);
+	return cudaSuccess;
 }
 
 // ---- memory ----
