@@ -1357,8 +1357,14 @@ done
 "$ONNXVIEW" run transformer_shapes.onnx --input ids=random --save cpu_transformer_shapes >/dev/null 2>&1
 run transformer_shapes.onnx --input ids=random --backend cuda --expect y=cpu_transformer_shapes/y.npy --rtol 1e-4 \
 	--atol 1e-5
-check "a transformer block whose reshapes take int64 shape arithmetic (Add, Div, Mul) runs all 36 nodes on CUDA" \
+check "a transformer block whose reshapes take int64 shape arithmetic (Add, Div, Mul) runs all 36 nodes, none a fallback" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '^ran 36 nodes on cuda' out.txt && ! grep -q 'on the CPU' out.txt"
+# that shape arithmetic stays on the host (src/exec/run.c, shape_arith): a later run copies the ids up and y down,
+# and nothing in between (no shape brought back for a Reshape, no index sent up for a Gather)
+run transformer_shapes.onnx --input ids=random --backend cuda --repeat 3 --json
+check "run --repeat 3 of that block: a later run copies the input up and the output down, nothing else" "$PYTHON" -c '
+import json; r = json.load(open("out.txt"))["repeat"]
+assert r["copies"]["to_device"] == 1 and r["copies"]["to_host"] == 1 and r["same_bits"], r'
 # --repeat: the weights go up once (BatchNormalization's four parameters too: it folds them on the device); a later
 # run copies the input up, the output down, and nothing else
 run resnet_tail.onnx --input x=random --backend cuda --repeat 3 --json

@@ -68,6 +68,9 @@ struct exec_kernel_ctx {
 	 * between.  Ignoring the offer is correct. */
 	const struct exec_ln_offer *ln;
 	int ln_done;
+	/* Inputs the kernel may take as they are (bit i: input i): the node is their last reader, and the runner
+	 * owns them and watches them not (xk_take_input). */
+	unsigned take;
 };
 
 struct exec_ln_offer {
@@ -89,6 +92,10 @@ int xk_attr_tensor(const struct exec_kernel_ctx *k, const char *name, struct xte
 int xk_output(struct exec_kernel_ctx *k, size_t i, int32_t dtype, int rank, const int64_t *dims);
 /* The same, not zero-filled: for kernels that write every element. */
 int xk_output_raw(struct exec_kernel_ctx *k, size_t i, int32_t dtype, int rank, const int64_t *dims);
+/* Output o as input i itself with other dims of the same element count (Identity, Reshape, Flatten, Squeeze,
+ * Unsqueeze): 1 when the runner let the kernel take the input (k->take; its host data and device copy move over,
+ * nothing is copied, and input i is empty after), 0 when the kernel must copy. */
+int xk_take_input(struct exec_kernel_ctx *k, size_t i, size_t o, int rank, const int64_t *dims);
 /* Fail the node with a message (the runner adds which node). Returns -1. */
 int xk_fail(struct exec_kernel_ctx *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* File a short note about how the node ran (e.g. the convolution algorithm a library chose) in the result, which

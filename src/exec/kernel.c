@@ -101,6 +101,23 @@ int xk_output_raw(struct exec_kernel_ctx *k, size_t i, int32_t dtype, int rank, 
 	return xt_alloc_value(k->out[i], dtype, rank, dims, 0, k->err);
 }
 
+int xk_take_input(struct exec_kernel_ctx *k, size_t i, size_t o, int rank, const int64_t *dims)
+{
+	if (i >= k->n_in || i >= 32 || !(k->take >> i & 1) || !k->in[i] || o >= k->n_out || rank < 0 ||
+	    rank > XT_MAX_RANK || xk_numel(rank, dims) != k->in[i]->numel)
+		return 0;
+	struct xtensor *x = (struct xtensor *)k->in[i], *y = k->out[o];
+	int64_t d[XT_MAX_RANK];
+	memcpy(d, dims, (size_t)rank * sizeof *dims); /* dims may be x's own */
+	xt_free(y);
+	*y = *x;
+	memset(x, 0, sizeof *x);
+	y->rank = rank;
+	memcpy(y->dims, d, (size_t)rank * sizeof *d);
+	k->take &= ~(1u << i);
+	return 1;
+}
+
 int xk_fail(struct exec_kernel_ctx *k, const char *fmt, ...)
 {
 	va_list ap;

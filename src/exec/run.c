@@ -153,7 +153,11 @@ static int32_t kept_input(const struct exec_kernel_ctx *k, size_t i)
 	    i >= k->g->nodes[k->node].proto->n_input)
 		return -1;
 	int32_t id = k->g->nodes[k->node].in[i];
-	return id >= 0 && env->slots[id].kept == k->in[i] ? id : -1;
+	if (id < 0 || env->slots[id].kept != k->in[i])
+		return -1;
+	/* the kept tensor's own entry: an Identity of a constant reads the same one under another name */
+	const struct xtensor *kt = env->slots[id].kept;
+	return kt >= env->kc->t && kt < env->kc->t + env->kc->n ? (int32_t)(kt - env->kc->t) : -1;
 }
 
 const void *xk_derived(const struct exec_kernel_ctx *k, size_t i, uint64_t tag)
@@ -258,7 +262,7 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 	struct exec_kernel_ctx k = {
 		.m = m, .g = g, .node = n, .opset = model_opset(m, domain), .in = in, .n_in = p->n_input,
 		.out = out, .n_out = p->n_output, .err = err, .res = res, .env = env, .act = offer->act,
-		.add = offer->add, .add_act = offer->add_act, .ln = offer->ln,
+		.add = offer->add, .add_act = offer->add_act, .ln = offer->ln, .take = offer->take,
 	};
 	if (!*domain || !strcmp(domain, "ai.onnx")) {
 		if (k.opset <= 0)
@@ -383,6 +387,162 @@ static int32_t act_after(struct ov_model *m, const struct graph *g, int32_t v, c
 	}
 	*act = a;
 	return c;
+}
+
+/* ---- folding: nodes of constants computed once ----
+ *
+ * With constants kept across runs (exec_consts), a node whose every input is kept (an initializer, a Constant, or
+ * the output of a node folded before it) gives the same values every run: the first run computes it as usual and
+ * its outputs are kept with the constants; later runs read them and skip the node.  An Identity of a kept value is
+ * that value under another name (no copy).  Nodes with subgraphs, of other domains, and the random ops are never
+ * folded.  A run that feeds one of the inputs (an initializer given as an input) does not fold what depends on it,
+ * and does not touch what earlier runs kept. */
+static int nondeterministic(const char *op)
+{
+	static const char *const ops[] = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
+					  "Multinomial", "Bernoulli", "Dropout"};
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+		if (!strcmp(op, ops[i]))
+			return 1;
+	return 0;
+}
+
+static int foldable(const struct graph *g, uint32_t n, const struct slot *slots, const uint8_t *is_from)
+{
+	const struct graph_node *nd = &g->nodes[n];
+	const Onnx__NodeProto *p = nd->proto;
+
+	if (nd->n_sub || !p->n_output || !p->op_type || (p->domain && *p->domain && strcmp(p->domain, "ai.onnx")) ||
+	    nondeterministic(p->op_type))
+		return 0;
+	for (size_t i = 0; i < p->n_input; i++)
+		if (nd->in[i] >= 0 && (!slots[nd->in[i]].kept || slots[nd->in[i]].t.kind != XT_TENSOR))
+			return 0;
+	for (size_t i = 0; i < p->n_output; i++)
+		if (nd->out[i] >= 0 && is_from[nd->out[i]])
+			return 0;
+	return 1;
+}
+
+/* Node n's outputs from the kept values (1), or 0 when they are still to be computed. */
+static int fold_read(const struct graph *g, uint32_t n, struct slot *slots, struct exec_consts *kc)
+{
+	const struct graph_node *nd = &g->nodes[n];
+	const Onnx__NodeProto *p = nd->proto;
+
+	if (!strcmp(p->op_type, "Identity") && p->n_input == 1 && nd->in[0] >= 0 && p->n_output == 1 && nd->out[0] >= 0) {
+		slot_keep(&slots[nd->out[0]], slots[nd->in[0]].kept);
+		return 1;
+	}
+	for (size_t i = 0; i < p->n_output; i++)
+		if (nd->out[i] >= 0 && !kc->t[nd->out[i]].data)
+			return 0;
+	for (size_t i = 0; i < p->n_output; i++)
+		if (nd->out[i] >= 0)
+			slot_keep(&slots[nd->out[i]], &kc->t[nd->out[i]]);
+	return 1;
+}
+
+/* After node n ran: its outputs kept with the constants (their host data made current first, once). */
+static int fold_keep(const struct graph *g, uint32_t n, struct slot *slots, struct exec_consts *kc,
+		     struct exec_result *res, struct ov_error *err)
+{
+	const struct graph_node *nd = &g->nodes[n];
+
+	for (size_t i = 0; i < nd->proto->n_output; i++) {
+		int32_t id = nd->out[i];
+		if (id < 0 || !slots[id].t.data || slots[id].t.kind != XT_TENSOR)
+			continue;
+		if (to_host(res, &slots[id].t, err))
+			return -1;
+		xt_free(&kc->t[id]);
+		kc->t[id] = slots[id].t;
+		memset(&slots[id].t, 0, sizeof slots[id].t);
+		slot_keep(&slots[id], &kc->t[id]);
+	}
+	return 0;
+}
+
+/* ---- shape arithmetic stays on the host ----
+ *
+ * Exports compute sizes at run time: Shape, then Gather, Unsqueeze, Concat, Cast, Div... into Reshape's shape or
+ * Slice's ends.  On a device backend each of those small nodes would be a launch, and the node reading the result
+ * on the host (a shape, the ends) would wait for the device and copy it back, stopping the queue in the middle of
+ * the run.  So under a device backend a node of the ops below whose inputs are all shape values (SHAPE_MAX
+ * elements at most, on the host: Shape and Size outputs, values made from them this way) or small kept constants,
+ * at least one of them a shape value, runs on the CPU, as part of the plan and not as a fallback; its small
+ * outputs are shape values in turn. */
+#define SHAPE_MAX 1024
+
+static int shape_op(const char *op)
+{
+	static const char *const ops[] = {
+		"Gather", "Unsqueeze", "Squeeze", "Concat", "Slice", "Cast", "Add", "Sub", "Mul", "Div", "Mod", "Neg",
+		"Abs", "Floor", "Ceil", "Sqrt", "Pow", "Reciprocal", "Equal", "Less", "Greater", "LessOrEqual",
+		"GreaterOrEqual", "Not", "And", "Or", "Where", "Min", "Max", "Reshape", "Flatten", "Identity",
+		"ReduceProd", "ReduceSum", "ReduceMin", "ReduceMax", "Range", "Sign", "CastLike"};
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+		if (!strcmp(op, ops[i]))
+			return 1;
+	return 0;
+}
+
+static int is_dims_op(const Onnx__NodeProto *p)
+{
+	return p->op_type && (!p->domain || !*p->domain || !strcmp(p->domain, "ai.onnx")) &&
+	       (!strcmp(p->op_type, "Shape") || !strcmp(p->op_type, "Size"));
+}
+
+static int shape_arith(const struct graph *g, uint32_t n, const struct slot *slots)
+{
+	const struct graph_node *nd = &g->nodes[n];
+	const Onnx__NodeProto *p = nd->proto;
+	int any = 0;
+
+	if ((p->domain && *p->domain && strcmp(p->domain, "ai.onnx")) || !p->op_type || !shape_op(p->op_type))
+		return 0;
+	for (size_t i = 0; i < p->n_input; i++) {
+		int32_t id = nd->in[i];
+		if (id < 0)
+			continue;
+		const struct slot *s = &slots[id];
+		const struct xtensor *t = s->kept ? s->kept : &s->t;
+		if (t->kind != XT_TENSOR || t->host_stale || t->numel > SHAPE_MAX || (!s->shape && !s->kept))
+			return 0;
+		any |= s->shape;
+	}
+	return any;
+}
+
+/* After node n ran on the CPU as shape arithmetic, or was a Shape or Size: its small outputs are shape values. */
+static void shape_mark(const struct graph *g, uint32_t n, struct slot *slots)
+{
+	const struct graph_node *nd = &g->nodes[n];
+
+	for (size_t i = 0; i < nd->proto->n_output; i++) {
+		int32_t id = nd->out[i];
+		if (id >= 0 && slots[id].t.data && slots[id].t.kind == XT_TENSOR && !slots[id].t.host_stale &&
+		    slots[id].t.numel <= SHAPE_MAX)
+			slots[id].shape = 1;
+	}
+}
+
+/* The inputs node n's kernel may take (exec_kernel_ctx.take): n is their last reader (no later node, nor a subgraph
+ * of n, nor a second input of n reads them), the run owns them (not a constant, not fed), and nobody watches them
+ * (not a 'to' value, not --all). */
+static unsigned takeable(const struct graph *g, uint32_t n, const struct slot *slots, const uint8_t *is_from,
+			 int keep_all)
+{
+	const struct graph_node *nd = &g->nodes[n];
+	unsigned take = 0;
+
+	for (size_t i = 0; !keep_all && i < nd->proto->n_input && i < 32; i++) {
+		int32_t id = nd->in[i];
+		if (id >= 0 && slots[id].uses == 1 && !slots[id].pinned && !slots[id].kept && !is_from[id] &&
+		    slots[id].t.owns && slots[id].t.kind == XT_TENSOR)
+			take |= 1u << i;
+	}
+	return take;
 }
 
 /* What node n's kernel is offered to fuse (exec_kernel_ctx.act, .add): the Add its output 0 goes to (its other
@@ -634,7 +794,7 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 		     const struct exec_input *in, size_t n_in, struct exec_result *out, const struct exec_env *parent,
 		     struct ov_error *err)
 {
-	const struct exec_backend_ops *be = opt->backend ? opt->backend : exec_backend_cpu();
+	const struct exec_backend_ops *be = opt->backend ? opt->backend : exec_backend_cpu(), *cpu_be = exec_backend_cpu();
 	struct plan p;
 	struct slot *slots = NULL;
 	int32_t *fused = NULL; /* per node: the value whose tensor becomes its output (its producer applied this
@@ -774,6 +934,15 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 			xt_free(dst);
 			*dst = *src;
 			memset(src, 0, sizeof *src);
+		} else if (kc && foldable(g, n, slots, p.is_from) && fold_read(g, n, slots, kc)) {
+			/* computed by an earlier run, kept with the constants */
+			continue;
+		} else if (kc && foldable(g, n, slots, p.is_from)) {
+			/* computed now, kept for the runs after (no offers: its outputs are kept as they are) */
+			struct exec_kernel_ctx offer = {.act = {EXEC_ACT_NONE, 0, 0}, .add_act = {EXEC_ACT_NONE, 0, 0}};
+			if (run_node(m, g, n, slots, p.is_from, be, &env, &offer, out, err) ||
+			    fold_keep(g, n, slots, kc, out, err))
+				goto done;
 		} else {
 			struct exec_kernel_ctx offer = {.act = {EXEC_ACT_NONE, 0, 0}, .add_act = {EXEC_ACT_NONE, 0, 0}};
 			struct exec_ln_offer ln;
@@ -781,8 +950,12 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 			fusable(m, g, n, slots, p.is_from, opt->keep_all, &offer, &add_node, &act_node);
 			if (fusable_ln(m, g, n, slots, p.is_from, opt->keep_all, &ln, ln_nodes))
 				offer.ln = &ln;
-			if (run_node(m, g, n, slots, p.is_from, be, &env, &offer, out, err))
+			offer.take = takeable(g, n, slots, p.is_from, opt->keep_all);
+			int arith = be != cpu_be && shape_arith(g, n, slots);
+			if (run_node(m, g, n, slots, p.is_from, arith ? cpu_be : be, &env, &offer, out, err))
 				goto done;
+			if (be != cpu_be && (arith || is_dims_op(nd->proto)))
+				shape_mark(g, n, slots);
 			if (offer.ln_done) {
 				/* the layer norm is computed: it becomes the last Add's output now, the nodes between
 				 * are skipped */

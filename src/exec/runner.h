@@ -30,6 +30,8 @@ struct slot {
 	uint32_t uses;  /* consumers still to run (a node whose subgraphs capture the value counts too) */
 	uint8_t pinned; /* a 'to' value, or --all */
 	uint8_t given;  /* moved into the result */
+	uint8_t shape;  /* shape arithmetic on the host: a Shape or Size output, or a small value computed from them
+	                   (and constants) on the CPU during a device backend's run (shape_arith) */
 };
 
 /* Constants kept across runs (src/exec/consts.c). */

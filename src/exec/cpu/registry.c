@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "src/exec/exec.h"
+#include "src/exec/ops/kindex.h"
 
 /* Every family's table (src/exec/cpu/<family>.c), referenced strongly: a missing family is a link error. */
 #define CPU_FAMILIES(X) \
@@ -36,62 +37,14 @@ static const struct {
 #undef ROW
 };
 
-/* Every row of the default domain (ai.onnx) by op name, for a lookup per node per run that costs one hash and a
- * strcmp or two rather than a pass
- * over all the tables: rows (sorted by name) and an open-addressed table of each name's first row, made at the first
- * lookup (the executor runs on one thread).  Without memory for them the lookup scans the tables as before. */
-static const struct exec_kernel **by_name;
-static uint32_t n_rows, *slot_of; /* slot_of[h]: 1 + the index in by_name of the first row of a name, 0 empty */
-static uint32_t n_slots;
-static int index_state; /* 0 not made, 1 made, -1 no memory */
-
-static uint32_t name_hash(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
-static int by_op(const void *a, const void *b)
-{
-	return strcmp((*(const struct exec_kernel *const *)a)->op, (*(const struct exec_kernel *const *)b)->op);
-}
-
-static void index_make(void)
-{
-	size_t n = 0;
-
-	index_state = -1;
-	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
-		n += families[f].domain ? 0 : *families[f].count;
-	for (n_slots = 64; n_slots < 2 * n; n_slots *= 2)
-		;
-	by_name = malloc((n ? n : 1) * sizeof *by_name);
-	slot_of = calloc(n_slots, sizeof *slot_of);
-	if (!by_name || !slot_of) {
-		free(by_name);
-		free(slot_of);
-		by_name = NULL;
-		slot_of = NULL;
-		return;
-	}
-	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
-		for (size_t i = 0; !families[f].domain && i < *families[f].count; i++)
-			if (families[f].rows[i].op)
-				by_name[n_rows++] = &families[f].rows[i];
-	qsort(by_name, n_rows, sizeof *by_name, by_op);
-	for (uint32_t r = 0; r < n_rows; r++) {
-		if (r && !strcmp(by_name[r]->op, by_name[r - 1]->op))
-			continue;
-		uint32_t h = name_hash(by_name[r]->op) & (n_slots - 1);
-		while (slot_of[h])
-			h = (h + 1) & (n_slots - 1);
-		slot_of[h] = r + 1;
-	}
-	index_state = 1;
-}
+/* The default domain's (ai.onnx) rows by op name (src/exec/ops/kindex.h). */
+#define TABLE(f, d) cpu_##f##_kernels,
+#define COUNT(f, d) &cpu_##f##_count,
+static const struct exec_kernel *const default_tables[] = {CPU_FAMILIES(TABLE)};
+static const size_t *const default_counts[] = {CPU_FAMILIES(COUNT)};
+#undef TABLE
+#undef COUNT
+static struct kindex default_index;
 
 exec_kernel_fn cpu_find_kernel(const char *domain, const char *op, int64_t opset)
 {
@@ -101,22 +54,22 @@ exec_kernel_fn cpu_find_kernel(const char *domain, const char *op, int64_t opset
 		return NULL;
 	if (domain && (!*domain || !strcmp(domain, "ai.onnx")))
 		domain = NULL;
-	if (!domain && !index_state)
-		index_make();
-	if (!domain && index_state > 0) { /* the default domain: one hash and a strcmp or two */
-		for (uint32_t h = name_hash(op) & (n_slots - 1); slot_of[h]; h = (h + 1) & (n_slots - 1)) {
-			uint32_t r = slot_of[h] - 1;
-			if (strcmp(by_name[r]->op, op))
-				continue;
-			for (; r < n_rows && !strcmp(by_name[r]->op, op); r++)
-				if (by_name[r]->since <= opset && (!best || by_name[r]->since > best->since))
-					best = by_name[r];
-			break;
+	if (!domain) {
+		if (!default_index.tables) {
+			/* the families of another domain count no rows here */
+			static size_t none = 0;
+			static const size_t *counts[sizeof default_counts / sizeof default_counts[0]];
+			for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
+				counts[f] = families[f].domain ? &none : default_counts[f];
+			default_index.tables = default_tables;
+			default_index.counts = counts;
+			default_index.n_tables = sizeof families / sizeof families[0];
 		}
+		best = kindex_find(&default_index, op, opset);
 		return best ? best->fn : NULL;
 	}
 	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
-		if (!families[f].domain != !domain || (domain && strcmp(families[f].domain, domain)))
+		if (!families[f].domain || strcmp(families[f].domain, domain))
 			continue;
 		for (size_t i = 0; i < *families[f].count; i++) {
 			const struct exec_kernel *k = &families[f].rows[i];

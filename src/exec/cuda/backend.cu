@@ -12,6 +12,9 @@
 #include <time.h>
 
 #include "src/exec/cuda/backend.h"
+extern "C" {
+#include "src/exec/ops/kindex.h"
+}
 
 struct cu_state cu_dev;
 
@@ -82,6 +85,8 @@ static double now_s(void)
 // of the usual model, so the wait ends within microseconds of the work; then sleeping 50 microseconds growing to
 // 1 ms between looks.  (Sleeping early, with naps that double, ended a 2 ms run's wait up to a millisecond late.)
 // A timeout leaves the work queued: the device is given up for the session (cu_failed).
+static size_t stage_used; // bytes of the staging buffer that copies queued since the last wait may still read
+
 cudaError_t cu_sync(void)
 {
 	double limit = wait_limit(), start = now_s(), t = start;
@@ -89,6 +94,8 @@ cudaError_t cu_sync(void)
 
 	for (;;) {
 		cudaError_t e = cudaStreamQuery(cu_dev.stream);
+		if (e == cudaSuccess)
+			stage_used = 0; // every copy queued before has read its bytes
 		if (e != cudaErrorNotReady)
 			return e;
 		if (limit > 0 && t - start > limit) {
@@ -344,11 +351,73 @@ const void *cu_input(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i)
 	return d;
 }
 
-// From pageable memory, cudaMemcpyAsync has taken the data when it returns: the caller may free host at once.
+// ---- copies to the device through a staging buffer ----
+//
+// A copy from pageable memory makes the stream wait for all the work queued before it (CUDA stages it itself), so
+// a small value a node computed on the host in the middle of a run (shape arithmetic, a kernel's table) would
+// stop the queue there.  Copies of up to STAGE_MAX bytes go through a pinned buffer of the backend's instead: the
+// bytes are copied into it, the copy from there is queued like a kernel, and the buffer is reused from the start
+// after the next wait for the stream (cu_sync), when every queued copy has read its part.  A copy that does not
+// fit waits for the stream first and starts the buffer over.
+#define STAGE_BYTES ((size_t)1 << 20)
+#define STAGE_MAX ((size_t)256 << 10)
+static char *stage_buf;
+static int stage_failed;
+
+static void stage_at_exit(void)
+{
+	if (stage_buf && cu_dev.ready && cu_sync() == cudaSuccess)
+		cudaFreeHost(stage_buf);
+	stage_buf = NULL;
+}
+
+// Where bytes of host data go on their way to the device (copied there), or NULL for a direct copy.
+static const void *stage(struct exec_kernel_ctx *k, const void *host, size_t bytes, int *failed)
+{
+	*failed = 0;
+	if (bytes > STAGE_MAX || stage_failed)
+		return NULL;
+	if (!stage_buf) {
+		if (cudaHostAlloc((void **)&stage_buf, STAGE_BYTES, cudaHostAllocDefault) != cudaSuccess) {
+			cudaGetLastError();
+			stage_buf = NULL;
+			stage_failed = 1; // pinned memory refused: direct copies from now on
+			return NULL;
+		}
+		atexit(stage_at_exit);
+	}
+	size_t at = (stage_used + 255) & ~(size_t)255;
+	if (at + bytes > STAGE_BYTES) {
+		if (cu_sync_ok(k)) {
+			*failed = 1;
+			return NULL;
+		}
+		at = 0;
+	}
+	memcpy(stage_buf + at, host, bytes);
+	stage_used = at + bytes;
+	return stage_buf + at;
+}
+
+// cudaMemcpyAsync has taken the data when it returns (staged, or from pageable memory): the caller may free host.
 int cu_upload(struct exec_kernel_ctx *k, void *dev, const void *host, size_t bytes)
 {
+	int failed;
+
 	if (!bytes)
 		return 0;
+	const void *staged = stage(k, host, bytes, &failed);
+	if (failed)
+		return -1;
+	if (staged) {
+		if (CU_OK(k, cudaMemcpyAsync(dev, staged, bytes, cudaMemcpyHostToDevice, cu_dev.stream)))
+			return -1;
+		if (k->res) {
+			k->res->to_device++;
+			k->res->to_device_bytes += bytes;
+		}
+		return 0;
+	}
 	// a copy from pageable memory may wait for the work queued before it (for a staging buffer): that work is
 	// waited for first, within the deadline, when the nodes do not wait for themselves
 	if (!cu_dev.sync_each && cu_sync_ok(k))
@@ -476,39 +545,24 @@ int cu_output_fd(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, void *d
 
 // ---- the backend ----
 
-static const struct {
-	const struct exec_kernel *rows;
-	const size_t *count;
-} families[] = {
-	{cuda_elementwise_kernels, &cuda_elementwise_count},
-	{cuda_logic_kernels, &cuda_logic_count},
-	{cuda_gemm_kernels, &cuda_gemm_count},
-	{cuda_conv_kernels, &cuda_conv_count},
-	{cuda_pool_kernels, &cuda_pool_count},
-	{cuda_norm_kernels, &cuda_norm_count},
-	{cuda_shape_kernels, &cuda_shape_count},
-	{cuda_reduce_kernels, &cuda_reduce_count},
-	{cuda_resize_kernels, &cuda_resize_count},
-	{cuda_rnn_kernels, &cuda_rnn_count},
-	{cuda_quant_kernels, &cuda_quant_count},
-	{cuda_index_kernels, &cuda_index_count},
-	{cuda_scatter_kernels, &cuda_scatter_count},
-	{cuda_attention_kernels, &cuda_attention_count},
-};
+// The row with the greatest since <= opset, as for the CPU kernels (ai.onnx ops only), by name (ops/kindex.h).
+static const struct exec_kernel *const family_rows[] = {
+	cuda_elementwise_kernels, cuda_logic_kernels, cuda_gemm_kernels,  cuda_conv_kernels,
+	cuda_pool_kernels,        cuda_norm_kernels,  cuda_shape_kernels, cuda_reduce_kernels,
+	cuda_resize_kernels,      cuda_rnn_kernels,   cuda_quant_kernels, cuda_index_kernels,
+	cuda_scatter_kernels,     cuda_attention_kernels};
+static const size_t *const family_counts[] = {
+	&cuda_elementwise_count, &cuda_logic_count, &cuda_gemm_count,  &cuda_conv_count,
+	&cuda_pool_count,        &cuda_norm_count,  &cuda_shape_count, &cuda_reduce_count,
+	&cuda_resize_count,      &cuda_rnn_count,   &cuda_quant_count, &cuda_index_count,
+	&cuda_scatter_count,     &cuda_attention_count};
+static struct kindex families = {family_rows, family_counts, sizeof family_rows / sizeof family_rows[0]};
 
-// The row with the greatest since <= opset, as for the CPU kernels (ai.onnx ops only).
 static exec_kernel_fn find_kernel(const char *domain, const char *op, int64_t opset)
 {
-	const struct exec_kernel *best = NULL;
-
 	if (domain && *domain && strcmp(domain, "ai.onnx"))
 		return NULL;
-	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
-		for (size_t r = 0; r < *families[f].count; r++) {
-			const struct exec_kernel *e = &families[f].rows[r];
-			if (!strcmp(e->op, op) && e->since <= opset && (!best || e->since > best->since))
-				best = e;
-		}
+	const struct exec_kernel *best = kindex_find(&families, op, opset);
 	return best ? best->fn : NULL;
 }
 

@@ -80,6 +80,8 @@ static int copy_as(struct exec_kernel_ctx *k, const struct xtensor *x, int rank,
 	struct cu_bufs bufs = {};
 	int rc = -1;
 
+	if (xk_take_input(k, 0, 0, rank, dims)) // the node is x's last reader: x itself, on the device or not
+		return 0;
 	if (xk_output_raw(k, 0, x->dtype, rank, dims))
 		return -1;
 	struct xtensor *y = k->out[0];

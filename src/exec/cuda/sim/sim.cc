@@ -310,6 +310,22 @@ extern "C" cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_
 	return cudaSuccess;
 }
 
+// Pinned host memory: plain host memory here (the device copies from it like from any host buffer).
+extern "C" cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned)
+{
+	setup();
+	if (sim.sticky)
+		return sim.sticky;
+	*p = malloc(bytes ? bytes : 1);
+	return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+
+extern "C" cudaError_t cudaFreeHost(void *p)
+{
+	free(p);
+	return cudaSuccess;
+}
+
 // ---- memory ----
 
 extern "C" cudaError_t cudaMalloc(void **p, size_t bytes)
