@@ -51,7 +51,9 @@ struct exec_kernel_ctx {
 	struct exec_act act;
 	int act_done;
 	/* The runner's offer to fuse an Add: when the node's output 0 goes only to an Add (and nobody watches it),
-	 * add is the Add's other input (float32, on the host) and add_act the Relu or Clip after the Add when one
+	 * add is the Add's other input (float32; on the host, or under a device backend possibly on the device only: a
+	 * kernel reads it where it computes, and a node left to the CPU is offered nothing) and add_act the Relu or
+	 * Clip after the Add when one
 	 * may go with it (act is then NONE).  A kernel may write y = add_act(y + add) as the Add and activation
 	 * kernels would compute it, when add broadcasts to output 0 without growing it, and set add_done; the runner
 	 * then hands output 0 on as the Add's result (and the activation's) instead of running them.  Ignoring the

@@ -549,7 +549,7 @@ static unsigned takeable(const struct graph *g, uint32_t n, const struct slot *s
  * input float32 and at hand: *add_with, and *add_node) and the Relu or Clip after that Add (*act_node), or else the
  * Relu or Clip right after n (*act_node).  Nodes are -1 when not offered. */
 static void fusable(struct ov_model *m, const struct graph *g, uint32_t n, const struct slot *slots,
-		    const uint8_t *is_from, int keep_all, struct exec_kernel_ctx *k, int32_t *add_node,
+		    const uint8_t *is_from, int keep_all, int device, struct exec_kernel_ctx *k, int32_t *add_node,
 		    int32_t *act_node)
 {
 	const struct graph_node *nd = &g->nodes[n];
@@ -566,7 +566,7 @@ static void fusable(struct ov_model *m, const struct graph *g, uint32_t n, const
 		const struct graph_node *cn = &g->nodes[c];
 		int32_t other = cn->in[cn->in[0] == v ? 1 : 0];
 		const struct xtensor *t = other >= 0 ? &slots[other].t : NULL;
-		if (cn->in[0] == cn->in[1] || !t || !t->data || t->host_stale || t->dtype != OV_DT_FLOAT ||
+		if (cn->in[0] == cn->in[1] || !t || !t->data || (t->host_stale && !device) || t->dtype != OV_DT_FLOAT ||
 		    t->kind != XT_TENSOR)
 			return;
 		k->add = slots[other].kept ? slots[other].kept : t;
@@ -947,11 +947,12 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 			struct exec_kernel_ctx offer = {.act = {EXEC_ACT_NONE, 0, 0}, .add_act = {EXEC_ACT_NONE, 0, 0}};
 			struct exec_ln_offer ln;
 			int32_t add_node, act_node, ln_nodes[LN_NODES];
-			fusable(m, g, n, slots, p.is_from, opt->keep_all, &offer, &add_node, &act_node);
+			int arith = be != cpu_be && shape_arith(g, n, slots);
+			fusable(m, g, n, slots, p.is_from, opt->keep_all, be != cpu_be && !arith, &offer, &add_node,
+				&act_node);
 			if (fusable_ln(m, g, n, slots, p.is_from, opt->keep_all, &ln, ln_nodes))
 				offer.ln = &ln;
 			offer.take = takeable(g, n, slots, p.is_from, opt->keep_all);
-			int arith = be != cpu_be && shape_arith(g, n, slots);
 			if (run_node(m, g, n, slots, p.is_from, arith ? cpu_be : be, &env, &offer, out, err))
 				goto done;
 			if (be != cpu_be && (arith || is_dims_op(nd->proto)))

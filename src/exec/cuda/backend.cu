@@ -315,32 +315,39 @@ static void attach(const struct xtensor *t, void *dev, int host_stale)
 	w->host_stale = host_stale;
 }
 
-const void *cu_input(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i)
+// t on the device (its copy, made now if it has none); i names it in messages: input i, or the offered Add's
+// other input when negative.
+static const void *on_device(struct exec_kernel_ctx *k, const struct xtensor *t, long i)
 {
-	const struct xtensor *t = i < k->n_in ? k->in[i] : NULL;
+	char what[48];
 	void *d;
 
-	(void)b;
+	if (t && t->data && t->dev && t->devops == &cu_devops)
+		return t->dev; // the usual case: no message to make
+	if (i >= 0)
+		snprintf(what, sizeof what, "input %ld", i);
+	else
+		snprintf(what, sizeof what, "the Add's other input");
+
 	if (!t || !t->data) {
-		xk_fail(k, "input %zu is missing", i);
+		xk_fail(k, "%s is missing", what);
 		return NULL;
 	}
 	if (t->dev) {
 		if (t->devops != &cu_devops) {
-			xk_fail(k, "input %zu is on another device", i);
+			xk_fail(k, "%s is on another device", what);
 			return NULL;
 		}
 		return t->dev;
 	}
 	if (t->dtype == OV_DT_STRING || !xt_elem_size(t->dtype)) {
-		xk_fail(k, "input %zu is %s, which the CUDA backend cannot hold", i, dtype_short_name(t->dtype));
+		xk_fail(k, "%s is %s, which the CUDA backend cannot hold", what, dtype_short_name(t->dtype));
 		return NULL;
 	}
 	cudaError_t e = raw_alloc(&d, t->bytes);
 	if (e != cudaSuccess) {
 		cudaGetLastError();
-		xk_fail(k, "cannot allocate %zu bytes on the CUDA device for input %zu: %s", t->bytes, i,
-			cudaGetErrorString(e));
+		xk_fail(k, "cannot allocate %zu bytes on the CUDA device for %s: %s", t->bytes, what, cudaGetErrorString(e));
 		return NULL;
 	}
 	if (cu_upload(k, d, t->data, t->bytes)) {
@@ -349,6 +356,17 @@ const void *cu_input(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i)
 	}
 	attach(t, d, 0);
 	return d;
+}
+
+const void *cu_input(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i)
+{
+	(void)b;
+	return on_device(k, i < k->n_in ? k->in[i] : NULL, (long)i);
+}
+
+const void *cu_add_input(struct exec_kernel_ctx *k)
+{
+	return on_device(k, k->add, -1);
 }
 
 // ---- copies to the device through a staging buffer ----

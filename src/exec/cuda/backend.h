@@ -111,6 +111,8 @@ void cu_scratch_free(void *p);
 /* Input i on the device, in its own element type (its device copy, made now if it has none; the tensor keeps
  * it); NULL with the node's error set. */
 const void *cu_input(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i);
+/* The same for the other input of the Add the runner offers to fuse (k->add). */
+const void *cu_add_input(struct exec_kernel_ctx *k);
 /* Copy bytes of host memory (a kernel's own table: indices, weights...) to dev, counted with the run's copies
  * to the device: 0, or -1 with the node's error set.  The host memory may be freed when it returns. */
 int cu_upload(struct exec_kernel_ctx *k, void *dev, const void *host, size_t bytes);

@@ -14,6 +14,7 @@
 // backend's one growing buffer (cu_workspace), not an allocation per call.
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,11 +46,81 @@ static __global__ void place_volumes(const float *x, float *y, const float *bias
 	}
 }
 
-// y[n, m, ...] += bias[m], one float add per element, as the CPU adds it after the product.
-static __global__ void add_bias(float *y, const float *b, int64_t total, int64_t m, int64_t plane)
+// What follows the product, per element of y[n, m, ...], each step one float operation as its own kernel would
+// do it, so that fusing changes no bit: + bias[m] (the CPU adds it after the product), + r[t] (an Add the runner
+// offered, r of y's shape), then Relu or Clip (act: EXEC_ACT_*, lo and hi Clip's bounds).
+static __global__ void conv_epilogue(float *y, const float *b, const float *r, int act, float lo, float hi,
+				     int64_t total, int64_t m, int64_t plane)
 {
 	CU_FOR(t, total)
-	y[t] += b[(t / plane) % m];
+	{
+		float v = y[t];
+		if (b)
+			v += b[(t / plane) % m];
+		if (r)
+			v = v + r[t];
+		if (act == EXEC_ACT_RELU)
+			v = ov_relu_f(v);
+		else if (act == EXEC_ACT_CLIP)
+			v = ov_clip_f(v, lo, hi);
+		y[t] = v;
+	}
+}
+
+// The runner's offers this convolution takes (exec_kernel_ctx.act, .add): an Add of a float32 value of y's very
+// shape (a residual), with the Relu or Clip after it, or else the Relu or Clip right after.  *r the Add's other
+// input on the device (NULL: no Add), *act the activation; 0, or -1 with the node's error set.
+static int take_offers(struct exec_kernel_ctx *k, const struct xtensor *y, const float **r, struct exec_act *act)
+{
+	*r = NULL;
+	*act = (struct exec_act){EXEC_ACT_NONE, 0, 0};
+	const struct xtensor *a = k->add;
+	if (a && y->dtype == OV_DT_FLOAT && a->dtype == OV_DT_FLOAT && a->kind == XT_TENSOR && a->rank == y->rank &&
+	    !memcmp(a->dims, y->dims, (size_t)y->rank * sizeof y->dims[0])) {
+		if (!(*r = (const float *)cu_add_input(k)))
+			return -1;
+		*act = k->add_act;
+		k->add_done = 1;
+	} else if (k->act.kind != EXEC_ACT_NONE && y->dtype == OV_DT_FLOAT) {
+		*act = k->act;
+		k->act_done = 1;
+	}
+	return 0;
+}
+
+// 1x1 convolutions with unit strides and no padding are matrix products, Y[n] (M x HW) = W (M x C) X[n] (C x HW),
+// which cuBLAS computes faster than cuDNN's implicit GEMM: in column-major terms Y[n]^T = X[n]^T W^T, one strided
+// batched call over the images (OV_CUDA_PW_BLAS=0: through cuDNN like the others).
+static int pointwise(const struct conv_geom *g)
+{
+	static int use = -1;
+	if (use < 0) {
+		const char *s = getenv("OV_CUDA_PW_BLAS");
+		use = !(s && *s == '0');
+	}
+	if (!use || g->group != 1 || g->explicit_pad)
+		return 0;
+	for (int j = 0; j < g->nd; j++)
+		if (g->ker[j] != 1 || g->s[j] != 1 || g->pad[j] != 0 || g->out[j] != g->in[j])
+			return 0;
+	return 1;
+}
+
+static int pointwise_run(struct exec_kernel_ctx *k, const struct conv_geom *g, const float *dx, const float *dw,
+			 float *dy, int64_t plane)
+{
+	const float one = 1.0f, zero = 0.0f;
+
+	if ((int64_t)g->c * plane > INT_MAX || (int64_t)g->k * plane > INT_MAX || plane > INT_MAX)
+		return EXEC_DECLINE;
+	return cu_need_blas(k) ||
+	       CU_BLAS_OK(k, cu_blas.set_math_mode(cu_dev.blas, cu_dev.tf32 ? CUBLAS_TF32_TENSOR_OP_MATH
+								       : CUBLAS_DEFAULT_MATH)) ||
+	       CU_BLAS_OK(k, cu_blas.sgemm_strided_batched(cu_dev.blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)plane, g->k, g->c,
+							   &one, dx, (int)plane, (int64_t)g->c * plane, dw, g->c, 0,
+							   &zero, dy, (int)plane, (int64_t)g->k * plane, g->n))
+		       ? -1
+		       : 0;
 }
 
 // The spatial sizes of a conv_geom-style array as a depth-first volume (nd 2: depth 1).
@@ -255,7 +326,7 @@ static struct conv_plan *conv_fwd_plan(struct exec_kernel_ctx *k, const struct c
 				       const float *dw, float *dy, int *timed)
 {
 	int key[CONV_KEY_INTS], returned = 0, tf32 = cu_dev.tf32, lib_out[2 + CONV_GEOM_MAX];
-	struct conv_plan *p;
+	struct conv_plan *p = NULL;
 	cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
 	cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
 	cudnnMathType_t math = tf32 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH;
@@ -354,13 +425,15 @@ static int k_conv(struct exec_kernel_ctx *k)
 	struct xtensor *y = k->out[0];
 	if (!y->numel)
 		return 0;
-	if (cu_need_dnn(k))
+	int pw = pointwise(&g);
+	if (!pw && cu_need_dnn(k))
 		return -1;
 
-	const float *dx = cu_input_f32(k, &bufs, 0), *dw = NULL, *db = NULL;
+	const float *dx = cu_input_f32(k, &bufs, 0), *dw = NULL, *db = NULL, *dr = NULL;
+	struct exec_act act;
 	float *dy = NULL, *xp = NULL;
 	void *ws = NULL;
-	struct conv_plan *p;
+	struct conv_plan *p = NULL;
 	int64_t plane = 1;
 	for (int j = 0; j < g.nd; j++)
 		plane *= g.out[j];
@@ -368,7 +441,17 @@ static int k_conv(struct exec_kernel_ctx *k)
 		goto out;
 	if (!(dy = (float *)cu_alloc(k, &bufs, (size_t)y->numel * sizeof(float))))
 		goto out;
-	if (g.explicit_pad) {
+	if (pw) {
+		int r = pointwise_run(k, &g, dx, dw, dy, plane);
+		if (r == EXEC_DECLINE) {
+			pw = 0; // sizes past int: cuDNN's way
+			if (cu_need_dnn(k))
+				goto out;
+		} else if (r) {
+			goto out;
+		}
+	}
+	if (!pw && g.explicit_pad) {
 		int64_t planes = (int64_t)g.n * g.c, total = planes;
 		for (int j = 0; j < g.nd; j++)
 			total *= g.in[j];
@@ -379,25 +462,33 @@ static int k_conv(struct exec_kernel_ctx *k)
 			goto out;
 		dx = xp;
 	}
-	int timed;
-	if (!(p = conv_fwd_plan(k, &g, dx, dw, dy, &timed)))
-		goto out;
-	if (p->ws_size && !(ws = cu_workspace(k, p->ws_size)))
-		goto out;
-	{
+	if (!pw) {
+		int timed;
+		if (!(p = conv_fwd_plan(k, &g, dx, dw, dy, &timed)))
+			goto out;
+		if (p->ws_size && !(ws = cu_workspace(k, p->ws_size)))
+			goto out;
 		const float one = 1.0f, zero = 0.0f;
 		if (CU_DNN_OK(k, cu_dnn.convolution_forward(cu_dev.dnn, &one, p->xd, dx, p->wd, dw, p->cd,
 							    (cudnnConvolutionFwdAlgo_t)p->algo, ws, p->ws_size, &zero,
 							    p->yd, dy)))
 			goto out;
 	}
-	if (db && CU_LAUNCH(k, add_bias, cu_grid(y->numel), CU_BLOCK, dy, db, y->numel, (int64_t)g.k, plane))
+	if (take_offers(k, y, &dr, &act))
+		goto out;
+	if ((db || dr || act.kind != EXEC_ACT_NONE) &&
+	    CU_LAUNCH(k, conv_epilogue, cu_grid(y->numel), CU_BLOCK, dy, db, dr, (int)act.kind, act.lo, act.hi,
+		      y->numel, (int64_t)g.k, plane))
 		goto out;
 	if (cu_output_f32(k, &bufs, 0, dy))
 		goto out;
-	xk_note(k, "cudnn algo %s, %s, workspace %zu bytes%s, %s", algo_name((cudnnConvolutionFwdAlgo_t)p->algo),
-		math_name(p->math), p->ws_size, g.explicit_pad ? ", asymmetric pads applied by copying" : "",
-		p->timed ? "the fastest of those timed" : "the heuristics' choice");
+	if (pw)
+		xk_note(k, "a 1x1 convolution as a cuBLAS matrix product, %s",
+			cu_dev.tf32 ? "TF32 allowed" : "full float32");
+	else
+		xk_note(k, "cudnn algo %s, %s, workspace %zu bytes%s, %s", algo_name((cudnnConvolutionFwdAlgo_t)p->algo),
+			math_name(p->math), p->ws_size, g.explicit_pad ? ", asymmetric pads applied by copying" : "",
+			p->timed ? "the fastest of those timed" : "the heuristics' choice");
 	rc = 0;
 out:
 	cu_bufs_free(&bufs);
@@ -431,7 +522,7 @@ static const char *bwd_algo_name(cudnnConvolutionBwdDataAlgo_t a)
 static struct conv_plan *conv_bwd_plan(struct exec_kernel_ctx *k, const struct conv_geom *g, int mg)
 {
 	int key[CONV_KEY_INTS], returned = 0, tf32 = cu_dev.tf32, pick = -1;
-	struct conv_plan *p;
+	struct conv_plan *p = NULL;
 	cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
 	cudnnConvolutionBwdDataAlgo_t algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
 	cudnnMathType_t math = CUDNN_FMA_MATH;
@@ -523,7 +614,7 @@ static int k_conv_transpose(struct exec_kernel_ctx *k)
 	const float *dx = cu_input_f32(k, &bufs, 0), *dw = NULL, *db = NULL;
 	float *df = NULL, *dy = NULL;
 	void *ws = NULL;
-	struct conv_plan *p;
+	struct conv_plan *p = NULL;
 	if (!dx || !(dw = cu_input_f32(k, &bufs, 1)) || (b && !(db = cu_input_f32(k, &bufs, 2))))
 		goto out;
 	if (!(df = (float *)cu_alloc(k, &bufs, (size_t)full_numel * sizeof(float))) ||

@@ -78,7 +78,13 @@ static int k_matmul(struct exec_kernel_ctx *k)
 			mm_offsets(&p, bi, &ao, &bo);
 			even = ao == bi * a1 && bo == bi * b1;
 		}
-		if (even) {
+		if (even && (p.batches == 1 || (b1 == 0 && a1 == p.m * p.kk)) && fits_int(p.batches * p.m)) {
+			// one B for every batch and A's batches one after the other (a Linear over [batch, seq, features]):
+			// the batches are rows of one product, as one call (batched calls of one matrix each run slower)
+			if (CU_BLAS_OK(k, cu_blas.sgemm(cu_dev.blas, CUBLAS_OP_N, CUBLAS_OP_N, n, (int)(p.batches * p.m), kk,
+						      &one, db, n, da, kk, &zero, dy, n)))
+				goto out;
+		} else if (even) {
 			if (CU_BLAS_OK(k, cu_blas.sgemm_strided_batched(cu_dev.blas, CUBLAS_OP_N, CUBLAS_OP_N, n, m, kk, &one, db,
 								    n, b1, da, kk, a1, &zero, dy, n, p.m * p.n,
 								    (int)p.batches)))
