@@ -85,6 +85,15 @@ inits = [a("w0", 6, 6, 3, 3), a("b0", 6), a("w1", 5, 6, 1, 1), a("b1", 5),
          numpy_helper.from_array(np.array(0, np.float32), "lo"), numpy_helper.from_array(np.array(0.3, np.float32), "hi")]
 g = helper.make_graph(nodes, "resid", [vi("x", T.FLOAT, [2, 6, 7, 9])], [vi("y", T.FLOAT, [2, 5, 7, 9])], inits)
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "resid.onnx")
+# Linear layers: MatMul + Add(bias over the last axis) + Relu; MatMul + Add(a value of its shape); Gemm + Clip
+nodes = [helper.make_node("MatMul", ["x", "w0"], ["m0"]), helper.make_node("Add", ["m0", "b0"], ["a0"]),
+         helper.make_node("Relu", ["a0"], ["r0"]), helper.make_node("MatMul", ["r0", "w1"], ["m1"]),
+         helper.make_node("Add", ["x", "m1"], ["y"]), helper.make_node("Reshape", ["y", "s2"], ["y2"]),
+         helper.make_node("Gemm", ["y2", "w2"], ["g"], transB=1), helper.make_node("Clip", ["g", "lo", "hi"], ["z"])]
+inits = [a("w0", 8, 5), a("b0", 5), a("w1", 5, 8), a("w2", 3, 8), numpy_helper.from_array(np.array([6, 8], np.int64), "s2"),
+         numpy_helper.from_array(np.array(-0.1, np.float32), "lo"), numpy_helper.from_array(np.array(0.2, np.float32), "hi")]
+g = helper.make_graph(nodes, "lin", [vi("x", T.FLOAT, [2, 3, 8])], [vi("z", T.FLOAT, [6, 3])], inits)
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "lin.onnx")
 EOF2
 "$SIM" run resid.onnx --input random --save cpu_resid >/dev/null 2>&1
 run resid.onnx --input random --backend cuda --save fused_resid --expect y=cpu_resid/y.npy --rtol 1e-4 --atol 1e-5
@@ -99,6 +108,16 @@ run resid.onnx --input random --backend cuda --profile --json
 check "and the fused nodes take no time of their own: 2 kernels' worth of nodes" "$PYTHON" -c '
 import json; d = json.load(open("out.txt")); ops = [n["op"] for n in d["profile"]["nodes"] if n["host_ms"] > 0.05]
 assert sorted(set(ops)) <= ["Conv"], d["profile"]["nodes"]'
+"$SIM" run lin.onnx --input random --save cpu_lin >/dev/null 2>&1
+run lin.onnx --input random --backend cuda --save fused_lin --expect z=cpu_lin/z.npy --rtol 1e-4 --atol 1e-5
+check "Linear layers (MatMul + bias + Relu, MatMul + residual, Gemm + Clip) match the CPU on the simulator" [ "$(rc)" = 0 ]
+run lin.onnx --input random --backend cuda --all --save all_lin --profile --json
+check "their Adds, Relu and Clip taken into the products give the bits of the kernels run apart (--all)" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && cmp fused_lin/z.npy all_lin/z.npy"
+run lin.onnx --input random --backend cuda --profile --json
+check "fused, only the products and the Reshape run kernels of their own" "$PYTHON" -c '
+import json; d = json.load(open("out.txt")); ops = {n["op"] for n in d["profile"]["nodes"] if n["host_ms"] > 0.05}
+assert ops <= {"MatMul", "Gemm", "Reshape"}, d["profile"]["nodes"]'
 OV_CUDA_PW_BLAS=0 run resid.onnx --input random --backend cuda --expect y=cpu_resid/y.npy --rtol 1e-4 --atol 1e-5
 check "OV_CUDA_PW_BLAS=0: the 1x1 convolution through cuDNN, the same values within float rounding" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '#3 Conv: cudnn algo' out.txt"
@@ -150,12 +169,12 @@ check "compare --vs cuda --tf32: the first divergence is conv1, inside the node 
 check "and without --tf32 every value matches" grep -q "^no divergence" out.txt
 
 # ---- device errors ----
-OV_CUDASIM_FAULT=conv_epilogue run "$SRCNN" --input random --backend cuda
+OV_CUDASIM_FAULT=epilogue_kernel run "$SRCNN" --input random --backend cuda
 check "a kernel that faults ends the run (exit 1)" [ "$(rc)" = 1 ]
 check "with one line naming the node and the device's error" \
 	sh -c "[ \$(grep -vc '^cudasim:' err.txt) = 1 ] && grep -q \"^onnxview: .*#1 'conv1' Conv: CUDA error .*illegal memory access\" err.txt"
 diag "$(grep -v '^cudasim:' err.txt)"
-OV_CUDASIM_FAULT=conv_epilogue "$SIM" compare "$SRCNN" --vs cuda >out.txt 2>err.txt
+OV_CUDASIM_FAULT=epilogue_kernel "$SIM" compare "$SRCNN" --vs cuda >out.txt 2>err.txt
 echo $? >rc.txt
 check "compare --vs cuda with a faulting device fails (exit 1) with one line" \
 	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(grep -vc '^cudasim:' err.txt) = 1 ]"
@@ -163,7 +182,7 @@ check "compare --vs cuda with a faulting device fails (exit 1) with one line" \
 cp "$SRCNN" srcnn.onnx
 tui() { # NAME KEYS
 	printf '%s' "$2" >"$1.keys"
-	OV_CUDASIM_FAULT=conv_epilogue LC_ALL=C.UTF-8 timeout 20 "$SIM" --keys "$1.keys" --dump "$1.txt" --size 100x30 \
+	OV_CUDASIM_FAULT=epilogue_kernel LC_ALL=C.UTF-8 timeout 20 "$SIM" --keys "$1.keys" --dump "$1.txt" --size 100x30 \
 		srcnn.onnx >"$1.out" 2>"$1.err"
 	echo $? >"$1.rc"
 }
@@ -253,7 +272,7 @@ check "device memory running out ends the run (exit 1) with one line naming what
 	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(wc -l <err.txt) = 1 ] && grep -q 'cannot allocate [0-9]* bytes on the CUDA device' err.txt"
 diag "$(cat err.txt)"
 # a device that stops answering: every wait has a deadline (OV_CUDA_TIMEOUT), so the run ends with one line
-OV_CUDA_TIMEOUT=1 OV_CUDASIM_HANG=conv_epilogue timeout 60 "$SIM" run "$SRCNN" --input random --backend cuda >out.txt 2>err.txt
+OV_CUDA_TIMEOUT=1 OV_CUDASIM_HANG=epilogue_kernel timeout 60 "$SIM" run "$SRCNN" --input random --backend cuda >out.txt 2>err.txt
 echo $? >rc.txt
 check "a kernel that never ends: the run ends after OV_CUDA_TIMEOUT (exit 1), one line naming the node" \
 	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(grep -vc '^cudasim:' err.txt) = 1 ] &&
@@ -265,7 +284,7 @@ SUITE=$BUILDDIR/tests/gpu-suite-sim
 if [ -x "$SUITE" ]; then
 	cp "$SRCNN" srcnn.onnx
 	printf 'srcnn 0 srcnn.onnx --input random\nsrcnn_again 0 srcnn.onnx --input random\n' >runs.txt
-	OV_CUDA_TIMEOUT=0 OV_CUDASIM_HANG=conv_epilogue timeout 60 "$SUITE" --timeout 2 --progress 0 --runs runs.txt \
+	OV_CUDA_TIMEOUT=0 OV_CUDASIM_HANG=epilogue_kernel timeout 60 "$SUITE" --timeout 2 --progress 0 --runs runs.txt \
 		>suite.txt 2>suite.err
 	echo $? >rc.txt
 	check "GPU suite: a model that hangs is stopped by the watchdog, reported, and the suite ends (exit 1)" \
@@ -274,7 +293,7 @@ if [ -x "$SUITE" ]; then
 		       grep -q '^# gpu-suite: 1 models in .*0 pass, 1 fail, 0 skipped, ended by the watchdog' suite.txt &&
 		       grep -q '^1\.\.1$' suite.txt && grep -q '^Bail out!' suite.txt"
 	sed 's/^/# /' suite.txt
-	OV_CUDA_TIMEOUT=1 OV_CUDASIM_HANG=conv_epilogue timeout 60 "$SUITE" --timeout 20 --progress 0 --runs runs.txt \
+	OV_CUDA_TIMEOUT=1 OV_CUDASIM_HANG=epilogue_kernel timeout 60 "$SUITE" --timeout 20 --progress 0 --runs runs.txt \
 		>suite.txt 2>suite.err
 	echo $? >rc.txt
 	check "GPU suite: with the backend's deadline the hanging model fails and the next one says the device is given up" \

@@ -561,6 +561,64 @@ int cu_output_fd(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, void *d
 	return dt == OV_DT_DOUBLE ? cu_output(k, b, i, dev) : cu_output_f32(k, b, i, (float *)dev);
 }
 
+// ---- epilogues of the products ----
+
+static __global__ void epilogue_kernel(float *y, struct cu_epi e, int64_t total)
+{
+	CU_FOR(t, total)
+	{
+		float v = y[t];
+		if (e.bias)
+			v += e.bias[(t / e.b_inner) % e.b_m];
+		if (e.add)
+			v = v + e.add[e.add_row ? t % e.add_row : t];
+		if (e.act.kind == EXEC_ACT_RELU)
+			v = ov_relu_f(v);
+		else if (e.act.kind == EXEC_ACT_CLIP)
+			v = ov_clip_f(v, e.act.lo, e.act.hi);
+		y[t] = v;
+	}
+}
+
+int cu_take_offers(struct exec_kernel_ctx *k, const struct xtensor *y, struct cu_epi *e)
+{
+	memset(e, 0, sizeof *e);
+	e->act.kind = EXEC_ACT_NONE;
+	e->b_inner = e->b_m = 1;
+	const struct xtensor *a = k->add;
+	if (y->dtype != OV_DT_FLOAT || y->rank < 1)
+		return 0;
+	if (a && a->dtype == OV_DT_FLOAT && a->kind == XT_TENSOR && a->rank <= y->rank) {
+		// a's dims against y's trailing ones: all equal (a residual), or ones but the last (a bias)
+		int same = a->rank == y->rank, row = a->numel == y->dims[y->rank - 1];
+		for (int i = 0; i < a->rank; i++) {
+			int64_t ad = a->dims[a->rank - 1 - i], yd = y->dims[y->rank - 1 - i];
+			same &= ad == yd;
+			row &= i == 0 ? ad == yd : ad == 1;
+		}
+		if (same || row) {
+			if (!(e->add = (const float *)cu_add_input(k)))
+				return -1;
+			e->add_row = same ? 0 : y->dims[y->rank - 1];
+			e->act = k->add_act;
+			k->add_done = 1;
+			return 0;
+		}
+	}
+	if (k->act.kind != EXEC_ACT_NONE) {
+		e->act = k->act;
+		k->act_done = 1;
+	}
+	return 0;
+}
+
+int cu_epilogue(struct exec_kernel_ctx *k, float *y, int64_t total, const struct cu_epi *e)
+{
+	if ((!e->bias && !e->add && e->act.kind == EXEC_ACT_NONE) || total <= 0)
+		return 0;
+	return CU_LAUNCH(k, epilogue_kernel, cu_grid(total), CU_BLOCK, y, *e, total);
+}
+
 // ---- the backend ----
 
 // The row with the greatest since <= opset, as for the CPU kernels (ai.onnx ops only), by name (ops/kindex.h).

@@ -139,6 +139,24 @@ int cu_output_f32(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, float 
 /* Output i from dev computed in dt (cu_input_fd's): cu_output for float64, cu_output_f32 otherwise. */
 int cu_output_fd(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, void *dev, int dt);
 
+/* What follows a product (Conv, MatMul, Gemm), per element t of a float32 output, each step the float operation its
+ * own kernel makes, so that fusing changes no bit: + bias[(t / b_inner) % b_m] (a Conv's bias), + add[t] or, with
+ * add_row, + add[t % add_row] (an Add the runner offered: a residual of the output's shape, or a bias over its
+ * last axis), then Relu or Clip (act). */
+struct cu_epi {
+	const float *bias;
+	int64_t b_inner, b_m;
+	const float *add;
+	int64_t add_row;
+	struct exec_act act;
+};
+/* The runner's offers y takes (exec_kernel_ctx.act, .add, add_act; the done flags set): an Add of a float32 value
+ * of y's shape or of its last axis alone (broadcast over the rows), with the Relu or Clip after it, or else the Relu
+ * or Clip right after the node.  e is filled (no bias); 0, or -1 with the node's error set. */
+int cu_take_offers(struct exec_kernel_ctx *k, const struct xtensor *y, struct cu_epi *e);
+/* e applied to y's total elements, one launch, none when there is nothing to do: 0, or -1 with the error set. */
+int cu_epilogue(struct exec_kernel_ctx *k, float *y, int64_t total, const struct cu_epi *e);
+
 /* Launch geometry for grid-stride loops over n elements. */
 #define CU_BLOCK 256
 static inline unsigned cu_grid(int64_t n)

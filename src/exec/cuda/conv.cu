@@ -46,48 +46,6 @@ static __global__ void place_volumes(const float *x, float *y, const float *bias
 	}
 }
 
-// What follows the product, per element of y[n, m, ...], each step one float operation as its own kernel would
-// do it, so that fusing changes no bit: + bias[m] (the CPU adds it after the product), + r[t] (an Add the runner
-// offered, r of y's shape), then Relu or Clip (act: EXEC_ACT_*, lo and hi Clip's bounds).
-static __global__ void conv_epilogue(float *y, const float *b, const float *r, int act, float lo, float hi,
-				     int64_t total, int64_t m, int64_t plane)
-{
-	CU_FOR(t, total)
-	{
-		float v = y[t];
-		if (b)
-			v += b[(t / plane) % m];
-		if (r)
-			v = v + r[t];
-		if (act == EXEC_ACT_RELU)
-			v = ov_relu_f(v);
-		else if (act == EXEC_ACT_CLIP)
-			v = ov_clip_f(v, lo, hi);
-		y[t] = v;
-	}
-}
-
-// The runner's offers this convolution takes (exec_kernel_ctx.act, .add): an Add of a float32 value of y's very
-// shape (a residual), with the Relu or Clip after it, or else the Relu or Clip right after.  *r the Add's other
-// input on the device (NULL: no Add), *act the activation; 0, or -1 with the node's error set.
-static int take_offers(struct exec_kernel_ctx *k, const struct xtensor *y, const float **r, struct exec_act *act)
-{
-	*r = NULL;
-	*act = (struct exec_act){EXEC_ACT_NONE, 0, 0};
-	const struct xtensor *a = k->add;
-	if (a && y->dtype == OV_DT_FLOAT && a->dtype == OV_DT_FLOAT && a->kind == XT_TENSOR && a->rank == y->rank &&
-	    !memcmp(a->dims, y->dims, (size_t)y->rank * sizeof y->dims[0])) {
-		if (!(*r = (const float *)cu_add_input(k)))
-			return -1;
-		*act = k->add_act;
-		k->add_done = 1;
-	} else if (k->act.kind != EXEC_ACT_NONE && y->dtype == OV_DT_FLOAT) {
-		*act = k->act;
-		k->act_done = 1;
-	}
-	return 0;
-}
-
 // 1x1 convolutions with unit strides and no padding are matrix products, Y[n] (M x HW) = W (M x C) X[n] (C x HW),
 // which cuBLAS computes faster than cuDNN's implicit GEMM: in column-major terms Y[n]^T = X[n]^T W^T, one strided
 // batched call over the images (OV_CUDA_PW_BLAS=0: through cuDNN like the others).
@@ -429,8 +387,8 @@ static int k_conv(struct exec_kernel_ctx *k)
 	if (!pw && cu_need_dnn(k))
 		return -1;
 
-	const float *dx = cu_input_f32(k, &bufs, 0), *dw = NULL, *db = NULL, *dr = NULL;
-	struct exec_act act;
+	const float *dx = cu_input_f32(k, &bufs, 0), *dw = NULL, *db = NULL;
+	struct cu_epi epi;
 	float *dy = NULL, *xp = NULL;
 	void *ws = NULL;
 	struct conv_plan *p = NULL;
@@ -474,11 +432,10 @@ static int k_conv(struct exec_kernel_ctx *k)
 							    p->yd, dy)))
 			goto out;
 	}
-	if (take_offers(k, y, &dr, &act))
+	if (cu_take_offers(k, y, &epi))
 		goto out;
-	if ((db || dr || act.kind != EXEC_ACT_NONE) &&
-	    CU_LAUNCH(k, conv_epilogue, cu_grid(y->numel), CU_BLOCK, dy, db, dr, (int)act.kind, act.lo, act.hi,
-		      y->numel, (int64_t)g.k, plane))
+	epi.bias = db, epi.b_inner = plane, epi.b_m = g.k;
+	if (cu_epilogue(k, dy, y->numel, &epi))
 		goto out;
 	if (cu_output_f32(k, &bufs, 0, dy))
 		goto out;

@@ -98,6 +98,11 @@ static int k_matmul(struct exec_kernel_ctx *k)
 			}
 		}
 	}
+	{ // an Add (a bias over the last axis, or a residual) and a Relu or Clip the runner offered
+		struct cu_epi epi;
+		if (cu_take_offers(k, y, &epi) || cu_epilogue(k, dy, y->numel, &epi))
+			goto out;
+	}
 	if (cu_output_f32(k, &bufs, 0, dy))
 		goto out;
 	rc = 0;
@@ -174,6 +179,11 @@ static int k_gemm(struct exec_kernel_ctx *k)
 		if (CU_BLAS_OK(k, cu_blas.sgemm(cu_dev.blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N,
 					      (int)n, (int)m, (int)kk, &alpha, db, (int)b->dims[1], da, (int)a->dims[1],
 					      &bc, dy, (int)n)))
+			goto out;
+	}
+	{
+		struct cu_epi epi;
+		if (cu_take_offers(k, y, &epi) || cu_epilogue(k, dy, y->numel, &epi))
 			goto out;
 	}
 	if (cu_output_f32(k, &bufs, 0, dy))
