@@ -135,7 +135,8 @@ static int softmax_run(struct exec_kernel_ctx *k, int logsm)
 	if (!dy)
 		goto out;
 	if (inner == 1 ? CU_LAUNCH_SYNC(k, softmax_rows_kernel, row_grid(outer), ROW_BLOCK, dx, dy, outer, len, logsm)
-		       : CU_LAUNCH(k, softmax_kernel, cu_grid(outer * inner), CU_BLOCK, dx, dy, outer, len, inner, logsm))
+		       : CU_LAUNCH(k, softmax_kernel, cu_grid(outer * inner), CU_BLOCK, dx, dy, outer, len, inner,
+				   logsm))
 		goto out;
 	if (cu_output_f32(k, &bufs, 0, dy))
 		goto out;
@@ -341,15 +342,15 @@ static int k_layernorm(struct exec_kernel_ctx *k)
 	const void *dx = cu_input_fd(k, &bufs, 0, &dt);
 	const void *ds = dx ? cu_input_fd(k, &bufs, 1, &dt) : NULL;
 	const void *db = ds && b ? cu_input_fd(k, &bufs, 2, &dt) : NULL;
-	void *dmo = ds && (!b || db) && k->n_out > 1 ? cu_alloc(k, &bufs, k->out[1]->bytes) : NULL;
-	void *dio = ds && (!b || db) && k->n_out > 2 ? cu_alloc(k, &bufs, k->out[2]->bytes) : NULL;
-	void *dy = ds && (!b || db)
-			   ? cu_alloc(k, &bufs, (size_t)x->numel * (dt == OV_DT_DOUBLE ? sizeof(double) : sizeof(float)))
-			   : NULL;
+	int have = ds && (!b || db), row_params = ln_row_params(&bc, pl.axis, b != NULL);
+	size_t ybytes = (size_t)x->numel * (dt == OV_DT_DOUBLE ? sizeof(double) : sizeof(float));
+	void *dmo = have && k->n_out > 1 ? cu_alloc(k, &bufs, k->out[1]->bytes) : NULL;
+	void *dio = have && k->n_out > 2 ? cu_alloc(k, &bufs, k->out[2]->bytes) : NULL;
+	void *dy = have ? cu_alloc(k, &bufs, ybytes) : NULL;
 	if (!dy || (k->n_out > 1 && !dmo) || (k->n_out > 2 && !dio))
 		goto out;
-	if (CU_LAUNCH_SYNC(k, layernorm_rows_kernel, row_grid(outer), ROW_BLOCK, bc, ln_row_params(&bc, pl.axis, b != NULL),
-			   dx, ds, db, dt, len, eps, st == OV_DT_FLOAT, dmo, dio, (int)st, dy, outer))
+	if (CU_LAUNCH_SYNC(k, layernorm_rows_kernel, row_grid(outer), ROW_BLOCK, bc, row_params, dx, ds, db, dt, len,
+			   eps, st == OV_DT_FLOAT, dmo, dio, (int)st, dy, outer))
 		goto out;
 	if ((x->numel && cu_output_fd(k, &bufs, 0, dy, dt)) || (dmo && cu_output(k, &bufs, 1, dmo)) ||
 	    (dio && cu_output(k, &bufs, 2, dio)))
