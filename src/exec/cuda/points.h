@@ -296,22 +296,10 @@ static inline OV_HD void cu_softmax_lane_write(const float *xp, float *yp, int64
 	}
 }
 
-static inline OV_HD void cu_softmax_row(const float *x, float *y, int64_t base, int64_t len, int64_t inner, int logsm)
+/* A strided row (inner > 1): in double, in order. */
+static inline OV_HD void cu_softmax_strided_row(const float *x, float *y, int64_t base, int64_t len, int64_t inner,
+						int logsm)
 {
-	if (inner == 1) {
-		const float *xp = x + base;
-		float *yp = y + base, m[16];
-		double l[16];
-		for (int q = 0; q < 16; q++)
-			m[q] = cu_softmax_lane_max(xp, len, q);
-		float mx = cu_fold16_max(m);
-		for (int q = 0; q < 16; q++)
-			l[q] = cu_softmax_lane_exp(xp, yp, len, mx, logsm, q);
-		double sum = ov_fold16(l);
-		for (int q = 0; q < 16; q++)
-			cu_softmax_lane_write(xp, yp, len, mx, sum, logsm, q);
-		return;
-	}
 	double mx = -INFINITY;
 	for (int64_t j = 0; j < len; j++) {
 		double v = x[base + j * inner];
@@ -325,6 +313,26 @@ static inline OV_HD void cu_softmax_row(const float *x, float *y, int64_t base, 
 		double v = (double)x[base + j * inner] - mx;
 		y[base + j * inner] = (float)(logsm ? v - log(sum) : exp(v) / sum);
 	}
+}
+
+/* Any row: a contiguous one by its 16 lanes one after the other, a strided one as above. */
+static inline OV_HD void cu_softmax_row(const float *x, float *y, int64_t base, int64_t len, int64_t inner, int logsm)
+{
+	if (inner != 1) {
+		cu_softmax_strided_row(x, y, base, len, inner, logsm);
+		return;
+	}
+	const float *xp = x + base;
+	float *yp = y + base, m[16];
+	double l[16];
+	for (int q = 0; q < 16; q++)
+		m[q] = cu_softmax_lane_max(xp, len, q);
+	float mx = cu_fold16_max(m);
+	for (int q = 0; q < 16; q++)
+		l[q] = cu_softmax_lane_exp(xp, yp, len, mx, logsm, q);
+	double sum = ov_fold16(l);
+	for (int q = 0; q < 16; q++)
+		cu_softmax_lane_write(xp, yp, len, mx, sum, logsm, q);
 }
 
 /* ---- element access in double, for the kernels that compute in double as the CPU does ---- */
