@@ -309,6 +309,85 @@ else
 	skip "no $SUITE"
 fi
 
+# ---- rows of 16 lanes (cuda/norm.cu): Softmax, LogSoftmax, LayerNormalization, Group- and InstanceNormalization ----
+# The kernels give a row to 16 threads that fold their sums with warp shuffles (the simulator runs them): on rows of
+# 1 to 1000 in batches of 7, with NaN, infinities, a row of -inf, a row of zeros of both signs and a row where the
+# sum's order shows (1e30, 1, -1e30 at 16), every output is the CPU's bit for bit (NaN matching NaN), float32,
+# float64 and float16, with LayerNormalization's Mean and InvStdDev, and no node falls back to the CPU.
+mkdir rows && (cd rows && "$PYTHON" - <<'EOF'
+import numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto as T
+vi = helper.make_tensor_value_info
+rng = np.random.default_rng(5)
+B = 7
+def save(g, name, opset):
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 8
+    onnx.save(m, name + ".onnx")
+def params(n, dt):
+    return [numpy_helper.from_array(rng.uniform(-2, 2, n).astype(dt), nm) for nm in ("s", "b")]
+types = (("f32", T.FLOAT, np.float32), ("f64", T.DOUBLE, np.float64), ("f16", T.FLOAT16, np.float16))
+for n in (1, 3, 15, 16, 17, 128, 197, 512, 768, 1000):
+    x = rng.uniform(-16, 16, (B, n)).astype(np.float32)
+    x[0, n // 2] = np.nan
+    x[1, -1] = np.inf
+    x[2, 0] = -np.inf
+    x[3, :] = -np.inf
+    x[4, :] = np.where(rng.integers(0, 2, n) == 1, -0.0, 0.0)
+    if n > 16:
+        x[5, :] = 0
+        x[5, 0], x[5, 1], x[5, 16] = 1e30, 1, -1e30
+    with np.errstate(over="ignore"):
+        for tn, _, dt in types:
+            np.save("x_%s_%d.npy" % (tn, n), x.astype(dt))
+    for op in ("Softmax", "LogSoftmax"):
+        g = helper.make_graph([helper.make_node(op, ["x"], ["y"], axis=-1)], "rows", [vi("x", T.FLOAT, [B, n])],
+                              [vi("y", T.FLOAT, [B, n])])
+        save(g, "%s_f32_%d" % (op, n), 13)
+    for tn, t, dt in types:
+        g = helper.make_graph([helper.make_node("LayerNormalization", ["x", "s", "b"], ["y", "m", "iv"])], "rows",
+                              [vi("x", t, [B, n])], [vi("y", t, [B, n]), vi("m", T.FLOAT, [B, 1]),
+                                                     vi("iv", T.FLOAT, [B, 1])], params(n, dt))
+        save(g, "LayerNorm_%s_%d" % (tn, n), 17)
+    # GroupNormalization: 7 groups of 2 channels of n / 2 (rows of n, n even); InstanceNormalization: 7 of n
+    for tn, t, dt in types[:2]:
+        xs = [1, 14, n // 2] if n % 2 == 0 else [1, 7, n]
+        op = "GroupNormalization" if n % 2 == 0 else "InstanceNormalization"
+        g = helper.make_graph([helper.make_node(op, ["x", "s", "b"], ["y"], **({"num_groups": 7} if n % 2 == 0 else {}))],
+                              "rows", [vi("x", t, xs)], [vi("y", t, xs)], params(7 if n % 2 == 0 else 7, dt))
+        save(g, "GroupInst_%s_%d" % (tn, n), 18)
+        np.save("xg_%s_%d.npy" % (tn, n), np.load("x_%s_%d.npy" % (tn, n)).reshape(xs))
+EOF
+) || not_ok "the row models could not be made"
+rows_fail=0
+rows_fallback=0
+for f in rows/*.onnx; do
+	b=$(basename "$f" .onnx)
+	x=rows/x_${b#*_}.npy
+	[ "${b#GroupInst}" != "$b" ] && x=rows/xg_${b#*_}.npy
+	"$SIM" run "$f" --input "x=$x" --save "rows/cpu_$b" >/dev/null 2>&1 || rows_fail=$((rows_fail + 1))
+	"$SIM" run "$f" --input "x=$x" --backend cuda --save "rows/sim_$b" >rows/out.txt 2>&1 || rows_fail=$((rows_fail + 1))
+	grep -q "on the CPU" rows/out.txt && rows_fallback=$((rows_fallback + 1))
+done
+check "the row models run on the CPU and the simulator ($(ls rows/*.onnx | wc -l) models; $rows_fail runs failed)" \
+	[ "$rows_fail" = 0 ]
+check "and none of their nodes falls back to the CPU ($rows_fallback did)" [ "$rows_fallback" = 0 ]
+check "every output of the row kernels is the CPU's bit for bit (NaN matching NaN)" "$PYTHON" -c '
+import glob, os, sys
+import numpy as np
+n = bad = 0
+for d in sorted(glob.glob("rows/cpu_*")):
+    for f in sorted(os.listdir(d)):
+        a, b = np.load(os.path.join(d, f)), np.load(os.path.join(d.replace("/cpu_", "/sim_"), f))
+        n += 1
+        same = (a.view("u%d" % a.itemsize) == b.view("u%d" % b.itemsize)) | (np.isnan(a) & np.isnan(b))
+        if a.shape != b.shape or not same.all():
+            bad += 1
+            print("# %s/%s: %d elements differ" % (d, f, (~same).sum()))
+print("# %d outputs compared" % n)
+sys.exit(bad != 0 or n != 130)
+'
+
 OV_CUDASIM_DEVICES=0 run "$SRCNN" --input random --backend cuda
 check "no device: one line saying so (exit 1)" \
 	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(wc -l <err.txt) = 1 ] && grep -q 'no CUDA device' err.txt"

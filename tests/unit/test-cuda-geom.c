@@ -1145,7 +1145,7 @@ static void test_arg_points(void)
 }
 
 /* LayerNormalization over the last axes, InstanceNormalization and BatchNormalization on float32 and float64, as
- * cuda/norm.cu puts cu_norm_stats and the element functions together. */
+ * cuda/norm.cu puts the statistics (ov_norm_stats16) and the element functions together. */
 static void test_norm_points(void)
 {
 	int tried = 0, agree = 0;
@@ -1194,7 +1194,7 @@ static void test_norm_points(void)
 				*(i < axis ? &outer : &len) *= xd[i];
 			for (int64_t r = 0; r < outer; r++) {
 				double m, inv;
-				cu_norm_stats(x.data, dt, r * len, len, eps, &m, &inv);
+				ov_norm_stats16(x.data, dt, r * len, len, eps, &m, &inv);
 				m = (float)m, inv = (float)inv; /* stash_type float */
 				for (int64_t j = 0; j < len; j++)
 					cu_store_d(z.data, dt, r * len + j,
@@ -1206,7 +1206,7 @@ static void test_norm_points(void)
 			len = xk_numel(rank - 2, xd + 2);
 			for (int64_t g = 0; g < xd[0] * c; g++) {
 				double m, inv, sc = xt_get(&p[0], g % c), bi = xt_get(&p[1], g % c);
-				cu_norm_stats(x.data, dt, g * len, len, eps, &m, &inv);
+				ov_norm_stats16(x.data, dt, g * len, len, eps, &m, &inv);
 				for (int64_t j = g * len; j < (g + 1) * len; j++)
 					if (dt == OV_DT_FLOAT)
 						((float *)z.data)[j] = cu_group_norm_f(((float *)x.data)[j], m, inv, sc, bi);
@@ -1236,7 +1236,7 @@ static void test_norm_points(void)
 		for (int j = 0; j < (kind == 2 ? 4 : 2); j++)
 			xt_free(&p[j]);
 	}
-	OK(tried == 240 && agree == tried, "cu_norm_stats and the element functions give the CPU's LayerNormalization, "
+	OK(tried == 240 && agree == tried, "ov_norm_stats16 and the element functions give the CPU's LayerNormalization, "
 	   "InstanceNormalization and BatchNormalization bit for bit (%d of %d)", agree, tried);
 }
 
@@ -1315,7 +1315,7 @@ static void test_more_norm_points(void)
 			int64_t gsize = c / groups * inner;
 			for (int64_t g = 0; g < xd[0] * groups; g++) {
 				double m, inv;
-				cu_norm_stats(x.data, dt, g * gsize, gsize, 1e-5f, &m, &inv);
+				ov_norm_stats16(x.data, dt, g * gsize, gsize, 1e-5f, &m, &inv);
 				for (int64_t i = g * gsize; i < (g + 1) * gsize; i++) {
 					int64_t pi = opset < 21 ? g % groups : i / inner % c;
 					double sc = cu_get_d(p[0].data, dt, pi), bi = cu_get_d(p[1].data, dt, pi);
@@ -1362,12 +1362,213 @@ next:
 	   "MeanVarianceNormalization, LRN, Hardmax and GlobalLpPool bit for bit (%d of %d)", agree, tried);
 }
 
+
+/* ---- rows of 16 lanes (cuda/norm.cu's softmax_rows_kernel, layernorm_rows_kernel, stats_rows_kernel) ----
+ * The kernels give a row to 16 threads: lane l computes its part (the cu_softmax_lane_ functions, ov_lane16_sum,
+ * ov_lane16_sqdev), then the lanes fold with __shfl_down_sync (lane q adds lane q + w's value for w = 8, 4, 2, 1;
+ * a lane whose q + w is past the 16 gets its own value back) and every lane takes lane 0's result (__shfl_sync).
+ * Here the same, lane by lane, with the shuffles done on an array of the 16 lanes' values, against the CPU kernels
+ * bit for bit, on rows of several lengths and batches, with NaN, infinities and -0 in some rows. */
+
+/* The shuffle tree of cuda/norm.cu's lanes_sum and lanes_max over the 16 lanes' values v, as the device runs it:
+ * every lane's value after each step, then lane 0's in all. */
+/* the same double, NaN matching NaN */
+static int same_d(double a, double b)
+{
+	return (a != a && b != b) || !memcmp(&a, &b, sizeof a);
+}
+
+static double shfl_tree_sum(const double *v0)
+{
+	double v[16], o[16];
+
+	memcpy(v, v0, sizeof v);
+	for (int w = 8; w >= 1; w /= 2) {
+		for (int q = 0; q < 16; q++)
+			o[q] = q + w < 16 ? v[q + w] : v[q]; /* __shfl_down_sync(mask, v, w, 16) */
+		for (int q = 0; q < 16; q++)
+			v[q] += o[q];
+	}
+	return v[0]; /* __shfl_sync(mask, v, 0, 16) */
+}
+
+static float shfl_tree_max(const float *v0)
+{
+	float v[16], o[16];
+
+	memcpy(v, v0, sizeof v);
+	for (int w = 8; w >= 1; w /= 2) {
+		for (int q = 0; q < 16; q++)
+			o[q] = q + w < 16 ? v[q + w] : v[q];
+		for (int q = 0; q < 16; q++)
+			v[q] = cu_max2_f(v[q], o[q]);
+	}
+	return v[0];
+}
+
+/* Row r of rows of len: a special one now and then (by r % 6): NaN in it, +inf, -inf in it, all -inf, every value
+ * a zero of either sign, or a row where the sum's order shows (1e30, 1, then -1e30 at 16, zeros elsewhere: lane 0
+ * cancels, lane 1 keeps the 1; a sum in order gives 0). */
+static void fill_row(float *p, int64_t len, int64_t r, int specials)
+{
+	for (int64_t j = 0; j < len; j++)
+		p[j] = (float)irand(-4000, 4000) / 256;
+	if (!specials)
+		return;
+	switch (r % 6) {
+	case 0: p[len / 2] = NAN; break;
+	case 1: p[len - 1] = INFINITY; break;
+	case 2: p[0] = -INFINITY; break;
+	case 3:
+		for (int64_t j = 0; j < len; j++)
+			p[j] = -INFINITY;
+		break;
+	case 4:
+		for (int64_t j = 0; j < len; j++)
+			p[j] = irand(0, 1) ? -0.0f : 0.0f;
+		break;
+	default:
+		if (len > 16) {
+			for (int64_t j = 0; j < len; j++)
+				p[j] = 0;
+			p[0] = 1e30f, p[1] = 1, p[16] = -1e30f;
+		}
+		break;
+	}
+}
+
+static void test_row_lanes(void)
+{
+	static const int64_t lens[] = {1, 3, 15, 16, 17, 128, 197, 512, 768, 1000};
+	int tried = 0, agree = 0, ln_tried = 0, ln_agree = 0, order_shows = 0;
+
+	for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++)
+		for (int64_t rows = 1; rows <= 7; rows += 6) {
+			int64_t len = lens[li], xd[2] = {rows, len};
+			struct xtensor x, y, z;
+			alloc_or_die(&x, OV_DT_FLOAT, 2, xd);
+			for (int64_t r = 0; r < rows; r++)
+				fill_row((float *)x.data + r * len, len, r, rows > 1);
+			/* Softmax, LogSoftmax */
+			for (int logsm = 0; logsm < 2; logsm++) {
+				struct tnode t;
+				node(&t, logsm ? "LogSoftmax" : "Softmax");
+				const struct xtensor *in[1] = {&x};
+				if (run(&t, 13, in, 1, &y, 1)) {
+					OK(0, "Softmax runs on the CPU: %s", t.err.msg);
+					continue;
+				}
+				tried++;
+				alloc_or_die(&z, OV_DT_FLOAT, 2, xd);
+				for (int64_t r = 0; r < rows; r++) {
+					const float *xp = (const float *)x.data + r * len;
+					float *zp = (float *)z.data + r * len, m[16];
+					double l[16];
+					for (int q = 0; q < 16; q++)
+						m[q] = cu_softmax_lane_max(xp, len, q);
+					float mx = shfl_tree_max(m);
+					for (int q = 0; q < 16; q++)
+						l[q] = cu_softmax_lane_exp(xp, zp, len, mx, logsm, q);
+					double sum = shfl_tree_sum(l);
+					for (int q = 0; q < 16; q++)
+						cu_softmax_lane_write(xp, zp, len, mx, sum, logsm, q);
+				}
+				int ok = 1;
+				for (int64_t i = 0; ok && i < x.numel; i++)
+					ok = same_f(((float *)y.data)[i], ((float *)z.data)[i]);
+				if (!ok)
+					printf("#   %s over %lld rows of %lld: CPU and the lanes differ\n", t.proto.op_type,
+					       (long long)rows, (long long)len);
+				agree += ok;
+				xt_free(&y);
+				xt_free(&z);
+			}
+			/* LayerNormalization: float32 (the CPU's vector rows) and float64, with and without B, stash
+			 * float (with Mean and InvStdDev) and double */
+			for (int v = 0; v < 4; v++) {
+				int32_t dt = v & 1 ? OV_DT_DOUBLE : OV_DT_FLOAT;
+				int bias = v < 2, stash = v == 3 ? 11 : 1;
+				struct xtensor xx, p[2], yo[3], zo[3];
+				int64_t pd[1] = {len};
+				alloc_or_die(&xx, dt, 2, xd);
+				for (int64_t i = 0; i < x.numel; i++)
+					xt_set(&xx, i, ((float *)x.data)[i]);
+				for (int j = 0; j < 2; j++) {
+					alloc_or_die(&p[j], dt, 1, pd);
+					for (int64_t i = 0; i < len; i++)
+						xt_set(&p[j], i, (double)irand(-100, 100) / 64);
+				}
+				struct tnode t;
+				node(&t, "LayerNormalization");
+				set_int(&t, "stash_type", stash);
+				const struct xtensor *in[3] = {&xx, &p[0], &p[1]};
+				if (run(&t, 17, in, bias ? 3 : 2, yo, 3)) {
+					OK(0, "LayerNormalization runs on the CPU: %s", t.err.msg);
+					goto ln_next;
+				}
+				ln_tried++;
+				int32_t st = stash == 1 ? OV_DT_FLOAT : OV_DT_DOUBLE;
+				alloc_or_die(&zo[0], dt, 2, xd);
+				alloc_or_die(&zo[1], st, 2, (int64_t[2]){rows, 1});
+				alloc_or_die(&zo[2], st, 2, (int64_t[2]){rows, 1});
+				for (int64_t r = 0; r < rows; r++) {
+					double l[16];
+					for (int q = 0; q < 16; q++)
+						l[q] = ov_lane16_sum(xx.data, dt, r * len, len, q);
+					double m = ov_norm_mean(shfl_tree_sum(l), len);
+					for (int q = 0; q < 16; q++)
+						l[q] = ov_lane16_sqdev(xx.data, dt, r * len, len, m, q);
+					double iv = ov_norm_inv(shfl_tree_sum(l), len, 1e-5f);
+					if (stash == 1)
+						m = (float)m, iv = (float)iv;
+					cu_store_d(zo[1].data, st, r, m);
+					cu_store_d(zo[2].data, st, r, iv);
+					for (int q = 0; q < 16; q++)
+						for (int64_t j = q; j < len; j += 16)
+							cu_store_d(zo[0].data, dt, r * len + j,
+								   cu_layernorm_value(cu_load_d(xx.data, dt, r * len + j), m,
+										      iv, cu_load_d(p[0].data, dt, j),
+										      bias ? cu_load_d(p[1].data, dt, j) : 0.0));
+				}
+				int ok = 1;
+				for (int o = 0; o < 3; o++)
+					for (int64_t i = 0; ok && i < yo[o].numel; i++)
+						ok = yo[o].dtype == zo[o].dtype && same_d(xt_get(&yo[o], i), xt_get(&zo[o], i));
+				if (!ok)
+					printf("#   LayerNormalization on %s over %lld rows of %lld (B %d, stash %d): CPU and "
+					       "the lanes differ\n", dtype_short_name(dt), (long long)rows, (long long)len,
+					       bias, stash);
+				ln_agree += ok;
+				/* the row where the order shows: its mean is 1/len in 16 lanes, 0 in order */
+				if (rows > 1 && len > 16 && v == 0)
+					order_shows += xt_get(&yo[1], 5) == (float)(1.0 / (double)len);
+				for (int o = 0; o < 3; o++) {
+					xt_free(&yo[o]);
+					xt_free(&zo[o]);
+				}
+ln_next:
+				xt_free(&xx);
+				xt_free(&p[0]);
+				xt_free(&p[1]);
+			}
+			xt_free(&x);
+		}
+	OK(tried == 40 && agree == tried, "Softmax and LogSoftmax in 16 lanes folded by the shuffle tree give the CPU's "
+	   "bits on rows of 1 to 1000, with NaN, infinities and -0 (%d of %d)", agree, tried);
+	OK(ln_tried == 80 && ln_agree == ln_tried, "LayerNormalization's statistics in 16 lanes folded by the shuffle "
+	   "tree give the CPU's outputs, Mean and InvStdDev bit for bit, float32 and float64 (%d of %d)", ln_agree,
+	   ln_tried);
+	OK(order_shows == 6, "the CPU's LayerNormalization sums in the 16 lanes (1e30, 1, -1e30 at 16: mean 1/len, "
+	   "not 0) on every row length over 16 (%d of 6)", order_shows);
+}
+
 int main(void)
 {
 	test_elementwise_points();
 	test_pool_points();
 	test_pool_index_lp_points();
 	test_softmax_points();
+	test_row_lanes();
 	test_cast_points();
 	test_domain_binary_points();
 	test_pow_points();

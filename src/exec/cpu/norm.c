@@ -164,23 +164,17 @@ static int kernel_batchnorm(struct exec_kernel_ctx *k)
 /* ---- InstanceNormalization, GroupNormalization ----------------------------------------------------------------- */
 
 /* Normalise groups of gsize contiguous values (n * groups of them), then y = yhat * scale[ch] + bias[ch] where
- * ch = the channel (channels of inner values each). */
+ * ch = the channel (channels of inner values each).  The statistics in ops/ov-math.h's 16 lanes (ov_norm_stats16;
+ * for float32 lanesum.h's vectors, the same bits), as cuda/norm.cu computes them. */
 static void group_norm(int32_t dt, const void *xd, void *yd, int64_t ngroups, int64_t gsize, int64_t inner,
 		       int64_t c, const double *scale, const double *bias, double eps, int per_group, int64_t groups)
 {
 	for (int64_t g = 0; g < ngroups; g++) {
-		double s = 0, s2 = 0;
 		int64_t base = g * gsize;
 		if (dt == OV_DT_FLOAT) {
 			const float *xp = (const float *)xd + base;
-			for (int64_t i = 0; i < gsize; i++)
-				s += xp[i];
-			double m = gsize ? s / (double)gsize : 0;
-			for (int64_t i = 0; i < gsize; i++) {
-				double d = xp[i] - m;
-				s2 += d * d;
-			}
-			double inv = 1 / sqrt((gsize ? s2 / (double)gsize : 0) + eps);
+			double m = ov_norm_mean(cpu_sum16_f(xp, gsize), gsize);
+			double inv = ov_norm_inv(cpu_sumsq16_f(xp, gsize, m), gsize, eps);
 			for (int64_t i = 0; i < gsize; i += inner) {
 				int64_t ch = (base + i) / inner % c;
 				int64_t pi = per_group ? g % groups : ch;
@@ -191,12 +185,8 @@ static void group_norm(int32_t dt, const void *xd, void *yd, int64_t ngroups, in
 			}
 		} else {
 			const double *xp = (const double *)xd + base;
-			for (int64_t i = 0; i < gsize; i++)
-				s += xp[i];
-			double m = gsize ? s / (double)gsize : 0;
-			for (int64_t i = 0; i < gsize; i++)
-				s2 += (xp[i] - m) * (xp[i] - m);
-			double inv = 1 / sqrt((gsize ? s2 / (double)gsize : 0) + eps);
+			double m, inv;
+			ov_norm_stats16(xd, OV_DT_DOUBLE, base, gsize, eps, &m, &inv);
 			for (int64_t i = 0; i < gsize; i++) {
 				int64_t ch = (base + i) / inner % c;
 				int64_t pi = per_group ? g % groups : ch;
@@ -275,8 +265,8 @@ static int kernel_groupnorm(struct exec_kernel_ctx *k)
  * Softmax and LogSoftmax over a contiguous float32 axis, and LayerNormalization of float32 over contiguous rows
  * with Scale and B laid out as the row: blocks of 8 that GCC vectorises (in the x86-64-v3 clone with AVX2; no
  * contraction of the float operations, so both clones give the same bits), in the arithmetic the CUDA kernels
- * share (cuda/points.h): Softmax's denominator in ov_sum16_f's order, LayerNormalization's statistics in order
- * (cu_norm_stats). */
+ * share (cuda/points.h, ops/ov-math.h): Softmax's denominator in ov_sum16_f's order, LayerNormalization's
+ * statistics in the same 16 lanes (ov_norm_stats16, with lanesum.h's vectors). */
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 #define ROW_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
@@ -339,7 +329,7 @@ ROW_CLONES static void softmax_rows_f(const float *x, float *y, int64_t rows, in
 }
 
 /* LayerNormalization of float32 rows of n with Scale s and B b (NULL: none) laid out as the row: the statistics as
- * cu_norm_stats (double sums in order, rounded to float for stash_type float), y = (x - m) * inv * s + b in double
+ * ov_norm_stats16 (double sums in 16 lanes, rounded to float for stash_type float), y = (x - m) * inv * s + b in double
  * (b 0 when there is none: still added, so -0 becomes +0, as cu_layernorm_value), rounded to float.  mean and
  * inv_std (NULL: not asked) get each row's m and inv. */
 ROW_CLONES static void layernorm_rows(const float *x, float *y, int64_t rows, int64_t n, const float *s,
@@ -348,15 +338,8 @@ ROW_CLONES static void layernorm_rows(const float *x, float *y, int64_t rows, in
 	for (int64_t r = 0; r < rows; r++) {
 		const float *xp = x + r * n;
 		float *yp = y + r * n;
-		double sum = 0, sq = 0;
-		for (int64_t j = 0; j < n; j++)
-			sum += xp[j];
-		double m = n ? sum / (double)n : 0;
-		for (int64_t j = 0; j < n; j++) {
-			double d = xp[j] - m;
-			sq += d * d;
-		}
-		double inv = 1 / sqrt((n ? sq / (double)n : 0) + eps);
+		double m = ov_norm_mean(cpu_sum16_f(xp, n), n);
+		double inv = ov_norm_inv(cpu_sumsq16_f(xp, n, m), n, eps);
 		if (stash_float)
 			m = (float)m, inv = (float)inv;
 		v4d_n iv = {inv, inv, inv, inv}, mv = {m, m, m, m}, zero = {0, 0, 0, 0};
@@ -430,15 +413,8 @@ static int layernorm_f(struct exec_kernel_ctx *k)
 	}
 	for (int64_t r = 0; r < outer; r++) {
 		int64_t base = r * inner;
-		double sum = 0, sq = 0;
-		for (int64_t j = 0; j < inner; j++)
-			sum += GETF(dt, x->data, base + j);
-		double m = inner ? sum / (double)inner : 0;
-		for (int64_t j = 0; j < inner; j++) {
-			double d = GETF(dt, x->data, base + j) - m;
-			sq += d * d;
-		}
-		double inv = 1 / sqrt((inner ? sq / (double)inner : 0) + eps);
+		double m, inv;
+		ov_norm_stats16(x->data, dt, base, inner, eps, &m, &inv);
 		if (st == OV_DT_FLOAT) /* stash_type float: the statistics are float */
 			m = (float)m, inv = (float)inv;
 		for (int64_t j = 0; j < inner; j++) {
@@ -555,30 +531,6 @@ static int softmax_run(struct exec_kernel_ctx *k, enum smax_kind kind)
 	for (int64_t o = 0; o < outer; o++)
 		for (int64_t in = 0; in < inner; in++) {
 			int64_t base = o * len * inner + in;
-			if (dt == OV_DT_FLOAT && inner == 1 && kind != SMAX_HARD) {
-				const float *xp = (const float *)xd + base;
-				float *yp = (float *)yd + base;
-				float mx = -INFINITY;
-				for (int64_t j = 0; j < len; j++)
-					mx = xp[j] > mx ? xp[j] : mx;
-				double sum = 0;
-				for (int64_t j = 0; j < len; j++) {
-					float e = expf(xp[j] - mx);
-					sum += e;
-					if (kind == SMAX_SOFT)
-						yp[j] = e;
-				}
-				if (kind == SMAX_SOFT) {
-					float r = (float)(1 / sum);
-					for (int64_t j = 0; j < len; j++)
-						yp[j] *= r;
-				} else {
-					float ls = (float)log(sum);
-					for (int64_t j = 0; j < len; j++)
-						yp[j] = xp[j] - mx - ls;
-				}
-				continue;
-			}
 			double mx = -INFINITY;
 			int64_t arg = 0;
 			for (int64_t j = 0; j < len; j++) {

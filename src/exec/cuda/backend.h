@@ -71,10 +71,11 @@ int cu_sync_ok(struct exec_kernel_ctx *k);
 int cu_launched(struct exec_kernel_ctx *k, const char *kernel);
 
 /* Launch kernel(args...) on the backend's stream with grid blocks of block threads: 0, or -1 with the node's
- * error naming the kernel.  CU_LAUNCH_SYNC is for kernels that call __syncthreads(): on the GPU both are the same
- * launch; the host simulator (tests/onnxview-cudasim, src/exec/cuda/sim/sim.cc) runs a block's threads one after the
- * other for CU_LAUNCH, and side by side, switching at each barrier, for CU_LAUNCH_SYNC (a barrier reached in a
- * CU_LAUNCH kernel fails the run there, so a wrong macro cannot pass the tests). */
+ * error naming the kernel.  CU_LAUNCH_SYNC is for kernels that call __syncthreads() or a warp shuffle: on the GPU
+ * both are the same launch; the host simulator (tests/onnxview-cudasim, src/exec/cuda/sim/sim.cc) runs a block's
+ * threads one after the other for CU_LAUNCH, and side by side, switching at each barrier and shuffle, for
+ * CU_LAUNCH_SYNC (a barrier or shuffle reached in a CU_LAUNCH kernel fails the run there, so a wrong macro cannot
+ * pass the tests). */
 #ifdef OV_CUDA_SIM
 #define CU_LAUNCH(k, kernel, grid, block, ...) \
 	(cusim_launch(#kernel, (grid), (block), 0, kernel, __VA_ARGS__), cu_launched((k), #kernel))

@@ -2,20 +2,29 @@
 // them:
 // - Softmax and LogSoftmax, float32 (float16 and bfloat16 through float32), and Hardmax, float32 and float64
 //   (float16 and bfloat16 as they are: its outputs are 0 and 1): before opset 13 the input is coerced to 2-D at
-//   axis (default 1), from 13 on one axis (default -1) is normalised.  One thread per row (cu_softmax_row,
-//   cu_hardmax_row of cuda/points.h), with the CPU's arithmetic.
+//   axis (default 1), from 13 on one axis (default -1) is normalised.  A contiguous row (the normalised axis last,
+//   every transformer's) goes to 16 threads (softmax_rows_kernel, the cu_softmax_lane_ functions of cuda/points.h
+//   folded with shuffles); a strided row, and Hardmax's, to one thread (cu_softmax_strided_row, cu_hardmax_row).
+//   The CPU's arithmetic either way.
 // - LayerNormalization, InstanceNormalization, GroupNormalization (opset 18's scale per group, 21's per channel)
 //   and inference-mode BatchNormalization, float32 and float64 (float16 and bfloat16 through float32, as the CPU's
-//   cpu_float_dispatch takes them): the statistics of each row or group in double, one thread per row or group
-//   summing in the CPU's order (cu_norm_stats), then one thread per element writing it as the CPU does
-//   (cu_layernorm_value, cu_group_norm_f/_d, cu_batchnorm_f).  The parameter vectors are read on the device, of
-//   any numeric type, as the CPU's xt_get reads them (cu_get_d), so constant ones are uploaded once and stay there
-//   from one run to the next; BatchNormalization folds its four into a factor and an offset per channel there, in
-//   double (cu_batchnorm_fold).
+//   cpu_float_dispatch takes them).  The statistics of each row or group in double in ops/ov-math.h's 16 lanes
+//   (ov_norm_stats16), a lane to a thread, 16 threads a row: LayerNormalization's kernel then writes the row's
+//   outputs with the same threads (layernorm_rows_kernel), the group normalisations' statistics go to a second
+//   kernel, one thread per element (cu_group_norm_f/_d); BatchNormalization's per element (cu_batchnorm_f).  The
+//   parameter vectors are read on the device, of any numeric type, as the CPU's xt_get reads them (cu_get_d), so
+//   constant ones are uploaded once and stay there from one run to the next; BatchNormalization folds its four
+//   into a factor and an offset per channel there, in double (cu_batchnorm_fold).
 // - MeanVarianceNormalization over its axes, float32, float64, float16 and bfloat16 each computed in double: one
 //   thread per group summing its values and their squares in the input's order (cu_mvn_stats).
 // - LRN, float32 and float64 (float16 and bfloat16 through float32): one thread per element summing the squares
 //   of its channel window in order (cu_lrn_point).
+//
+// Rows of 16 lanes: a row (or group) to each half warp, lane l taking the row's elements j = l mod 16, in blocks of
+// ROW_BLOCK threads (ROW_BLOCK / 16 rows; as many blocks as that takes, at most 65535, each then taking rows a grid
+// apart).  The lanes' sums fold with __shfl_down_sync in ov_fold16's order (lane q adds lane q + w for w = 8, 4, 2,
+// 1), and lane 0's total goes to the other 15 with __shfl_sync; the shuffles' mask is the half warp's 16 lanes,
+// which go through the loop together.  The host simulator runs these blocks with CU_LAUNCH_SYNC (its shuffles).
 #include "config.h"
 
 #include <math.h>
@@ -25,12 +34,58 @@
 #include "src/exec/cuda/backend.h"
 #include "src/exec/cuda/points.h"
 
+#define ROW_LANES 16
+#define ROW_BLOCK 64
+
+static unsigned row_grid(int64_t rows)
+{
+	int64_t g = (rows + ROW_BLOCK / ROW_LANES - 1) / (ROW_BLOCK / ROW_LANES);
+	return g < 1 ? 1u : g > 65535 ? 65535u : (unsigned)g;
+}
+
+// The rows of a row kernel: r the row, lane the thread's lane in it, mask its half warp (the shuffles' mask).
+#define ROW_FOR(r, rows, lane, mask)                                                                                \
+	const int lane = (int)(threadIdx.x % ROW_LANES);                                                            \
+	const unsigned mask = 0xffffu << (threadIdx.x & 16u);                                                       \
+	for (int64_t r = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / ROW_LANES; r < (rows);                  \
+	     r += (int64_t)gridDim.x * blockDim.x / ROW_LANES)
+
+// The 16 lanes' total of v, folded as ov_fold16 folds, in every lane.
+static __device__ __forceinline__ double lanes_sum(unsigned mask, double v)
+{
+	for (int w = 8; w >= 1; w /= 2)
+		v += __shfl_down_sync(mask, v, w, ROW_LANES);
+	return __shfl_sync(mask, v, 0, ROW_LANES);
+}
+
+// The 16 lanes' maximum of v, folded as cu_fold16_max folds, in every lane.
+static __device__ __forceinline__ float lanes_max(unsigned mask, float v)
+{
+	for (int w = 8; w >= 1; w /= 2)
+		v = cu_max2_f(v, __shfl_down_sync(mask, v, w, ROW_LANES));
+	return __shfl_sync(mask, v, 0, ROW_LANES);
+}
+
+// Softmax or LogSoftmax over rows of len contiguous values, 16 threads a row.
+static __global__ void softmax_rows_kernel(const float *x, float *y, int64_t rows, int64_t len, int logsm)
+{
+	ROW_FOR(r, rows, lane, mask)
+	{
+		const float *xp = x + r * len;
+		float *yp = y + r * len;
+		float mx = lanes_max(mask, cu_softmax_lane_max(xp, len, lane));
+		double sum = lanes_sum(mask, cu_softmax_lane_exp(xp, yp, len, mx, logsm, lane));
+		cu_softmax_lane_write(xp, yp, len, mx, sum, logsm, lane);
+	}
+}
+
+// Softmax or LogSoftmax over strided rows (inner > 1), one thread a row.
 static __global__ void softmax_kernel(const float *x, float *y, int64_t outer, int64_t len, int64_t inner, int logsm)
 {
 	CU_FOR(row, outer * inner)
 	{
 		int64_t o = row / inner, in = row - o * inner;
-		cu_softmax_row(x, y, o * len * inner + in, len, inner, logsm);
+		cu_softmax_strided_row(x, y, o * len * inner + in, len, inner, logsm);
 	}
 }
 
@@ -79,8 +134,11 @@ static int softmax_run(struct exec_kernel_ctx *k, int logsm)
 	float *dy = dx ? (float *)cu_alloc(k, &bufs, (size_t)y->numel * sizeof(float)) : NULL;
 	if (!dy)
 		goto out;
-	if (CU_LAUNCH(k, softmax_kernel, cu_grid(outer * inner), CU_BLOCK, dx, dy, outer, len, inner, logsm) ||
-	    cu_output_f32(k, &bufs, 0, dy))
+	if (inner == 1 ? CU_LAUNCH_SYNC(k, softmax_rows_kernel, row_grid(outer), ROW_BLOCK, dx, dy, outer, len, logsm)
+		       : CU_LAUNCH(k, softmax_kernel, cu_grid(outer * inner), CU_BLOCK, dx, dy, outer, len, inner,
+				   logsm))
+		goto out;
+	if (cu_output_f32(k, &bufs, 0, dy))
 		goto out;
 	rc = 0;
 out:
@@ -176,24 +234,18 @@ static int param_input(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, s
 	return q->p ? 0 : -1;
 }
 
-// The mean and 1/sqrt(variance + eps) of each of the n rows of len values (stash_float: both rounded to float,
-// LayerNormalization's default stash_type), and when asked, LayerNormalization's Mean and InvStdDev outputs in
-// type st.
-static __global__ void stats_kernel(const void *x, int dt, int64_t len, double eps, int stash_float, double *mean,
-				    double *inv, void *mean_out, void *inv_out, int st, int64_t n)
+// The mean and 1/sqrt(variance + eps) of each of the n rows of len values (ov_norm_stats16), 16 threads a row.
+static __global__ void stats_rows_kernel(const void *x, int dt, int64_t len, double eps, double *mean, double *inv,
+					 int64_t n)
 {
-	CU_FOR(r, n)
+	ROW_FOR(r, n, lane, mask)
 	{
-		double m, iv;
-		cu_norm_stats(x, dt, r * len, len, eps, &m, &iv);
-		if (stash_float)
-			m = (float)m, iv = (float)iv;
-		mean[r] = m;
-		inv[r] = iv;
-		if (mean_out)
-			cu_store_d(mean_out, st, r, m);
-		if (inv_out)
-			cu_store_d(inv_out, st, r, iv);
+		double m = ov_norm_mean(lanes_sum(mask, ov_lane16_sum(x, dt, r * len, len, lane)), len);
+		double iv = ov_norm_inv(lanes_sum(mask, ov_lane16_sqdev(x, dt, r * len, len, m, lane)), len, eps);
+		if (lane == 0) {
+			mean[r] = m;
+			inv[r] = iv;
+		}
 	}
 }
 
@@ -205,22 +257,59 @@ struct ln_bcast {
 	int64_t dims[XT_MAX_RANK], sstr[XT_MAX_RANK], bstr[XT_MAX_RANK];
 };
 
-static __global__ void layernorm_kernel(struct ln_bcast bc, const void *x, const void *s, const void *b, int dt,
-					const double *mean, const double *inv, void *y, int64_t len, int64_t n)
+// LayerNormalization of rows of len, 16 threads a row: the statistics (ov_norm_stats16; rounded to float for
+// stash_type float), the Mean and InvStdDev outputs when asked (in type st), then the row's outputs, Scale and B at
+// the row's position when they are laid out as the row (row_params), else through the full broadcast.
+static __global__ void layernorm_rows_kernel(struct ln_bcast bc, int row_params, const void *x, const void *s,
+					     const void *b, int dt, int64_t len, double eps, int stash_float,
+					     void *mean_out, void *inv_out, int st, void *y, int64_t rows)
 {
-	CU_FOR(i, n)
+	ROW_FOR(r, rows, lane, mask)
 	{
-		int64_t q = i, si = 0, bi = 0, r = i / len;
-		for (int a = bc.rank - 1; a >= 0; a--) {
-			int64_t p = q % bc.dims[a];
-			q /= bc.dims[a];
-			si += p * bc.sstr[a];
-			bi += p * bc.bstr[a];
+		int64_t base = r * len;
+		double m = ov_norm_mean(lanes_sum(mask, ov_lane16_sum(x, dt, base, len, lane)), len);
+		double iv = ov_norm_inv(lanes_sum(mask, ov_lane16_sqdev(x, dt, base, len, m, lane)), len, eps);
+		if (stash_float)
+			m = (float)m, iv = (float)iv;
+		if (lane == 0 && mean_out)
+			cu_store_d(mean_out, st, r, m);
+		if (lane == 0 && inv_out)
+			cu_store_d(inv_out, st, r, iv);
+		for (int64_t j = lane; j < len; j += ROW_LANES) {
+			int64_t i = base + j, si = j, bi = j;
+			if (!row_params) {
+				int64_t q = i;
+				si = bi = 0;
+				for (int a = bc.rank - 1; a >= 0; a--) {
+					int64_t p = q % bc.dims[a];
+					q /= bc.dims[a];
+					si += p * bc.sstr[a];
+					bi += p * bc.bstr[a];
+				}
+			}
+			double v = cu_layernorm_value(cu_load_d(x, dt, i), m, iv, cu_load_d(s, dt, si),
+						      b ? cu_load_d(b, dt, bi) : 0.0);
+			cu_store_d(y, dt, i, v);
 		}
-		double v = cu_layernorm_value(cu_load_d(x, dt, i), mean[r], inv[r], cu_load_d(s, dt, si),
-					      b ? cu_load_d(b, dt, bi) : 0.0);
-		cu_store_d(y, dt, i, v);
 	}
+}
+
+// 1 when Scale's (and B's, when there is one) broadcast strides give element j of every row its element j: no
+// stride before axis (dims of 1 aside), the row's own strides from axis on.
+static int ln_row_params(const struct ln_bcast *bc, int axis, int bias)
+{
+	int64_t acc = 1;
+
+	for (int a = bc->rank - 1; a >= 0; a--) {
+		if (bc->dims[a] == 1)
+			continue;
+		int64_t want = a >= axis ? acc : 0;
+		if (bc->sstr[a] != want || (bias && bc->bstr[a] != want))
+			return 0;
+		if (a >= axis)
+			acc *= bc->dims[a];
+	}
+	return 1;
 }
 
 static int k_layernorm(struct exec_kernel_ctx *k)
@@ -253,24 +342,18 @@ static int k_layernorm(struct exec_kernel_ctx *k)
 	const void *dx = cu_input_fd(k, &bufs, 0, &dt);
 	const void *ds = dx ? cu_input_fd(k, &bufs, 1, &dt) : NULL;
 	const void *db = ds && b ? cu_input_fd(k, &bufs, 2, &dt) : NULL;
-	double *dm = ds && (!b || db) ? (double *)cu_alloc(k, &bufs, (size_t)outer * sizeof(double)) : NULL;
-	double *dinv = dm ? (double *)cu_alloc(k, &bufs, (size_t)outer * sizeof(double)) : NULL;
-	void *dmo = dinv && k->n_out > 1 ? cu_alloc(k, &bufs, k->out[1]->bytes) : NULL;
-	void *dio = dinv && k->n_out > 2 ? cu_alloc(k, &bufs, k->out[2]->bytes) : NULL;
-	if (!dinv || (k->n_out > 1 && !dmo) || (k->n_out > 2 && !dio))
+	int have = ds && (!b || db), row_params = ln_row_params(&bc, pl.axis, b != NULL);
+	size_t ybytes = (size_t)x->numel * (dt == OV_DT_DOUBLE ? sizeof(double) : sizeof(float));
+	void *dmo = have && k->n_out > 1 ? cu_alloc(k, &bufs, k->out[1]->bytes) : NULL;
+	void *dio = have && k->n_out > 2 ? cu_alloc(k, &bufs, k->out[2]->bytes) : NULL;
+	void *dy = have ? cu_alloc(k, &bufs, ybytes) : NULL;
+	if (!dy || (k->n_out > 1 && !dmo) || (k->n_out > 2 && !dio))
 		goto out;
-	if (CU_LAUNCH(k, stats_kernel, cu_grid(outer), CU_BLOCK, dx, dt, len, eps, st == OV_DT_FLOAT, dm, dinv, dmo,
-		      dio, (int)st, outer))
+	if (CU_LAUNCH_SYNC(k, layernorm_rows_kernel, row_grid(outer), ROW_BLOCK, bc, row_params, dx, ds, db, dt, len,
+			   eps, st == OV_DT_FLOAT, dmo, dio, (int)st, dy, outer))
 		goto out;
-	if (x->numel) {
-		void *dy = cu_alloc(k, &bufs, (size_t)x->numel * (dt == OV_DT_DOUBLE ? sizeof(double) : sizeof(float)));
-		if (!dy ||
-		    CU_LAUNCH(k, layernorm_kernel, cu_grid(x->numel), CU_BLOCK, bc, dx, ds, db, dt, dm, dinv, dy, len,
-			      x->numel) ||
-		    cu_output_fd(k, &bufs, 0, dy, dt))
-			goto out;
-	}
-	if ((dmo && cu_output(k, &bufs, 1, dmo)) || (dio && cu_output(k, &bufs, 2, dio)))
+	if ((x->numel && cu_output_fd(k, &bufs, 0, dy, dt)) || (dmo && cu_output(k, &bufs, 1, dmo)) ||
+	    (dio && cu_output(k, &bufs, 2, dio)))
 		goto out;
 	rc = 0;
 out:
@@ -319,8 +402,8 @@ static int group_run(struct exec_kernel_ctx *k, int64_t groups, int per_group)
 	double *dinv = dm ? (double *)cu_alloc(k, &bufs, (size_t)ng * sizeof(double)) : NULL;
 	void *dy = dinv ? cu_alloc(k, &bufs, (size_t)x->numel * (dt == OV_DT_DOUBLE ? 8 : 4)) : NULL;
 	if (!dy ||
-	    CU_LAUNCH(k, stats_kernel, cu_grid(ng), CU_BLOCK, dx, dt, gsize, (double)xk_attr_float(k, "epsilon", 1e-5f),
-		      0, dm, dinv, (void *)NULL, (void *)NULL, 0, ng) ||
+	    CU_LAUNCH_SYNC(k, stats_rows_kernel, row_grid(ng), ROW_BLOCK, dx, dt, gsize,
+			   (double)xk_attr_float(k, "epsilon", 1e-5f), dm, dinv, ng) ||
 	    CU_LAUNCH(k, groupnorm_kernel, cu_grid(x->numel), CU_BLOCK, dx, dt, dm, dinv, sc, bi, gsize, inner, c,
 		      groups, per_group, dy, x->numel) ||
 	    cu_output_fd(k, &bufs, 0, dy, dt))

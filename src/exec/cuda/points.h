@@ -1,12 +1,13 @@
 /* What one CUDA thread computes: an element-wise op on one value or pair (in the CPU's compute domain for the
- * types), one pooled output element, one softmax or hardmax row, one element cast, one reduced output element, the
- * statistics of one normalised row or group, one LRN element.  The CUDA kernels (cuda/elementwise.cu,
+ * types), one pooled output element, one lane of a softmax row or one strided row, one hardmax row, one element
+ * cast, one reduced output element, one normalised element, one LRN element.  The CUDA kernels (cuda/elementwise.cu,
  * cuda/logic.cu, cuda/pool.cu, cuda/norm.cu, cuda/shape.cu, cuda/reduce.cu) call these; written as static inline
  * OV_HD functions in plain C (like ops/ov-math.h), they also compile for the host, where tests/unit/test-cuda-geom.c
  * checks them against the CPU kernels, so the index arithmetic and the op-to-function mapping are tested on
- * machines without a GPU.  Each mirrors its CPU kernel's arithmetic and order of accumulation
- * (src/exec/cpu/elementwise.c, cpu/pool.c, cpu/norm.c, cpu/reduce.c, and cpu/misc.c's
- * MeanVarianceNormalization). */
+ * machines without a GPU.  Where 16 threads share a row (Softmax over a contiguous axis; the normalisations'
+ * statistics, ops/ov-math.h's), a function gives one lane's part, and the row function runs the lanes one after
+ * the other.  Each mirrors its CPU kernel's arithmetic and order of accumulation (src/exec/cpu/elementwise.c,
+ * cpu/pool.c, cpu/norm.c, cpu/reduce.c, and cpu/misc.c's MeanVarianceNormalization). */
 #ifndef OV_EXEC_CUDA_POINTS_H
 #define OV_EXEC_CUDA_POINTS_H
 
@@ -231,30 +232,74 @@ static inline OV_HD float cu_maxpool_index_point(const struct ops_window *w, int
 }
 
 /* ---- softmax: the row of len values at base, inner apart (logsm: LogSoftmax) ----
- * cpu/norm.c's arithmetic: over a contiguous row (inner 1), float exponentials (ov_exp_f) summed in double in
- * ov_sum16_f's order; over a strided one, everything in double. */
-static inline OV_HD void cu_softmax_row(const float *x, float *y, int64_t base, int64_t len, int64_t inner, int logsm)
+ * cpu/norm.c's arithmetic.  Over a contiguous row (inner 1): the maximum, the float exponentials ov_exp_f(x - max)
+ * summed in double in ov_sum16_f's 16 lanes, then y = e * (float)(1 / sum), or x - max - (float)log(sum) for
+ * LogSoftmax.  cuda/norm.cu gives such a row to 16 threads, lane l taking the elements j = l mod 16 (the
+ * cu_softmax_lane_ functions, folded with shuffles as cu_fold16_max and ov_fold16 fold them); cu_softmax_row runs
+ * the 16 lanes one after the other, the same arithmetic.  The maximum skips NaN (x > max is false for it) and
+ * is exact in any order but for the sign of a zero maximum, which shows in no output: x - max is then +-0 only for
+ * x a zero, exp gives 1 for both, and for LogSoftmax two zeros in the row make the sum at least 2, so that
+ * +-0 - log(sum) is -log(sum) either way.  Over a strided row (inner > 1): everything in double, in order, by one
+ * thread. */
+
+/* Lane lane's maximum of the row xp of len, from -inf. */
+static inline OV_HD float cu_softmax_lane_max(const float *xp, int64_t len, int lane)
 {
-	if (inner == 1) {
-		const float *xp = x + base;
-		float *yp = y + base;
-		float mx = -INFINITY;
-		for (int64_t j = 0; j < len; j++)
-			mx = xp[j] > mx ? xp[j] : mx;
-		for (int64_t j = 0; j < len; j++) /* the exponentials in y, for LogSoftmax too (overwritten after) */
-			yp[j] = ov_exp_f(xp[j] - mx);
-		double sum = ov_sum16_f(yp, len);
-		if (!logsm) {
-			float r = (float)(1 / sum);
-			for (int64_t j = 0; j < len; j++)
-				yp[j] *= r;
-		} else {
-			float ls = (float)log(sum);
-			for (int64_t j = 0; j < len; j++)
-				yp[j] = xp[j] - mx - ls;
-		}
-		return;
+	float mx = -INFINITY;
+
+	for (int64_t j = lane; j < len; j += 16)
+		mx = xp[j] > mx ? xp[j] : mx;
+	return mx;
+}
+
+/* The two lanes' maximum, as the shuffle tree takes it: lane q's a with lane q + w's b. */
+static inline OV_HD float cu_max2_f(float a, float b)
+{
+	return b > a ? b : a;
+}
+
+/* The 16 lane maxima m (overwritten) folded as ov_fold16 folds sums. */
+static inline OV_HD float cu_fold16_max(float *m)
+{
+	for (int w = 8; w >= 1; w /= 2)
+		for (int q = 0; q < w; q++)
+			m[q] = cu_max2_f(m[q], m[q + w]);
+	return m[0];
+}
+
+/* Lane lane's exponentials e = ov_exp_f(x - mx) (into yp for Softmax) and their double sum. */
+static inline OV_HD double cu_softmax_lane_exp(const float *xp, float *yp, int64_t len, float mx, int logsm, int lane)
+{
+	double s = 0;
+
+	for (int64_t j = lane; j < len; j += 16) {
+		float e = ov_exp_f(xp[j] - mx);
+		if (!logsm)
+			yp[j] = e;
+		s += e;
 	}
+	return s;
+}
+
+/* Lane lane's outputs from the row's maximum and sum: e (in yp) * (float)(1 / sum), or x - mx - (float)log(sum). */
+static inline OV_HD void cu_softmax_lane_write(const float *xp, float *yp, int64_t len, float mx, double sum,
+					       int logsm, int lane)
+{
+	if (!logsm) {
+		float r = (float)(1 / sum);
+		for (int64_t j = lane; j < len; j += 16)
+			yp[j] *= r;
+	} else {
+		float ls = (float)log(sum);
+		for (int64_t j = lane; j < len; j += 16)
+			yp[j] = xp[j] - mx - ls;
+	}
+}
+
+/* A strided row (inner > 1): in double, in order. */
+static inline OV_HD void cu_softmax_strided_row(const float *x, float *y, int64_t base, int64_t len, int64_t inner,
+						int logsm)
+{
 	double mx = -INFINITY;
 	for (int64_t j = 0; j < len; j++) {
 		double v = x[base + j * inner];
@@ -268,6 +313,26 @@ static inline OV_HD void cu_softmax_row(const float *x, float *y, int64_t base, 
 		double v = (double)x[base + j * inner] - mx;
 		y[base + j * inner] = (float)(logsm ? v - log(sum) : exp(v) / sum);
 	}
+}
+
+/* Any row: a contiguous one by its 16 lanes one after the other, a strided one as above. */
+static inline OV_HD void cu_softmax_row(const float *x, float *y, int64_t base, int64_t len, int64_t inner, int logsm)
+{
+	if (inner != 1) {
+		cu_softmax_strided_row(x, y, base, len, inner, logsm);
+		return;
+	}
+	const float *xp = x + base;
+	float *yp = y + base, m[16];
+	double l[16];
+	for (int q = 0; q < 16; q++)
+		m[q] = cu_softmax_lane_max(xp, len, q);
+	float mx = cu_fold16_max(m);
+	for (int q = 0; q < 16; q++)
+		l[q] = cu_softmax_lane_exp(xp, yp, len, mx, logsm, q);
+	double sum = ov_fold16(l);
+	for (int q = 0; q < 16; q++)
+		cu_softmax_lane_write(xp, yp, len, mx, sum, logsm, q);
 }
 
 /* ---- element access in double, for the kernels that compute in double as the CPU does ---- */
@@ -834,24 +899,7 @@ static inline OV_HD int64_t cu_arg_point(const void *x, int dt, int64_t base, in
 	return best;
 }
 
-/* ---- normalisation statistics, as cpu/norm.c computes them (x float32 or float64) ----
- * The mean and 1/sqrt(variance + eps) of the n values at base, summed in double in order, the variance from the
- * squared differences to the mean (two passes). */
-static inline OV_HD void cu_norm_stats(const void *x, int dt, int64_t base, int64_t n, double eps, double *mean,
-				       double *inv)
-{
-	double sum = 0, sq = 0;
-
-	for (int64_t j = 0; j < n; j++)
-		sum += cu_load_d(x, dt, base + j);
-	double m = n ? sum / (double)n : 0;
-	for (int64_t j = 0; j < n; j++) {
-		double d = cu_load_d(x, dt, base + j) - m;
-		sq += d * d;
-	}
-	*mean = m;
-	*inv = 1 / sqrt((n ? sq / (double)n : 0) + eps);
-}
+/* ---- normalisations: the statistics are ops/ov-math.h's (ov_norm_stats16, one lane a thread in cuda/norm.cu) ---- */
 
 /* y from x of a row or group with mean m and inv = 1/sqrt(variance + eps), as cpu/norm.c writes it:
  * - LayerNormalization: (x - m) * inv * scale + bias in double (bias 0 when there is none: still added, so -0

@@ -339,20 +339,90 @@ static inline OV_HD double ov_red_final_d(int op, double v, int64_t count, doubl
 	}
 }
 
+/* ---- sums in 16 lanes ----
+ * Where both backends sum a contiguous run in double, they take it in one order that 16 threads can share: lane l
+ * (0 to 15) sums the elements j = l mod 16 in increasing j, from +0; then the lanes fold, lane q adding lane q + w
+ * for w = 8, 4, 2, 1 (ov_fold16), and lane 0 holds the sum.  A CUDA kernel gives each lane to a thread and folds
+ * with a shuffle tree (lane q adds lane q + w's value, __shfl_down_sync), the CPU runs the lanes side by side in
+ * vectors (cpu/lanesum.h): element-wise double additions in the same order, so the same bits everywhere. */
+
+/* Fold the 16 lane sums l (overwritten): the sum. */
+static inline OV_HD double ov_fold16(double *l)
+{
+	for (int w = 8; w >= 1; w /= 2)
+		for (int q = 0; q < w; q++)
+			l[q] += l[q + w];
+	return l[0];
+}
+
 /* The sum in double of float32 values in a contiguous run, as both backends take it for ReduceSum and ReduceMean
- * over trailing axes and for Softmax's denominator: 16 lanes, lane l summing the elements j = l mod 16 in order,
- * then folded lane l + 8 into l, then + 4, + 2, + 1.  The CPU computes the same with vectors (cpu/lanesum.h):
- * element-wise double additions, so the same bits. */
+ * over trailing axes and for Softmax's denominator. */
 static inline OV_HD double ov_sum16_f(const float *x, int64_t n)
 {
 	double l[16] = {0};
 
 	for (int64_t j = 0; j < n; j++)
 		l[j % 16] += x[j];
-	for (int w = 8; w >= 1; w /= 2)
-		for (int q = 0; q < w; q++)
-			l[q] += l[q + w];
-	return l[0];
+	return ov_fold16(l);
+}
+
+/* ---- normalisation statistics: LayerNormalization, InstanceNormalization, GroupNormalization ----
+ * The mean and 1/sqrt(variance + eps) of n contiguous float32 or float64 values (dt), on both backends: the mean
+ * from the 16-lane double sum of the values (above), over n; the variance from the 16-lane double sum of the
+ * squared differences (x - mean)^2, over n (two passes, so no cancellation).  A CUDA thread computes one lane's
+ * part (ov_lane16_sum, ov_lane16_sqdev), the CPU all sixteen (ov_norm_stats16, or cpu/lanesum.h's vectors for
+ * float32). */
+
+static inline OV_HD double ov_norm_load(const void *x, int dt, int64_t i)
+{
+	return dt == OV_DT_DOUBLE ? ((const double *)x)[i] : (double)((const float *)x)[i];
+}
+
+/* Lane lane's part of the sum of the n values at base. */
+static inline OV_HD double ov_lane16_sum(const void *x, int dt, int64_t base, int64_t n, int lane)
+{
+	double s = 0;
+
+	for (int64_t j = lane; j < n; j += 16)
+		s += ov_norm_load(x, dt, base + j);
+	return s;
+}
+
+/* Lane lane's part of the sum of the squared differences of the n values at base to m. */
+static inline OV_HD double ov_lane16_sqdev(const void *x, int dt, int64_t base, int64_t n, double m, int lane)
+{
+	double s = 0;
+
+	for (int64_t j = lane; j < n; j += 16) {
+		double d = ov_norm_load(x, dt, base + j) - m;
+		s += d * d;
+	}
+	return s;
+}
+
+/* The mean from the sum of n values; 1/sqrt(variance + eps) from the sum of their squared differences. */
+static inline OV_HD double ov_norm_mean(double sum, int64_t n)
+{
+	return n ? sum / (double)n : 0;
+}
+
+static inline OV_HD double ov_norm_inv(double sq, int64_t n, double eps)
+{
+	return 1 / sqrt((n ? sq / (double)n : 0) + eps);
+}
+
+static inline OV_HD void ov_norm_stats16(const void *x, int dt, int64_t base, int64_t n, double eps, double *mean,
+					 double *inv)
+{
+	double l[16];
+
+	for (int q = 0; q < 16; q++)
+		l[q] = ov_lane16_sum(x, dt, base, n, q);
+	double m = ov_norm_mean(ov_fold16(l), n);
+	for (int q = 0; q < 16; q++)
+		l[q] = ov_lane16_sqdev(x, dt, base, n, m, q);
+	*mean = m;
+	*inv = ov_norm_inv(ov_fold16(l), n, eps);
 }
 
 /* Integer reductions wrap like the reference's int64 arithmetic; uns: the values are unsigned (Max, Min). */

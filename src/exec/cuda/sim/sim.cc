@@ -442,6 +442,8 @@ void cusim_check_ptr(const char *name, int i, const void *p)
 struct fiber {
 	ucontext_t ctx;
 	uint3 tid;
+	unsigned lin;  // the thread's linear index in its block (x fastest), as CUDA numbers the lanes of warps
+	unsigned shfl; // how many shuffles it has been through
 	int done;
 };
 static ucontext_t scheduler;
@@ -467,6 +469,52 @@ void __syncthreads(void)
 	swapcontext(&current->ctx, &scheduler);
 }
 
+// A shuffle: each lane leaves its value in the slot of its shuffle count's parity and yields; once every thread of
+// the block has reached its next barrier or shuffle, each reads its source lane's slot.  Lanes of a segment go
+// through the same shuffles in the same rounds, so a lane's next shuffle (the other parity) cannot overwrite a
+// value another lane is still to read; a source lane whose slot holds another count did not reach this shuffle.
+static unsigned long long shfl_val[2][1024];
+static unsigned shfl_count[2][1024];
+
+unsigned long long cusim_shfl(unsigned mask, unsigned long long v, int kind, int src, int width)
+{
+	if (!sync_launch) {
+		if (!bad_launch)
+			cusim_say("kernel %s calls a warp shuffle but was launched with CU_LAUNCH, not CU_LAUNCH_SYNC",
+				  running);
+		bad_launch = 1;
+		return v;
+	}
+	unsigned t = current->lin, lane = t % 32, warp = t - lane;
+	if (width < 1 || width > 32 || (width & (width - 1)) || !(mask >> lane & 1)) {
+		if (!bad_launch)
+			cusim_say("kernel %s: thread %u shuffles with mask 0x%08x and width %d (its lane %u must be in "
+				  "the mask, the width a power of 2 up to 32)", running, t, mask, width, lane);
+		bad_launch = 1;
+		return v;
+	}
+	unsigned n = ++current->shfl, p = n & 1;
+	shfl_val[p][t] = v;
+	shfl_count[p][t] = n;
+	swapcontext(&current->ctx, &scheduler);
+	unsigned seg = lane & ~(unsigned)(width - 1), from = lane;
+	switch (kind) {
+	case CUSIM_SHFL_IDX: from = seg + ((unsigned)src & (unsigned)(width - 1)); break;
+	case CUSIM_SHFL_DOWN: from = lane + (unsigned)src < seg + (unsigned)width ? lane + (unsigned)src : lane; break;
+	default: from = (lane ^ (unsigned)src) < seg + (unsigned)width ? lane ^ (unsigned)src : lane; break;
+	}
+	uint64_t threads = (uint64_t)blockDim.x * blockDim.y * blockDim.z;
+	if (from >= 32 || !(mask >> from & 1) || warp + from >= threads || shfl_count[p][warp + from] != n) {
+		if (!bad_launch)
+			cusim_say("kernel %s: thread %u's shuffle %u reads lane %u of its warp, which %s", running, t, n,
+				  from, from >= 32 || !(mask >> from & 1) ? "is not in the mask"
+				  : warp + from >= threads ? "does not exist" : "did not reach the same shuffle");
+		bad_launch = 1;
+		return v;
+	}
+	return shfl_val[p][warp + from];
+}
+
 #define FIBER_STACK (128 * 1024)
 
 // Run one block's threads side by side; -1 when a coroutine cannot be set up.
@@ -479,7 +527,10 @@ static int run_block_sync(struct fiber *fs, char *stacks, uint64_t threads, dim3
 			for (unsigned tx = 0; tx < block.x; tx++, i++) {
 				struct fiber *f = &fs[i];
 				f->tid = make_uint3(tx, ty, tz);
+				f->lin = (unsigned)i;
+				f->shfl = 0;
 				f->done = 0;
+				shfl_count[0][i] = shfl_count[1][i] = 0; // nothing left from the block before
 				if (getcontext(&f->ctx))
 					return -1;
 				f->ctx.uc_stack.ss_sp = stacks + i * FIBER_STACK;

@@ -10,8 +10,11 @@
  * - device memory is its own (filled with 0xff bytes, NaN as float, so reading what nobody wrote shows), and every
  *   copy, memset and library call must stay inside allocations on the side its direction says;
  * - a kernel's pointer arguments must point into live device allocations (a host pointer faults, as on the GPU);
- * - launch geometry within the device's limits; a kernel that calls __syncthreads() must be launched with
- *   CU_LAUNCH_SYNC (its block's threads then run side by side as coroutines, meeting at each barrier);
+ * - launch geometry within the device's limits; a kernel that calls __syncthreads() or a warp shuffle
+ *   (__shfl_sync, __shfl_down_sync, __shfl_xor_sync) must be launched with CU_LAUNCH_SYNC (its block's threads
+ *   then run side by side as coroutines, meeting at each barrier and each shuffle); a shuffle fails the run when
+ *   its lane is not in its mask, or when the lane it reads is not in the mask, does not exist, or did not reach
+ *   the same shuffle (a lane that left the loop, or took another branch: undefined on the GPU);
  * - faults are sticky, as a CUDA context's are: after one, every call fails.
  * Environment: OV_CUDASIM_DEVICES=0 (no device), OV_CUDASIM_MEM=BYTES (device memory; allocations past it fail),
  * OV_CUDASIM_FAULT=KERNEL (that kernel's launch faults with an illegal address), OV_CUDASIM_HANG=KERNEL (that
@@ -25,11 +28,40 @@
 #include <cuda_runtime.h>
 
 #include <stdint.h>
+#include <string.h>
 
 extern uint3 threadIdx, blockIdx; /* the simulator runs every thread on one OS thread */
 extern dim3 blockDim, gridDim;
 
 void __syncthreads(void);
+
+/* Warp shuffles, as CUDA defines them for a width of 1, 2, 4, ... 32 lanes: every lane in mask gives v and gets
+ * the v of another lane of its segment of width lanes, whose index is src (CUSIM_SHFL_IDX: src mod width),
+ * lane + src (DOWN: its own v past the segment's end) or lane ^ src (XOR: its own v past the segment's end). */
+enum { CUSIM_SHFL_IDX, CUSIM_SHFL_DOWN, CUSIM_SHFL_XOR };
+unsigned long long cusim_shfl(unsigned mask, unsigned long long v, int kind, int src, int width);
+
+template <typename T> static inline T cusim_shfl_t(unsigned mask, T v, int kind, int src, int width)
+{
+	static_assert(sizeof(T) <= sizeof(unsigned long long), "a shuffle moves at most 64 bits");
+	unsigned long long b = 0;
+	memcpy(&b, &v, sizeof v);
+	b = cusim_shfl(mask, b, kind, src, width);
+	memcpy(&v, &b, sizeof v);
+	return v;
+}
+template <typename T> static inline T __shfl_sync(unsigned mask, T v, int src, int width = 32)
+{
+	return cusim_shfl_t(mask, v, CUSIM_SHFL_IDX, src, width);
+}
+template <typename T> static inline T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = 32)
+{
+	return cusim_shfl_t(mask, v, CUSIM_SHFL_DOWN, (int)delta, width);
+}
+template <typename T> static inline T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int width = 32)
+{
+	return cusim_shfl_t(mask, v, CUSIM_SHFL_XOR, lane_mask, width);
+}
 
 /* Atomics: the simulator runs one thread at a time and switches only at barriers, so a plain read-modify-write is
  * atomic; each returns the old value, as CUDA's do. */
