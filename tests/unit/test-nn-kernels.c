@@ -630,11 +630,12 @@ static void test_conv_winograd(void)
 		bad += !conv_check(&c, OV_DT_FLOAT, 1e-4, what);
 		abad += !conv_act_check(&c, OV_DT_FLOAT, &acts[i % 2], i == 2 ? 40 : -1, what);
 	}
-	/* the pointwise path through cpu_panels_gemm (more than 128 inputs): rows around its panels of 6, columns
-	 * around its blocks of 16 and 8 (1, 8, 9, 16, 17, 40), more than its 256 products per pass, groups */
+	/* the pointwise path through cpu_panels_gemm (more than 128 inputs, more than 256 positions): rows around its
+	 * panels of 6, columns around its blocks of 16 and 8 (257, 264, 265, 272, 273, 296), more than its 256
+	 * products per pass, groups */
 	int pbad = 0, pn = 0;
 	for (int64_t i = 0; i < 12; i++) {
-		int64_t pos = (int64_t[]){1, 8, 9, 16, 17, 40}[i % 6], group = 1 + i / 6;
+		int64_t pos = (int64_t[]){257, 264, 265, 272, 273, 296}[i % 6], group = 1 + i / 6;
 		struct conv_case c = {.n = 2, .nb = 1 + i % 2, .c = group * (i % 3 ? 129 : 300),
 				      .m = group * (int64_t[]){7, 13, 24}[i % 3], .group = group, .in = {1, pos},
 				      .k = {1, 1}, .s = {1, 1}, .d = {1, 1}, .bias = i % 4 != 3};
@@ -649,6 +650,50 @@ static void test_conv_winograd(void)
 	   pn, pbad);
 	OK(!bad, "Winograd Conv matches the naive loop on %d geometries (%d differ)", n, bad);
 	OK(!abad, "Winograd Conv with a fused Relu/Clip gives the separate kernels' bits (%d of %d differ)", abad, n);
+}
+
+/* The pointwise path through cpu_strips_gemm (src/exec/cpu/strip-gemm.c: under 64 positions, or up to 256 with
+ * more than 128 inputs) against the definition: output channels around its strips of 24 and their vectors of 8
+ * (1 to 49), positions around its blocks of 4 and 3 and the single ones left (1 to 13, 7x7's 49, 50, 63: X packed;
+ * 64 to 256: X in place), one input and many (the prefetch of the next strip shared out among the blocks), groups,
+ * two images; and each fused activation bit for bit the separate kernels, a NaN in X too. */
+static void test_conv_strips(void)
+{
+	static const struct exec_act acts[] = {
+		{EXEC_ACT_RELU, 0, 0},
+		{EXEC_ACT_CLIP, 0.0f, 6.0f},
+		{EXEC_ACT_CLIP, -0.25f, 0.5f},
+		{EXEC_ACT_CLIP, 0.3f, -0.2f},
+	};
+	static const int64_t ms[] = {1, 7, 8, 9, 16, 17, 23, 24, 25, 40, 49, 72};
+	static const int64_t planes[][2] = {{1, 1}, {1, 2}, {1, 3}, {2, 2}, {1, 5}, {2, 3}, {1, 7}, {3, 3}, {1, 11},
+					    {1, 13}, {7, 7}, {5, 10}, {7, 9}, {8, 8}, {1, 65}, {1, 66}, {1, 67},
+					    {14, 14}, {15, 17}, {16, 16}, {5, 19}};
+	static const int64_t ks[] = {1, 3, 17, 129, 300};
+	int bad = 0, abad = 0, n = 0, na = 0;
+
+	for (int it = 0; it < 63; it++) {
+		const int64_t *pl = planes[it % 21];
+		int64_t k = ks[it % 5], group = 1 + (it % 7 == 3);
+		/* more than 63 positions go through the strips only with more than 128 inputs */
+		if (pl[0] * pl[1] >= 64 && k <= 128)
+			k = 129 + it % 3;
+		struct conv_case c = {.n = 2, .nb = 1 + (it % 4 == 1), .c = group * k, .m = group * ms[it % 12],
+				      .group = group, .in = {pl[0], pl[1]}, .k = {1, 1}, .s = {1, 1}, .d = {1, 1},
+				      .bias = it % 5 != 2};
+		char what[96];
+		snprintf(what, sizeof what, "strips %lld->%lld, %lldx%lld positions, group %lld", (long long)c.c,
+			 (long long)c.m, (long long)pl[0], (long long)pl[1], (long long)group);
+		bad += !conv_check(&c, OV_DT_FLOAT, 1e-4, what);
+		n++;
+		if (it % 2 == 0) {
+			abad += !conv_act_check(&c, OV_DT_FLOAT, &acts[it / 2 % 4], it % 6 == 0 ? it % 5 : -1, what);
+			na++;
+		}
+	}
+	OK(!bad, "pointwise Conv of small planes (strips) matches the naive loop on %d geometries (%d differ)", n, bad);
+	OK(!abad, "pointwise Conv of small planes (strips) with a fused Relu/Clip gives the separate kernels' bits "
+		  "(%d of %d differ)", abad, na);
 }
 
 /* ---- the runner's fusion of a Relu/Clip into the Conv before it --------------------------------------------- */
@@ -1894,6 +1939,7 @@ int main(void)
 	test_conv_act();
 	test_conv_direct();
 	test_conv_winograd();
+	test_conv_strips();
 	test_fusion();
 	test_values();
 	test_conv_transpose();

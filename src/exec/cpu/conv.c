@@ -601,21 +601,28 @@ DEFINE_DEPTHWISE(double, depthwise_d)
 /* The most inputs a pointwise convolution goes through pointwise_f with, and pointwise_f_wide (more: OpenBLAS). */
 #define PW_MAX_K 128
 #define PW_WIDE_K 1024
+/* The most positions a pointwise convolution goes through cpu_strips_gemm with (more: cpu_panels_gemm) */
+#define PW_STRIPS_N 256
 /* The most im2col rows a convolution goes through pointwise_f_wide with (more: OpenBLAS). */
 #define PW_IM2COL_K 256
 /* Budget of one block of a pointwise convolution's output (all its channels), in elements. */
 #define OUT_TILE (1 << 16)
 
-/* A pointwise convolution of nb images (c channels of is positions, in groups) through cpu_panels_gemm: each
- * group's weights packed once, kept with the constants when W is one. */
-static int pointwise_panels(struct exec_kernel_ctx *k, const float *x, const float *w, const float *bias, int64_t nb,
-			    int64_t c, int64_t m, int64_t group, int64_t is, const struct exec_act *act, float *y)
+/* A pointwise convolution of nb images (c channels of is positions, in groups) through cpu_panels_gemm, or for
+ * small planes cpu_strips_gemm: each group's weights packed once, kept with the constants when W is one. */
+static int pointwise_packed(struct exec_kernel_ctx *k, const float *x, const float *w, const float *bias, int64_t nb,
+			    int64_t c, int64_t m, int64_t group, int64_t is, const struct exec_act *act, float *y,
+			    int strips)
 {
-	int64_t cg = c / group, mg = m / group, per = cpu_panels_size(mg, cg);
+	int64_t cg = c / group, mg = m / group, per = strips ? cpu_strips_size(mg, cg) : cpu_panels_size(mg, cg);
 	size_t bytes = (size_t)(group * per) * sizeof(float);
-	uint64_t tag = 0x50470000u ^ (uint64_t)group << 20; /* "PG", the group count */
+	/* "PG" or "SG", the group count */
+	uint64_t tag = (strips ? 0x53470000u : 0x50470000u) ^ (uint64_t)group << 20;
 	const float *wp = xk_derived(k, 1, tag);
-	float *own = NULL, *bt = malloc(CPU_PANELS_SCRATCH * sizeof *bt);
+	/* scratch: the panels' last columns, or X in blocks of positions for the strips (of a plane under 64) */
+	int pack = strips && is < 64;
+	size_t nbt = strips ? (pack ? (size_t)(cg * is) : 1) : CPU_PANELS_SCRATCH;
+	float *own = NULL, *bt = malloc(nbt * sizeof *bt);
 
 	if (!bt)
 		return xk_fail(k, "out of memory");
@@ -624,16 +631,25 @@ static int pointwise_panels(struct exec_kernel_ctx *k, const float *x, const flo
 			free(bt);
 			return xk_fail(k, "out of memory for the packed weights (%zu bytes)", bytes);
 		}
-		for (int64_t g = 0; g < group; g++)
-			cpu_panels_pack(w + g * mg * cg, cg, mg, cg, own + g * per);
+		for (int64_t g = 0; g < group; g++) {
+			if (strips)
+				cpu_strips_pack(w + g * mg * cg, cg, mg, cg, own + g * per);
+			else
+				cpu_panels_pack(w + g * mg * cg, cg, mg, cg, own + g * per);
+		}
 		wp = own;
 		if (xk_derive(k, 1, tag, own, bytes))
 			own = NULL;
 	}
 	for (int64_t n = 0; n < nb; n++)
-		for (int64_t g = 0; g < group; g++)
-			cpu_panels_gemm(wp + g * per, mg, cg, x + (n * c + g * cg) * is, is, is, bias ? bias + g * mg : NULL,
-					act, y + (n * m + g * mg) * is, is, bt);
+		for (int64_t g = 0; g < group; g++) {
+			const float *xg = x + (n * c + g * cg) * is, *bg = bias ? bias + g * mg : NULL;
+			float *yg = y + (n * m + g * mg) * is;
+			if (strips)
+				cpu_strips_gemm(wp + g * per, mg, cg, xg, is, is, bg, act, yg, is, pack ? bt : NULL);
+			else
+				cpu_panels_gemm(wp + g * per, mg, cg, xg, is, is, bg, act, yg, is, bt);
+		}
 	free(own);
 	free(bt);
 	return 0;
@@ -692,9 +708,9 @@ static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, cons
 					 act, (float *)yd);
 	/* pointwise float with many inputs (MobileNet's projections and wide expansions): the weights packed once
 	 * into panels (kept with the constants) and X read in place (src/exec/cpu/panel-gemm.c) */
-	if (pointwise && dt == OV_DT_FLOAT && cg > PW_MAX_K)
-		return pointwise_panels(k, (const float *)xd, (const float *)wd, (const float *)bd, nb, c, m, group, is,
-					act, (float *)yd);
+	if (pointwise && dt == OV_DT_FLOAT && (cg > PW_MAX_K || os < 64))
+		return pointwise_packed(k, (const float *)xd, (const float *)wd, (const float *)bd, nb, c, m, group, is,
+					act, (float *)yd, os <= PW_STRIPS_N);
 	/* pointwise float: the direct kernel for few inputs (MobileNet's expansions: 16 to 96) over enough positions
 	 * for whole blocks, and with AVX-512's registers for up to a thousand inputs; else OpenBLAS (measured on
 	 * MobileNetV2's shapes: the 4-row kernel is ahead up to 128 inputs and behind from about 320, the 8-row one

@@ -58,4 +58,12 @@ void cpu_panels_pack(const float *a, int64_t lda, int64_t m, int64_t k, float *a
 void cpu_panels_gemm(const float *ap, int64_t m, int64_t k, const float *b, int64_t ldb, int64_t n,
 		     const float *bias, const struct exec_act *act, float *c, int64_t ldc, float *bt);
 
+/* C = A B for a constant A (src/exec/cpu/strip-gemm.c), float32, for few columns (small planes): A (m x k) packed
+ * once into strips of 24 rows (cpu_strips_size floats, by cpu_strips_pack from rows lda apart), B k rows of n
+ * columns ldb apart (read only within them), C m rows ldc apart; bias and act as for cpu_panels_gemm. */
+int64_t cpu_strips_size(int64_t m, int64_t k);
+void cpu_strips_pack(const float *a, int64_t lda, int64_t m, int64_t k, float *ap);
+void cpu_strips_gemm(const float *ap, int64_t m, int64_t k, const float *b, int64_t ldb, int64_t n,
+		     const float *bias, const struct exec_act *act, float *c, int64_t ldc, float *xp);
+
 #endif

@@ -1,0 +1,150 @@
+/* A float32 matrix product for the pointwise convolutions of small planes (MobileNet's 7x7 and 14x14 layers): the
+ * constant left operand (W, output channels by inputs) packed once into strips of 24 rows, each strip stored input
+ * by input, so that 24 output channels lie across three vectors; the right operand (X, inputs by positions) read in
+ * place, one position at a time broadcast to every lane.  A block of 4 positions by 24 channels keeps its 12 sums
+ * in AVX2 registers over all the inputs, so no partial sum is ever stored; the block is then turned (positions
+ * along the rows of C again), the bias, the fused Relu or Clip and the fused Add applied as it is written.
+ * Positions need no multiple of the vector width here (the planes have 49 and 196), channels of 8 do. */
+#include "config.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "src/exec/cpu/kernels.h"
+#include "src/exec/cpu/simd.h"
+
+#define SG_MR 24
+
+int64_t cpu_strips_size(int64_t m, int64_t k)
+{
+	return (m + SG_MR - 1) / SG_MR * SG_MR * k;
+}
+
+void cpu_strips_pack(const float *a, int64_t lda, int64_t m, int64_t k, float *ap)
+{
+	for (int64_t s = 0; s < (m + SG_MR - 1) / SG_MR; s++)
+		for (int64_t kk = 0; kk < k; kk++)
+			for (int i = 0; i < SG_MR; i++) {
+				int64_t r = s * SG_MR + i;
+				ap[(s * k + kk) * SG_MR + i] = r < m ? a[r * lda + kk] : 0.0f;
+			}
+}
+
+/* One block: nr positions (b, b + 1, ... in each of B's rows, ldb apart) by 8 * mv channels (ap's strip), over all
+ * k inputs, the sums starting from the bias (bv, 8 * mv of them); the activation applied and mr channels of the
+ * block stored into C (rows ldc apart, c at the block's first channel and position).  Meanwhile pfn cache lines
+ * from pf on are fetched, one per input: the next strip's share for this block, so that it waits on no memory. */
+static inline __attribute__((always_inline)) void sg_block(const float *ap, const float *b, int64_t ldb, int64_t k,
+							   const float *bv, const struct act8 *a, float *c,
+							   int64_t ldc, int mr, const float *pf, int64_t pfn,
+							   const int nr, const int mv)
+{
+	v8f s[4][3];
+
+#pragma GCC unroll 4
+	for (int j = 0; j < nr; j++)
+#pragma GCC unroll 3
+		for (int v = 0; v < mv; v++)
+			s[j][v] = LOAD8(bv + 8 * v);
+	int64_t step = pfn ? k / pfn : k + 1, due = step;
+	for (int64_t kk = 0; kk < k; kk++) {
+		v8f w[3];
+		if (kk == due) {
+			__builtin_prefetch(pf);
+			pf += 16;
+			due += step;
+		}
+#pragma GCC unroll 3
+		for (int v = 0; v < mv; v++)
+			w[v] = LOAD8(ap + kk * SG_MR + 8 * v);
+#pragma GCC unroll 4
+		for (int j = 0; j < nr; j++) {
+			float xj = b[kk * ldb + j];
+			v8f xv = {xj, xj, xj, xj, xj, xj, xj, xj};
+#pragma GCC unroll 3
+			for (int v = 0; v < mv; v++)
+				s[j][v] += xv * w[v];
+		}
+	}
+	float t[4][SG_MR];
+#pragma GCC unroll 4
+	for (int j = 0; j < nr; j++)
+#pragma GCC unroll 3
+		for (int v = 0; v < mv; v++) {
+			if (a->on)
+				act8_apply(&s[j][v], a);
+			STORE8(t[j] + 8 * v, s[j][v]);
+		}
+	for (int i = 0; i < mr; i++)
+#pragma GCC unroll 4
+		for (int j = 0; j < nr; j++)
+			c[i * ldc + j] = t[j][i];
+}
+
+/* The positions in blocks of 4, the last few of 3 so that no block of 1 or 2 is needed (from 6 positions on):
+ * n4 positions in blocks of 4, then blocks of 3, then single ones. */
+static int64_t sg_fours(int64_t n)
+{
+	int64_t threes = n % 4 ? 4 - n % 4 : 0;
+
+	return 3 * threes <= n ? n - 3 * threes : n / 4 * 4;
+}
+
+/* Where block j's positions are: in B, or packed (xp: block by block, each k rows of its nr positions). */
+#define SG_B(j, nr) (xp ? xp + (j) * k : b + (j)), (xp ? (nr) : ldb)
+
+/* One strip (mr of its 8 * mv channels kept) over all n positions; pf the next strip (NULL: none). */
+static inline __attribute__((always_inline)) void sg_strip(const float *as, int64_t k, const float *b, int64_t ldb,
+							   int64_t n, const float *xp, const float *bv,
+							   const struct act8 *a, float *cs, int64_t ldc, int mr,
+							   const float *pf, const int mv)
+{
+	int64_t n4 = sg_fours(n), blocks = n4 / 4 + (n - n4) / 3 + (n - n4) % 3, bi = 0, j = 0;
+	/* the next strip's k * SG_MR floats, in lines of 16, shared out among the blocks */
+	int64_t lines = (k * SG_MR + 15) / 16, per = pf ? (lines + blocks - 1) / blocks : 0;
+
+	if (per > k)
+		per = k;
+#define SG_PF(bi) pf ? pf + 16 * (bi) * per : NULL, pf && (bi) * per < lines ? (lines - (bi) * per < per ? lines - (bi) * per : per) : 0
+	for (; j + 4 <= n4; j += 4, bi++)
+		sg_block(as, SG_B(j, 4), k, bv, a, cs + j, ldc, mr, SG_PF(bi), 4, mv);
+	for (; j + 3 <= n; j += 3, bi++)
+		sg_block(as, SG_B(j, 3), k, bv, a, cs + j, ldc, mr, SG_PF(bi), 3, mv);
+	for (; j < n; j++, bi++)
+		sg_block(as, SG_B(j, 1), k, bv, a, cs + j, ldc, mr, SG_PF(bi), 1, mv);
+#undef SG_PF
+}
+
+NN_CLONES void cpu_strips_gemm(const float *ap, int64_t m, int64_t k, const float *b, int64_t ldb, int64_t n,
+			       const float *bias, const struct exec_act *act, float *c, int64_t ldc, float *xp)
+{
+	struct act8 a;
+	int64_t strips = (m + SG_MR - 1) / SG_MR, n4 = sg_fours(n);
+
+	act8_init(&a, act);
+	if (xp)
+		for (int64_t kk = 0; kk < k; kk++) {
+			const float *row = b + kk * ldb;
+			int64_t j = 0;
+			for (; j < n4; j += 4)
+				memcpy(xp + j * k + kk * 4, row + j, 4 * sizeof *xp);
+			for (; j + 3 <= n; j += 3)
+				memcpy(xp + j * k + kk * 3, row + j, 3 * sizeof *xp);
+			for (; j < n; j++)
+				xp[j * k + kk] = row[j];
+		}
+	for (int64_t s = 0; s < strips; s++) {
+		const float *as = ap + s * k * SG_MR, *pf = s + 1 < strips ? as + k * SG_MR : NULL;
+		int mr = (int)(m - s * SG_MR < SG_MR ? m - s * SG_MR : SG_MR);
+		float bv[SG_MR] = {0};
+		if (bias)
+			memcpy(bv, bias + s * SG_MR, (size_t)mr * sizeof *bv);
+		float *cs = c + s * SG_MR * ldc;
+		if (mr > 16)
+			sg_strip(as, k, b, ldb, n, xp, bv, &a, cs, ldc, mr, pf, 3);
+		else if (mr > 8)
+			sg_strip(as, k, b, ldb, n, xp, bv, &a, cs, ldc, mr, pf, 2);
+		else
+			sg_strip(as, k, b, ldb, n, xp, bv, &a, cs, ldc, mr, pf, 1);
+	}
+}
