@@ -652,6 +652,63 @@ static void test_conv_winograd(void)
 	OK(!abad, "Winograd Conv with a fused Relu/Clip gives the separate kernels' bits (%d of %d differ)", abad, n);
 }
 
+/* Conv of cc offered an Add of a tensor of its output's shape (a NaN in it at nan_at, >= 0) and then act (NULL:
+ * none): a path that takes it (want 1) must give, bit for bit, what Conv, Add and the Relu or Clip kernels give; one
+ * that does not (want 0) must leave both to the runner and give the Conv's own output. */
+static int conv_add_check(struct conv_case *cc, const struct exec_act *act, int64_t nan_at, int want, const char *what)
+{
+	struct tnode t, ta, tc;
+	struct xtensor x, w, b, r, y0, y1, y2, y3, lo, hi;
+	int64_t out[5];
+	int done = -1, ok = 0;
+
+	conv_setup(cc, OV_DT_FLOAT, &t, &x, &w, &b, out);
+	mk_rand(&r, OV_DT_FLOAT, cc->n + 2, out);
+	if (nan_at >= 0)
+		((float *)r.data)[nan_at % r.numel] = NAN;
+	const struct xtensor *in[3] = {&x, &w, &b};
+	memset(&y1, 0, sizeof y1);
+	memset(&y2, 0, sizeof y2);
+	memset(&y3, 0, sizeof y3);
+	mk(&lo, OV_DT_FLOAT, 0, NULL, (double[]){act ? act->lo : 0});
+	mk(&hi, OV_DT_FLOAT, 0, NULL, (double[]){act ? act->hi : 0});
+	node(&ta, "Add");
+	const struct xtensor *ain[2] = {&y0, &r};
+	if (run(&t, 11, in, cc->bias ? 3 : 2, &y0, 1) || run(&ta, 14, ain, 2, &y1, 1) ||
+	    run_add(&t, 11, in, cc->bias ? 3 : 2, &y3, &r, act, &done)) {
+		printf("#   %s: %s %s\n", what, t.err.msg, ta.err.msg);
+		goto out;
+	}
+	const struct xtensor *want_y = &y1;
+	if (act) {
+		node(&tc, act->kind == EXEC_ACT_RELU ? "Relu" : "Clip");
+		const struct xtensor *cin[3] = {&y1, &lo, &hi};
+		if (run(&tc, 13, cin, act->kind == EXEC_ACT_RELU ? 1 : 3, &y2, 1)) {
+			printf("#   %s: %s\n", what, tc.err.msg);
+			goto out;
+		}
+		want_y = &y2;
+	}
+	if (!want)
+		want_y = &y0;
+	ok = done == want && want_y->bytes == y3.bytes && !memcmp(want_y->data, y3.data, y3.bytes);
+	if (!ok)
+		printf("#   %s: add_done %d (want %d), same bits %d\n", what, done, want,
+		       want_y->bytes == y3.bytes && !memcmp(want_y->data, y3.data, y3.bytes));
+out:
+	xt_free(&x);
+	xt_free(&w);
+	xt_free(&b);
+	xt_free(&r);
+	xt_free(&y0);
+	xt_free(&y1);
+	xt_free(&y2);
+	xt_free(&y3);
+	xt_free(&lo);
+	xt_free(&hi);
+	return ok;
+}
+
 /* The pointwise path through cpu_strips_gemm (src/exec/cpu/strip-gemm.c: under 64 positions, or up to 256 with
  * more than 128 inputs) against the definition: output channels around its strips of 24 and their vectors of 8
  * (1 to 49), positions around its blocks of 4 and 3 and the single ones left (1 to 13, 7x7's 49, 50, 63: X packed;
@@ -691,7 +748,31 @@ static void test_conv_strips(void)
 			na++;
 		}
 	}
+	/* an Add after it (a residual connection), then maybe an activation: the strips and the panels take it, to
+	 * the separate kernels' bits; the other paths leave it to the runner */
+	static const int64_t adds[][5] = {
+		/* c, m, h, w, takes */
+		{40, 13, 7, 7, 1},    {300, 25, 1, 5, 1},  {130, 30, 14, 14, 1}, {150, 49, 1, 257, 1}, {129, 7, 17, 17, 1},
+		{200, 17, 3, 100, 1}, {16, 24, 12, 12, 0}, {3, 5, 1, 1, 1},
+	};
+	int addbad = 0, addn = (int)(sizeof adds / sizeof adds[0]);
+	for (int i = 0; i < addn; i++) {
+		const int64_t *h = adds[i];
+		struct conv_case c = {.n = 2, .nb = 1 + (i == 4), .c = h[0], .m = h[1], .group = 1 + (i == 5),
+				      .in = {h[2], h[3]}, .k = {1, 1}, .s = {1, 1}, .d = {1, 1}, .bias = i != 3};
+		c.c *= c.group, c.m *= c.group;
+		char what[96];
+		snprintf(what, sizeof what, "Conv %lld->%lld on %lldx%lld with an Add", (long long)c.c, (long long)c.m,
+			 (long long)h[2], (long long)h[3]);
+		addbad += !conv_add_check(&c, i % 3 ? &acts[i % 4] : NULL, i % 2 ? 7 * i : -1, (int)h[4], what);
+	}
+	/* a 3x3 Conv (the direct path) leaves the Add to the runner */
+	struct conv_case c3 = {.n = 2, .nb = 1, .c = 16, .m = 16, .group = 1, .in = {9, 9}, .k = {3, 3}, .s = {1, 1},
+			       .d = {1, 1}, .pb = {1, 1}, .pe = {1, 1}, .bias = 1};
+	addbad += !conv_add_check(&c3, &acts[1], -1, 0, "3x3 Conv with an Add");
 	OK(!bad, "pointwise Conv of small planes (strips) matches the naive loop on %d geometries (%d differ)", n, bad);
+	OK(!addbad, "an Add (and an activation) after a pointwise Conv taken into the strips and the panels, to the "
+		    "separate kernels' bits, and left to the runner elsewhere (%d of %d differ)", addbad, addn + 1);
 	OK(!abad, "pointwise Conv of small planes (strips) with a fused Relu/Clip gives the separate kernels' bits "
 		  "(%d of %d differ)", abad, na);
 }

@@ -64,6 +64,7 @@ int cpu_via_f32(struct exec_kernel_ctx *k, exec_kernel_fn fn, unsigned keep_mask
 	sub.in = inp;
 	sub.out = outp;
 	sub.act.kind = EXEC_ACT_NONE; /* the activation would run before the rounding to the half type */
+	sub.add = NULL;               /* and so would the Add */
 	if (fn(&sub))
 		goto out;
 	for (size_t i = 0; i < nout; i++) {
@@ -609,10 +610,11 @@ DEFINE_DEPTHWISE(double, depthwise_d)
 #define OUT_TILE (1 << 16)
 
 /* A pointwise convolution of nb images (c channels of is positions, in groups) through cpu_panels_gemm, or for
- * small planes cpu_strips_gemm: each group's weights packed once, kept with the constants when W is one. */
+ * small planes cpu_strips_gemm: each group's weights packed once, kept with the constants when W is one; add (NULL:
+ * none; laid out as y) added before act is applied. */
 static int pointwise_packed(struct exec_kernel_ctx *k, const float *x, const float *w, const float *bias, int64_t nb,
-			    int64_t c, int64_t m, int64_t group, int64_t is, const struct exec_act *act, float *y,
-			    int strips)
+			    int64_t c, int64_t m, int64_t group, int64_t is, const float *add, const struct exec_act *act,
+			    float *y, int strips)
 {
 	int64_t cg = c / group, mg = m / group, per = strips ? cpu_strips_size(mg, cg) : cpu_panels_size(mg, cg);
 	size_t bytes = (size_t)(group * per) * sizeof(float);
@@ -644,11 +646,12 @@ static int pointwise_packed(struct exec_kernel_ctx *k, const float *x, const flo
 	for (int64_t n = 0; n < nb; n++)
 		for (int64_t g = 0; g < group; g++) {
 			const float *xg = x + (n * c + g * cg) * is, *bg = bias ? bias + g * mg : NULL;
+			const float *ag = add ? add + (n * m + g * mg) * is : NULL;
 			float *yg = y + (n * m + g * mg) * is;
 			if (strips)
-				cpu_strips_gemm(wp + g * per, mg, cg, xg, is, is, bg, act, yg, is, pack ? bt : NULL);
+				cpu_strips_gemm(wp + g * per, mg, cg, xg, is, is, bg, ag, act, yg, is, pack ? bt : NULL);
 			else
-				cpu_panels_gemm(wp + g * per, mg, cg, xg, is, is, bg, act, yg, is, bt);
+				cpu_panels_gemm(wp + g * per, mg, cg, xg, is, is, bg, ag, act, yg, is, bt);
 		}
 	free(own);
 	free(bt);
@@ -669,10 +672,18 @@ static void window_2d(const struct ops_window *w, struct ops_window *w2)
 }
 
 /* Y = act(conv(X, W) + B) for float or double tensors of the same dtype; Y allocated (N, M, out...), written
- * whole.  act (NULL: none) is applied to float only. */
+ * whole.  act (NULL: none) is applied to float only.  fuse (NULL: none) offers a float tensor laid out as Y to add,
+ * as the Add kernel would, and the activation after it (NULL: none); the paths that can take it do, and set
+ * fuse->taken (act is then NULL, the runner's rule). */
+struct conv_add {
+	const float *add;
+	const struct exec_act *act;
+	int taken;
+};
+
 static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *wt,
 			const struct xtensor *b, int64_t group, const struct ops_window *w, const struct exec_act *act,
-			struct xtensor *y)
+			struct conv_add *fuse, struct xtensor *y)
 {
 	int32_t dt = x->dtype;
 	size_t es = dt == OV_DT_FLOAT ? 4 : 8;
@@ -708,9 +719,12 @@ static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, cons
 					 act, (float *)yd);
 	/* pointwise float with many inputs (MobileNet's projections and wide expansions): the weights packed once
 	 * into panels (kept with the constants) and X read in place (src/exec/cpu/panel-gemm.c) */
-	if (pointwise && dt == OV_DT_FLOAT && (cg > PW_MAX_K || os < 64))
+	if (pointwise && dt == OV_DT_FLOAT && (cg > PW_MAX_K || os < 64)) {
+		if (fuse)
+			fuse->taken = 1;
 		return pointwise_packed(k, (const float *)xd, (const float *)wd, (const float *)bd, nb, c, m, group, is,
-					act, (float *)yd, os <= PW_STRIPS_N);
+					fuse ? fuse->add : NULL, fuse ? fuse->act : act, (float *)yd, os <= PW_STRIPS_N);
+	}
 	/* pointwise float: the direct kernel for few inputs (MobileNet's expansions: 16 to 96) over enough positions
 	 * for whole blocks, and with AVX-512's registers for up to a thousand inputs; else OpenBLAS (measured on
 	 * MobileNetV2's shapes: the 4-row kernel is ahead up to 128 inputs and behind from about 320, the 8-row one
@@ -835,8 +849,21 @@ static int conv_float(struct exec_kernel_ctx *k)
 		return -1;
 	/* the runner's offered activation, for float32 (double keeps the separate kernel) */
 	const struct exec_act *act = x->dtype == OV_DT_FLOAT && k->act.kind != EXEC_ACT_NONE ? &k->act : NULL;
-	if (conv_compute(k, x, wt, b, group, &w, act, k->out[0]))
+	/* its offered Add (a residual connection) when the other input has the output's own shape, with the
+	 * activation after the Add */
+	struct conv_add fuse = {0};
+	const struct xtensor *ad = k->add;
+	int same = ad && x->dtype == OV_DT_FLOAT && ad->dtype == OV_DT_FLOAT && ad->kind == XT_TENSOR &&
+		   ad->rank == x->rank && !act;
+	for (int i = 0; same && i < ad->rank; i++)
+		same = ad->dims[i] == out[i];
+	if (same) {
+		fuse.add = ad->data;
+		fuse.act = k->add_act.kind != EXEC_ACT_NONE ? &k->add_act : NULL;
+	}
+	if (conv_compute(k, x, wt, b, group, &w, act, same ? &fuse : NULL, k->out[0]))
 		return -1;
+	k->add_done = fuse.taken;
 	k->act_done = act != NULL;
 	return 0;
 }
@@ -956,7 +983,7 @@ static int kernel_conv_integer_like(struct exec_kernel_ctx *k, int qlinear)
 		goto out;
 	if (xt_alloc(&yd, OV_DT_DOUBLE, x->rank, out, k->err))
 		goto out;
-	if (conv_compute(k, &xd, &wd, b ? &bd : NULL, group, &win, NULL, &yd))
+	if (conv_compute(k, &xd, &wd, b ? &bd : NULL, group, &win, NULL, NULL, &yd))
 		goto out;
 	const double *yv = yd.data;
 	if (!qlinear) {

@@ -3,7 +3,8 @@
  * by input, so that 24 output channels lie across three vectors; the right operand (X, inputs by positions) read in
  * place, one position at a time broadcast to every lane.  A block of 4 positions by 24 channels keeps its 12 sums
  * in AVX2 registers over all the inputs, so no partial sum is ever stored; the block is then turned (positions
- * along the rows of C again), the bias, the fused Relu or Clip and the fused Add applied as it is written.
+ * along the rows of C again) as it is written, the sums having started from the bias, with the fused Add and the
+ * fused Relu or Clip applied.
  * Positions need no multiple of the vector width here (the planes have 49 and 196), channels of 8 do. */
 #include "config.h"
 
@@ -31,13 +32,14 @@ void cpu_strips_pack(const float *a, int64_t lda, int64_t m, int64_t k, float *a
 }
 
 /* One block: nr positions (b, b + 1, ... in each of B's rows, ldb apart) by 8 * mv channels (ap's strip), over all
- * k inputs, the sums starting from the bias (bv, 8 * mv of them); the activation applied and mr channels of the
- * block stored into C (rows ldc apart, c at the block's first channel and position).  Meanwhile pfn cache lines
+ * k inputs, the sums starting from the bias (bv, 8 * mv of them); mr channels of the block stored into C (rows ldc
+ * apart, c at the block's first channel and position), ad added first (NULL: nothing; laid out as C, at the
+ * block), then the activation applied.  Meanwhile pfn cache lines
  * from pf on are fetched, one per input: the next strip's share for this block, so that it waits on no memory. */
 static inline __attribute__((always_inline)) void sg_block(const float *ap, const float *b, int64_t ldb, int64_t k,
 							   const float *bv, const struct act8 *a, float *c,
-							   int64_t ldc, int mr, const float *pf, int64_t pfn,
-							   const int nr, const int mv)
+							   int64_t ldc, int mr, const float *ad, const float *pf,
+							   int64_t pfn, const int nr, const int mv)
 {
 	v8f s[4][3];
 
@@ -71,10 +73,32 @@ static inline __attribute__((always_inline)) void sg_block(const float *ap, cons
 	for (int j = 0; j < nr; j++)
 #pragma GCC unroll 3
 		for (int v = 0; v < mv; v++) {
-			if (a->on)
+			if (a->on && !ad)
 				act8_apply(&s[j][v], a);
 			STORE8(t[j] + 8 * v, s[j][v]);
 		}
+	if (!ad) {
+		for (int i = 0; i < mr; i++)
+#pragma GCC unroll 4
+			for (int j = 0; j < nr; j++)
+				c[i * ldc + j] = t[j][i];
+		return;
+	}
+	/* the Add, then the activation, by whole vectors of channels: the sums turned through t and back */
+	for (int v = 0; v < mv; v++) {
+		float u[4][8];
+		for (int i = 0; i < 8; i++)
+#pragma GCC unroll 4
+			for (int j = 0; j < nr; j++)
+				u[j][i] = 8 * v + i < mr ? ad[(8 * v + i) * ldc + j] : 0.0f;
+#pragma GCC unroll 4
+		for (int j = 0; j < nr; j++) {
+			v8f r = LOAD8(t[j] + 8 * v) + LOAD8(u[j]);
+			if (a->on)
+				act8_apply(&r, a);
+			STORE8(t[j] + 8 * v, r);
+		}
+	}
 	for (int i = 0; i < mr; i++)
 #pragma GCC unroll 4
 		for (int j = 0; j < nr; j++)
@@ -93,11 +117,12 @@ static int64_t sg_fours(int64_t n)
 /* Where block j's positions are: in B, or packed (xp: block by block, each k rows of its nr positions). */
 #define SG_B(j, nr) (xp ? xp + (j) * k : b + (j)), (xp ? (nr) : ldb)
 
-/* One strip (mr of its 8 * mv channels kept) over all n positions; pf the next strip (NULL: none). */
+/* One strip (mr of its 8 * mv channels kept) over all n positions, ads what is added to it (NULL: nothing); pf the
+ * next strip (NULL: none). */
 static inline __attribute__((always_inline)) void sg_strip(const float *as, int64_t k, const float *b, int64_t ldb,
 							   int64_t n, const float *xp, const float *bv,
-							   const struct act8 *a, float *cs, int64_t ldc, int mr,
-							   const float *pf, const int mv)
+							   const struct act8 *a, float *cs, const float *ads,
+							   int64_t ldc, int mr, const float *pf, const int mv)
 {
 	int64_t n4 = sg_fours(n), blocks = n4 / 4 + (n - n4) / 3 + (n - n4) % 3, bi = 0, j = 0;
 	/* the next strip's k * SG_MR floats, in lines of 16, shared out among the blocks */
@@ -107,16 +132,17 @@ static inline __attribute__((always_inline)) void sg_strip(const float *as, int6
 		per = k;
 #define SG_PF(bi) pf ? pf + 16 * (bi) * per : NULL, pf && (bi) * per < lines ? (lines - (bi) * per < per ? lines - (bi) * per : per) : 0
 	for (; j + 4 <= n4; j += 4, bi++)
-		sg_block(as, SG_B(j, 4), k, bv, a, cs + j, ldc, mr, SG_PF(bi), 4, mv);
+		sg_block(as, SG_B(j, 4), k, bv, a, cs + j, ldc, mr, ads ? ads + j : NULL, SG_PF(bi), 4, mv);
 	for (; j + 3 <= n; j += 3, bi++)
-		sg_block(as, SG_B(j, 3), k, bv, a, cs + j, ldc, mr, SG_PF(bi), 3, mv);
+		sg_block(as, SG_B(j, 3), k, bv, a, cs + j, ldc, mr, ads ? ads + j : NULL, SG_PF(bi), 3, mv);
 	for (; j < n; j++, bi++)
-		sg_block(as, SG_B(j, 1), k, bv, a, cs + j, ldc, mr, SG_PF(bi), 1, mv);
+		sg_block(as, SG_B(j, 1), k, bv, a, cs + j, ldc, mr, ads ? ads + j : NULL, SG_PF(bi), 1, mv);
 #undef SG_PF
 }
 
 NN_CLONES void cpu_strips_gemm(const float *ap, int64_t m, int64_t k, const float *b, int64_t ldb, int64_t n,
-			       const float *bias, const struct exec_act *act, float *c, int64_t ldc, float *xp)
+			       const float *bias, const float *add, const struct exec_act *act, float *c, int64_t ldc,
+			       float *xp)
 {
 	struct act8 a;
 	int64_t strips = (m + SG_MR - 1) / SG_MR, n4 = sg_fours(n);
@@ -140,11 +166,12 @@ NN_CLONES void cpu_strips_gemm(const float *ap, int64_t m, int64_t k, const floa
 		if (bias)
 			memcpy(bv, bias + s * SG_MR, (size_t)mr * sizeof *bv);
 		float *cs = c + s * SG_MR * ldc;
+		const float *ads = add ? add + s * SG_MR * ldc : NULL;
 		if (mr > 16)
-			sg_strip(as, k, b, ldb, n, xp, bv, &a, cs, ldc, mr, pf, 3);
+			sg_strip(as, k, b, ldb, n, xp, bv, &a, cs, ads, ldc, mr, pf, 3);
 		else if (mr > 8)
-			sg_strip(as, k, b, ldb, n, xp, bv, &a, cs, ldc, mr, pf, 2);
+			sg_strip(as, k, b, ldb, n, xp, bv, &a, cs, ads, ldc, mr, pf, 2);
 		else
-			sg_strip(as, k, b, ldb, n, xp, bv, &a, cs, ldc, mr, pf, 1);
+			sg_strip(as, k, b, ldb, n, xp, bv, &a, cs, ads, ldc, mr, pf, 1);
 	}
 }
