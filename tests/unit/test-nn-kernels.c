@@ -710,7 +710,7 @@ out:
 }
 
 /* The pointwise path through cpu_strips_gemm (src/exec/cpu/strip-gemm.c: under 64 positions, or up to 256 with
- * more than 128 inputs) against the definition: output channels around its strips of 24 and their vectors of 8
+ * 96 inputs or more) against the definition: output channels around its strips of 24 and their vectors of 8
  * (1 to 49), positions around its blocks of 4 and 3 and the single ones left (1 to 13, 7x7's 49, 50, 63: X packed;
  * 64 to 256: X in place), one input and many (the prefetch of the next strip shared out among the blocks), groups,
  * two images; and each fused activation bit for bit the separate kernels, a NaN in X too. */
@@ -732,9 +732,9 @@ static void test_conv_strips(void)
 	for (int it = 0; it < 63; it++) {
 		const int64_t *pl = planes[it % 21];
 		int64_t k = ks[it % 5], group = 1 + (it % 7 == 3);
-		/* more than 63 positions go through the strips only with more than 128 inputs */
-		if (pl[0] * pl[1] >= 64 && k <= 128)
-			k = 129 + it % 3;
+		/* more than 63 positions go through the strips only with 96 inputs or more */
+		if (pl[0] * pl[1] >= 64 && k < 96)
+			k = it % 2 ? 96 + it % 3 : 129 + it % 3;
 		struct conv_case c = {.n = 2, .nb = 1 + (it % 4 == 1), .c = group * k, .m = group * ms[it % 12],
 				      .group = group, .in = {pl[0], pl[1]}, .k = {1, 1}, .s = {1, 1}, .d = {1, 1},
 				      .bias = it % 5 != 2};
@@ -753,7 +753,7 @@ static void test_conv_strips(void)
 	static const int64_t adds[][5] = {
 		/* c, m, h, w, takes */
 		{40, 13, 7, 7, 1},    {300, 25, 1, 5, 1},  {130, 30, 14, 14, 1}, {150, 49, 1, 257, 1}, {129, 7, 17, 17, 1},
-		{200, 17, 3, 100, 1}, {16, 24, 12, 12, 0}, {3, 5, 1, 1, 1},
+		{200, 17, 3, 100, 1}, {16, 24, 12, 12, 0}, {3, 5, 1, 1, 1},   {96, 33, 14, 14, 1},
 	};
 	int addbad = 0, addn = (int)(sizeof adds / sizeof adds[0]);
 	for (int i = 0; i < addn; i++) {

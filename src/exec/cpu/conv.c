@@ -602,8 +602,11 @@ DEFINE_DEPTHWISE(double, depthwise_d)
 /* The most inputs a pointwise convolution goes through pointwise_f with, and pointwise_f_wide (more: OpenBLAS). */
 #define PW_MAX_K 128
 #define PW_WIDE_K 1024
-/* The most positions a pointwise convolution goes through cpu_strips_gemm with (more: cpu_panels_gemm) */
+/* The most positions a pointwise convolution goes through cpu_strips_gemm with (more: cpu_panels_gemm), and from
+ * 64 positions on the fewest inputs (fewer: pointwise_f; measured on MobileNetV2's 14x14 expansions: 64 inputs
+ * 3% behind it, 96 5% ahead) */
 #define PW_STRIPS_N 256
+#define PW_STRIPS_K 96
 /* The most im2col rows a convolution goes through pointwise_f_wide with (more: OpenBLAS). */
 #define PW_IM2COL_K 256
 /* Budget of one block of a pointwise convolution's output (all its channels), in elements. */
@@ -717,13 +720,15 @@ static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, cons
 	if (dt == OV_DT_FLOAT && w->n <= 2 && !pointwise && cpu_conv_direct_takes(cg, mg, &w2))
 		return cpu_conv_direct_f(k, (const float *)xd, (const float *)wd, (const float *)bd, nb, c, m, group, &w2,
 					 act, (float *)yd);
-	/* pointwise float with many inputs (MobileNet's projections and wide expansions): the weights packed once
-	 * into panels (kept with the constants) and X read in place (src/exec/cpu/panel-gemm.c) */
-	if (pointwise && dt == OV_DT_FLOAT && (cg > PW_MAX_K || os < 64)) {
+	/* pointwise float with many inputs (MobileNet's projections and wide expansions), or over a small plane: the
+	 * weights packed once (kept with the constants), into panels of rows (src/exec/cpu/panel-gemm.c) or, for
+	 * planes up to 16x16, strips of channels across the lanes (src/exec/cpu/strip-gemm.c) */
+	int strips = os <= PW_STRIPS_N && (os < 64 || cg >= PW_STRIPS_K);
+	if (pointwise && dt == OV_DT_FLOAT && (cg > PW_MAX_K || strips)) {
 		if (fuse)
 			fuse->taken = 1;
 		return pointwise_packed(k, (const float *)xd, (const float *)wd, (const float *)bd, nb, c, m, group, is,
-					fuse ? fuse->add : NULL, fuse ? fuse->act : act, (float *)yd, os <= PW_STRIPS_N);
+					fuse ? fuse->add : NULL, fuse ? fuse->act : act, (float *)yd, strips);
 	}
 	/* pointwise float: the direct kernel for few inputs (MobileNet's expansions: 16 to 96) over enough positions
 	 * for whole blocks, and with AVX-512's registers for up to a thousand inputs; else OpenBLAS (measured on

@@ -68,41 +68,55 @@ static inline __attribute__((always_inline)) void sg_block(const float *ap, cons
 				s[j][v] += xv * w[v];
 		}
 	}
-	float t[4][SG_MR];
-#pragma GCC unroll 4
-	for (int j = 0; j < nr; j++)
+	if (nr == 1) {
+		float t[SG_MR];
 #pragma GCC unroll 3
 		for (int v = 0; v < mv; v++) {
-			if (a->on && !ad)
-				act8_apply(&s[j][v], a);
-			STORE8(t[j] + 8 * v, s[j][v]);
+			if (ad) {
+				float u[8] = {0};
+				for (int i = 0; i < 8 && 8 * v + i < mr; i++)
+					u[i] = ad[(8 * v + i) * ldc];
+				s[0][v] += LOAD8(u);
+			}
+			if (a->on)
+				act8_apply(&s[0][v], a);
+			STORE8(t + 8 * v, s[0][v]);
 		}
-	if (!ad) {
 		for (int i = 0; i < mr; i++)
-#pragma GCC unroll 4
-			for (int j = 0; j < nr; j++)
-				c[i * ldc + j] = t[j][i];
+			c[i * ldc] = t[i];
 		return;
 	}
-	/* the Add, then the activation, by whole vectors of channels: the sums turned through t and back */
+	/* 4 (or 3) positions by 8 channels turned into 8 rows of 4 positions, as two 4 x 4 transposes in the halves:
+	 * r[i] holds channel i's positions in its low half, channel i + 4's in its high half */
+#pragma GCC unroll 3
 	for (int v = 0; v < mv; v++) {
-		float u[4][8];
-		for (int i = 0; i < 8; i++)
+		v8f z = {0}, d = nr > 3 ? s[3][v] : z;
+		v8f t0 = V8_SHUF2(s[0][v], s[1][v], 0, 8, 1, 9, 4, 12, 5, 13);
+		v8f t1 = V8_SHUF2(s[0][v], s[1][v], 2, 10, 3, 11, 6, 14, 7, 15);
+		v8f t2 = V8_SHUF2(s[2][v], d, 0, 8, 1, 9, 4, 12, 5, 13);
+		v8f t3 = V8_SHUF2(s[2][v], d, 2, 10, 3, 11, 6, 14, 7, 15);
+		v8f r[4] = {V8_SHUF2(t0, t2, 0, 1, 8, 9, 4, 5, 12, 13), V8_SHUF2(t0, t2, 2, 3, 10, 11, 6, 7, 14, 15),
+			    V8_SHUF2(t1, t3, 0, 1, 8, 9, 4, 5, 12, 13), V8_SHUF2(t1, t3, 2, 3, 10, 11, 6, 7, 14, 15)};
+		int full = 8 * v + 8 <= mr;
 #pragma GCC unroll 4
-			for (int j = 0; j < nr; j++)
-				u[j][i] = 8 * v + i < mr ? ad[(8 * v + i) * ldc + j] : 0.0f;
-#pragma GCC unroll 4
-		for (int j = 0; j < nr; j++) {
-			v8f r = LOAD8(t[j] + 8 * v) + LOAD8(u[j]);
+		for (int i = 0; i < 4; i++) {
+			int lo = 8 * v + i, hi = lo + 4;
+			if (ad) {
+				float u[8] = {0};
+				if (full || lo < mr)
+					memcpy(u, ad + lo * ldc, (size_t)nr * sizeof *u);
+				if (full || hi < mr)
+					memcpy(u + 4, ad + hi * ldc, (size_t)nr * sizeof *u);
+				r[i] += LOAD8(u);
+			}
 			if (a->on)
-				act8_apply(&r, a);
-			STORE8(t[j] + 8 * v, r);
+				act8_apply(&r[i], a);
+			if (full || lo < mr)
+				memcpy(c + lo * ldc, &r[i], (size_t)nr * sizeof *c);
+			if (full || hi < mr)
+				memcpy(c + hi * ldc, (const float *)&r[i] + 4, (size_t)nr * sizeof *c);
 		}
 	}
-	for (int i = 0; i < mr; i++)
-#pragma GCC unroll 4
-		for (int j = 0; j < nr; j++)
-			c[i * ldc + j] = t[j][i];
 }
 
 /* The positions in blocks of 4, the last few of 3 so that no block of 1 or 2 is needed (from 6 positions on):
