@@ -517,14 +517,16 @@ static void test_conv_act(void)
 	struct conv_case stretch = {.n = 2, .nb = 1, .c = 16, .m = 6, .group = 1, .in = {1, 613}, .k = {1, 1},
 				    .s = {1, 1}, .d = {1, 1}, .bias = 1};
 	pwbad += !conv_check(&stretch, OV_DT_FLOAT, 1e-5, "pointwise, stretches");
-	/* many inputs, or few positions (AVX-512's 8-row kernel where there is one, else OpenBLAS): 8, 4 and 1 rows */
-	static const int64_t wide[][3] = {{130, 13, 70}, {200, 9, 49}, {3, 21, 20}, {300, 8, 7}};
+	/* many inputs, or few positions: the strips (up to 256 positions), the 4-row kernel (up to 192 inputs) with
+	 * 4 and 1 rows, the panels (more) */
+	static const int64_t wide[][3] = {{130, 13, 70}, {200, 9, 49}, {3, 21, 20}, {300, 8, 7}, {150, 11, 300},
+					  {192, 6, 259}, {300, 13, 300}};
 	for (size_t i = 0; i < sizeof wide / sizeof wide[0]; i++) {
 		struct conv_case c = {.n = 2, .nb = 1, .c = wide[i][0], .m = wide[i][1], .group = 1,
 				      .in = {1, wide[i][2]}, .k = {1, 1}, .s = {1, 1}, .d = {1, 1}, .bias = (int)(i % 2)};
 		pwbad += !conv_check(&c, OV_DT_FLOAT, 1e-4, "pointwise, many inputs");
 	}
-	OK(!pwbad, "direct pointwise Conv on %d geometries (%d differ)", pwn + 6, pwbad);
+	OK(!pwbad, "direct pointwise Conv on %d geometries (%d differ)", pwn + 9, pwbad);
 }
 
 /* The direct path (src/exec/cpu/conv-direct.c: 12 output channels or more per group, 32 products or more) against
@@ -630,13 +632,13 @@ static void test_conv_winograd(void)
 		bad += !conv_check(&c, OV_DT_FLOAT, 1e-4, what);
 		abad += !conv_act_check(&c, OV_DT_FLOAT, &acts[i % 2], i == 2 ? 40 : -1, what);
 	}
-	/* the pointwise path through cpu_panels_gemm (more than 128 inputs, more than 256 positions): rows around its
+	/* the pointwise path through cpu_panels_gemm (more than 192 inputs, more than 256 positions): rows around its
 	 * panels of 6, columns around its blocks of 16 and 8 (257, 264, 265, 272, 273, 296), more than its 256
 	 * products per pass, groups */
 	int pbad = 0, pn = 0;
 	for (int64_t i = 0; i < 12; i++) {
 		int64_t pos = (int64_t[]){257, 264, 265, 272, 273, 296}[i % 6], group = 1 + i / 6;
-		struct conv_case c = {.n = 2, .nb = 1 + i % 2, .c = group * (i % 3 ? 129 : 300),
+		struct conv_case c = {.n = 2, .nb = 1 + i % 2, .c = group * (i % 3 ? 193 : 300),
 				      .m = group * (int64_t[]){7, 13, 24}[i % 3], .group = group, .in = {1, pos},
 				      .k = {1, 1}, .s = {1, 1}, .d = {1, 1}, .bias = i % 4 != 3};
 		char what[96];
@@ -748,12 +750,14 @@ static void test_conv_strips(void)
 			na++;
 		}
 	}
-	/* an Add after it (a residual connection), then maybe an activation: the strips and the panels take it, to
-	 * the separate kernels' bits; the other paths leave it to the runner */
+	/* an Add after it (a residual connection), then maybe an activation: the strips, the panels and the 4-row
+	 * kernel (positions past its blocks of 24 and 8, outputs past its 4 rows) take it, to the separate kernels'
+	 * bits; the other paths leave it to the runner */
 	static const int64_t adds[][5] = {
 		/* c, m, h, w, takes */
 		{40, 13, 7, 7, 1},    {300, 25, 1, 5, 1},  {130, 30, 14, 14, 1}, {150, 49, 1, 257, 1}, {129, 7, 17, 17, 1},
-		{200, 17, 3, 100, 1}, {16, 24, 12, 12, 0}, {3, 5, 1, 1, 1},   {96, 33, 14, 14, 1},
+		{200, 17, 3, 100, 1}, {16, 24, 12, 12, 1}, {3, 5, 1, 1, 1},   {96, 33, 14, 14, 1},  {40, 30, 1, 101, 1},
+		{192, 32, 28, 28, 1}, {5, 9, 8, 9, 1},     {150, 30, 1, 261, 1},
 	};
 	int addbad = 0, addn = (int)(sizeof adds / sizeof adds[0]);
 	for (int i = 0; i < addn; i++) {
@@ -771,8 +775,8 @@ static void test_conv_strips(void)
 			       .d = {1, 1}, .pb = {1, 1}, .pe = {1, 1}, .bias = 1};
 	addbad += !conv_add_check(&c3, &acts[1], -1, 0, "3x3 Conv with an Add");
 	OK(!bad, "pointwise Conv of small planes (strips) matches the naive loop on %d geometries (%d differ)", n, bad);
-	OK(!addbad, "an Add (and an activation) after a pointwise Conv taken into the strips and the panels, to the "
-		    "separate kernels' bits, and left to the runner elsewhere (%d of %d differ)", addbad, addn + 1);
+	OK(!addbad, "an Add (and an activation) after a pointwise Conv taken into its kernels, to the separate "
+		    "kernels' bits, and left to the runner elsewhere (%d of %d differ)", addbad, addn + 1);
 	OK(!abad, "pointwise Conv of small planes (strips) with a fused Relu/Clip gives the separate kernels' bits "
 		  "(%d of %d differ)", abad, na);
 }

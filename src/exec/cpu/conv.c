@@ -386,12 +386,13 @@ NN_CLONES void cpu_act_f(float *restrict y, int64_t n, const struct exec_act *ac
 }
 
 /* One block of a pointwise convolution: rows [m, m + MR) by 8 * NV positions, over all K inputs: the sums start
- * from the bias, the activation is applied, and the block is stored (all of it, or the first `keep` positions).
+ * from the bias, ad is added (NULL: nothing; laid out as y), the activation is applied, and the block is stored (all
+ * of it, or the first `keep` positions).
  * Inlined with constant MR and NV, the loops unroll and the sums stay in registers (MR x NV of them: 12 of AVX2's
  * 16, or 24 of AVX-512's 32 for 8 rows). */
 static inline __attribute__((always_inline)) void pw_block(const float *x, int64_t ldx, const float *w, int64_t K,
-							   const float *bias, const struct act8 *a, float *y,
-							   int64_t ldy, const int MR, const int NV, int keep)
+							   const float *bias, const float *ad, const struct act8 *a,
+							   float *y, int64_t ldy, const int MR, const int NV, int keep)
 {
 	v8f acc[8][3] = {{{0}}};
 
@@ -420,6 +421,13 @@ static inline __attribute__((always_inline)) void pw_block(const float *x, int64
 	for (int i = 0; i < MR; i++)
 #pragma GCC unroll 3
 		for (int v = 0; v < NV; v++) {
+			if (ad && keep >= 8 * (v + 1)) {
+				acc[i][v] += LOAD8(ad + i * ldy + 8 * v);
+			} else if (ad && keep > 8 * v) {
+				float t[8] = {0};
+				memcpy(t, ad + i * ldy + 8 * v, (size_t)(keep - 8 * v) * sizeof *t);
+				acc[i][v] += LOAD8(t);
+			}
 			if (a->on)
 				act8_apply(&acc[i][v], a);
 			if (keep >= 8 * (v + 1)) {
@@ -442,8 +450,8 @@ static inline __attribute__((always_inline)) void pw_block(const float *x, int64
  * in runs); the positions left (N mod 24) go 8 at a time, the last few through xt (K x 8 floats, zero-padded) so
  * nothing is read past X's end. */
 static inline __attribute__((always_inline)) void pointwise_run(const float *x, int64_t ldx, const float *w,
-								const float *bias, float *y, int64_t ldy, int64_t M,
-								int64_t K, int64_t N, const struct exec_act *act,
+								const float *bias, const float *ad, float *y, int64_t ldy,
+								int64_t M, int64_t K, int64_t N, const struct exec_act *act,
 								float *xt, const int MR)
 {
 	struct act8 a;
@@ -455,21 +463,22 @@ static inline __attribute__((always_inline)) void pointwise_run(const float *x, 
 		span = 24;
 /* the rows [m, M) over the positions from q0 to q1, in blocks of NV vectors (keeping keep positions of the last) */
 #define PW_ROWS(q0, q1, step, xb, ld, NV, keep)                                                                  \
-	do {                                                                                                      \
-		int64_t m = 0;                                                                                    \
-		for (; m + MR <= M; m += MR)                                                                      \
-			for (int64_t q = (q0); q < (q1); q += (step))                                             \
-				pw_block((xb) + q - (q0), ld, w + m * K, K, bias ? bias + m : NULL, &a,            \
-					 y + m * ldy + q, ldy, MR, NV, keep);                                       \
-		if (MR > 4)                                                                                       \
-			for (; m + 4 <= M; m += 4)                                                                \
-				for (int64_t q = (q0); q < (q1); q += (step))                                     \
-					pw_block((xb) + q - (q0), ld, w + m * K, K, bias ? bias + m : NULL, &a,    \
-						 y + m * ldy + q, ldy, 4, NV, keep);                                \
-		for (; m < M; m++)                                                                                \
-			for (int64_t q = (q0); q < (q1); q += (step))                                             \
-				pw_block((xb) + q - (q0), ld, w + m * K, K, bias ? bias + m : NULL, &a,            \
-					 y + m * ldy + q, ldy, 1, NV, keep);                                        \
+	do {                                                                                                     \
+		int64_t m = 0;                                                                                   \
+		for (; m + MR <= M; m += MR)                                                                     \
+			for (int64_t q = (q0); q < (q1); q += (step))                                            \
+				pw_block((xb) + q - (q0), ld, w + m * K, K, bias ? bias + m : NULL,              \
+					 ad ? ad + m * ldy + q : NULL, &a, y + m * ldy + q, ldy, MR, NV, keep);  \
+		if (MR > 4)                                                                                      \
+			for (; m + 4 <= M; m += 4)                                                               \
+				for (int64_t q = (q0); q < (q1); q += (step))                                    \
+					pw_block((xb) + q - (q0), ld, w + m * K, K, bias ? bias + m : NULL,      \
+						 ad ? ad + m * ldy + q : NULL, &a, y + m * ldy + q, ldy, 4, NV,  \
+						 keep);                                                          \
+		for (; m < M; m++)                                                                               \
+			for (int64_t q = (q0); q < (q1); q += (step))                                            \
+				pw_block((xb) + q - (q0), ld, w + m * K, K, bias ? bias + m : NULL,              \
+					 ad ? ad + m * ldy + q : NULL, &a, y + m * ldy + q, ldy, 1, NV, keep);   \
 	} while (0)
 	for (; p0 < n24; p0 += span) {
 		int64_t p1 = p0 + span < n24 ? p0 + span : n24;
@@ -489,10 +498,10 @@ static inline __attribute__((always_inline)) void pointwise_run(const float *x, 
 }
 
 /* 4 rows at a time: AVX2's 16 registers. */
-NN_CLONES static void pointwise_f(const float *x, int64_t ldx, const float *w, const float *bias, float *y, int64_t ldy,
-				  int64_t M, int64_t K, int64_t N, const struct exec_act *act, float *xt)
+NN_CLONES static void pointwise_f(const float *x, int64_t ldx, const float *w, const float *bias, const float *ad,
+				  float *y, int64_t ldy, int64_t M, int64_t K, int64_t N, const struct exec_act *act, float *xt)
 {
-	pointwise_run(x, ldx, w, bias, y, ldy, M, K, N, act, xt, 4);
+	pointwise_run(x, ldx, w, bias, ad, y, ldy, M, K, N, act, xt, 4);
 }
 
 #ifdef NN_WIDE
@@ -501,7 +510,7 @@ NN_CLONES static void pointwise_f(const float *x, int64_t ldx, const float *w, c
 NN_WIDE static void pointwise_f_wide(const float *x, int64_t ldx, const float *w, const float *bias, float *y,
 				     int64_t ldy, int64_t M, int64_t K, int64_t N, const struct exec_act *act, float *xt)
 {
-	pointwise_run(x, ldx, w, bias, y, ldy, M, K, N, act, xt, 8);
+	pointwise_run(x, ldx, w, bias, NULL, y, ldy, M, K, N, act, xt, 8);
 }
 
 /* The CPU runs pointwise_f_wide (what x86-64-v4 lets the compiler use in it). */
@@ -600,7 +609,7 @@ DEFINE_DEPTHWISE(double, depthwise_d)
 /* Budget of one im2col/col2im tile, in elements. */
 #define COL_TILE (1 << 20)
 /* The most inputs a pointwise convolution goes through pointwise_f with, and pointwise_f_wide (more: OpenBLAS). */
-#define PW_MAX_K 128
+#define PW_MAX_K 192
 #define PW_WIDE_K 1024
 /* The most positions a pointwise convolution goes through cpu_strips_gemm with (more: cpu_panels_gemm), and from
  * 64 positions on the fewest inputs (fewer: pointwise_f; measured on MobileNetV2's 14x14 expansions: 64 inputs
@@ -730,10 +739,11 @@ static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, cons
 		return pointwise_packed(k, (const float *)xd, (const float *)wd, (const float *)bd, nb, c, m, group, is,
 					fuse ? fuse->add : NULL, fuse ? fuse->act : act, (float *)yd, strips);
 	}
-	/* pointwise float: the direct kernel for few inputs (MobileNet's expansions: 16 to 96) over enough positions
-	 * for whole blocks, and with AVX-512's registers for up to a thousand inputs; else OpenBLAS (measured on
-	 * MobileNetV2's shapes: the 4-row kernel is ahead up to 128 inputs and behind from about 320, the 8-row one
-	 * ahead on all of them) */
+	/* pointwise float: the direct kernel for few inputs (MobileNet's expansions: 16 to 96, and its 28x28 and
+	 * 56x56 projections from 144 and 192: its 4-row blocks fit their 24 and 32 outputs, where the panels' 6 rows
+	 * leave a third of a panel empty on 32) over enough positions for whole blocks, and with AVX-512's registers
+	 * for up to a thousand inputs; else OpenBLAS (measured on MobileNetV2's shapes: the 4-row kernel is ahead up
+	 * to 192 inputs and behind from about 320, the 8-row one ahead on all of them) */
 	int narrow = cg <= PW_MAX_K && os >= 64, wide = 0;
 #ifdef NN_WIDE
 	wide = !narrow && cg <= PW_WIDE_K && cpu_wide();
@@ -742,6 +752,11 @@ static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, cons
 		float *xt = malloc((size_t)(cg ? cg : 1) * 8 * sizeof *xt);
 		if (!xt)
 			return xk_fail(k, "out of memory");
+		/* the offered Add, on the 4-row kernel */
+		const float *ad = fuse && !wide ? fuse->add : NULL;
+		const struct exec_act *pact = ad ? fuse->act : act;
+		if (ad)
+			fuse->taken = 1;
 		for (int64_t n = 0; n < nb; n++)
 			for (int64_t g = 0; g < group; g++) {
 				const float *xg = (const float *)xd + (n * c + g * cg) * is;
@@ -753,7 +768,8 @@ static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, cons
 					continue;
 				}
 #endif
-				pointwise_f(xg, is, wg, bg, yg, os, mg, cg, os, act, xt);
+				pointwise_f(xg, is, wg, bg, ad ? ad + (n * m + g * mg) * os : NULL, yg, os, mg, cg, os, pact,
+					    xt);
 			}
 		free(xt);
 		return 0;
