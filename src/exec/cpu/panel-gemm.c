@@ -91,9 +91,11 @@ static inline __attribute__((always_inline)) void pg_block(const float *ap, cons
 		}
 }
 
-NN_CLONES void cpu_panels_gemm(const float *ap, int64_t m, int64_t k, const float *b, int64_t ldb, int64_t n,
-			       const float *bias, const float *add, const struct exec_act *act, float *c, int64_t ldc,
-			       float *bt)
+/* The product, with an Add (add not NULL) or without one (a constant where inlined: the plain product's code stays
+ * what it was without the Add's tests). */
+static inline __attribute__((always_inline)) void pg_gemm(const float *ap, int64_t m, int64_t k, const float *b,
+							  int64_t ldb, int64_t n, const float *bias, const float *add,
+							  const struct exec_act *act, float *c, int64_t ldc, float *bt)
 {
 	/* column blocks: 16 wide; then the last n % 16 columns, 8 in place and the rest (under 8) through bt,
 	 * zero-padded to 8 so that nothing is read past B's last column */
@@ -147,4 +149,14 @@ NN_CLONES void cpu_panels_gemm(const float *ap, int64_t m, int64_t k, const floa
 		if (k == 0)
 			break;
 	}
+}
+
+NN_CLONES void cpu_panels_gemm(const float *ap, int64_t m, int64_t k, const float *b, int64_t ldb, int64_t n,
+			       const float *bias, const float *add, const struct exec_act *act, float *c, int64_t ldc,
+			       float *bt)
+{
+	if (add)
+		pg_gemm(ap, m, k, b, ldb, n, bias, add, act, c, ldc, bt);
+	else
+		pg_gemm(ap, m, k, b, ldb, n, bias, NULL, act, c, ldc, bt);
 }
