@@ -2,7 +2,8 @@
 # The CPU's own float32 matrix product (src/exec/cpu/sgemm.c) and the runner's fusions around it (src/exec/run.c):
 # MatMul and Gemm over odd shapes (tails of 16 columns and 6 rows, K over one block, batches, NaN and infinities)
 # against numpy, once with the weights packed for one run and once kept across runs (run --repeat); an Add (a bias
-# row or a whole matrix) and a Relu after a MatMul taken into it, and a LayerNormalization written out as nodes
+# row or a whole matrix) and a Relu after a MatMul taken into it, an Add (a residual) and a Relu or Clip after a
+# pointwise Conv taken into it (both against numpy), and a LayerNormalization written out as nodes
 # taken into its first ReduceMean, both to the bits of the separate kernels (--all runs nothing fused), and
 # refused where a value between is watched or the pattern is another; float32 ReduceSum/ReduceMean over trailing
 # axes, Softmax/LogSoftmax and LayerNormalization over float32 rows against numpy.
@@ -155,6 +156,54 @@ np.save("lnopi.npy", (1 / np.sqrt(x64.var(-1, keepdims=True) + 1e-5)).astype(np.
 m2 = x64.mean((1, 2), keepdims=True)
 np.save("lnopy2.npy", ((x64 - m2) / np.sqrt(x64.var((1, 2), keepdims=True) + 1e-5) * g2 + b2).astype(np.float32))
 
+# Conv then Add (a residual connection), then maybe a Relu or Clip: pointwise over a 7x7 plane (the strips, X
+# packed), over 14x14 with 130 inputs (the strips, X in place) and over 17x17 with 150 (the panels), each with
+# output channels off the vector widths; the residual first or second, a NaN in it; an Add that broadcasts (not
+# taken), a 3x3 Conv (not taken), and a Conv whose output is also watched (not fused)
+def conv_ref(x, w, b):
+    y = np.einsum("nchw,mc->nmhw", x.astype(np.float64), w[:, :, 0, 0].astype(np.float64)) + b[None, :, None, None]
+    return y.astype(np.float32)
+
+cnodes, cins, couts, cinits, cvals = [], [], [], [], {}
+for i, (c, m, h, wd, first, act) in enumerate([(40, 13, 7, 7, 0, None), (130, 30, 14, 14, 1, "Relu"),
+                                                (150, 20, 17, 17, 0, "Clip"), (9, 17, 5, 3, 1, None)]):
+    xc, wc, bc, rc_ = r(1, c, h, wd), r(m, c, 1, 1), r(m), r(1, m, h, wd)
+    rc_[0, m - 1, h - 1, wd - 1] = np.nan
+    rc_[0, 0, 0, 0] = 100.0
+    cins += [vi(f"cx{i}", T.FLOAT, [1, c, h, wd]), vi(f"cr{i}", T.FLOAT, [1, m, h, wd])]
+    cinits += [(f"cw{i}", wc), (f"cb{i}", bc)]
+    cnodes.append(helper.make_node("Conv", [f"cx{i}", f"cw{i}", f"cb{i}"], [f"cc{i}"]))
+    cnodes.append(helper.make_node("Add", [f"cr{i}", f"cc{i}"] if first else [f"cc{i}", f"cr{i}"], [f"cs{i}"]))
+    y = (conv_ref(xc, wc, bc) + rc_).astype(np.float32)
+    out = f"cs{i}"
+    if act == "Relu":
+        cnodes.append(helper.make_node("Relu", [out], [f"ca{i}"]))
+        out, y = f"ca{i}", np.maximum(y, 0)
+    elif act == "Clip":
+        cnodes.append(helper.make_node("Clip", [out, "lo6", "hi6"], [f"ca{i}"]))
+        out, y = f"ca{i}", np.clip(y, 0, 6)
+    couts.append(vi(out, T.FLOAT, [1, m, h, wd]))
+    cvals.update({f"cx{i}": xc, f"cr{i}": rc_, out: y})
+# an Add that broadcasts (a row per channel) after a pointwise Conv, and one after a 3x3 Conv
+xb, wb, bb, rb = r(1, 40, 7, 7), r(16, 40, 1, 1), r(16), r(1, 16, 1, 1)
+w3, b3, r3 = r(16, 40, 3, 3), r(16), r(1, 16, 5, 5)
+cnodes += [helper.make_node("Conv", ["cxb", "cwb", "cbb"], ["ccb"]), helper.make_node("Add", ["ccb", "crb"], ["csb"]),
+           helper.make_node("Conv", ["cxb", "cw9", "cb9"], ["cc9"]), helper.make_node("Add", ["cc9", "cr9"], ["cs9"])]
+cins += [vi("cxb", T.FLOAT, [1, 40, 7, 7]), vi("crb", T.FLOAT, [1, 16, 1, 1]), vi("cr9", T.FLOAT, [1, 16, 5, 5])]
+couts += [vi("csb", T.FLOAT, [1, 16, 7, 7]), vi("cs9", T.FLOAT, [1, 16, 5, 5])]
+cinits += [("cwb", wb), ("cbb", bb), ("cw9", w3), ("cb9", b3), ("lo6", np.array(0, np.float32)),
+           ("hi6", np.array(6, np.float32))]
+x64, w64 = xb.astype(np.float64), w3.astype(np.float64)
+y3 = np.zeros((1, 16, 5, 5))
+for i in range(5):
+    for j in range(5):
+        y3[0, :, i, j] = np.einsum("chw,mchw->m", x64[0, :, i:i + 3, j:j + 3], w64)
+cvals.update({"cxb": xb, "crb": rb, "cr9": r3, "csb": (conv_ref(xb, wb, bb) + rb).astype(np.float32),
+              "cs9": (y3 + b3[None, :, None, None] + r3).astype(np.float32)})
+save("convadd", cnodes, cins, couts, cinits)
+for n, v in cvals.items():
+    np.save(n + ".npy", v)
+
 x64 = xr.astype(np.float64)
 np.save("xr.npy", xr)
 np.save("s1.npy", x64.sum(2, keepdims=True).astype(np.float32))
@@ -190,6 +239,21 @@ check "a bias Add and a Relu taken into the MatMul give the separate kernels' bi
 "$ONNXVIEW" run gemm.onnx --input x=x.npy --input q=q.npy --input kt=kt.npy --to h,pb --save to >/dev/null 2>&1
 check "--to the Add's output keeps it (the Add is not taken into the MatMul) and the Relu's bits do not change" \
 	sh -c 'cmp -s to/h.npy all/h.npy && cmp -s to/pb.npy all/pb.npy'
+
+# ---- Conv with the Add after it (a residual connection) and the activation after that
+cin=
+for v in cx0 cr0 cx1 cr1 cx2 cr2 cx3 cr3 cxb crb cr9; do cin="$cin --input $v=$v.npy"; done
+exp=
+for v in cs0 ca1 ca2 cs3 csb cs9; do exp="$exp --expect $v=$v.npy"; done
+run convadd.onnx $cin $exp --profile
+check "pointwise Convs with an Add after them (7x7, 14x14 and 17x17 planes, a Relu or Clip after) match numpy" \
+	[ "$(rc)" = 0 ]
+"$ONNXVIEW" run convadd.onnx $cin --save cf >/dev/null 2>&1
+"$ONNXVIEW" run convadd.onnx $cin --all --save ca >/dev/null 2>&1
+check "... to the bits of the Conv, the Add and the activation run apart (--all), a NaN in the residual too" \
+	sh -c 'for v in cs0 ca1 ca2 cs3 csb cs9; do cmp -s cf/$v.npy ca/$v.npy || exit 1; done'
+run convadd.onnx $cin --repeat 3
+check "run --repeat: the same bits every run with the weights kept" grep -q "same bits" out.txt
 
 # ---- the layer norm written out as nodes
 for n in 37 64; do

@@ -107,6 +107,29 @@ static inline int run_act(struct tnode *t, int64_t opset, const struct xtensor *
 	return rc;
 }
 
+/* Run the node, offering the kernel the Add of add (and then add_act, NULL: none) to fuse; *add_done says whether it
+ * did. */
+static inline int run_add(struct tnode *t, int64_t opset, const struct xtensor *const *in, size_t n_in,
+			  struct xtensor *out, const struct xtensor *add, const struct exec_act *add_act, int *add_done)
+{
+	struct xtensor *slots[1] = {out};
+	exec_kernel_fn fn = cpu_find_kernel("", t->proto.op_type, opset);
+
+	if (!fn) {
+		snprintf(t->err.msg, sizeof t->err.msg, "no kernel");
+		return -1;
+	}
+	memset(out, 0, sizeof *out);
+	struct exec_kernel_ctx k = {.g = &t->g, .node = 0, .opset = opset, .in = (const struct xtensor **)in,
+				    .n_in = n_in, .out = slots, .n_out = 1, .err = &t->err, .add = add};
+	if (add_act)
+		k.add_act = *add_act;
+	t->err.msg[0] = '\0';
+	int rc = fn(&k);
+	*add_done = k.add_done;
+	return rc || k.act_done;
+}
+
 static inline int run(struct tnode *t, int64_t opset, const struct xtensor *const *in, size_t n_in, struct xtensor *out,
 		      size_t n_out)
 {

@@ -517,14 +517,16 @@ static void test_conv_act(void)
 	struct conv_case stretch = {.n = 2, .nb = 1, .c = 16, .m = 6, .group = 1, .in = {1, 613}, .k = {1, 1},
 				    .s = {1, 1}, .d = {1, 1}, .bias = 1};
 	pwbad += !conv_check(&stretch, OV_DT_FLOAT, 1e-5, "pointwise, stretches");
-	/* many inputs, or few positions (AVX-512's 8-row kernel where there is one, else OpenBLAS): 8, 4 and 1 rows */
-	static const int64_t wide[][3] = {{130, 13, 70}, {200, 9, 49}, {3, 21, 20}, {300, 8, 7}};
+	/* many inputs, or few positions: the strips (up to 256 positions), the 4-row kernel (up to 192 inputs) with
+	 * 4 and 1 rows, the panels (more) */
+	static const int64_t wide[][3] = {{130, 13, 70}, {200, 9, 49}, {3, 21, 20}, {300, 8, 7}, {150, 11, 300},
+					  {192, 6, 259}, {300, 13, 300}};
 	for (size_t i = 0; i < sizeof wide / sizeof wide[0]; i++) {
 		struct conv_case c = {.n = 2, .nb = 1, .c = wide[i][0], .m = wide[i][1], .group = 1,
 				      .in = {1, wide[i][2]}, .k = {1, 1}, .s = {1, 1}, .d = {1, 1}, .bias = (int)(i % 2)};
 		pwbad += !conv_check(&c, OV_DT_FLOAT, 1e-4, "pointwise, many inputs");
 	}
-	OK(!pwbad, "direct pointwise Conv on %d geometries (%d differ)", pwn + 6, pwbad);
+	OK(!pwbad, "direct pointwise Conv on %d geometries (%d differ)", pwn + 9, pwbad);
 }
 
 /* The direct path (src/exec/cpu/conv-direct.c: 12 output channels or more per group, 32 products or more) against
@@ -630,12 +632,13 @@ static void test_conv_winograd(void)
 		bad += !conv_check(&c, OV_DT_FLOAT, 1e-4, what);
 		abad += !conv_act_check(&c, OV_DT_FLOAT, &acts[i % 2], i == 2 ? 40 : -1, what);
 	}
-	/* the pointwise path through cpu_panels_gemm (more than 128 inputs): rows around its panels of 6, columns
-	 * around its blocks of 16 and 8 (1, 8, 9, 16, 17, 40), more than its 256 products per pass, groups */
+	/* the pointwise path through cpu_panels_gemm (more than 192 inputs, more than 256 positions): rows around its
+	 * panels of 6, columns around its blocks of 16 and 8 (257, 264, 265, 272, 273, 296), more than its 256
+	 * products per pass, groups */
 	int pbad = 0, pn = 0;
 	for (int64_t i = 0; i < 12; i++) {
-		int64_t pos = (int64_t[]){1, 8, 9, 16, 17, 40}[i % 6], group = 1 + i / 6;
-		struct conv_case c = {.n = 2, .nb = 1 + i % 2, .c = group * (i % 3 ? 129 : 300),
+		int64_t pos = (int64_t[]){257, 264, 265, 272, 273, 296}[i % 6], group = 1 + i / 6;
+		struct conv_case c = {.n = 2, .nb = 1 + i % 2, .c = group * (i % 3 ? 193 : 300),
 				      .m = group * (int64_t[]){7, 13, 24}[i % 3], .group = group, .in = {1, pos},
 				      .k = {1, 1}, .s = {1, 1}, .d = {1, 1}, .bias = i % 4 != 3};
 		char what[96];
@@ -649,6 +652,133 @@ static void test_conv_winograd(void)
 	   pn, pbad);
 	OK(!bad, "Winograd Conv matches the naive loop on %d geometries (%d differ)", n, bad);
 	OK(!abad, "Winograd Conv with a fused Relu/Clip gives the separate kernels' bits (%d of %d differ)", abad, n);
+}
+
+/* Conv of cc offered an Add of a tensor of its output's shape (a NaN in it at nan_at, >= 0) and then act (NULL:
+ * none): a path that takes it (want 1) must give, bit for bit, what Conv, Add and the Relu or Clip kernels give; one
+ * that does not (want 0) must leave both to the runner and give the Conv's own output. */
+static int conv_add_check(struct conv_case *cc, const struct exec_act *act, int64_t nan_at, int want, const char *what)
+{
+	struct tnode t, ta, tc;
+	struct xtensor x, w, b, r, y0, y1, y2, y3, lo, hi;
+	int64_t out[5];
+	int done = -1, ok = 0;
+
+	conv_setup(cc, OV_DT_FLOAT, &t, &x, &w, &b, out);
+	mk_rand(&r, OV_DT_FLOAT, cc->n + 2, out);
+	if (nan_at >= 0)
+		((float *)r.data)[nan_at % r.numel] = NAN;
+	const struct xtensor *in[3] = {&x, &w, &b};
+	memset(&y1, 0, sizeof y1);
+	memset(&y2, 0, sizeof y2);
+	memset(&y3, 0, sizeof y3);
+	mk(&lo, OV_DT_FLOAT, 0, NULL, (double[]){act ? act->lo : 0});
+	mk(&hi, OV_DT_FLOAT, 0, NULL, (double[]){act ? act->hi : 0});
+	node(&ta, "Add");
+	const struct xtensor *ain[2] = {&y0, &r};
+	if (run(&t, 11, in, cc->bias ? 3 : 2, &y0, 1) || run(&ta, 14, ain, 2, &y1, 1) ||
+	    run_add(&t, 11, in, cc->bias ? 3 : 2, &y3, &r, act, &done)) {
+		printf("#   %s: %s %s\n", what, t.err.msg, ta.err.msg);
+		goto out;
+	}
+	const struct xtensor *want_y = &y1;
+	if (act) {
+		node(&tc, act->kind == EXEC_ACT_RELU ? "Relu" : "Clip");
+		const struct xtensor *cin[3] = {&y1, &lo, &hi};
+		if (run(&tc, 13, cin, act->kind == EXEC_ACT_RELU ? 1 : 3, &y2, 1)) {
+			printf("#   %s: %s\n", what, tc.err.msg);
+			goto out;
+		}
+		want_y = &y2;
+	}
+	if (!want)
+		want_y = &y0;
+	ok = done == want && want_y->bytes == y3.bytes && !memcmp(want_y->data, y3.data, y3.bytes);
+	if (!ok)
+		printf("#   %s: add_done %d (want %d), same bits %d\n", what, done, want,
+		       want_y->bytes == y3.bytes && !memcmp(want_y->data, y3.data, y3.bytes));
+out:
+	xt_free(&x);
+	xt_free(&w);
+	xt_free(&b);
+	xt_free(&r);
+	xt_free(&y0);
+	xt_free(&y1);
+	xt_free(&y2);
+	xt_free(&y3);
+	xt_free(&lo);
+	xt_free(&hi);
+	return ok;
+}
+
+/* The pointwise path through cpu_strips_gemm (src/exec/cpu/strip-gemm.c: under 64 positions, or up to 256 with
+ * 96 inputs or more) against the definition: output channels around its strips of 24 and their vectors of 8
+ * (1 to 49), positions around its blocks of 4 and 3 and the single ones left (1 to 13, 7x7's 49, 50, 63: X packed;
+ * 64 to 256: X in place), one input and many (the prefetch of the next strip shared out among the blocks), groups,
+ * two images; and each fused activation bit for bit the separate kernels, a NaN in X too. */
+static void test_conv_strips(void)
+{
+	static const struct exec_act acts[] = {
+		{EXEC_ACT_RELU, 0, 0},
+		{EXEC_ACT_CLIP, 0.0f, 6.0f},
+		{EXEC_ACT_CLIP, -0.25f, 0.5f},
+		{EXEC_ACT_CLIP, 0.3f, -0.2f},
+	};
+	static const int64_t ms[] = {1, 7, 8, 9, 16, 17, 23, 24, 25, 40, 49, 72};
+	static const int64_t planes[][2] = {{1, 1}, {1, 2}, {1, 3}, {2, 2}, {1, 5}, {2, 3}, {1, 7}, {3, 3}, {1, 11},
+					    {1, 13}, {7, 7}, {5, 10}, {7, 9}, {8, 8}, {1, 65}, {1, 66}, {1, 67},
+					    {14, 14}, {15, 17}, {16, 16}, {5, 19}};
+	static const int64_t ks[] = {1, 3, 17, 129, 300};
+	int bad = 0, abad = 0, n = 0, na = 0;
+
+	for (int it = 0; it < 63; it++) {
+		const int64_t *pl = planes[it % 21];
+		int64_t k = ks[it % 5], group = 1 + (it % 7 == 3);
+		/* more than 63 positions go through the strips only with 96 inputs or more */
+		if (pl[0] * pl[1] >= 64 && k < 96)
+			k = it % 2 ? 96 + it % 3 : 129 + it % 3;
+		struct conv_case c = {.n = 2, .nb = 1 + (it % 4 == 1), .c = group * k, .m = group * ms[it % 12],
+				      .group = group, .in = {pl[0], pl[1]}, .k = {1, 1}, .s = {1, 1}, .d = {1, 1},
+				      .bias = it % 5 != 2};
+		char what[96];
+		snprintf(what, sizeof what, "strips %lld->%lld, %lldx%lld positions, group %lld", (long long)c.c,
+			 (long long)c.m, (long long)pl[0], (long long)pl[1], (long long)group);
+		bad += !conv_check(&c, OV_DT_FLOAT, 1e-4, what);
+		n++;
+		if (it % 2 == 0) {
+			abad += !conv_act_check(&c, OV_DT_FLOAT, &acts[it / 2 % 4], it % 6 == 0 ? it % 5 : -1, what);
+			na++;
+		}
+	}
+	/* an Add after it (a residual connection), then maybe an activation: the strips, the panels and the 4-row
+	 * kernel (positions past its blocks of 24 and 8, outputs past its 4 rows) take it, to the separate kernels'
+	 * bits; the other paths leave it to the runner */
+	static const int64_t adds[][5] = {
+		/* c, m, h, w, takes */
+		{40, 13, 7, 7, 1},    {300, 25, 1, 5, 1},  {130, 30, 14, 14, 1}, {150, 49, 1, 257, 1}, {129, 7, 17, 17, 1},
+		{200, 17, 3, 100, 1}, {16, 24, 12, 12, 1}, {3, 5, 1, 1, 1},   {96, 33, 14, 14, 1},  {40, 30, 1, 101, 1},
+		{192, 32, 28, 28, 1}, {5, 9, 8, 9, 1},     {150, 30, 1, 261, 1},
+	};
+	int addbad = 0, addn = (int)(sizeof adds / sizeof adds[0]);
+	for (int i = 0; i < addn; i++) {
+		const int64_t *h = adds[i];
+		struct conv_case c = {.n = 2, .nb = 1 + (i == 4), .c = h[0], .m = h[1], .group = 1 + (i == 5),
+				      .in = {h[2], h[3]}, .k = {1, 1}, .s = {1, 1}, .d = {1, 1}, .bias = i != 3};
+		c.c *= c.group, c.m *= c.group;
+		char what[96];
+		snprintf(what, sizeof what, "Conv %lld->%lld on %lldx%lld with an Add", (long long)c.c, (long long)c.m,
+			 (long long)h[2], (long long)h[3]);
+		addbad += !conv_add_check(&c, i % 3 ? &acts[i % 4] : NULL, i % 2 ? 7 * i : -1, (int)h[4], what);
+	}
+	/* a 3x3 Conv (the direct path) leaves the Add to the runner */
+	struct conv_case c3 = {.n = 2, .nb = 1, .c = 16, .m = 16, .group = 1, .in = {9, 9}, .k = {3, 3}, .s = {1, 1},
+			       .d = {1, 1}, .pb = {1, 1}, .pe = {1, 1}, .bias = 1};
+	addbad += !conv_add_check(&c3, &acts[1], -1, 0, "3x3 Conv with an Add");
+	OK(!bad, "pointwise Conv of small planes (strips) matches the naive loop on %d geometries (%d differ)", n, bad);
+	OK(!addbad, "an Add (and an activation) after a pointwise Conv taken into its kernels, to the separate "
+		    "kernels' bits, and left to the runner elsewhere (%d of %d differ)", addbad, addn + 1);
+	OK(!abad, "pointwise Conv of small planes (strips) with a fused Relu/Clip gives the separate kernels' bits "
+		  "(%d of %d differ)", abad, na);
 }
 
 /* ---- the runner's fusion of a Relu/Clip into the Conv before it --------------------------------------------- */
@@ -1894,6 +2024,7 @@ int main(void)
 	test_conv_act();
 	test_conv_direct();
 	test_conv_winograd();
+	test_conv_strips();
 	test_fusion();
 	test_values();
 	test_conv_transpose();

@@ -232,7 +232,7 @@ int cpu_conv_winograd_f(struct exec_kernel_ctx *k, const float *x, const float *
 			wg_inputs(xp, C, hb, wp, 0, r1 - r0, tw, v, ldv);
 			for (int e = 0; e < 16; e++)
 				cpu_panels_gemm(u + (int64_t)e * panels * WG_MR * C, M, C, v + (int64_t)e * C * ldv, ldv,
-						nt16, NULL, NULL, pr + (int64_t)e * M * ldv, ldv, bt);
+						nt16, NULL, NULL, NULL, pr + (int64_t)e * M * ldv, ldv, bt);
 			wg_outputs(pr, M, ldv, r0, r1, tw, tw8, bias, act, y + n * M * oh * ow, oh, ow, rows);
 		}
 	}

@@ -64,6 +64,7 @@ int cpu_via_f32(struct exec_kernel_ctx *k, exec_kernel_fn fn, unsigned keep_mask
 	sub.in = inp;
 	sub.out = outp;
 	sub.act.kind = EXEC_ACT_NONE; /* the activation would run before the rounding to the half type */
+	sub.add = NULL;               /* and so would the Add */
 	if (fn(&sub))
 		goto out;
 	for (size_t i = 0; i < nout; i++) {
@@ -385,12 +386,13 @@ NN_CLONES void cpu_act_f(float *restrict y, int64_t n, const struct exec_act *ac
 }
 
 /* One block of a pointwise convolution: rows [m, m + MR) by 8 * NV positions, over all K inputs: the sums start
- * from the bias, the activation is applied, and the block is stored (all of it, or the first `keep` positions).
+ * from the bias, ad is added (NULL: nothing; laid out as y), the activation is applied, and the block is stored (all
+ * of it, or the first `keep` positions).
  * Inlined with constant MR and NV, the loops unroll and the sums stay in registers (MR x NV of them: 12 of AVX2's
  * 16, or 24 of AVX-512's 32 for 8 rows). */
 static inline __attribute__((always_inline)) void pw_block(const float *x, int64_t ldx, const float *w, int64_t K,
-							   const float *bias, const struct act8 *a, float *y,
-							   int64_t ldy, const int MR, const int NV, int keep)
+							   const float *bias, const float *ad, const struct act8 *a,
+							   float *y, int64_t ldy, const int MR, const int NV, int keep)
 {
 	v8f acc[8][3] = {{{0}}};
 
@@ -419,6 +421,13 @@ static inline __attribute__((always_inline)) void pw_block(const float *x, int64
 	for (int i = 0; i < MR; i++)
 #pragma GCC unroll 3
 		for (int v = 0; v < NV; v++) {
+			if (ad && keep >= 8 * (v + 1)) {
+				acc[i][v] += LOAD8(ad + i * ldy + 8 * v);
+			} else if (ad && keep > 8 * v) {
+				float t[8] = {0};
+				memcpy(t, ad + i * ldy + 8 * v, (size_t)(keep - 8 * v) * sizeof *t);
+				acc[i][v] += LOAD8(t);
+			}
 			if (a->on)
 				act8_apply(&acc[i][v], a);
 			if (keep >= 8 * (v + 1)) {
@@ -441,8 +450,8 @@ static inline __attribute__((always_inline)) void pw_block(const float *x, int64
  * in runs); the positions left (N mod 24) go 8 at a time, the last few through xt (K x 8 floats, zero-padded) so
  * nothing is read past X's end. */
 static inline __attribute__((always_inline)) void pointwise_run(const float *x, int64_t ldx, const float *w,
-								const float *bias, float *y, int64_t ldy, int64_t M,
-								int64_t K, int64_t N, const struct exec_act *act,
+								const float *bias, const float *ad, float *y, int64_t ldy,
+								int64_t M, int64_t K, int64_t N, const struct exec_act *act,
 								float *xt, const int MR)
 {
 	struct act8 a;
@@ -454,21 +463,22 @@ static inline __attribute__((always_inline)) void pointwise_run(const float *x, 
 		span = 24;
 /* the rows [m, M) over the positions from q0 to q1, in blocks of NV vectors (keeping keep positions of the last) */
 #define PW_ROWS(q0, q1, step, xb, ld, NV, keep)                                                                  \
-	do {                                                                                                      \
-		int64_t m = 0;                                                                                    \
-		for (; m + MR <= M; m += MR)                                                                      \
-			for (int64_t q = (q0); q < (q1); q += (step))                                             \
-				pw_block((xb) + q - (q0), ld, w + m * K, K, bias ? bias + m : NULL, &a,            \
-					 y + m * ldy + q, ldy, MR, NV, keep);                                       \
-		if (MR > 4)                                                                                       \
-			for (; m + 4 <= M; m += 4)                                                                \
-				for (int64_t q = (q0); q < (q1); q += (step))                                     \
-					pw_block((xb) + q - (q0), ld, w + m * K, K, bias ? bias + m : NULL, &a,    \
-						 y + m * ldy + q, ldy, 4, NV, keep);                                \
-		for (; m < M; m++)                                                                                \
-			for (int64_t q = (q0); q < (q1); q += (step))                                             \
-				pw_block((xb) + q - (q0), ld, w + m * K, K, bias ? bias + m : NULL, &a,            \
-					 y + m * ldy + q, ldy, 1, NV, keep);                                        \
+	do {                                                                                                     \
+		int64_t m = 0;                                                                                   \
+		for (; m + MR <= M; m += MR)                                                                     \
+			for (int64_t q = (q0); q < (q1); q += (step))                                            \
+				pw_block((xb) + q - (q0), ld, w + m * K, K, bias ? bias + m : NULL,              \
+					 ad ? ad + m * ldy + q : NULL, &a, y + m * ldy + q, ldy, MR, NV, keep);  \
+		if (MR > 4)                                                                                      \
+			for (; m + 4 <= M; m += 4)                                                               \
+				for (int64_t q = (q0); q < (q1); q += (step))                                    \
+					pw_block((xb) + q - (q0), ld, w + m * K, K, bias ? bias + m : NULL,      \
+						 ad ? ad + m * ldy + q : NULL, &a, y + m * ldy + q, ldy, 4, NV,  \
+						 keep);                                                          \
+		for (; m < M; m++)                                                                               \
+			for (int64_t q = (q0); q < (q1); q += (step))                                            \
+				pw_block((xb) + q - (q0), ld, w + m * K, K, bias ? bias + m : NULL,              \
+					 ad ? ad + m * ldy + q : NULL, &a, y + m * ldy + q, ldy, 1, NV, keep);   \
 	} while (0)
 	for (; p0 < n24; p0 += span) {
 		int64_t p1 = p0 + span < n24 ? p0 + span : n24;
@@ -488,10 +498,13 @@ static inline __attribute__((always_inline)) void pointwise_run(const float *x, 
 }
 
 /* 4 rows at a time: AVX2's 16 registers. */
-NN_CLONES static void pointwise_f(const float *x, int64_t ldx, const float *w, const float *bias, float *y, int64_t ldy,
-				  int64_t M, int64_t K, int64_t N, const struct exec_act *act, float *xt)
+NN_CLONES static void pointwise_f(const float *x, int64_t ldx, const float *w, const float *bias, const float *ad,
+				  float *y, int64_t ldy, int64_t M, int64_t K, int64_t N, const struct exec_act *act, float *xt)
 {
-	pointwise_run(x, ldx, w, bias, y, ldy, M, K, N, act, xt, 4);
+	if (ad) /* apart, so that the plain convolution's code has no test of ad */
+		pointwise_run(x, ldx, w, bias, ad, y, ldy, M, K, N, act, xt, 4);
+	else
+		pointwise_run(x, ldx, w, bias, NULL, y, ldy, M, K, N, act, xt, 4);
 }
 
 #ifdef NN_WIDE
@@ -500,7 +513,7 @@ NN_CLONES static void pointwise_f(const float *x, int64_t ldx, const float *w, c
 NN_WIDE static void pointwise_f_wide(const float *x, int64_t ldx, const float *w, const float *bias, float *y,
 				     int64_t ldy, int64_t M, int64_t K, int64_t N, const struct exec_act *act, float *xt)
 {
-	pointwise_run(x, ldx, w, bias, y, ldy, M, K, N, act, xt, 8);
+	pointwise_run(x, ldx, w, bias, NULL, y, ldy, M, K, N, act, xt, 8);
 }
 
 /* The CPU runs pointwise_f_wide (what x86-64-v4 lets the compiler use in it). */
@@ -599,23 +612,34 @@ DEFINE_DEPTHWISE(double, depthwise_d)
 /* Budget of one im2col/col2im tile, in elements. */
 #define COL_TILE (1 << 20)
 /* The most inputs a pointwise convolution goes through pointwise_f with, and pointwise_f_wide (more: OpenBLAS). */
-#define PW_MAX_K 128
+#define PW_MAX_K 192
 #define PW_WIDE_K 1024
+/* The most positions a pointwise convolution goes through cpu_strips_gemm with (more: cpu_panels_gemm), and from
+ * 64 positions on the fewest inputs (fewer: pointwise_f; measured on MobileNetV2's 14x14 expansions: 64 inputs
+ * 3% behind it, 96 5% ahead) */
+#define PW_STRIPS_N 256
+#define PW_STRIPS_K 96
 /* The most im2col rows a convolution goes through pointwise_f_wide with (more: OpenBLAS). */
 #define PW_IM2COL_K 256
 /* Budget of one block of a pointwise convolution's output (all its channels), in elements. */
 #define OUT_TILE (1 << 16)
 
-/* A pointwise convolution of nb images (c channels of is positions, in groups) through cpu_panels_gemm: each
- * group's weights packed once, kept with the constants when W is one. */
-static int pointwise_panels(struct exec_kernel_ctx *k, const float *x, const float *w, const float *bias, int64_t nb,
-			    int64_t c, int64_t m, int64_t group, int64_t is, const struct exec_act *act, float *y)
+/* A pointwise convolution of nb images (c channels of is positions, in groups) through cpu_panels_gemm, or for
+ * small planes cpu_strips_gemm: each group's weights packed once, kept with the constants when W is one; add (NULL:
+ * none; laid out as y) added before act is applied. */
+static int pointwise_packed(struct exec_kernel_ctx *k, const float *x, const float *w, const float *bias, int64_t nb,
+			    int64_t c, int64_t m, int64_t group, int64_t is, const float *add, const struct exec_act *act,
+			    float *y, int strips)
 {
-	int64_t cg = c / group, mg = m / group, per = cpu_panels_size(mg, cg);
+	int64_t cg = c / group, mg = m / group, per = strips ? cpu_strips_size(mg, cg) : cpu_panels_size(mg, cg);
 	size_t bytes = (size_t)(group * per) * sizeof(float);
-	uint64_t tag = 0x50470000u ^ (uint64_t)group << 20; /* "PG", the group count */
+	/* "PG" or "SG", the group count */
+	uint64_t tag = (strips ? 0x53470000u : 0x50470000u) ^ (uint64_t)group << 20;
 	const float *wp = xk_derived(k, 1, tag);
-	float *own = NULL, *bt = malloc(CPU_PANELS_SCRATCH * sizeof *bt);
+	/* scratch: the panels' last columns, or X in blocks of positions for the strips (of a plane under 64) */
+	int pack = strips && is < 64;
+	size_t nbt = strips ? (pack ? (size_t)(cg * is) : 1) : CPU_PANELS_SCRATCH;
+	float *own = NULL, *bt = malloc(nbt * sizeof *bt);
 
 	if (!bt)
 		return xk_fail(k, "out of memory");
@@ -624,16 +648,26 @@ static int pointwise_panels(struct exec_kernel_ctx *k, const float *x, const flo
 			free(bt);
 			return xk_fail(k, "out of memory for the packed weights (%zu bytes)", bytes);
 		}
-		for (int64_t g = 0; g < group; g++)
-			cpu_panels_pack(w + g * mg * cg, cg, mg, cg, own + g * per);
+		for (int64_t g = 0; g < group; g++) {
+			if (strips)
+				cpu_strips_pack(w + g * mg * cg, cg, mg, cg, own + g * per);
+			else
+				cpu_panels_pack(w + g * mg * cg, cg, mg, cg, own + g * per);
+		}
 		wp = own;
 		if (xk_derive(k, 1, tag, own, bytes))
 			own = NULL;
 	}
 	for (int64_t n = 0; n < nb; n++)
-		for (int64_t g = 0; g < group; g++)
-			cpu_panels_gemm(wp + g * per, mg, cg, x + (n * c + g * cg) * is, is, is, bias ? bias + g * mg : NULL,
-					act, y + (n * m + g * mg) * is, is, bt);
+		for (int64_t g = 0; g < group; g++) {
+			const float *xg = x + (n * c + g * cg) * is, *bg = bias ? bias + g * mg : NULL;
+			const float *ag = add ? add + (n * m + g * mg) * is : NULL;
+			float *yg = y + (n * m + g * mg) * is;
+			if (strips)
+				cpu_strips_gemm(wp + g * per, mg, cg, xg, is, is, bg, ag, act, yg, is, pack ? bt : NULL);
+			else
+				cpu_panels_gemm(wp + g * per, mg, cg, xg, is, is, bg, ag, act, yg, is, bt);
+		}
 	free(own);
 	free(bt);
 	return 0;
@@ -653,10 +687,18 @@ static void window_2d(const struct ops_window *w, struct ops_window *w2)
 }
 
 /* Y = act(conv(X, W) + B) for float or double tensors of the same dtype; Y allocated (N, M, out...), written
- * whole.  act (NULL: none) is applied to float only. */
+ * whole.  act (NULL: none) is applied to float only.  fuse (NULL: none) offers a float tensor laid out as Y to add,
+ * as the Add kernel would, and the activation after it (NULL: none); the paths that can take it do, and set
+ * fuse->taken (act is then NULL, the runner's rule). */
+struct conv_add {
+	const float *add;
+	const struct exec_act *act;
+	int taken;
+};
+
 static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *wt,
 			const struct xtensor *b, int64_t group, const struct ops_window *w, const struct exec_act *act,
-			struct xtensor *y)
+			struct conv_add *fuse, struct xtensor *y)
 {
 	int32_t dt = x->dtype;
 	size_t es = dt == OV_DT_FLOAT ? 4 : 8;
@@ -690,15 +732,21 @@ static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, cons
 	if (dt == OV_DT_FLOAT && w->n <= 2 && !pointwise && cpu_conv_direct_takes(cg, mg, &w2))
 		return cpu_conv_direct_f(k, (const float *)xd, (const float *)wd, (const float *)bd, nb, c, m, group, &w2,
 					 act, (float *)yd);
-	/* pointwise float with many inputs (MobileNet's projections and wide expansions): the weights packed once
-	 * into panels (kept with the constants) and X read in place (src/exec/cpu/panel-gemm.c) */
-	if (pointwise && dt == OV_DT_FLOAT && cg > PW_MAX_K)
-		return pointwise_panels(k, (const float *)xd, (const float *)wd, (const float *)bd, nb, c, m, group, is,
-					act, (float *)yd);
-	/* pointwise float: the direct kernel for few inputs (MobileNet's expansions: 16 to 96) over enough positions
-	 * for whole blocks, and with AVX-512's registers for up to a thousand inputs; else OpenBLAS (measured on
-	 * MobileNetV2's shapes: the 4-row kernel is ahead up to 128 inputs and behind from about 320, the 8-row one
-	 * ahead on all of them) */
+	/* pointwise float with many inputs (MobileNet's projections and wide expansions), or over a small plane: the
+	 * weights packed once (kept with the constants), into panels of rows (src/exec/cpu/panel-gemm.c) or, for
+	 * planes up to 16x16, strips of channels across the lanes (src/exec/cpu/strip-gemm.c) */
+	int strips = os <= PW_STRIPS_N && (os < 64 || cg >= PW_STRIPS_K);
+	if (pointwise && dt == OV_DT_FLOAT && (cg > PW_MAX_K || strips)) {
+		if (fuse)
+			fuse->taken = 1;
+		return pointwise_packed(k, (const float *)xd, (const float *)wd, (const float *)bd, nb, c, m, group, is,
+					fuse ? fuse->add : NULL, fuse ? fuse->act : act, (float *)yd, strips);
+	}
+	/* pointwise float: the direct kernel for few inputs (MobileNet's expansions: 16 to 96, and its 28x28 and
+	 * 56x56 projections from 144 and 192: its 4-row blocks fit their 24 and 32 outputs, where the panels' 6 rows
+	 * leave a third of a panel empty on 32) over enough positions for whole blocks, and with AVX-512's registers
+	 * for up to a thousand inputs; else OpenBLAS (measured on MobileNetV2's shapes: the 4-row kernel is ahead up
+	 * to 192 inputs and behind from about 320, the 8-row one ahead on all of them) */
 	int narrow = cg <= PW_MAX_K && os >= 64, wide = 0;
 #ifdef NN_WIDE
 	wide = !narrow && cg <= PW_WIDE_K && cpu_wide();
@@ -707,6 +755,11 @@ static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, cons
 		float *xt = malloc((size_t)(cg ? cg : 1) * 8 * sizeof *xt);
 		if (!xt)
 			return xk_fail(k, "out of memory");
+		/* the offered Add, on the 4-row kernel */
+		const float *ad = fuse && !wide ? fuse->add : NULL;
+		const struct exec_act *pact = ad ? fuse->act : act;
+		if (ad)
+			fuse->taken = 1;
 		for (int64_t n = 0; n < nb; n++)
 			for (int64_t g = 0; g < group; g++) {
 				const float *xg = (const float *)xd + (n * c + g * cg) * is;
@@ -718,7 +771,8 @@ static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, cons
 					continue;
 				}
 #endif
-				pointwise_f(xg, is, wg, bg, yg, os, mg, cg, os, act, xt);
+				pointwise_f(xg, is, wg, bg, ad ? ad + (n * m + g * mg) * os : NULL, yg, os, mg, cg, os, pact,
+					    xt);
 			}
 		free(xt);
 		return 0;
@@ -819,8 +873,21 @@ static int conv_float(struct exec_kernel_ctx *k)
 		return -1;
 	/* the runner's offered activation, for float32 (double keeps the separate kernel) */
 	const struct exec_act *act = x->dtype == OV_DT_FLOAT && k->act.kind != EXEC_ACT_NONE ? &k->act : NULL;
-	if (conv_compute(k, x, wt, b, group, &w, act, k->out[0]))
+	/* its offered Add (a residual connection) when the other input has the output's own shape, with the
+	 * activation after the Add */
+	struct conv_add fuse = {0};
+	const struct xtensor *ad = k->add;
+	int same = ad && x->dtype == OV_DT_FLOAT && ad->dtype == OV_DT_FLOAT && ad->kind == XT_TENSOR &&
+		   ad->rank == x->rank && !act;
+	for (int i = 0; same && i < ad->rank; i++)
+		same = ad->dims[i] == out[i];
+	if (same) {
+		fuse.add = ad->data;
+		fuse.act = k->add_act.kind != EXEC_ACT_NONE ? &k->add_act : NULL;
+	}
+	if (conv_compute(k, x, wt, b, group, &w, act, same ? &fuse : NULL, k->out[0]))
 		return -1;
+	k->add_done = fuse.taken;
 	k->act_done = act != NULL;
 	return 0;
 }
@@ -940,7 +1007,7 @@ static int kernel_conv_integer_like(struct exec_kernel_ctx *k, int qlinear)
 		goto out;
 	if (xt_alloc(&yd, OV_DT_DOUBLE, x->rank, out, k->err))
 		goto out;
-	if (conv_compute(k, &xd, &wd, b ? &bd : NULL, group, &win, NULL, &yd))
+	if (conv_compute(k, &xd, &wd, b ? &bd : NULL, group, &win, NULL, NULL, &yd))
 		goto out;
 	const double *yv = yd.data;
 	if (!qlinear) {

@@ -1,7 +1,7 @@
 /* A float32 matrix product for the CPU kernels whose left operand is a constant (convolution weights, Winograd's
  * transformed kernels): A packed once into panels of 6 rows (kept with the constants by its caller), B read in
- * place row by row (no packing: its rows are an image's channels or a transform's outputs), the bias and the fused
- * Relu or Clip applied as C is written.  Blocks of 6 rows by 16 columns keep their 12 sums in AVX2 registers; the
+ * place row by row (no packing: its rows are an image's channels or a transform's outputs), the bias, the fused Add
+ * and the fused Relu or Clip applied as C is written.  Blocks of 6 rows by 16 columns keep their 12 sums in AVX2 registers; the
  * products are taken 256 at a time so that B's 16 columns stay in L1 while A's panels stream past them. */
 #include "config.h"
 
@@ -33,11 +33,12 @@ void cpu_panels_pack(const float *a, int64_t lda, int64_t m, int64_t k, float *a
 /* One block: rows [0, mr) of nr rows (one panel, or two: 12 rows by 8 columns, for the last columns of few, so
  * that 12 sums hide the multiply-adds' latency) by 8 * nv columns of B (b at k0's row and the block's first column),
  * over products k0..k0 + kc (ap, and ap2 for rows 6 to 11, at k0); the sums start from C (first = 0) or the bias,
- * and last applies act; keep columns are stored. */
+ * and last adds ad (NULL: nothing; laid out as C, at the block) then applies act; keep columns are stored. */
 static inline __attribute__((always_inline)) void pg_block(const float *ap, const float *ap2, const float *b,
 							   int64_t ldb, int64_t kc, float *c, int64_t ldc, int mr,
 							   int keep, int first, int last, const float *bias,
-							   const struct act8 *a, const int nr, const int nv)
+							   const float *ad, const struct act8 *a, const int nr,
+							   const int nv)
 {
 	v8f s[2 * PG_MR][2];
 
@@ -71,6 +72,13 @@ static inline __attribute__((always_inline)) void pg_block(const float *ap, cons
 	}
 	for (int i = 0; i < mr; i++)
 		for (int v = 0; v < nv; v++) {
+			if (last && ad && keep >= 8 * (v + 1)) {
+				s[i][v] += LOAD8(ad + i * ldc + 8 * v);
+			} else if (last && ad && keep > 8 * v) {
+				float t[8] = {0};
+				memcpy(t, ad + i * ldc + 8 * v, (size_t)(keep - 8 * v) * sizeof *t);
+				s[i][v] += LOAD8(t);
+			}
 			if (last && a->on)
 				act8_apply(&s[i][v], a);
 			if (keep >= 8 * (v + 1)) {
@@ -83,8 +91,11 @@ static inline __attribute__((always_inline)) void pg_block(const float *ap, cons
 		}
 }
 
-NN_CLONES void cpu_panels_gemm(const float *ap, int64_t m, int64_t k, const float *b, int64_t ldb, int64_t n,
-			       const float *bias, const struct exec_act *act, float *c, int64_t ldc, float *bt)
+/* The product, with an Add (add not NULL) or without one (a constant where inlined: the plain product's code stays
+ * what it was without the Add's tests). */
+static inline __attribute__((always_inline)) void pg_gemm(const float *ap, int64_t m, int64_t k, const float *b,
+							  int64_t ldb, int64_t n, const float *bias, const float *add,
+							  const struct exec_act *act, float *c, int64_t ldc, float *bt)
 {
 	/* column blocks: 16 wide; then the last n % 16 columns, 8 in place and the rest (under 8) through bt,
 	 * zero-padded to 8 so that nothing is read past B's last column */
@@ -110,8 +121,9 @@ NN_CLONES void cpu_panels_gemm(const float *ap, int64_t m, int64_t k, const floa
 				int64_t p = panel_outer ? o : i, t = panel_outer ? i : o;
 				int mr = (int)(m - p * PG_MR < PG_MR ? m - p * PG_MR : PG_MR);
 				const float *apk = ap + (p * k + k0) * PG_MR, *bp = bias ? bias + p * PG_MR : NULL;
-				pg_block(apk, NULL, b + k0 * ldb + t * 16, ldb, kc, c + p * PG_MR * ldc + t * 16, ldc, mr, 16,
-					 first, last, bp, &a, PG_MR, 2);
+				int64_t at = p * PG_MR * ldc + t * 16;
+				pg_block(apk, NULL, b + k0 * ldb + t * 16, ldb, kc, c + at, ldc, mr, 16, first, last, bp,
+					 add ? add + at : NULL, &a, PG_MR, 2);
 			}
 		/* the last n % 16 columns, 8 at a time (the last ones from bt), two panels a block */
 		for (int64_t j = n16; j < n; j += 8) {
@@ -124,15 +136,27 @@ NN_CLONES void cpu_panels_gemm(const float *ap, int64_t m, int64_t k, const floa
 			for (int64_t p = 0; p < panels; p += 2) {
 				int mr = (int)(m - p * PG_MR < 2 * PG_MR ? m - p * PG_MR : 2 * PG_MR);
 				const float *apk = ap + (p * k + k0) * PG_MR, *bp = bias ? bias + p * PG_MR : NULL;
-				float *cp = c + p * PG_MR * ldc + j;
+				int64_t at = p * PG_MR * ldc + j;
+				const float *adp = add ? add + at : NULL;
 				if (p + 1 < panels)
-					pg_block(apk, apk + k * PG_MR, bj, ld, kc, cp, ldc, mr, (int)w, first, last, bp, &a,
-						 2 * PG_MR, 1);
+					pg_block(apk, apk + k * PG_MR, bj, ld, kc, c + at, ldc, mr, (int)w, first, last, bp,
+						 adp, &a, 2 * PG_MR, 1);
 				else
-					pg_block(apk, NULL, bj, ld, kc, cp, ldc, mr, (int)w, first, last, bp, &a, PG_MR, 1);
+					pg_block(apk, NULL, bj, ld, kc, c + at, ldc, mr, (int)w, first, last, bp, adp, &a,
+						 PG_MR, 1);
 			}
 		}
 		if (k == 0)
 			break;
 	}
+}
+
+NN_CLONES void cpu_panels_gemm(const float *ap, int64_t m, int64_t k, const float *b, int64_t ldb, int64_t n,
+			       const float *bias, const float *add, const struct exec_act *act, float *c, int64_t ldc,
+			       float *bt)
+{
+	if (add)
+		pg_gemm(ap, m, k, b, ldb, n, bias, add, act, c, ldc, bt);
+	else
+		pg_gemm(ap, m, k, b, ldb, n, bias, NULL, act, c, ldc, bt);
 }
