@@ -96,18 +96,27 @@ g = helper.make_graph(nodes, "lin", [vi("x", T.FLOAT, [2, 3, 8])], [vi("z", T.FL
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "lin.onnx")
 EOF2
 "$SIM" run resid.onnx --input random --save cpu_resid >/dev/null 2>&1
-run resid.onnx --input random --backend cuda --save fused_resid --expect y=cpu_resid/y.npy --rtol 1e-4 --atol 1e-5
-check "a residual block with a 1x1 convolution matches the CPU on the simulator" [ "$(rc)" = 0 ]
-check "the 1x1 convolution is a cuBLAS product, the other cuDNN's" sh -c \
-	"grep -q '^note: #3 Conv: a 1x1 convolution as a cuBLAS matrix product, full float32' out.txt &&
-	 grep -q '^note: #0 Conv: cudnn algo' out.txt"
-run resid.onnx --input random --backend cuda --all --save all_resid
+OV_CUDA_CONV_BLAS=1 run resid.onnx --input random --backend cuda --save fused_resid --expect y=cpu_resid/y.npy \
+	--rtol 1e-4 --atol 1e-5
+check "a residual block as cuBLAS products (OV_CUDA_CONV_BLAS=1) matches the CPU on the simulator" [ "$(rc)" = 0 ]
+check "the 3x3 convolution through im2col, the 1x1 straight, both cuBLAS products" sh -c \
+	"grep -q '^note: #3 Conv: a 1x1 convolution as a cuBLAS product (full float32), OV_CUDA_CONV_BLAS=1' out.txt &&
+	 grep -q '^note: #0 Conv: im2col as a cuBLAS product (full float32), OV_CUDA_CONV_BLAS=1' out.txt"
+OV_CUDA_CONV_BLAS=1 run resid.onnx --input random --backend cuda --all --save all_resid
 check "the Add, Relu and Clip taken into the convolutions give the bits of the kernels run apart (--all)" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && cmp fused_resid/y.npy all_resid/y.npy"
 run resid.onnx --input random --backend cuda --profile --json
 check "and the fused nodes take no time of their own: 2 kernels' worth of nodes" "$PYTHON" -c '
 import json; d = json.load(open("out.txt")); ops = [n["op"] for n in d["profile"]["nodes"] if n["host_ms"] > 0.05]
 assert sorted(set(ops)) <= ["Conv"], d["profile"]["nodes"]'
+run resid.onnx --input random --backend cuda --expect y=cpu_resid/y.npy --rtol 1e-4 --atol 1e-5
+check "timed (cuDNN's Find against cuBLAS; on the simulator either may win), each Conv's note says which won" "$PYTHON" -c '
+import re; notes = [l for l in open("out.txt") if re.match(r"note: #[03] Conv: ", l)]
+assert len(notes) == 2, notes
+for t in notes:
+    m = re.search(r"cuBLAS product \(full float32\), ([0-9.]+) ms against cuDNN.s [A-Z_]+ ([0-9.]+) ms, timed", t)
+    assert (m and float(m.group(1)) < float(m.group(2))) or t.rstrip().endswith("(cuBLAS was slower)"), t'
+check "and matches the CPU" [ "$(rc)" = 0 ]
 "$SIM" run lin.onnx --input random --save cpu_lin >/dev/null 2>&1
 run lin.onnx --input random --backend cuda --save fused_lin --expect z=cpu_lin/z.npy --rtol 1e-4 --atol 1e-5
 check "Linear layers (MatMul + bias + Relu, MatMul + residual, Gemm + Clip) match the CPU on the simulator" [ "$(rc)" = 0 ]
@@ -118,9 +127,9 @@ run lin.onnx --input random --backend cuda --profile --json
 check "fused, only the products and the Reshape run kernels of their own" "$PYTHON" -c '
 import json; d = json.load(open("out.txt")); ops = {n["op"] for n in d["profile"]["nodes"] if n["host_ms"] > 0.05}
 assert ops <= {"MatMul", "Gemm", "Reshape"}, d["profile"]["nodes"]'
-OV_CUDA_PW_BLAS=0 run resid.onnx --input random --backend cuda --expect y=cpu_resid/y.npy --rtol 1e-4 --atol 1e-5
-check "OV_CUDA_PW_BLAS=0: the 1x1 convolution through cuDNN, the same values within float rounding" \
-	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '#3 Conv: cudnn algo' out.txt"
+OV_CUDA_CONV_BLAS=0 run resid.onnx --input random --backend cuda --expect y=cpu_resid/y.npy --rtol 1e-4 --atol 1e-5
+check "OV_CUDA_CONV_BLAS=0: cuDNN alone, cuBLAS not timed" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '#3 Conv: cudnn algo' out.txt && ! grep -q 'cuBLAS' out.txt"
 "$SIM" run mixed.onnx --input random --save cpu_mixed >/dev/null 2>&1
 OV_CUDASIM_STATS=1 run mixed.onnx --input random --backend cuda --expect y=cpu_mixed/y.npy
 check "a chain with a node the CPU runs matches the CPU" [ "$(rc)" = 0 ]
@@ -221,7 +230,7 @@ check "and every kept constant leaves the device when the program ends" grep -q 
 # what depends only on shapes is decided once: chain's 4 convolutions have 2 geometries, asked about once each
 # over 3 runs; warm runs wait for the device once at the end, not after every node (OV_CUDA_SYNC=1 waits after each)
 count_of() { sed -n "s/^cudasim: .* \([0-9]*\) $1.*/\1/p" err.txt; }
-OV_CUDASIM_STATS=1 run chain.onnx --input random --backend cuda --repeat 3
+OV_CUDA_CONV_BLAS=0 OV_CUDASIM_STATS=1 run chain.onnx --input random --backend cuda --repeat 3
 check "cuDNN's heuristics are asked once per convolution geometry (2 for chain's 4 Convs over 3 runs)" \
 	[ "$(count_of 'convolution heuristics')" = 2 ]
 check "and the workspace goes back at exit" grep -q ', 0 bytes still allocated$' err.txt
@@ -253,8 +262,12 @@ check "a model of element-wise ops starts neither cuBLAS nor cuDNN" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuBLAS started 0, cuDNN started 0' err.txt"
 OV_CUDASIM_STATS=1 run mm.onnx --input random --backend cuda
 check "a MatMul starts cuBLAS only" sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuBLAS started 1, cuDNN started 0' err.txt"
+OV_CUDA_CONV_BLAS=0 OV_CUDASIM_STATS=1 run chain.onnx --input random --backend cuda
+check "a Conv starts cuDNN only (OV_CUDA_CONV_BLAS=0)" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuBLAS started 0, cuDNN started 1' err.txt"
 OV_CUDASIM_STATS=1 run chain.onnx --input random --backend cuda
-check "a Conv starts cuDNN only" sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuBLAS started 0, cuDNN started 1' err.txt"
+check "timed against cuBLAS products, a Conv starts cuBLAS too" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuBLAS started 1, cuDNN started 1' err.txt"
 printf ':run --backend cuda<Enter><Esc>:run --backend cuda<Enter>' >kept.keys
 LC_ALL=C.UTF-8 timeout 20 "$SIM" --keys kept.keys --dump kept.txt --size 100x30 srcnn.onnx >kept.out 2>kept.err
 check "TUI: the second :run --backend cuda finds the weights on the device (2 copies up instead of 8)" \

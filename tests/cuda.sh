@@ -1293,12 +1293,17 @@ if [ -n "$conformance" ]; then
 fi
 
 
-run Conv_pads.onnx --input random --backend cuda
+OV_CUDA_CONV_BLAS=0 run Conv_pads.onnx --input random --backend cuda
 check "Conv reports its cuDNN algorithm as a note on the node" grep -q "^note: #0 'n0' Conv: cudnn algo [A-Z_]*, FMA math" out.txt
+run Conv_pads.onnx --input random --backend cuda
+check "timed against cuBLAS, Conv's note says which was faster, with both times when cuBLAS won" "$PYTHON" -c "
+import re; t = [l for l in open('out.txt') if l.startswith(\"note: #0 'n0' Conv: \")][0]
+m = re.search(r'cuBLAS product \(full float32\), ([0-9.]+) ms against cuDNN.s [A-Z_]+ ([0-9.]+) ms, timed', t)
+assert (m and float(m.group(1)) < float(m.group(2))) or t.rstrip().endswith('(cuBLAS was slower)'), t"
 run ConvTranspose_pads.onnx --input random --backend cuda
 check "ConvTranspose reports its cuDNN backward-data algorithm, deterministic and full float32" \
 	grep -q "^note: #0 'n0' ConvTranspose: cudnn backward-data algo [A-Z_0-9]*, FMA math" out.txt
-run Conv_pads.onnx --input random --backend cuda --json
+OV_CUDA_CONV_BLAS=0 run Conv_pads.onnx --input random --backend cuda --json
 check "--json lists the note" "$PYTHON" -c "
 import json; r = json.load(open('out.txt'))
 assert r['backend'] == 'cuda' and r['fallback_nodes'] == [] and not r['tf32']

@@ -15,7 +15,7 @@
 # Every step has a time limit, and the whole stays under GPU_RUN_LIMIT seconds (default 300).
 # Env: GPU_RUN_LIMIT; GPU_RUN_MODELS (bench-cuda.py's models, default all five); GPU_RUN_SKIP (words: cuda export
 # concurrent profile bench) to leave steps out; GPU_RUN_BENCH (the benchmark's passes, default "plain --tf32
-# heuristics"; also cudnn-1x1: 1x1 convolutions through cuDNN); PYTHON (default: /opt/torch/.venv/bin/python3 when it has onnx and numpy,
+# heuristics"; also cudnn: every convolution through cuDNN); PYTHON (default: /opt/torch/.venv/bin/python3 when it has onnx and numpy,
 # else python3).
 # No `exec > >(tee ...)` here: with background jobs, `wait` would wait for the tee for ever.
 set -u -o pipefail
@@ -259,11 +259,11 @@ if [ "${skip#* bench }" = "$skip" ] && [ -s "$EXP/runs.txt" ]; then
 		s=$(elapsed)
 		find=1 flag=$tf pw=1
 		[ "$tf" = heuristics ] && find=0 flag=
-		# cudnn-1x1: the 1x1 convolutions through cuDNN instead of cuBLAS (OV_CUDA_PW_BLAS=0), to show what that gains
-		[ "$tf" = cudnn-1x1 ] && pw=0 flag=
-		say "- bench pass: ${tf:-plain} (OV_CUDA_CONV_FIND=$find OV_CUDA_PW_BLAS=$pw ${flag})"
+		# cudnn: every convolution through cuDNN (OV_CUDA_CONV_BLAS=0), not timed against cuBLAS products
+		[ "$tf" = cudnn ] && pw=0 flag=
+		say "- bench pass: ${tf:-plain} (OV_CUDA_CONV_FIND=$find OV_CUDA_CONV_BLAS=${pw/1/timed} ${flag})"
 		# shellcheck disable=SC2086
-		OV_CUDA_PW_BLAS=$pw OV_CUDA_CONV_FIND=$find timeout -k 5 "$l" "$PYTHON" "$ROOT/bench/bench-cuda.py" bench "$OV" "$EXP" \
+		OV_CUDA_CONV_BLAS=${pw/1/} OV_CUDA_CONV_FIND=$find timeout -k 5 "$l" "$PYTHON" "$ROOT/bench/bench-cuda.py" bench "$OV" "$EXP" \
 			$models --runs 20 $flag --md "$R" >>"$OUT/bench.txt" 2>&1
 		ended "bench-cuda.py bench $tf" $? $(($(elapsed) - s)) "$l"
 	done

@@ -46,41 +46,6 @@ static __global__ void place_volumes(const float *x, float *y, const float *bias
 	}
 }
 
-// 1x1 convolutions with unit strides and no padding are matrix products, Y[n] (M x HW) = W (M x C) X[n] (C x HW),
-// which cuBLAS computes faster than cuDNN's implicit GEMM: in column-major terms Y[n]^T = X[n]^T W^T, one strided
-// batched call over the images (OV_CUDA_PW_BLAS=0: through cuDNN like the others).
-static int pointwise(const struct conv_geom *g)
-{
-	static int use = -1;
-	if (use < 0) {
-		const char *s = getenv("OV_CUDA_PW_BLAS");
-		use = !(s && *s == '0');
-	}
-	if (!use || g->group != 1 || g->explicit_pad)
-		return 0;
-	for (int j = 0; j < g->nd; j++)
-		if (g->ker[j] != 1 || g->s[j] != 1 || g->pad[j] != 0 || g->out[j] != g->in[j])
-			return 0;
-	return 1;
-}
-
-static int pointwise_run(struct exec_kernel_ctx *k, const struct conv_geom *g, const float *dx, const float *dw,
-			 float *dy, int64_t plane)
-{
-	const float one = 1.0f, zero = 0.0f;
-
-	if ((int64_t)g->c * plane > INT_MAX || (int64_t)g->k * plane > INT_MAX || plane > INT_MAX)
-		return EXEC_DECLINE;
-	return cu_need_blas(k) ||
-	       CU_BLAS_OK(k, cu_blas.set_math_mode(cu_dev.blas, cu_dev.tf32 ? CUBLAS_TF32_TENSOR_OP_MATH
-								       : CUBLAS_DEFAULT_MATH)) ||
-	       CU_BLAS_OK(k, cu_blas.sgemm_strided_batched(cu_dev.blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)plane, g->k, g->c,
-							   &one, dx, (int)plane, (int64_t)g->c * plane, dw, g->c, 0,
-							   &zero, dy, (int)plane, (int64_t)g->k * plane, g->n))
-		       ? -1
-		       : 0;
-}
-
 // The spatial sizes of a conv_geom-style array as a depth-first volume (nd 2: depth 1).
 static struct vol3 vol(int nd, const int64_t *v)
 {
@@ -142,6 +107,10 @@ struct conv_plan {
 	cudnnMathType_t math;
 	size_t ws_size;
 	int timed; // the algorithm was chosen by timing them (cudnnFind), not by the heuristics
+	// forward: computed as cuBLAS products instead (conv_blas_*), timed against cuDNN's choice
+	int blas;
+	size_t col_bytes;          // the im2col buffer it needs (0 for a 1x1 convolution)
+	float blas_ms, dnn_ms;     // the two timings (negative: not timed)
 };
 
 #define CONV_PLANS_MAX 512
@@ -273,6 +242,113 @@ static int direct_sum(cudnnConvolutionFwdAlgo_t a)
 // The most workspace a timed choice offers the algorithms.
 #define CONV_FIND_WS_MAX ((size_t)256 << 20)
 
+// ---- convolutions as cuBLAS products ----
+//
+// A 2-D (or 1-D) convolution of one group is the product Y[n] (M x OHW) = W (M x C.kh.kw) col[n] (C.kh.kw x OHW),
+// col[n] the input's patches (im2col; for a 1x1 convolution with unit strides and no pads, X[n] itself).  In
+// column-major terms Y[n]^T = col[n]^T W^T: one strided batched cuBLAS call over the images.  cuBLAS's float32
+// products run several times faster than cuDNN's implicit GEMM on some layers (ResNet's 7x7 stem, the 1x1 layers
+// of large batches) and slower on others, so the plan times both on the node's own buffers and keeps the faster
+// (OV_CUDA_CONV_BLAS=0: cuDNN always; =1: cuBLAS wherever it can).  Both sum the products in full float32.
+#define CONV_COL_MAX ((size_t)256 << 20)
+
+static int conv_blas_mode(void)
+{
+	static int v = -2;
+	if (v == -2) {
+		const char *s = getenv("OV_CUDA_CONV_BLAS");
+		v = s && *s == '0' ? 0 : s && *s == '1' ? 1 : -1; // -1: timed
+	}
+	return v;
+}
+
+static int is_pointwise(const struct conv_geom *g)
+{
+	for (int j = 0; j < g->nd; j++)
+		if (g->ker[j] != 1 || g->s[j] != 1 || g->pad[j] != 0)
+			return 0;
+	return 1;
+}
+
+// Whether g can be a cuBLAS product, and the im2col buffer it needs (*col_bytes, 0 for a 1x1).
+static int conv_blas_fits(const struct conv_geom *g, size_t *col_bytes)
+{
+	int64_t plane = 1, ck = g->c;
+	if (g->group != 1 || g->nd != 2)
+		return 0;
+	for (int j = 0; j < g->nd; j++) {
+		plane *= g->out[j];
+		ck *= g->ker[j];
+	}
+	if (ck > INT_MAX || plane > INT_MAX || ck * plane > INT_MAX || (int64_t)g->k * plane > INT_MAX)
+		return 0;
+	*col_bytes = is_pointwise(g) ? 0 : (size_t)(ck * plane) * g->n * sizeof(float);
+	return *col_bytes <= CONV_COL_MAX;
+}
+
+// col[n][c][ky][kx][oy][ox] = x[n][c][oy*sh - ph + ky*dh][ox*sw - pw + kx*dw], 0 outside the image.
+static __global__ void im2col_kernel(const float *x, float *col, int64_t total, int c, int h, int w, int kh, int kw,
+				     int oh, int ow, int sh, int sw, int ph, int pw, int dh, int dw)
+{
+	CU_FOR(t, total)
+	{
+		int64_t p = t % ((int64_t)oh * ow), r = t / ((int64_t)oh * ow);
+		int kx = (int)(r % kw), ky = (int)(r / kw % kh);
+		int64_t cn = r / ((int64_t)kw * kh); // n * c + channel
+		int oy = (int)(p / ow), ox = (int)(p % ow);
+		int iy = oy * sh - ph + ky * dh, ix = ox * sw - pw + kx * dw;
+		col[t] = iy >= 0 && iy < h && ix >= 0 && ix < w ? x[(cn * h + iy) * w + ix] : 0.0f;
+	}
+}
+
+static int conv_blas_run(struct exec_kernel_ctx *k, const struct conv_geom *g, const float *dx, const float *dw,
+			 float *dy, float *col)
+{
+	const float one = 1.0f, zero = 0.0f;
+	int plane = g->out[0] * g->out[1], ck = g->c * g->ker[0] * g->ker[1];
+
+	if (cu_need_blas(k) || CU_BLAS_OK(k, cu_blas.set_math_mode(cu_dev.blas, cu_dev.tf32 ? CUBLAS_TF32_TENSOR_OP_MATH
+											  : CUBLAS_DEFAULT_MATH)))
+		return -1;
+	if (col) {
+		int64_t total = (int64_t)g->n * ck * plane;
+		if (CU_LAUNCH(k, im2col_kernel, cu_grid(total), CU_BLOCK, dx, col, total, g->c, g->in[0], g->in[1],
+			      g->ker[0], g->ker[1], g->out[0], g->out[1], g->s[0], g->s[1], g->pad[0], g->pad[1], g->d[0],
+			      g->d[1]))
+			return -1;
+		dx = col;
+	}
+	return CU_BLAS_OK(k, cu_blas.sgemm_strided_batched(cu_dev.blas, CUBLAS_OP_N, CUBLAS_OP_N, plane, g->k, ck, &one, dx,
+							   plane, (int64_t)ck * plane, dw, ck, 0, &zero, dy, plane,
+							   (int64_t)g->k * plane, g->n));
+}
+
+// The device milliseconds of one conv_blas_run (after one run to warm up), or -1 when it cannot be timed.
+static float conv_blas_time(struct exec_kernel_ctx *k, const struct conv_geom *g, const float *dx, const float *dw,
+			    float *dy, size_t col_bytes)
+{
+	cudaEvent_t e0 = NULL, e1 = NULL;
+	float ms = -1;
+	void *col = col_bytes ? cu_scratch(col_bytes) : NULL;
+
+	if ((col_bytes && !col) || cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess)
+		goto out;
+	if (conv_blas_run(k, g, dx, dw, dy, (float *)col) || cudaEventRecord(e0, cu_dev.stream) != cudaSuccess ||
+	    conv_blas_run(k, g, dx, dw, dy, (float *)col) || cudaEventRecord(e1, cu_dev.stream) != cudaSuccess ||
+	    cu_sync() != cudaSuccess || cudaEventElapsedTime(&ms, e0, e1) != cudaSuccess)
+		ms = -1;
+out:
+	if (e0)
+		cudaEventDestroy(e0);
+	if (e1)
+		cudaEventDestroy(e1);
+	cu_scratch_free(col);
+	cudaGetLastError();
+	k->err->msg[0] = '\0'; // a failed try is no error of the node: cuDNN computes it
+	k->err->code = OV_OK;
+	return ms;
+}
+
 // The forward plan of g: descriptors, cuDNN's agreement on the output size, the algorithm and its workspace size,
 // decided once per geometry.  The algorithm: among those with full float32 arithmetic and a direct sum (unless TF32
 // was asked for) and deterministic results, the fastest on this device, timed by cuDNN on the node's own buffers (x, w, y) with
@@ -340,11 +416,23 @@ static struct conv_plan *conv_fwd_plan(struct exec_kernel_ctx *k, const struct c
 				    perf[i].determinism == CUDNN_DETERMINISTIC && (tf32 || direct_sum(perf[i].algo))) {
 					algo = perf[i].algo;
 					math = perf[i].mathType;
+					p->dnn_ms = perf[i].time;
 					*timed = 1;
 					break;
 				}
 		cu_scratch_free(scratch);
 		cudaGetLastError();
+	}
+	p->blas_ms = -1;
+	if (!*timed)
+		p->dnn_ms = -1;
+	if (conv_blas_mode() != 0 && conv_blas_fits(g, &p->col_bytes)) {
+		if (conv_blas_mode() == 1)
+			p->blas = 1;
+		else if (*timed && p->dnn_ms >= 0) {
+			p->blas_ms = conv_blas_time(k, g, dx, dw, dy, p->col_bytes);
+			p->blas = p->blas_ms >= 0 && p->blas_ms < p->dnn_ms;
+		}
 	}
 	if (CU_DNN_OK(k, cu_dnn.set_convolution_math_type(p->cd, math)) ||
 	    CU_DNN_OK(k, cu_dnn.get_convolution_forward_workspace_size(cu_dev.dnn, p->xd, p->wd, p->cd, p->yd, algo,
@@ -383,8 +471,7 @@ static int k_conv(struct exec_kernel_ctx *k)
 	struct xtensor *y = k->out[0];
 	if (!y->numel)
 		return 0;
-	int pw = pointwise(&g);
-	if (!pw && cu_need_dnn(k))
+	if (cu_need_dnn(k))
 		return -1;
 
 	const float *dx = cu_input_f32(k, &bufs, 0), *dw = NULL, *db = NULL;
@@ -399,17 +486,7 @@ static int k_conv(struct exec_kernel_ctx *k)
 		goto out;
 	if (!(dy = (float *)cu_alloc(k, &bufs, (size_t)y->numel * sizeof(float))))
 		goto out;
-	if (pw) {
-		int r = pointwise_run(k, &g, dx, dw, dy, plane);
-		if (r == EXEC_DECLINE) {
-			pw = 0; // sizes past int: cuDNN's way
-			if (cu_need_dnn(k))
-				goto out;
-		} else if (r) {
-			goto out;
-		}
-	}
-	if (!pw && g.explicit_pad) {
+	if (g.explicit_pad) {
 		int64_t planes = (int64_t)g.n * g.c, total = planes;
 		for (int j = 0; j < g.nd; j++)
 			total *= g.in[j];
@@ -420,10 +497,13 @@ static int k_conv(struct exec_kernel_ctx *k)
 			goto out;
 		dx = xp;
 	}
-	if (!pw) {
-		int timed;
-		if (!(p = conv_fwd_plan(k, &g, dx, dw, dy, &timed)))
+	int timed;
+	if (!(p = conv_fwd_plan(k, &g, dx, dw, dy, &timed)))
+		goto out;
+	if (p->blas) {
+		if ((p->col_bytes && !(ws = cu_workspace(k, p->col_bytes))) || conv_blas_run(k, &g, dx, dw, dy, (float *)ws))
 			goto out;
+	} else {
 		if (p->ws_size && !(ws = cu_workspace(k, p->ws_size)))
 			goto out;
 		const float one = 1.0f, zero = 0.0f;
@@ -439,13 +519,18 @@ static int k_conv(struct exec_kernel_ctx *k)
 		goto out;
 	if (cu_output_f32(k, &bufs, 0, dy))
 		goto out;
-	if (pw)
-		xk_note(k, "a 1x1 convolution as a cuBLAS matrix product, %s",
+	if (p->blas && p->blas_ms >= 0)
+		xk_note(k, "%s as a cuBLAS product (%s), %.3f ms against cuDNN's %s %.3f ms, timed",
+			p->col_bytes ? "im2col" : "a 1x1 convolution", cu_dev.tf32 ? "TF32 allowed" : "full float32",
+			p->blas_ms, algo_name((cudnnConvolutionFwdAlgo_t)p->algo), p->dnn_ms);
+	else if (p->blas)
+		xk_note(k, "%s as a cuBLAS product (%s), OV_CUDA_CONV_BLAS=1", p->col_bytes ? "im2col" : "a 1x1 convolution",
 			cu_dev.tf32 ? "TF32 allowed" : "full float32");
 	else
-		xk_note(k, "cudnn algo %s, %s, workspace %zu bytes%s, %s", algo_name((cudnnConvolutionFwdAlgo_t)p->algo),
+		xk_note(k, "cudnn algo %s, %s, workspace %zu bytes%s, %s%s", algo_name((cudnnConvolutionFwdAlgo_t)p->algo),
 			math_name(p->math), p->ws_size, g.explicit_pad ? ", asymmetric pads applied by copying" : "",
-			p->timed ? "the fastest of those timed" : "the heuristics' choice");
+			p->timed ? "the fastest of those timed" : "the heuristics' choice",
+			p->blas_ms >= 0 ? " (cuBLAS was slower)" : "");
 	rc = 0;
 out:
 	cu_bufs_free(&bufs);
