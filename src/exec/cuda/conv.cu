@@ -286,18 +286,19 @@ static int conv_blas_fits(const struct conv_geom *g, size_t *col_bytes)
 	return *col_bytes <= CONV_COL_MAX;
 }
 
-// col[n][c][ky][kx][oy][ox] = x[n][c][oy*sh - ph + ky*dh][ox*sw - pw + kx*dw], 0 outside the image.
-static __global__ void im2col_kernel(const float *x, float *col, int64_t total, int c, int h, int w, int kh, int kw,
-				     int oh, int ow, int sh, int sw, int ph, int pw, int dh, int dw)
+// col[n][c][ky][kx][oy][ox] = x[n][c][oy*sh - ph + ky*dh][ox*sw - pw + kx*dw], 0 outside the image.  One thread
+// per element of col; 32-bit index arithmetic (col holds at most CONV_COL_MAX bytes, fewer than 2^31 elements), as
+// 64-bit divisions cost the GPU several times more.
+static __global__ void im2col_kernel(const float *x, float *col, int total, int plane, int h, int w, int kh, int kw,
+				     int ow, int sh, int sw, int ph, int pw, int dh, int dw)
 {
-	CU_FOR(t, total)
-	{
-		int64_t p = t % ((int64_t)oh * ow), r = t / ((int64_t)oh * ow);
-		int kx = (int)(r % kw), ky = (int)(r / kw % kh);
-		int64_t cn = r / ((int64_t)kw * kh); // n * c + channel
-		int oy = (int)(p / ow), ox = (int)(p % ow);
+	for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < total; t += gridDim.x * blockDim.x) {
+		int row = t / plane, p = t - row * plane;
+		int oy = p / ow, ox = p - oy * ow;
+		int kk = row % (kh * kw), cn = row / (kh * kw); // cn: n * c + channel
+		int ky = kk / kw, kx = kk - ky * kw;
 		int iy = oy * sh - ph + ky * dh, ix = ox * sw - pw + kx * dw;
-		col[t] = iy >= 0 && iy < h && ix >= 0 && ix < w ? x[(cn * h + iy) * w + ix] : 0.0f;
+		col[t] = iy >= 0 && iy < h && ix >= 0 && ix < w ? x[((int64_t)cn * h + iy) * w + ix] : 0.0f;
 	}
 }
 
@@ -311,10 +312,9 @@ static int conv_blas_run(struct exec_kernel_ctx *k, const struct conv_geom *g, c
 											  : CUBLAS_DEFAULT_MATH)))
 		return -1;
 	if (col) {
-		int64_t total = (int64_t)g->n * ck * plane;
-		if (CU_LAUNCH(k, im2col_kernel, cu_grid(total), CU_BLOCK, dx, col, total, g->c, g->in[0], g->in[1],
-			      g->ker[0], g->ker[1], g->out[0], g->out[1], g->s[0], g->s[1], g->pad[0], g->pad[1], g->d[0],
-			      g->d[1]))
+		int total = g->n * ck * plane; // conv_blas_fits: within CONV_COL_MAX bytes
+		if (CU_LAUNCH(k, im2col_kernel, cu_grid(total), CU_BLOCK, dx, col, total, plane, g->in[0], g->in[1],
+			      g->ker[0], g->ker[1], g->out[1], g->s[0], g->s[1], g->pad[0], g->pad[1], g->d[0], g->d[1]))
 			return -1;
 		dx = col;
 	}
