@@ -105,6 +105,14 @@ check "the 3x3 convolution through im2col, the 1x1 straight, both cuBLAS product
 OV_CUDA_CONV_BLAS=1 run resid.onnx --input random --backend cuda --all --save all_resid
 check "the Add, Relu and Clip taken into the convolutions give the bits of the kernels run apart (--all)" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && cmp fused_resid/y.npy all_resid/y.npy"
+OV_CUDA_CONV_BLAS=2 run resid.onnx --input random --backend cuda --save merged_resid --expect y=cpu_resid/y.npy \
+	--rtol 1e-4 --atol 1e-5
+check "the images of the batch side by side in one product each (OV_CUDA_CONV_BLAS=2): the CPU's values" sh -c \
+	"[ \$(cat rc.txt) = 0 ] && grep -q '^note: #0 Conv: im2col, the images side by side, as a cuBLAS product' out.txt &&
+	 grep -q '^note: #3 Conv: a 1x1 convolution, the images side by side, as a cuBLAS product' out.txt"
+OV_CUDA_CONV_BLAS=2 run resid.onnx --input random --backend cuda --all --save merged_all_resid
+check "and put back in order with the epilogue, the bits of the kernels run apart (--all)" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && cmp merged_resid/y.npy merged_all_resid/y.npy"
 run resid.onnx --input random --backend cuda --profile --json
 check "and the fused nodes take no time of their own: 2 kernels' worth of nodes" "$PYTHON" -c '
 import json; d = json.load(open("out.txt")); ops = [n["op"] for n in d["profile"]["nodes"] if n["host_ms"] > 0.05]

@@ -566,18 +566,7 @@ int cu_output_fd(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, void *d
 static __global__ void epilogue_kernel(float *y, struct cu_epi e, int64_t total)
 {
 	CU_FOR(t, total)
-	{
-		float v = y[t];
-		if (e.bias)
-			v += e.bias[(t / e.b_inner) % e.b_m];
-		if (e.add)
-			v = v + e.add[e.add_row ? t % e.add_row : t];
-		if (e.act.kind == EXEC_ACT_RELU)
-			v = ov_relu_f(v);
-		else if (e.act.kind == EXEC_ACT_CLIP)
-			v = ov_clip_f(v, e.act.lo, e.act.hi);
-		y[t] = v;
-	}
+	y[t] = cu_epi_apply(e, t, y[t]);
 }
 
 int cu_take_offers(struct exec_kernel_ctx *k, const struct xtensor *y, struct cu_epi *e)

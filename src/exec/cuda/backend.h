@@ -151,6 +151,19 @@ struct cu_epi {
 	int64_t add_row;
 	struct exec_act act;
 };
+/* e's steps on element t of the output, holding v. */
+static __device__ __forceinline__ float cu_epi_apply(const struct cu_epi &e, int64_t t, float v)
+{
+	if (e.bias)
+		v += e.bias[(t / e.b_inner) % e.b_m];
+	if (e.add)
+		v = v + e.add[e.add_row ? t % e.add_row : t];
+	if (e.act.kind == EXEC_ACT_RELU)
+		v = ov_relu_f(v);
+	else if (e.act.kind == EXEC_ACT_CLIP)
+		v = ov_clip_f(v, e.act.lo, e.act.hi);
+	return v;
+}
 /* The runner's offers y takes (exec_kernel_ctx.act, .add, add_act; the done flags set): an Add of a float32 value
  * of y's shape or of its last axis alone (broadcast over the rows), with the Relu or Clip after it, or else the Relu
  * or Clip right after the node.  e is filled (no bias); 0, or -1 with the node's error set. */

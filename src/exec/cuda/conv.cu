@@ -249,7 +249,7 @@ static int direct_sum(cudnnConvolutionFwdAlgo_t a)
 // column-major terms Y[n]^T = col[n]^T W^T: one strided batched cuBLAS call over the images.  cuBLAS's float32
 // products run several times faster than cuDNN's implicit GEMM on some layers (ResNet's 7x7 stem, the 1x1 layers
 // of large batches) and slower on others, so the plan times both on the node's own buffers and keeps the faster
-// (OV_CUDA_CONV_BLAS=0: cuDNN always; =1: cuBLAS wherever it can).  Both sum the products in full float32.
+// (OV_CUDA_CONV_BLAS=0: cuDNN always; =1: cuBLAS image by image wherever it can; =2: the images side by side).  Both sum the products in full float32.
 #define CONV_COL_MAX ((size_t)256 << 20)
 
 static int conv_blas_mode(void)
@@ -257,7 +257,7 @@ static int conv_blas_mode(void)
 	static int v = -2;
 	if (v == -2) {
 		const char *s = getenv("OV_CUDA_CONV_BLAS");
-		v = s && *s == '0' ? 0 : s && *s == '1' ? 1 : -1; // -1: timed
+		v = s && *s == '0' ? 0 : s && *s == '1' ? 1 : s && *s == '2' ? 2 : -1; // -1: timed
 	}
 	return v;
 }
@@ -269,6 +269,8 @@ static int is_pointwise(const struct conv_geom *g)
 			return 0;
 	return 1;
 }
+
+static size_t conv_blas_bytes(const struct conv_geom *g, int merged, size_t *col, size_t *z);
 
 // Whether g can be a cuBLAS product, and the im2col buffer it needs (*col_bytes, 0 for a 1x1).
 static int conv_blas_fits(const struct conv_geom *g, size_t *col_bytes)
@@ -282,8 +284,11 @@ static int conv_blas_fits(const struct conv_geom *g, size_t *col_bytes)
 	}
 	if (ck > INT_MAX || plane > INT_MAX || ck * plane > INT_MAX || (int64_t)g->k * plane > INT_MAX)
 		return 0;
-	*col_bytes = is_pointwise(g) ? 0 : (size_t)(ck * plane) * g->n * sizeof(float);
-	return *col_bytes <= CONV_COL_MAX;
+	if ((int64_t)g->n * plane > INT_MAX || (int64_t)g->n * ck * plane > INT_MAX || (int64_t)g->n * g->k * plane > INT_MAX)
+		return 0;
+	size_t col, z;
+	*col_bytes = conv_blas_bytes(g, 1, &col, &z); // the merged way's, the larger
+	return col <= CONV_COL_MAX && z <= CONV_COL_MAX;
 }
 
 // col[n][c][ky][kx][oy][ox] = x[n][c][oy*sh - ph + ky*dh][ox*sw - pw + kx*dw], 0 outside the image.  One thread
@@ -302,15 +307,67 @@ static __global__ void im2col_kernel(const float *x, float *col, int total, int 
 	}
 }
 
+// The same with the images side by side, col[c][ky][kx][n][oy][ox], so that one product covers the batch (a better
+// shape for cuBLAS where a plane is small: 7x7 or 14x14 at batch 8); a 1x1 convolution with unit strides uses it
+// too, as X's channels side by side over the images.
+static __global__ void im2col_merged_kernel(const float *x, float *col, int total, int plane, int nimg, int h, int w,
+					    int kh, int kw, int ow, int sh, int sw, int ph, int pw, int dh, int dw, int c)
+{
+	for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < total; t += gridDim.x * blockDim.x) {
+		int q = t / plane, p = t - q * plane;
+		int n = q % nimg, ck = q / nimg;
+		int oy = p / ow, ox = p - oy * ow;
+		int kk = ck % (kh * kw), ch = ck / (kh * kw);
+		int ky = kk / kw, kx = kk - ky * kw;
+		int iy = oy * sh - ph + ky * dh, ix = ox * sw - pw + kx * dw;
+		col[t] = iy >= 0 && iy < h && ix >= 0 && ix < w ? x[(((int64_t)n * c + ch) * h + iy) * w + ix] : 0.0f;
+	}
+}
+
+// y[n][m][p] = the epilogue of z[m][n][p]: the merged product's output put in NCHW order, the epilogue on the way.
+static __global__ void unmerge_kernel(const float *z, float *y, struct cu_epi e, int64_t total, int64_t nimg,
+				      int64_t m, int64_t plane)
+{
+	CU_FOR(t, total)
+	{
+		int64_t p = t % plane, q = t / plane, c = q % m, n = q / m;
+		y[t] = cu_epi_apply(e, t, z[(c * nimg + n) * plane + p]);
+	}
+}
+
+// The buffers a cuBLAS way needs: col (0 for the per-image 1x1) and, merged, the product before unmerging.
+static size_t conv_blas_bytes(const struct conv_geom *g, int merged, size_t *col, size_t *z)
+{
+	int64_t plane = (int64_t)g->out[0] * g->out[1], ck = (int64_t)g->c * g->ker[0] * g->ker[1];
+	*col = merged || !is_pointwise(g) ? (size_t)(ck * plane * g->n) * sizeof(float) : 0;
+	*z = merged ? ((size_t)((int64_t)g->k * plane * g->n) * sizeof(float) + 255) & ~(size_t)255 : 0;
+	*col = (*col + 255) & ~(size_t)255;
+	return *col + *z;
+}
+
+// y (or, merged, the unmerged product in ws past col, which the caller's epilogue puts in order) from x through
+// col (ws) and cuBLAS.
 static int conv_blas_run(struct exec_kernel_ctx *k, const struct conv_geom *g, const float *dx, const float *dw,
-			 float *dy, float *col)
+			 float *dy, void *ws, int merged)
 {
 	const float one = 1.0f, zero = 0.0f;
 	int plane = g->out[0] * g->out[1], ck = g->c * g->ker[0] * g->ker[1];
+	size_t col_b, z_b;
+	conv_blas_bytes(g, merged, &col_b, &z_b);
+	float *col = col_b ? (float *)ws : NULL;
 
 	if (cu_need_blas(k) || CU_BLAS_OK(k, cu_blas.set_math_mode(cu_dev.blas, cu_dev.tf32 ? CUBLAS_TF32_TENSOR_OP_MATH
 											  : CUBLAS_DEFAULT_MATH)))
 		return -1;
+	if (merged) {
+		int total = g->n * ck * plane; // conv_blas_fits: within CONV_COL_MAX bytes
+		if (CU_LAUNCH(k, im2col_merged_kernel, cu_grid(total), CU_BLOCK, dx, col, total, plane, g->n, g->in[0],
+			      g->in[1], g->ker[0], g->ker[1], g->out[1], g->s[0], g->s[1], g->pad[0], g->pad[1], g->d[0],
+			      g->d[1], g->c))
+			return -1;
+		return CU_BLAS_OK(k, cu_blas.sgemm(cu_dev.blas, CUBLAS_OP_N, CUBLAS_OP_N, plane * g->n, g->k, ck, &one, col,
+						   plane * g->n, dw, ck, &zero, (float *)((char *)ws + col_b), plane * g->n));
+	}
 	if (col) {
 		int total = g->n * ck * plane; // conv_blas_fits: within CONV_COL_MAX bytes
 		if (CU_LAUNCH(k, im2col_kernel, cu_grid(total), CU_BLOCK, dx, col, total, plane, g->in[0], g->in[1],
@@ -324,17 +381,33 @@ static int conv_blas_run(struct exec_kernel_ctx *k, const struct conv_geom *g, c
 }
 
 // The device milliseconds of one conv_blas_run (after one run to warm up), or -1 when it cannot be timed.
+// One run of a cuBLAS way, merged with its unmerging (no epilogue), or not.
+static int conv_blas_try(struct exec_kernel_ctx *k, const struct conv_geom *g, const float *dx, const float *dw,
+			 float *dy, void *ws, int merged)
+{
+	size_t col_b, z_b;
+	conv_blas_bytes(g, merged, &col_b, &z_b);
+	int64_t total = (int64_t)g->n * g->k * g->out[0] * g->out[1];
+	struct cu_epi none;
+	memset(&none, 0, sizeof none);
+	none.b_inner = none.b_m = 1;
+	return conv_blas_run(k, g, dx, dw, dy, ws, merged) ||
+	       (merged && CU_LAUNCH(k, unmerge_kernel, cu_grid(total), CU_BLOCK, (const float *)((char *)ws + col_b), dy,
+				    none, total, (int64_t)g->n, (int64_t)g->k, (int64_t)g->out[0] * g->out[1]));
+}
+
 static float conv_blas_time(struct exec_kernel_ctx *k, const struct conv_geom *g, const float *dx, const float *dw,
-			    float *dy, size_t col_bytes)
+			    float *dy, int merged)
 {
 	cudaEvent_t e0 = NULL, e1 = NULL;
 	float ms = -1;
-	void *col = col_bytes ? cu_scratch(col_bytes) : NULL;
+	size_t col_b, z_b, bytes = conv_blas_bytes(g, merged, &col_b, &z_b);
+	void *ws = bytes ? cu_scratch(bytes) : NULL;
 
-	if ((col_bytes && !col) || cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess)
+	if ((bytes && !ws) || cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess)
 		goto out;
-	if (conv_blas_run(k, g, dx, dw, dy, (float *)col) || cudaEventRecord(e0, cu_dev.stream) != cudaSuccess ||
-	    conv_blas_run(k, g, dx, dw, dy, (float *)col) || cudaEventRecord(e1, cu_dev.stream) != cudaSuccess ||
+	if (conv_blas_try(k, g, dx, dw, dy, ws, merged) || cudaEventRecord(e0, cu_dev.stream) != cudaSuccess ||
+	    conv_blas_try(k, g, dx, dw, dy, ws, merged) || cudaEventRecord(e1, cu_dev.stream) != cudaSuccess ||
 	    cu_sync() != cudaSuccess || cudaEventElapsedTime(&ms, e0, e1) != cudaSuccess)
 		ms = -1;
 out:
@@ -342,7 +415,7 @@ out:
 		cudaEventDestroy(e0);
 	if (e1)
 		cudaEventDestroy(e1);
-	cu_scratch_free(col);
+	cu_scratch_free(ws);
 	cudaGetLastError();
 	k->err->msg[0] = '\0'; // a failed try is no error of the node: cuDNN computes it
 	k->err->code = OV_OK;
@@ -427,11 +500,19 @@ static struct conv_plan *conv_fwd_plan(struct exec_kernel_ctx *k, const struct c
 	if (!*timed)
 		p->dnn_ms = -1;
 	if (conv_blas_mode() != 0 && conv_blas_fits(g, &p->col_bytes)) {
-		if (conv_blas_mode() == 1)
-			p->blas = 1;
+		if (conv_blas_mode() > 0)
+			p->blas = conv_blas_mode() == 2 && g->n > 1 ? 2 : 1;
 		else if (*timed && p->dnn_ms >= 0) {
-			p->blas_ms = conv_blas_time(k, g, dx, dw, dy, p->col_bytes);
-			p->blas = p->blas_ms >= 0 && p->blas_ms < p->dnn_ms;
+			// each image apart (1), or the batch side by side (2, for more than one image)
+			for (int way = 1; way <= (g->n > 1 ? 2 : 1); way++) {
+				float ms = conv_blas_time(k, g, dx, dw, dy, way == 2);
+				if (ms >= 0 && ms < p->dnn_ms && (p->blas_ms < 0 || ms < p->blas_ms)) {
+					p->blas = way;
+					p->blas_ms = ms;
+				} else if (ms >= 0 && p->blas_ms < 0 && !p->blas) {
+					p->blas_ms = ms; // slower than cuDNN: said in the note
+				}
+			}
 		}
 	}
 	if (CU_DNN_OK(k, cu_dnn.set_convolution_math_type(p->cd, math)) ||
@@ -476,6 +557,8 @@ static int k_conv(struct exec_kernel_ctx *k)
 
 	const float *dx = cu_input_f32(k, &bufs, 0), *dw = NULL, *db = NULL;
 	struct cu_epi epi;
+	size_t col_b = 0, z_b = 0, blas_b;
+	const char *way;
 	float *dy = NULL, *xp = NULL;
 	void *ws = NULL;
 	struct conv_plan *p = NULL;
@@ -500,8 +583,9 @@ static int k_conv(struct exec_kernel_ctx *k)
 	int timed;
 	if (!(p = conv_fwd_plan(k, &g, dx, dw, dy, &timed)))
 		goto out;
+	blas_b = p->blas ? conv_blas_bytes(&g, p->blas == 2, &col_b, &z_b) : 0;
 	if (p->blas) {
-		if ((p->col_bytes && !(ws = cu_workspace(k, p->col_bytes))) || conv_blas_run(k, &g, dx, dw, dy, (float *)ws))
+		if ((blas_b && !(ws = cu_workspace(k, blas_b))) || conv_blas_run(k, &g, dx, dw, dy, ws, p->blas == 2))
 			goto out;
 	} else {
 		if (p->ws_size && !(ws = cu_workspace(k, p->ws_size)))
@@ -515,17 +599,25 @@ static int k_conv(struct exec_kernel_ctx *k)
 	if (cu_take_offers(k, y, &epi))
 		goto out;
 	epi.bias = db, epi.b_inner = plane, epi.b_m = g.k;
-	if (cu_epilogue(k, dy, y->numel, &epi))
+	if (p->blas == 2) { // the product of the images side by side, put in order with the epilogue
+		if (CU_LAUNCH(k, unmerge_kernel, cu_grid(y->numel), CU_BLOCK, (const float *)((char *)ws + col_b), dy, epi,
+			      y->numel, (int64_t)g.n, (int64_t)g.k, plane))
+			goto out;
+	} else if (cu_epilogue(k, dy, y->numel, &epi)) {
 		goto out;
+	}
 	if (cu_output_f32(k, &bufs, 0, dy))
 		goto out;
+	way = p->blas == 2 ? (is_pointwise(&g) ? "a 1x1 convolution, the images side by side,"
+							  : "im2col, the images side by side,")
+			  : is_pointwise(&g) ? "a 1x1 convolution" : "im2col";
 	if (p->blas && p->blas_ms >= 0)
-		xk_note(k, "%s as a cuBLAS product (%s), %.3f ms against cuDNN's %s %.3f ms, timed",
-			p->col_bytes ? "im2col" : "a 1x1 convolution", cu_dev.tf32 ? "TF32 allowed" : "full float32",
-			p->blas_ms, algo_name((cudnnConvolutionFwdAlgo_t)p->algo), p->dnn_ms);
+		xk_note(k, "%s as a cuBLAS product (%s), %.3f ms against cuDNN's %s %.3f ms, timed", way,
+			cu_dev.tf32 ? "TF32 allowed" : "full float32", p->blas_ms,
+			algo_name((cudnnConvolutionFwdAlgo_t)p->algo), p->dnn_ms);
 	else if (p->blas)
-		xk_note(k, "%s as a cuBLAS product (%s), OV_CUDA_CONV_BLAS=1", p->col_bytes ? "im2col" : "a 1x1 convolution",
-			cu_dev.tf32 ? "TF32 allowed" : "full float32");
+		xk_note(k, "%s as a cuBLAS product (%s), OV_CUDA_CONV_BLAS=%d", way,
+			cu_dev.tf32 ? "TF32 allowed" : "full float32", conv_blas_mode());
 	else
 		xk_note(k, "cudnn algo %s, %s, workspace %zu bytes%s, %s%s", algo_name((cudnnConvolutionFwdAlgo_t)p->algo),
 			math_name(p->math), p->ws_size, g.explicit_pad ? ", asymmetric pads applied by copying" : "",
