@@ -275,6 +275,9 @@ static __global__ void layernorm_rows_kernel(struct ln_bcast bc, int row_params,
 			cu_store_d(mean_out, st, r, m);
 		if (lane == 0 && inv_out)
 			cu_store_d(inv_out, st, r, iv);
+#ifndef OV_CUDA_SIM
+#pragma unroll 4
+#endif
 		for (int64_t j = lane; j < len; j += ROW_LANES) {
 			int64_t i = base + j, si = j, bi = j;
 			if (!row_params) {
