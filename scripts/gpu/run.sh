@@ -234,6 +234,17 @@ if [ "${skip#* profile }" = "$skip" ] && [ -s "$EXP/runs.txt" ]; then
 		sed -n '/^profile of run/,$p' "$OUT/profile-$m.txt" | sed -n '2,14p' >>"$R"
 		say '```'
 	done
+	# where a first run's time goes (libraries started by the first node that needs them, the convolutions' timed
+	# choices, the weights' upload): ResNet-18 in a fresh process
+	if [ -s "$EXP/resnet18.onnx" ] && [ "$(limit 30)" -gt 0 ]; then
+		timeout -k 5 "$(limit 30)" "$OV" run "$EXP/resnet18.onnx" --input "x=$EXP/resnet18.x.npy" --backend cuda \
+			--profile >"$OUT/profile-first-resnet18.txt" 2>&1
+		say "- the first run of ResNet-18 in a fresh process (profile-first-resnet18.txt):"
+		say '```'
+		grep -E '^(ran|profile)' "$OUT/profile-first-resnet18.txt" >>"$R"
+		sed -n '/slowest/,$p' "$OUT/profile-first-resnet18.txt" | head -8 >>"$R"
+		say '```'
+	fi
 	# a system-wide view, where NVIDIA's profiler is installed: kernels and CUDA API calls of the transformer
 	nsys=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
 	say "- nsys: ${nsys:-not installed}"
