@@ -138,6 +138,29 @@ assert ops <= {"MatMul", "Gemm", "Reshape"}, d["profile"]["nodes"]'
 OV_CUDA_CONV_BLAS=0 run resid.onnx --input random --backend cuda --expect y=cpu_resid/y.npy --rtol 1e-4 --atol 1e-5
 check "OV_CUDA_CONV_BLAS=0: cuDNN alone, cuBLAS not timed" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '#3 Conv: cudnn algo' out.txt && ! grep -q 'cuBLAS' out.txt"
+# the plan cache: timed choices kept in a file for the next process
+plans=$TMP/cache/sub/plans
+OV_CUDA_PLAN_CACHE=$plans OV_CUDASIM_STATS=1 run resid.onnx --input random --backend cuda --save cold_resid
+check "plan cache: the first process times the convolutions and writes one line each (folders made)" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && [ \$(grep -c '^v1 onnxview_CUDA_simulator_(host)_cc9.0_cudnn[0-9]* [-0-9,]* ' $plans) = 2 ] &&
+	       [ \$(stat -c %a $plans) = 600 ]"
+OV_CUDA_PLAN_CACHE=$plans OV_CUDASIM_STATS=1 run resid.onnx --input random --backend cuda --save warm_resid
+check "the next process takes them (no heuristics asked, no timing), says so, and computes the same bits" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && [ \$(grep -c 'by an earlier run (plan cache)' out.txt) = 2 ] &&
+	       grep -q ' 0 convolution heuristics' err.txt && cmp cold_resid/y.npy warm_resid/y.npy"
+cp "$plans" plans.good
+printf 'garbage\nv1 x 1,2 3\n' >"$plans"
+sed 's/^\(v1 [^ ]* [^ ]*\) [0-9]* [0-9]* /\1 7 0 /' plans.good >>"$plans"
+printf 'v1 cut short' >>"$plans"
+OV_CUDA_PLAN_CACHE=$plans run resid.onnx --input random --backend cuda --expect y=cpu_resid/y.npy --rtol 1e-4 --atol 1e-5
+check "lines that do not parse, or name an algorithm that rounds otherwise (FFT, default math), are passed over" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && ! grep -q 'plan cache' out.txt && [ \$(grep -c '^v1 onnx' $plans) = 4 ]"
+ln -s plans.good link_plans
+OV_CUDA_PLAN_CACHE=$TMP/link_plans run resid.onnx --input random --backend cuda
+check "a plan cache that is a link is neither read nor written" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && ! grep -q 'plan cache' out.txt && cmp -s plans.good link_plans"
+OV_CUDA_PLAN_CACHE=/proc/nonexistent/plans run resid.onnx --input random --backend cuda
+check "an unwritable plan cache changes nothing but the time" [ "$(rc)" = 0 ]
 "$SIM" run mixed.onnx --input random --save cpu_mixed >/dev/null 2>&1
 OV_CUDASIM_STATS=1 run mixed.onnx --input random --backend cuda --expect y=cpu_mixed/y.npy
 check "a chain with a node the CPU runs matches the CPU" [ "$(rc)" = 0 ]

@@ -6,6 +6,10 @@
 : "${ONNXVIEW:=$BUILDDIR/onnxview}"
 : "${ROUNDTRIP:=$BUILDDIR/tests/roundtrip}"
 : "${PYTHON:=/usr/bin/python3}"
+# The CUDA backend's plan cache (src/exec/cuda/plancache.h) would carry choices from one test to the next and into
+# the user's home: off unless a test names a file of its own.
+: "${OV_CUDA_PLAN_CACHE:=0}"
+export OV_CUDA_PLAN_CACHE
 
 tap_n=0
 tap_failed=0

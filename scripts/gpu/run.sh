@@ -78,7 +78,10 @@ dnn_dir=$(libdir 'libcudnn.so.9*' /opt/torch/.venv/lib /opt /usr/local/cuda /usr
 LD_LIBRARY_PATH=$W/lib${blas_dir:+:$blas_dir}${dnn_dir:+:$dnn_dir}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 ONNXVIEW_DATADIR=$W/share/onnxview
 OPENBLAS_NUM_THREADS=1
-export LD_LIBRARY_PATH ONNXVIEW_DATADIR OPENBLAS_NUM_THREADS
+# the convolutions' timed choices kept across processes (src/exec/cuda/plancache.h), in a file of this run's: the
+# first runs below say whether they timed or read them
+OV_CUDA_PLAN_CACHE=$W/conv-plans
+export LD_LIBRARY_PATH ONNXVIEW_DATADIR OPENBLAS_NUM_THREADS OV_CUDA_PLAN_CACHE
 if [ -z "${PYTHON:-}" ]; then
 	PYTHON=python3
 	for p in /opt/torch/.venv/bin/python3 python3 /usr/bin/python3; do
@@ -236,15 +239,18 @@ if [ "${skip#* profile }" = "$skip" ] && [ -s "$EXP/runs.txt" ]; then
 	done
 	# where a first run's time goes (libraries started by the first node that needs them, the convolutions' timed
 	# choices, the weights' upload): ResNet-18 in a fresh process
-	if [ -s "$EXP/resnet18.onnx" ] && [ "$(limit 30)" -gt 0 ]; then
+	for cache in cold warm; do
+		[ -s "$EXP/resnet18.onnx" ] && [ "$(limit 30)" -gt 0 ] || break
+		[ $cache = cold ] && rm -f "$OV_CUDA_PLAN_CACHE"
+		a=$(date +%s%N)
 		timeout -k 5 "$(limit 30)" "$OV" run "$EXP/resnet18.onnx" --input "x=$EXP/resnet18.x.npy" --backend cuda \
-			--profile >"$OUT/profile-first-resnet18.txt" 2>&1
-		say "- the first run of ResNet-18 in a fresh process (profile-first-resnet18.txt):"
+			--profile >"$OUT/profile-first-$cache-resnet18.txt" 2>&1
+		say "- the first run of ResNet-18 in a fresh process, plan cache $cache (whole process $((($(date +%s%N) - a) / 1000000)) ms):"
 		say '```'
-		grep -E '^(ran|profile)' "$OUT/profile-first-resnet18.txt" >>"$R"
-		sed -n '/slowest/,$p' "$OUT/profile-first-resnet18.txt" | head -8 >>"$R"
+		grep -E '^(ran|profile)' "$OUT/profile-first-$cache-resnet18.txt" >>"$R"
+		sed -n '/slowest/,$p' "$OUT/profile-first-$cache-resnet18.txt" | head -6 >>"$R"
 		say '```'
-	fi
+	done
 	# a system-wide view, where NVIDIA's profiler is installed: kernels and CUDA API calls of the transformer
 	nsys=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
 	say "- nsys: ${nsys:-not installed}"
@@ -279,6 +285,7 @@ if [ "${skip#* bench }" = "$skip" ] && [ -s "$EXP/runs.txt" ]; then
 		ended "bench-cuda.py bench $tf" $? $(($(elapsed) - s)) "$l"
 	done
 	say '```'
+	say "(the bench's first runs read the convolutions' choices from the plan cache the profiles above filled)"
 	grep -v '^|' "$OUT/bench.txt" | head -45 >>"$R"
 	say '```'
 else

@@ -20,6 +20,7 @@ struct cu_state cu_dev;
 
 static char cu_failed[sizeof(((struct ov_error *)0)->msg)]; // why the device cannot be used, once known
 static char cu_dev_desc[384]; // the device, set up by init_device
+static char cu_dev_name[300]; // the same as one word: its name and compute capability
 static char cu_desc[640];     // the device and the libraries loaded so far (cuda_describe)
 
 // ---- checks ----
@@ -561,6 +562,14 @@ int cu_output_fd(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, void *d
 	return dt == OV_DT_DOUBLE ? cu_output(k, b, i, dev) : cu_output_f32(k, b, i, (float *)dev);
 }
 
+const char *cu_device_id(void)
+{
+	static char id[340];
+	size_t dv = cu_dev.dnn ? cu_dnn.get_version() : 0;
+	snprintf(id, sizeof id, "%s_cudnn%zu", cu_dev_name, dv);
+	return id;
+}
+
 // ---- epilogues of the products ----
 
 static __global__ void epilogue_kernel(float *y, struct cu_epi e, int64_t total)
@@ -844,6 +853,10 @@ static void init_device(void)
 	}
 	cudaGetLastError();
 	snprintf(cu_dev_desc, sizeof cu_dev_desc, "CUDA device 0: %s (compute %d.%d)", p.name, p.major, p.minor);
+	snprintf(cu_dev_name, sizeof cu_dev_name, "%s_cc%d.%d", p.name, p.major, p.minor);
+	for (char *c = cu_dev_name; *c; c++)
+		if (*c == ' ' || *c == '\n' || *c == '\t' || *c == ',')
+			*c = '_';
 	cu_dev.ready = 1;
 }
 

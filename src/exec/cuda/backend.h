@@ -171,6 +171,9 @@ int cu_take_offers(struct exec_kernel_ctx *k, const struct xtensor *y, struct cu
 /* e applied to y's total elements, one launch, none when there is nothing to do: 0, or -1 with the error set. */
 int cu_epilogue(struct exec_kernel_ctx *k, float *y, int64_t total, const struct cu_epi *e);
 
+/* The device and the cuDNN version loaded, as one word (the plan cache's key: src/exec/cuda/plancache.h). */
+const char *cu_device_id(void);
+
 /* Launch geometry for grid-stride loops over n elements. */
 #define CU_BLOCK 256
 static inline unsigned cu_grid(int64_t n)

@@ -21,6 +21,7 @@
 
 #include "src/exec/cuda/backend.h"
 #include "src/exec/cuda/geom.h"
+#include "src/exec/cuda/plancache.h"
 
 // Spatial sizes and offsets of a volume, depth first (a 2-D one has depth 1).
 struct vol3 {
@@ -107,6 +108,7 @@ struct conv_plan {
 	cudnnMathType_t math;
 	size_t ws_size;
 	int timed; // the algorithm was chosen by timing them (cudnnFind), not by the heuristics
+	int cached; // that timed choice was read from the plan cache (an earlier process made it)
 	// forward: computed as cuBLAS products instead (conv_blas_*), timed against cuDNN's choice
 	int blas;
 	size_t col_bytes;          // the im2col buffer it needs (0 for a 1x1 convolution)
@@ -422,6 +424,37 @@ out:
 	return ms;
 }
 
+// The timed choice for p's geometry made by an earlier process (plancache.h), when there is one and it is one this
+// process could have made: an algorithm that adds up the products in full float32 unless TF32 is allowed, a
+// cuBLAS way that fits; its workspace asked for again.  1 when p is ready.
+static int plan_from_cache(struct conv_plan *p, const struct conv_geom *g)
+{
+	struct plan_choice c;
+	int tf32 = cu_dev.tf32;
+	size_t col;
+
+	if (!plancache_find(cu_device_id(), p->key, CONV_KEY_INTS, &c))
+		return 0;
+	if (c.algo < 0 || c.algo >= CUDNN_CONVOLUTION_FWD_ALGO_COUNT || c.blas < 0 || c.blas > 2 ||
+	    (c.blas == 2 && g->n < 2) || (c.blas && !conv_blas_fits(g, &col)) ||
+	    (!tf32 && (c.math != CUDNN_FMA_MATH || !direct_sum((cudnnConvolutionFwdAlgo_t)c.algo))) ||
+	    (c.math != CUDNN_DEFAULT_MATH && c.math != CUDNN_TENSOR_OP_MATH && c.math != CUDNN_FMA_MATH &&
+	     c.math != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION))
+		return 0;
+	if (cu_dnn.set_convolution_math_type(p->cd, (cudnnMathType_t)c.math) != CUDNN_STATUS_SUCCESS ||
+	    cu_dnn.get_convolution_forward_workspace_size(cu_dev.dnn, p->xd, p->wd, p->cd, p->yd,
+							  (cudnnConvolutionFwdAlgo_t)c.algo, &p->ws_size) != CUDNN_STATUS_SUCCESS)
+		return 0;
+	p->algo = c.algo;
+	p->math = (cudnnMathType_t)c.math;
+	p->blas = c.blas;
+	p->col_bytes = c.blas ? col : 0;
+	p->blas_ms = c.blas_ms;
+	p->dnn_ms = c.dnn_ms;
+	p->timed = p->cached = 1;
+	return 1;
+}
+
 // The forward plan of g: descriptors, cuDNN's agreement on the output size, the algorithm and its workspace size,
 // decided once per geometry.  The algorithm: among those with full float32 arithmetic and a direct sum (unless TF32
 // was asked for) and deterministic results, the fastest on this device, timed by cuDNN on the node's own buffers (x, w, y) with
@@ -458,6 +491,11 @@ static struct conv_plan *conv_fwd_plan(struct exec_kernel_ctx *k, const struct c
 		}
 	if (set_tensor(k, p->yd, g->n, g->k, g->nd, g->out))
 		goto fail;
+	if (conv_find() && conv_blas_mode() < 0 && plan_from_cache(p, g)) {
+		*timed = 1;
+		conv_plan_keep(p);
+		return p;
+	}
 	if (CU_DNN_OK(k, cu_dnn.get_convolution_forward_algorithm_v7(cu_dev.dnn, p->xd, p->wd, p->cd, p->yd,
 								     CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf)))
 		goto fail;
@@ -522,6 +560,10 @@ static struct conv_plan *conv_fwd_plan(struct exec_kernel_ctx *k, const struct c
 	p->algo = algo;
 	p->math = math;
 	p->timed = *timed;
+	if (*timed && conv_blas_mode() < 0) {
+		struct plan_choice c = {(int)algo, (int)math, p->blas, p->blas_ms, p->dnn_ms};
+		plancache_add(cu_device_id(), p->key, CONV_KEY_INTS, &c);
+	}
 	conv_plan_keep(p);
 	return p;
 fail:
@@ -612,17 +654,18 @@ static int k_conv(struct exec_kernel_ctx *k)
 							  : "im2col, the images side by side,")
 			  : is_pointwise(&g) ? "a 1x1 convolution" : "im2col";
 	if (p->blas && p->blas_ms >= 0)
-		xk_note(k, "%s as a cuBLAS product (%s), %.3f ms against cuDNN's %s %.3f ms, timed", way,
+		xk_note(k, "%s as a cuBLAS product (%s), %.3f ms against cuDNN's %s %.3f ms, timed%s", way,
 			cu_dev.tf32 ? "TF32 allowed" : "full float32", p->blas_ms,
-			algo_name((cudnnConvolutionFwdAlgo_t)p->algo), p->dnn_ms);
+			algo_name((cudnnConvolutionFwdAlgo_t)p->algo), p->dnn_ms,
+			p->cached ? " by an earlier run (plan cache)" : "");
 	else if (p->blas)
 		xk_note(k, "%s as a cuBLAS product (%s), OV_CUDA_CONV_BLAS=%d", way,
 			cu_dev.tf32 ? "TF32 allowed" : "full float32", conv_blas_mode());
 	else
-		xk_note(k, "cudnn algo %s, %s, workspace %zu bytes%s, %s%s", algo_name((cudnnConvolutionFwdAlgo_t)p->algo),
+		xk_note(k, "cudnn algo %s, %s, workspace %zu bytes%s, %s%s%s", algo_name((cudnnConvolutionFwdAlgo_t)p->algo),
 			math_name(p->math), p->ws_size, g.explicit_pad ? ", asymmetric pads applied by copying" : "",
 			p->timed ? "the fastest of those timed" : "the heuristics' choice",
-			p->blas_ms >= 0 ? " (cuBLAS was slower)" : "");
+			p->cached ? " by an earlier run (plan cache)" : "", p->blas_ms >= 0 ? " (cuBLAS was slower)" : "");
 	rc = 0;
 out:
 	cu_bufs_free(&bufs);
