@@ -96,6 +96,10 @@ echo "built $BUILD/fuzz-command"
 $CC $CFLAGS $CPPFLAGS $WARN -o "$BUILD/fuzz-exec" "$ROOT/tests/fuzz/fuzz-exec.c" $OBJS $LIBS
 echo "built $BUILD/fuzz-exec"
 
+# shellcheck disable=SC2086 # the flag variables are word lists
+$CC $CFLAGS $CPPFLAGS $WARN -o "$BUILD/fuzz-plancache" "$ROOT/tests/fuzz/fuzz-plancache.c" $OBJS $LIBS
+echo "built $BUILD/fuzz-plancache"
+
 # The CUDA backend on the host simulator (src/exec/cuda/sim/sim.h), against the CPU (tests/fuzz/fuzz-exec-cuda.c):
 # where the CUDA toolkit's headers are, the backend's files (CUDA_SRCS in Makefile.am, not the loaders) and the
 # simulator's are compiled as C++ with -DOV_CUDA_SIM and take the place of the CUDA stub.

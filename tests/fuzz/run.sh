@@ -16,6 +16,8 @@
 #                                    OptionalProto), seeded with numpy.save output, input_0.pb files and
 #                                    tests/fuzz/seqfile/*.pb
 #   BUILD/fuzz-command CORPUS        the command language, seeded with tests/fuzz/commands/*
+#   BUILD/fuzz-plancache CORPUS tests/fuzz/plancache
+#                                    the CUDA backend's plan cache file, seeded with a cache a run wrote
 #   BUILD/fuzz-exec CORPUS -rss_limit_mb=2048 -dict=tests/fuzz/model.dict
 #                                    the executor, seeded with the node tests' model.onnx files,
 #                                    tests/fuzz/regress/ and tests/fuzz/loops/ (Loops that never stop: the fuzz

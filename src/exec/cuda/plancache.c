@@ -92,12 +92,13 @@ static void load(void)
 		while (got < (size_t)st.st_size && (r = read(fd, buf + got, (size_t)st.st_size - got)) > 0)
 			got += (size_t)r;
 		buf[got] = '\0';
-		for (char *line = buf, *nl; *line; line = nl + 1) {
-			nl = strchr(line, '\n');
+		for (char *line = buf, *end = buf + got, *nl; line < end; line = nl + 1) {
+			nl = memchr(line, '\n', (size_t)(end - line));
 			if (!nl) /* a last line without its newline: cut short by a writer, skipped */
 				break;
 			*nl = '\0';
-			parse_line(line);
+			if (!memchr(line, '\0', (size_t)(nl - line))) /* a line with a NUL in it is no line of ours */
+				parse_line(line);
 		}
 	}
 	free(buf);
@@ -183,4 +184,12 @@ const char *plancache_path(void)
 	if (!state)
 		load();
 	return state > 0 ? path : NULL;
+}
+
+void plancache_reset(void)
+{
+	free(entries);
+	entries = NULL;
+	n_entries = cap_entries = 0;
+	state = 0;
 }

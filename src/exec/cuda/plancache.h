@@ -31,6 +31,8 @@ int plancache_find(const char *device, const int *key, int n, struct plan_choice
 void plancache_add(const char *device, const int *key, int n, const struct plan_choice *c);
 /* The file's path, or NULL when the cache is off. */
 const char *plancache_path(void);
+/* Forget what was read, so the next call reads the file (and the environment) again: for tests and the fuzzer. */
+void plancache_reset(void);
 
 #ifdef __cplusplus
 }
