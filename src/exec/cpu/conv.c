@@ -631,7 +631,7 @@ static int pointwise_packed(struct exec_kernel_ctx *k, const float *x, const flo
 			    int64_t c, int64_t m, int64_t group, int64_t is, const float *add, const struct exec_act *act,
 			    float *y, int strips)
 {
-	int64_t cg = c / group, mg = m / group, per = strips ? cpu_strips_size(mg, cg) : cpu_panels_size(mg, cg);
+	int64_t cg = c / group, mg = m / group, per = cpu_rows_size(mg, cg, strips ? CPU_STRIP_ROWS : CPU_PANEL_ROWS);
 	size_t bytes = (size_t)(group * per) * sizeof(float);
 	/* "PG" or "SG", the group count */
 	uint64_t tag = (strips ? 0x53470000u : 0x50470000u) ^ (uint64_t)group << 20;
@@ -648,12 +648,8 @@ static int pointwise_packed(struct exec_kernel_ctx *k, const float *x, const flo
 			free(bt);
 			return xk_fail(k, "out of memory for the packed weights (%zu bytes)", bytes);
 		}
-		for (int64_t g = 0; g < group; g++) {
-			if (strips)
-				cpu_strips_pack(w + g * mg * cg, cg, mg, cg, own + g * per);
-			else
-				cpu_panels_pack(w + g * mg * cg, cg, mg, cg, own + g * per);
-		}
+		for (int64_t g = 0; g < group; g++)
+			cpu_rows_pack(w + g * mg * cg, cg, mg, cg, strips ? CPU_STRIP_ROWS : CPU_PANEL_ROWS, own + g * per);
 		wp = own;
 		if (xk_derive(k, 1, tag, own, bytes))
 			own = NULL;

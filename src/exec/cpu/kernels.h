@@ -48,23 +48,26 @@ int cpu_conv_winograd_takes(int64_t c, int64_t m, int64_t group, const struct op
 int cpu_conv_winograd_f(struct exec_kernel_ctx *k, const float *x, const float *w, const float *bias, int64_t nb,
 			int64_t c, int64_t m, const struct ops_window *w2, const struct exec_act *act, float *y);
 
-/* C = A B for a constant A (src/exec/cpu/panel-gemm.c), float32: A (m x k) packed once into panels of 6 rows
- * (cpu_panels_size floats, by cpu_panels_pack from rows lda apart), B k rows of n columns ldb apart (read only
+/* A constant A (m x k, rows lda apart) packed for the products below: in blocks of mr rows (6 for panels, 24 for
+ * strips), each block k columns of mr values, rows past m zero; cpu_rows_size floats (src/exec/cpu/panel-gemm.c). */
+#define CPU_PANEL_ROWS 6
+#define CPU_STRIP_ROWS 24
+int64_t cpu_rows_size(int64_t m, int64_t k, int mr);
+void cpu_rows_pack(const float *a, int64_t lda, int64_t m, int64_t k, int mr, float *ap);
+
+/* C = A B for a constant A (src/exec/cpu/panel-gemm.c), float32: A (m x k) packed once into panels of
+ * CPU_PANEL_ROWS rows (cpu_rows_pack), B k rows of n columns ldb apart (read only
  * within them), C m rows ldc apart; the sums start from bias[row] (NULL: 0), add (NULL: none; m rows ldc apart, as
  * C) is added to them and act (NULL: none) applied as C is written, the Add and the activation
  * kernels' float operations.  bt: scratch of CPU_PANELS_SCRATCH floats. */
 #define CPU_PANELS_SCRATCH 2048
-int64_t cpu_panels_size(int64_t m, int64_t k);
-void cpu_panels_pack(const float *a, int64_t lda, int64_t m, int64_t k, float *ap);
 void cpu_panels_gemm(const float *ap, int64_t m, int64_t k, const float *b, int64_t ldb, int64_t n,
 		     const float *bias, const float *add, const struct exec_act *act, float *c, int64_t ldc, float *bt);
 
 /* C = A B for a constant A (src/exec/cpu/strip-gemm.c), float32, for few columns (small planes): A (m x k) packed
- * once into strips of 24 rows (cpu_strips_size floats, by cpu_strips_pack from rows lda apart), B k rows of n
+ * once into strips of CPU_STRIP_ROWS rows (cpu_rows_pack), B k rows of n
  * columns ldb apart (read only within them), C m rows ldc apart; bias, add and act as for cpu_panels_gemm.  xp:
  * NULL (B read in place), or scratch of k x n floats where B is first packed (for planes of a few rows). */
-int64_t cpu_strips_size(int64_t m, int64_t k);
-void cpu_strips_pack(const float *a, int64_t lda, int64_t m, int64_t k, float *ap);
 void cpu_strips_gemm(const float *ap, int64_t m, int64_t k, const float *b, int64_t ldb, int64_t n,
 		     const float *bias, const float *add, const struct exec_act *act, float *c, int64_t ldc,
 		     float *xp);

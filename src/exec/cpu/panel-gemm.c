@@ -11,22 +11,22 @@
 #include "src/exec/cpu/kernels.h"
 #include "src/exec/cpu/simd.h"
 
-#define PG_MR 6
+#define PG_MR CPU_PANEL_ROWS
 /* products per pass over B's columns: 256 x 16 floats of B (16 KiB) and a 6 KiB panel of A in L1 */
 #define PG_KC 256
 
-int64_t cpu_panels_size(int64_t m, int64_t k)
+int64_t cpu_rows_size(int64_t m, int64_t k, int mr)
 {
-	return (m + PG_MR - 1) / PG_MR * PG_MR * k;
+	return (m + mr - 1) / mr * mr * k;
 }
 
-void cpu_panels_pack(const float *a, int64_t lda, int64_t m, int64_t k, float *ap)
+void cpu_rows_pack(const float *a, int64_t lda, int64_t m, int64_t k, int mr, float *ap)
 {
-	for (int64_t p = 0; p < (m + PG_MR - 1) / PG_MR; p++)
+	for (int64_t p = 0; p < (m + mr - 1) / mr; p++)
 		for (int64_t kk = 0; kk < k; kk++)
-			for (int i = 0; i < PG_MR; i++) {
-				int64_t r = p * PG_MR + i;
-				ap[(p * k + kk) * PG_MR + i] = r < m ? a[r * lda + kk] : 0.0f;
+			for (int i = 0; i < mr; i++) {
+				int64_t r = p * mr + i;
+				ap[(p * k + kk) * mr + i] = r < m ? a[r * lda + kk] : 0.0f;
 			}
 }
 

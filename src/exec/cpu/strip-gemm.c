@@ -14,22 +14,7 @@
 #include "src/exec/cpu/kernels.h"
 #include "src/exec/cpu/simd.h"
 
-#define SG_MR 24
-
-int64_t cpu_strips_size(int64_t m, int64_t k)
-{
-	return (m + SG_MR - 1) / SG_MR * SG_MR * k;
-}
-
-void cpu_strips_pack(const float *a, int64_t lda, int64_t m, int64_t k, float *ap)
-{
-	for (int64_t s = 0; s < (m + SG_MR - 1) / SG_MR; s++)
-		for (int64_t kk = 0; kk < k; kk++)
-			for (int i = 0; i < SG_MR; i++) {
-				int64_t r = s * SG_MR + i;
-				ap[(s * k + kk) * SG_MR + i] = r < m ? a[r * lda + kk] : 0.0f;
-			}
-}
+#define SG_MR CPU_STRIP_ROWS
 
 /* One block: nr positions (b, b + 1, ... in each of B's rows, ldb apart) by 8 * mv channels (ap's strip), over all
  * k inputs, the sums starting from the bias (bv, 8 * mv of them); mr channels of the block stored into C (rows ldc
