@@ -428,20 +428,11 @@ int cu_upload(struct exec_kernel_ctx *k, void *dev, const void *host, size_t byt
 	const void *staged = stage(k, host, bytes, &failed);
 	if (failed)
 		return -1;
-	if (staged) {
-		if (CU_OK(k, cudaMemcpyAsync(dev, staged, bytes, cudaMemcpyHostToDevice, cu_dev.stream)))
-			return -1;
-		if (k->res) {
-			k->res->to_device++;
-			k->res->to_device_bytes += bytes;
-		}
-		return 0;
-	}
-	// a copy from pageable memory may wait for the work queued before it (for a staging buffer): that work is
-	// waited for first, within the deadline, when the nodes do not wait for themselves
-	if (!cu_dev.sync_each && cu_sync_ok(k))
+	// a copy from pageable memory may wait for the work queued before it (for a staging buffer of CUDA's): that
+	// work is waited for first, within the deadline, when the nodes do not wait for themselves
+	if (!staged && !cu_dev.sync_each && cu_sync_ok(k))
 		return -1;
-	if (CU_OK(k, cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, cu_dev.stream)))
+	if (CU_OK(k, cudaMemcpyAsync(dev, staged ? staged : host, bytes, cudaMemcpyHostToDevice, cu_dev.stream)))
 		return -1;
 	if (k->res) {
 		k->res->to_device++;
