@@ -294,6 +294,11 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 			k.add = NULL;
 			k.ln = NULL;
 		}
+		/* an Add offered for a device backend may live on the device only: the CPU's kernel is offered none */
+		if (k.add && k.add->host_stale) {
+			k.add = NULL;
+			k.add_act.kind = EXEC_ACT_NONE;
+		}
 		/* a CPU kernel reads its inputs on the host: bring over those a device computed */
 		for (size_t i = 0; i < p->n_input; i++)
 			if (nd->in[i] >= 0 && to_host(res, &slots[nd->in[i]].t, err)) {
