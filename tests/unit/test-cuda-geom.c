@@ -281,7 +281,8 @@ static const char *fake_describe(void)
 
 static void test_runner_hooks(void)
 {
-	static const struct exec_backend_ops fake = {"fake", fake_supports, fake_run, fake_describe, fake_end};
+	static const struct exec_backend_ops fake = {
+		.name = "fake", .supports_op = fake_supports, .run_node = fake_run, .describe = fake_describe, .run_end = fake_end};
 	uint8_t *bytes;
 	size_t len = make_model(&bytes);
 	struct ov_model *m = NULL;
