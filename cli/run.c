@@ -469,6 +469,8 @@ static void report_text(struct strbuf *b, struct run_state *s, const struct exec
 {
 	strbuf_printf(b, "ran %" PRIu32 " node%s on %s in %.3f ms", r->nodes_run, r->nodes_run == 1 ? "" : "s",
 		      backend, r->ms);
+	if (r->nodes_kept)
+		strbuf_printf(b, "; %" PRIu32 " more kept from constants (folded)", r->nodes_kept);
 	if (r->n_fallback)
 		strbuf_printf(b, " (%zu on the CPU: the backend cannot run them)", r->n_fallback);
 	strbuf_putc(b, '\n');
@@ -622,6 +624,7 @@ static void report_json(struct strbuf *b, struct run_state *s, const struct exec
 	json_key(&j, "tf32");
 	json_bool(&j, s->a.tf32);
 	json_kint(&j, "nodes_run", r->nodes_run);
+	json_kint(&j, "nodes_kept", r->nodes_kept);
 	json_key(&j, "ms");
 	json_double(&j, r->ms);
 	json_key(&j, "fallback_nodes");

@@ -80,7 +80,10 @@ assert d["pass"] and d["repeat"]["same_bits"], d["repeat"]'
 check "the first run computes the constants' nodes; the later runs only the MatMul and the Add" "$PYTHON" -c '
 import json; d = json.load(open("out.txt")); p = d["profile"]
 assert p["run"] == 3 and sorted(n["op"] for n in p["nodes"]) == ["Add", "MatMul"], p["nodes"]
-assert d["nodes_run"] == 8, d["nodes_run"]'
+assert d["nodes_run"] == 8 and d["nodes_kept"] == 1, (d["nodes_run"], d["nodes_kept"])'
+run fold.onnx --input x=x.npy --repeat 2
+check "the report says how many nodes were kept rather than run (the first run: the Identity of a constant)" \
+	grep -q '^ran 8 nodes on cpu in [0-9.]* ms; 1 more kept from constants (folded)$' out.txt
 run fold.onnx --input x=x.npy --expect y=y.npy --profile --json
 check "without kept constants (one run) nothing is kept, and the Identity of a constant is no node run" "$PYTHON" -c '
 import json; d = json.load(open("out.txt"))

@@ -282,6 +282,8 @@ struct exec_result {
 	size_t n_values;
 	size_t n_to;
 	uint32_t nodes_run;
+	uint32_t nodes_kept;          /* nodes not run because their outputs were kept: computed from constants by an
+	                                 earlier run, or an Identity of a constant (see exec_run) */
 	uint32_t *fallback_nodes;     /* nodes the backend could not run, run on the CPU */
 	size_t n_fallback;
 	struct exec_note *notes;      /* in the order the nodes ran */

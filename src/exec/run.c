@@ -941,6 +941,7 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 			memset(src, 0, sizeof *src);
 		} else if (kc && foldable(g, n, slots, p.is_from) && fold_read(g, n, slots, kc)) {
 			/* computed by an earlier run, kept with the constants */
+			out->nodes_kept++;
 			continue;
 		} else if (kc && foldable(g, n, slots, p.is_from)) {
 			/* computed now, kept for the runs after (no offers: its outputs are kept as they are) */

@@ -203,6 +203,8 @@ int run_session(struct ov_model *m, const struct graph *g, struct shapes *sh, in
 		goto out;
 	strbuf_printf(report, "ran %" PRIu32 " node%s on %s%s in %.3f ms", out->nodes_run, out->nodes_run == 1 ? "" : "s",
 		      backend, tf32 ? " with TF32" : "", out->ms);
+	if (out->nodes_kept)
+		strbuf_printf(report, "; %" PRIu32 " more kept from constants (folded)", out->nodes_kept);
 	if (out->n_fallback)
 		strbuf_printf(report, " (%zu on the CPU)", out->n_fallback);
 	strbuf_putc(report, '\n');
