@@ -417,16 +417,16 @@ static int foldable(const struct graph *g, uint32_t n, const struct slot *slots,
 	const struct graph_node *nd = &g->nodes[n];
 	const Onnx__NodeProto *p = nd->proto;
 
-	if (nd->n_sub || !p->n_output || !p->op_type || (p->domain && *p->domain && strcmp(p->domain, "ai.onnx")) ||
-	    nondeterministic(p->op_type))
+	if (nd->n_sub || !p->n_output || !p->op_type || (p->domain && *p->domain && strcmp(p->domain, "ai.onnx")))
 		return 0;
+	/* the inputs first: most nodes read a value computed in the run, and are answered there */
 	for (size_t i = 0; i < p->n_input; i++)
 		if (nd->in[i] >= 0 && (!slots[nd->in[i]].kept || slots[nd->in[i]].t.kind != XT_TENSOR))
 			return 0;
 	for (size_t i = 0; i < p->n_output; i++)
 		if (nd->out[i] >= 0 && is_from[nd->out[i]])
 			return 0;
-	return 1;
+	return !nondeterministic(p->op_type);
 }
 
 /* Node n's outputs from the kept values (1), or 0 when they are still to be computed. */
@@ -504,8 +504,9 @@ static int shape_arith(const struct graph *g, uint32_t n, const struct slot *slo
 	const Onnx__NodeProto *p = nd->proto;
 	int any = 0;
 
-	if ((p->domain && *p->domain && strcmp(p->domain, "ai.onnx")) || !p->op_type || !shape_op(p->op_type))
+	if ((p->domain && *p->domain && strcmp(p->domain, "ai.onnx")) || !p->op_type)
 		return 0;
+	/* the inputs first (most nodes read a large or device value), then the op */
 	for (size_t i = 0; i < p->n_input; i++) {
 		int32_t id = nd->in[i];
 		if (id < 0)
@@ -516,7 +517,7 @@ static int shape_arith(const struct graph *g, uint32_t n, const struct slot *slo
 			return 0;
 		any |= s->shape;
 	}
-	return any;
+	return any && shape_op(p->op_type);
 }
 
 /* After node n ran on the CPU as shape arithmetic, or was a Shape or Size: its small outputs are shape values. */
@@ -928,6 +929,7 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 		if (budget_time(env.budget, err))
 			goto done;
 		double tn = prof ? now_ms() : 0;
+		int fold = 0;
 		/* Constant nodes were folded above */
 		if (nd->proto->n_output && nd->out[0] >= 0 && g->values[nd->out[0]].origin == VALUE_CONSTANT)
 			continue;
@@ -939,11 +941,11 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 			xt_free(dst);
 			*dst = *src;
 			memset(src, 0, sizeof *src);
-		} else if (kc && foldable(g, n, slots, p.is_from) && fold_read(g, n, slots, kc)) {
+		} else if ((fold = kc && foldable(g, n, slots, p.is_from)) && fold_read(g, n, slots, kc)) {
 			/* computed by an earlier run, kept with the constants */
 			out->nodes_kept++;
 			continue;
-		} else if (kc && foldable(g, n, slots, p.is_from)) {
+		} else if (fold) {
 			/* computed now, kept for the runs after (no offers: its outputs are kept as they are) */
 			struct exec_kernel_ctx offer = {.act = {EXEC_ACT_NONE, 0, 0}, .add_act = {EXEC_ACT_NONE, 0, 0}};
 			if (run_node(m, g, n, slots, p.is_from, be, &env, &offer, out, err) ||
