@@ -159,6 +159,11 @@ ln -s plans.good link_plans
 OV_CUDA_PLAN_CACHE=$TMP/link_plans run resid.onnx --input random --backend cuda
 check "a plan cache that is a link is neither read nor written" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && ! grep -q 'plan cache' out.txt && cmp -s plans.good link_plans"
+mkfifo fifo_plans
+OV_CUDA_PLAN_CACHE=$TMP/fifo_plans timeout 60 "$SIM" run resid.onnx --input random --backend cuda >out.txt 2>err.txt
+echo $? >rc.txt
+check "a plan cache that is a FIFO is neither read nor written, and nothing waits for a writer" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && [ -p fifo_plans ] && ! grep -q 'plan cache' out.txt"
 OV_CUDA_PLAN_CACHE=/proc/nonexistent/plans run resid.onnx --input random --backend cuda
 check "an unwritable plan cache changes nothing but the time" [ "$(rc)" = 0 ]
 "$SIM" run mixed.onnx --input random --save cpu_mixed >/dev/null 2>&1
