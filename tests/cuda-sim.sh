@@ -437,6 +437,58 @@ print("# %d outputs compared" % n)
 sys.exit(bad != 0 or n != 130)
 '
 
+# ---- CUDA graphs (OV_CUDA_GRAPH=1): run 2 of --repeat recorded, later runs one launch of the graph ----
+# the simulator records a captured stream's work instead of running it, gives graph memory fixed addresses live only
+# during a launch, and invalidates a capture at a call it cannot take (a wait, pageable memory, a foreign free)
+"$PYTHON" - <<'EOF'
+import numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto as T
+vi = helper.make_tensor_value_info
+g = helper.make_graph([helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Reshape", ["r", "s"], ["y"])],
+                      "hostread", [vi("x", T.FLOAT, [2, 6]), vi("s", T.INT64, [2])], [vi("y", T.FLOAT, [3, 4])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "hostread.onnx")
+zero = numpy_helper.from_array(np.array([0, 0], dtype=np.int64), "zero")
+g = helper.make_graph([helper.make_node("Add", ["s", "zero"], ["s2"]), helper.make_node("Relu", ["x"], ["r"]),
+                       helper.make_node("Reshape", ["r", "s2"], ["y"])], "readback",
+                      [vi("x", T.FLOAT, [2, 6]), vi("s", T.INT64, [2])], [vi("y", T.FLOAT, [3, 4])], [zero])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "readback.onnx")
+np.save("shape34.npy", np.array([3, 4], dtype=np.int64))
+np.save("x26.npy", np.arange(12, dtype=np.float32).reshape(2, 6) - 5)
+EOF
+run "$SRCNN" --input random --backend cuda --repeat 4 --save nograph
+OV_CUDA_GRAPH=1 OV_CUDASIM_STATS=1 run "$SRCNN" --input random --backend cuda --repeat 4 --save graph
+check "OV_CUDA_GRAPH=1: run 2 is recorded as a graph and runs 3 and 4 launch it" \
+	grep -q "^repeat: run 2 was recorded as a graph of the device's work; 2 later runs launched it$" out.txt
+check "and every run gives the bits of the runs without a graph" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '^repeat: every run gave the same bits' out.txt && cmp -s nograph/output.npy graph/output.npy"
+check "a launch copies the input up and the output down, nothing else" \
+	grep -q '^repeat: a later run copies 1 to the device (1024 bytes), 1 to the host (9216 bytes)$' out.txt
+check "and the graph's memory is given back at exit" grep -q ', 0 bytes still allocated$' err.txt
+run "$SRCNN" --input random --backend cuda --repeat 3
+check "without OV_CUDA_GRAPH no run is recorded and the report says nothing of graphs" sh -c '! grep -qi graph out.txt'
+OV_CUDA_GRAPH=1 run "$SRCNN" --input random --backend cuda --repeat 3 --json
+check "JSON: repeat.graph gives the run recorded, the launches and no reason" "$PYTHON" -c '
+import json; g = json.load(open("out.txt"))["repeat"]["graph"]
+assert g == {"recorded_run": 2, "replays": 1, "why_not": None}, g'
+OV_CUDA_GRAPH=1 run "$SRCNN" --input random --backend cuda --repeat 3 --profile
+check "--profile runs node by node (no recording)" sh -c "[ \$(cat rc.txt) = 0 ] && ! grep -qi graph out.txt"
+# (cuDNN alone: the simulator's timing of cuBLAS against cuDNN is the host's, and may choose either way per process)
+OV_CUDA_CONV_BLAS=0 run chain.onnx --input random --backend cuda --save chain_nograph
+OV_CUDA_CONV_BLAS=0 OV_CUDA_GRAPH=1 run chain.onnx --input random --backend cuda --repeat 3 --save chain_graph
+check "chain (convolutions, fused Relus and a residual Add) recorded and replayed, the same bits" \
+	sh -c "grep -q '1 later run launched it' out.txt && cmp -s chain_graph/y.npy chain_nograph/y.npy"
+OV_CUDA_CONV_BLAS=0 run mixed.onnx --input random --backend cuda --save mixed_nograph
+OV_CUDA_CONV_BLAS=0 OV_CUDA_GRAPH=1 run mixed.onnx --input random --backend cuda --repeat 3 --save mixed_graph
+check "a node left to the CPU (it reads a device value): not recorded, named, the run redone node by node" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q \"^repeat: not replayed as a graph: #4 Einsum: input 0 'r1': .*stream is capturing\" out.txt && cmp -s mixed_graph/y.npy mixed_nograph/y.npy"
+OV_CUDA_GRAPH=1 OV_CUDASIM_STATS=1 run readback.onnx --input x=x26.npy --input s=shape34.npy --backend cuda --repeat 3
+check "a node reading a value the device computed (a shape): not recorded, named, the run redone" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '^repeat: not replayed as a graph: #2 Reshape: input 1: .*stream is capturing' out.txt && grep -q '^output .y. float32\[3,4\]  min 0 max 6 mean 1.75 ' out.txt"
+check "and the recording thrown away leaves no device memory behind" grep -q ', 0 bytes still allocated$' err.txt
+OV_CUDA_GRAPH=1 run hostread.onnx --input x=x26.npy --input s=shape34.npy --backend cuda --repeat 3
+check "an input read on the host (Reshape's shape) is recorded with its bytes, and replayed" \
+	sh -c "grep -q '1 later run launched it' out.txt && grep -q '^output .y. float32\[3,4\]  min 0 max 6 mean 1.75 ' out.txt"
+
 OV_CUDASIM_DEVICES=0 run "$SRCNN" --input random --backend cuda
 check "no device: one line saying so (exit 1)" \
 	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(wc -l <err.txt) = 1 ] && grep -q 'no CUDA device' err.txt"

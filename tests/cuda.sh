@@ -1291,6 +1291,28 @@ if [ -n "$conformance" ]; then
 	check "the conformance tests of tests/conformance-pass.txt pass on the CPU and the CUDA backend ($n_conf pass)" \
 		sh -c "! grep -q '^not ok [0-9]* - conformance' suite.txt && [ $n_conf -gt 0 ]"
 fi
+# CUDA graphs (OV_CUDA_GRAPH=1): each op model run three times, the second recorded as a graph and the third a
+# launch of it; every run must match the CPU's outputs as above and give the first run's bits.  The models a graph
+# cannot hold (control flow, a node that reads a device value on the host...) run node by node and say why.
+graph_txt=${GPU_SUITE_LOG:+$GPU_SUITE_LOG.graph}
+graph_txt=${graph_txt:-graph.txt}
+"$GPU_SUITE" --graph --timeout "${GPU_SUITE_TIMEOUT:-120}" --progress 10 --models manifest.txt >"$graph_txt" \
+	2>"$graph_txt.err"
+graph_rc=$?
+[ "$graph_txt" = graph.txt ] || cp "$graph_txt" graph.txt
+while IFS= read -r l; do
+	case $l in
+	"not ok "*) not_ok "graphs: ${l#not ok * - }" ;;
+	"#   "*|"Bail out!"*) echo "# $l" ;;
+	esac
+done <graph.txt
+graph_line=$(grep '^# gpu-suite graphs:' graph.txt | tail -1)
+diag "${graph_line#\# }"
+n_graph=$(sed -n 's/^# gpu-suite graphs: \([0-9]*\) recorded.*/\1/p' graph.txt)
+check "with CUDA graphs, all $n_models op models match the CPU and every run gives the first run's bits" \
+	sh -c "[ $graph_rc = 0 ] && grep -q '^# gpu-suite graphs:' graph.txt && ! grep -q '^Bail out!' graph.txt"
+check "and most are recorded and replayed (${n_graph:-0} of $n_models)" \
+	sh -c "[ \"${n_graph:-0}\" -gt \$(( $n_models / 2 )) ]"
 
 
 OV_CUDA_CONV_BLAS=0 run Conv_pads.onnx --input random --backend cuda

@@ -2,7 +2,7 @@
  * context, started once), each side through `onnxview run` itself (cmd_run, the command's own code, its output
  * captured), each model under a watchdog, with TAP output and a summary that says how long it took.
  *
- * Usage: gpu-suite [--timeout S] [--total S] [--progress S] [--dir DIR]
+ * Usage: gpu-suite [--timeout S] [--total S] [--progress S] [--dir DIR] [--graph]
  *                  [--models MANIFEST]... [--runs FILE]... [--conformance DATA LIST]...
  *
  * --models MANIFEST  tests/cuda.sh's op models, one line each: NAME RTOL ATOL EXPECT FALLBACKS INPUTS (EXPECT and
@@ -23,6 +23,11 @@
  *                    running then is stopped by the watchdog as above.
  * --progress S       a line on stderr every S seconds (default 10; 0: none): how far the suite is, and where.
  * --dir DIR          change to DIR first (manifest models and their cpu_NAME folders are relative to it).
+ * --graph            CUDA graphs (OV_CUDA_GRAPH=1): each op model's CUDA run is `run --repeat 3`, whose second run
+ *                    is recorded as a graph and third a launch of it; besides matching the CPU's outputs of a pass
+ *                    before (cpu_NAME, not run again; bit models saved as graph_NAME), every run must give the first
+ *                    run's bits.  A "# graph: NAME: why" line for each model run node by node
+ *                    instead, and "# gpu-suite graphs: R recorded and replayed, N node by node" before the summary.
  *
  * Output: TAP, one line per model, then "# gpu-suite: N models in T s (CPU a s, CUDA b s, start-up c s): P pass,
  * F fail, S skipped" and the plan.  Without a usable CUDA device: "1..0 # SKIP" with the reason, status 0.
@@ -49,6 +54,7 @@
 static double timeout_s = 60, total_s = 0, progress_s = 10;
 static double t_start, t_cpu, t_cuda, t_init;
 static int n_tests, n_pass, n_fail, n_skip;
+static int graph_mode, n_graph, n_nograph;
 
 /* What runs now, for the watchdog (guarded by lock, as is stdout). */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -276,7 +282,7 @@ static void one_model(char *line)
 	int base = a.n;
 	add(&a, "--save");
 	add(&a, "cpu_%s", name);
-	int rc = run(&a, "cpu", &cpu);
+	int rc = graph_mode ? 0 : run(&a, "cpu", &cpu); /* with --graph, the CPU's outputs of a pass before */
 	if (rc) {
 		result(0, cpu, "%s: the CPU run failed (exit %d)", label, rc);
 		goto done;
@@ -285,9 +291,10 @@ static void one_model(char *line)
 		free(a.v[--a.n]);
 	int bits = !strcmp(rtol, "bits");
 	char *names = strdup(expect);
+	const char *dir = graph_mode ? "graph" : "cuda";
 	if (bits) {
 		add(&a, "--save");
-		add(&a, "cuda_%s", name);
+		add(&a, "%s_%s", dir, name);
 	} else {
 		for (char *s = strtok(names, ","); s; s = strtok(NULL, ","))
 			add(&a, "--expect"), add(&a, "%s=cpu_%s/%s.npy", s, name, s);
@@ -296,13 +303,17 @@ static void one_model(char *line)
 		add(&a, "--atol");
 		add(&a, "%s", atol);
 	}
+	if (graph_mode) {
+		add(&a, "--repeat");
+		add(&a, "3");
+	}
 	rc = run(&a, "cuda", &gpu);
 	if (!rc && bits) {
 		strcpy(names, expect);
 		for (char *s = strtok(names, ","); s && !rc; s = strtok(NULL, ",")) {
 			char pa[600], pb[600];
 			snprintf(pa, sizeof pa, "cpu_%s/%s.npy", name, s);
-			snprintf(pb, sizeof pb, "cuda_%s/%s.npy", name, s);
+			snprintf(pb, sizeof pb, "%s_%s/%s.npy", dir, name, s);
 			if (!same_file(pa, pb))
 				rc = -1;
 		}
@@ -315,7 +326,22 @@ static void one_model(char *line)
 		result(0, gpu, "%s", why ? why : label);
 	} else if (!fallbacks_ok(gpu, fallbacks)) {
 		result(0, gpu, "%s: nodes fell back to the CPU (expected %s)", label, fallbacks);
+	} else if (graph_mode && !strstr(gpu, "repeat: every run gave the same bits")) {
+		result(0, gpu, "%s: a later run (a graph's launch) gave other bits than the first", label);
 	} else {
+		if (graph_mode) {
+			const char *r = strstr(gpu, "was recorded as a graph"), *nw = strstr(gpu, "not replayed as a graph: ");
+			pthread_mutex_lock(&lock);
+			if (r && strstr(gpu, "; 1 later run launched it")) {
+				n_graph++;
+			} else {
+				n_nograph++;
+				const char *e = nw ? strchr(nw, '\n') : NULL;
+				printf("# graph: %s: %.*s\n", label, nw ? (int)(e ? e - nw : (long)strlen(nw)) : 10,
+				       nw ? nw : "no report");
+			}
+			pthread_mutex_unlock(&lock);
+		}
 		result(1, NULL, "%s", label);
 	}
 done:
@@ -444,7 +470,7 @@ static int each_line(const char *path, void (*fn)(char *), void (*cfn)(const cha
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: gpu-suite [--timeout S] [--total S] [--progress S] [--dir DIR] [--models MANIFEST]... "
+	fprintf(stderr, "usage: gpu-suite [--timeout S] [--total S] [--progress S] [--dir DIR] [--graph] [--models MANIFEST]... "
 			"[--runs FILE]... [--conformance DATA LIST]...\n");
 	return 2;
 }
@@ -469,6 +495,10 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *o = argv[i];
 		int need = !strcmp(o, "--conformance") ? 2 : 1;
+		if (!strcmp(o, "--graph")) {
+			graph_mode = 1;
+			continue;
+		}
 		if (strcmp(o, "--timeout") && strcmp(o, "--total") && strcmp(o, "--progress") && strcmp(o, "--dir") &&
 		    strcmp(o, "--models") && strcmp(o, "--runs") && strcmp(o, "--conformance"))
 			return usage();
@@ -494,6 +524,8 @@ int main(int argc, char **argv)
 	}
 	pthread_detach(wd);
 
+	if (graph_mode)
+		setenv("OV_CUDA_GRAPH", "1", 1);
 	watch("the CUDA backend's start-up");
 	const struct exec_backend_ops *be = exec_backend_cuda(&err);
 	watch(NULL);
@@ -506,6 +538,8 @@ int main(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		const char *o = argv[i];
+		if (!strcmp(o, "--graph"))
+			continue;
 		if (!strcmp(o, "--models"))
 			each_line(argv[i + 1], one_model, NULL, NULL);
 		else if (!strcmp(o, "--runs"))
@@ -515,6 +549,8 @@ int main(int argc, char **argv)
 		i += !strcmp(o, "--conformance") ? 2 : 1;
 	}
 	pthread_mutex_lock(&lock);
+	if (graph_mode)
+		printf("# gpu-suite graphs: %d recorded and replayed, %d node by node\n", n_graph, n_nograph);
 	summary("");
 	int rc = n_fail ? 1 : 0;
 	pthread_mutex_unlock(&lock);

@@ -22,6 +22,7 @@ struct exec_consts *exec_consts_new(void)
 
 static void consts_clear(struct exec_consts *c)
 {
+	replay_free(c); /* first: the graph reads the kept values' device copies */
 	for (uint32_t i = 0; i < c->n; i++)
 		xt_free(&c->t[i]);
 	for (size_t i = 0; i < c->n_derived; i++)

@@ -202,6 +202,29 @@ struct exec_backend_ops {
 	int (*prof_marks)(size_t n);
 	void (*prof_mark)(size_t i);
 	double (*prof_read)(size_t i);
+	/* optional, replay of warm runs as one recorded graph of the device's work (exec_run; the CUDA backend's CUDA
+	 * graphs, asked for with OV_CUDA_GRAPH=1):
+	 * - graph_begin: the work the nodes queue from now on is recorded instead of run.  kept: the tensors kept
+	 *   across runs (one of them copied to the device for the first time would be recorded as if it changed at
+	 *   every launch: the recording fails); up_bytes, ups: what the run before copied to the device (room for
+	 *   this run's copies).  0 started, 1 when the backend records no graph now (not asked for: no message), -1
+	 *   when it cannot (err says why).
+	 * - graph_input: input t (a host tensor) placed on the device for the recording, from memory each launch
+	 *   refills with that input's bytes (in the order of the calls); t keeps the device copy.  0, or -1 with err.
+	 * - graph_end: the recording stops.  keep: the recorded work becomes a graph, launched once now (this run's
+	 *   values are then on the device as usual): its handle, or NULL with err saying why there is none (a node
+	 *   did what a recording cannot take).  Without keep (a run that failed) it is thrown away: NULL.
+	 * - graph_launch: the graph's work again, on inputs of the recorded run's types and shapes (in graph_input's
+	 *   order); 0, 1 when an input the recorded run read on the host (a Reshape's shape, a TopK's k) holds other
+	 *   bytes now (the caller runs the nodes instead), -1 with err.  Each value computed is at the device address
+	 *   the recorded run's value had (the caller keeps those, with their devops, and frees them after each launch).
+	 * - graph_free: the graph and what it holds. */
+	int (*graph_begin)(const struct xtensor *kept, size_t n_kept, uint64_t up_bytes, uint64_t ups,
+			   struct ov_error *err);
+	int (*graph_input)(struct xtensor *t, struct ov_error *err);
+	void *(*graph_end)(int keep, struct ov_error *err);
+	int (*graph_launch)(void *graph, const struct xtensor *const *inputs, size_t n, struct ov_error *err);
+	void (*graph_free)(void *graph);
 };
 const struct exec_backend_ops *exec_backend_cpu(void);
 /* The CUDA backend (src/exec/cuda/backend.cu), or NULL with err saying why: no usable device ("no CUDA device:
@@ -295,7 +318,14 @@ struct exec_result {
 	/* with opt->profile: one entry per node run, in the order they ran (subgraphs inside their node) */
 	struct exec_node_time *prof;
 	size_t n_prof;
+	/* graph replay (exec_backend_ops.graph_*, with kept constants): EXEC_GRAPH_RECORDED when this run was
+	 * recorded as the backend's graph (and ran as one), EXEC_GRAPH_REPLAYED when it was a launch of that graph,
+	 * 0 when its nodes ran one by one; graph_why: why a run that could have been recorded or replayed was not
+	 * (kept with the constants, or a static string), NULL when there is nothing to say (none asked for) */
+	int graph;
+	const char *graph_why;
 };
+enum { EXEC_GRAPH_RECORDED = 1, EXEC_GRAPH_REPLAYED = 2 };
 
 struct exec_input {
 	const char *name;

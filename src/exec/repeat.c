@@ -53,6 +53,9 @@ int run_repeat(struct ov_model *m, const struct graph *g, const struct exec_opti
 	rr->to_host_bytes = first->to_host_bytes;
 	rr->differing_run = 0;
 	rr->differing_value = NULL;
+	rr->graph_recorded = first->graph == EXEC_GRAPH_RECORDED;
+	rr->graph_replays = 0;
+	rr->graph_why = first->graph_why;
 	if (!ms)
 		return ov_fail(err, OV_NOMEM, "out of memory");
 	for (long i = 0; i < warm; i++) {
@@ -63,6 +66,11 @@ int run_repeat(struct ov_model *m, const struct graph *g, const struct exec_opti
 			return -1;
 		}
 		ms[i] = r.ms;
+		if (r.graph == EXEC_GRAPH_RECORDED)
+			rr->graph_recorded = i + 2;
+		rr->graph_replays += r.graph == EXEC_GRAPH_REPLAYED;
+		if (r.graph_why)
+			rr->graph_why = r.graph_why;
 		rr->to_device = r.to_device;
 		rr->to_device_bytes = r.to_device_bytes;
 		rr->to_host = r.to_host;
@@ -102,6 +110,14 @@ void run_repeat_text(struct strbuf *b, const struct run_repeat *rr)
 		strbuf_printf(b, "repeat: a later run copies %" PRIu64 " to the device (%" PRIu64 " bytes), %" PRIu64
 			      " to the host (%" PRIu64 " bytes)\n", rr->to_device, rr->to_device_bytes, rr->to_host,
 			      rr->to_host_bytes);
+	if (rr->graph_recorded)
+		strbuf_printf(b, "repeat: run %ld was recorded as a graph of the device's work; %ld later run%s launched it\n",
+			      rr->graph_recorded, rr->graph_replays, rr->graph_replays == 1 ? "" : "s");
+	if (rr->graph_why) {
+		strbuf_puts(b, rr->graph_recorded ? "repeat: a run was not replayed as a graph: " : "repeat: not replayed as a graph: ");
+		strbuf_put_safe(b, rr->graph_why, strlen(rr->graph_why), 0);
+		strbuf_putc(b, '\n');
+	}
 	if (rr->differing_run) {
 		strbuf_printf(b, "repeat: run %ld gave other bits than the first for '", rr->differing_run);
 		strbuf_put_safe(b, rr->differing_value, strlen(rr->differing_value), 0);
@@ -143,5 +159,17 @@ void run_repeat_json(struct json *j, const struct run_repeat *rr)
 	else
 		json_null(j);
 	json_kstr(j, "differing_value", rr->differing_value);
+	if (rr->graph_recorded || rr->graph_why) { /* only when a replay was asked for (OV_CUDA_GRAPH=1) */
+		json_key(j, "graph");
+		json_obj(j);
+		json_key(j, "recorded_run");
+		if (rr->graph_recorded)
+			json_int(j, rr->graph_recorded);
+		else
+			json_null(j);
+		json_kint(j, "replays", rr->graph_replays);
+		json_kstr(j, "why_not", rr->graph_why);
+		json_end_obj(j);
+	}
 	json_end_obj(j);
 }

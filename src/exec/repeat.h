@@ -25,6 +25,11 @@ struct run_repeat {
 	const char *differing_value;   /* and its first value that differs (a name of the graph) */
 	struct exec_node_time *prof;   /* with opt->profile: the last run's node times (the caller frees them) */
 	size_t n_prof;
+	/* graph replay (exec_result.graph): the run recorded (0: none), how many later runs were launches of its graph,
+	 * and why a run was not recorded or replayed (the last reason given; NULL: none asked for) */
+	long graph_recorded;
+	long graph_replays;
+	const char *graph_why;
 };
 
 /* Run the cut rr->runs - 1 more times after first (the first run's result, made with the same opt, whose consts

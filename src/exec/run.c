@@ -713,8 +713,8 @@ static int fusable_ln(struct ov_model *m, const struct graph *g, uint32_t n, con
 	return 1;
 }
 
-static int result_add(struct exec_result *r, size_t *cap, const char *name, struct xtensor *t, int move,
-		      struct ov_error *err)
+int run_result_add(struct exec_result *r, size_t *cap, const char *name, struct xtensor *t, int move,
+		   struct ov_error *err)
 {
 	if (r->n_values == *cap) {
 		size_t nc = *cap ? *cap * 2 : 16;
@@ -777,7 +777,7 @@ static void count_captures(const struct graph *g, uint32_t n, struct slot *slots
 
 static int run_graph(struct ov_model *m, const struct graph *g, const struct exec_options *opt,
 		     const struct exec_input *in, size_t n_in, struct exec_result *out, const struct exec_env *parent,
-		     struct ov_error *err);
+		     int record, struct ov_error *err);
 
 int exec_run(struct ov_model *m, const struct graph *g, const struct exec_options *opt, const struct exec_input *in,
 	     size_t n_in, struct exec_result *out, struct ov_error *err)
@@ -787,8 +787,22 @@ int exec_run(struct ov_model *m, const struct graph *g, const struct exec_option
 		memset(out, 0, sizeof *out);
 		return -1;
 	}
-	if (run_graph(m, g, opt, in, n_in, out, NULL, err))
+	/* a launch of the graph recorded from an earlier run (src/exec/replay.c), else the nodes, recorded when it is
+	 * time to; a run that fails while recorded is redone unrecorded (the recording is given up) */
+	const char *why = NULL;
+	int r = replay_run(g, opt, in, n_in, out, err);
+	if (r > 0) {
+		why = out->graph_why;
+		int record = replay_wanted(opt->consts, g, opt);
+		r = run_graph(m, g, opt, in, n_in, out, NULL, record, err);
+		if (r && record && opt->consts->replay_state == REPLAY_REFUSED)
+			r = run_graph(m, g, opt, in, n_in, out, NULL, 0, err);
+	}
+	if (r)
 		return -1;
+	if (!out->graph_why)
+		out->graph_why = why ? why : opt->consts && opt->consts->replay_state == REPLAY_REFUSED
+						 ? opt->consts->replay_why : NULL;
 	if (model_check_unchanged(m, err)) {
 		exec_result_free(out);
 		return -1;
@@ -798,22 +812,25 @@ int exec_run(struct ov_model *m, const struct graph *g, const struct exec_option
 
 static int run_graph(struct ov_model *m, const struct graph *g, const struct exec_options *opt,
 		     const struct exec_input *in, size_t n_in, struct exec_result *out, const struct exec_env *parent,
-		     struct ov_error *err)
+		     int record, struct ov_error *err)
 {
 	const struct exec_backend_ops *be = opt->backend ? opt->backend : exec_backend_cpu(), *cpu_be = exec_backend_cpu();
 	struct plan p;
 	struct slot *slots = NULL;
 	int32_t *fused = NULL; /* per node: the value whose tensor becomes its output (its producer applied this
 	                          Relu, Clip or Add), FUSED_SKIP, or -1 */
-	size_t cap = 0;
-	int rc = -1;
+	int32_t *fed = NULL;   /* the values in[] gives, once each */
+	size_t cap = 0, n_fed = 0;
+	int rc = -1, rec = 0;  /* rec: the run is being recorded (src/exec/replay.c) */
+	struct exec_consts *kc = NULL;
 
 	memset(out, 0, sizeof *out);
 	if (plan_build(g, opt, &p, err))
 		return -1;
 	slots = calloc(g->n_values + 1, sizeof *slots);
 	fused = malloc((g->n_nodes + 1) * sizeof *fused);
-	if (!slots || !fused) {
+	fed = malloc((n_in + 1) * sizeof *fed);
+	if (!slots || !fused || !fed) {
 		ov_fail(err, OV_NOMEM, "out of memory");
 		goto done;
 	}
@@ -841,6 +858,11 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 		xt_free(&slots[id].t);
 		slots[id].t = in[i].t;
 		slots[id].t.owns = 0;
+		size_t f = 0;
+		while (f < n_fed && fed[f] != id)
+			f++;
+		if (f == n_fed)
+			fed[n_fed++] = id;
 	}
 	for (size_t i = 0; i < p.n_from; i++) {
 		int32_t id = p.from[i];
@@ -851,7 +873,7 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 	}
 
 	/* constants, converted once (for good, with opt->consts: the main graph's are kept from run to run) */
-	struct exec_consts *kc = !parent && consts_for(opt->consts, g) ? opt->consts : NULL;
+	kc = !parent && consts_for(opt->consts, g) ? opt->consts : NULL;
 	for (uint32_t v = 0; v < g->n_values; v++) {
 		const struct graph_value *gv = &g->values[v];
 		if (!p.need_val[v] || slots[v].t.data || p.is_from[v])
@@ -919,6 +941,7 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 		dev_marks = be->prof_marks && be->prof_mark && be->prof_read && !be->prof_marks(need + 1);
 	}
 	double t0 = now_ms();
+	rec = record && kc && !prof && !replay_begin(kc, be, &p, fed, n_fed, slots);
 	if (dev_marks)
 		be->prof_mark(0);
 	for (uint32_t o = 0; o < g->n_order; o++) {
@@ -928,6 +951,13 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 			continue;
 		if (budget_time(env.budget, err))
 			goto done;
+		if (rec && node_has_containers(g, n, slots)) {
+			char where[300];
+			node_prefix(g, n, where, sizeof where);
+			ov_fail(err, OV_INVALID, "%s runs on the host (control flow, sequences and optionals stay there)", where);
+			goto done;
+		}
+		size_t fallbacks = out->n_fallback;
 		double tn = prof ? now_ms() : 0;
 		int fold = 0;
 		/* Constant nodes were folded above */
@@ -983,6 +1013,12 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 				fused[act_node] = nd->out[0];
 			}
 		}
+		if (rec && out->n_fallback != fallbacks) {
+			char where[300];
+			node_prefix(g, n, where, sizeof where);
+			ov_fail(err, OV_INVALID, "%s ran on the CPU", where);
+			goto done;
+		}
 		out->nodes_run++;
 		if (prof) {
 			struct exec_node_time *t = &out->prof[out->n_prof++];
@@ -1008,9 +1044,20 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 				xt_free(&slots[id].t);
 		}
 	}
+	if (rec) {
+		if (replay_end(kc, be, g, &p, slots, out, err))
+			goto done;
+		rec = 0;
+		out->graph = EXEC_GRAPH_RECORDED;
+	}
 	if (be->run_wait && be->run_wait(err))
 		goto done;
 	out->ms = now_ms() - t0;
+	if (kc) {
+		kc->runs++;
+		kc->up_bytes = out->to_device_bytes;
+		kc->ups = out->to_device;
+	}
 	for (size_t i = 0; dev_marks && i < out->n_prof; i++)
 		out->prof[i].device_ms = be->prof_read(i);
 
@@ -1020,7 +1067,7 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 		int dup = 0;
 		for (size_t j = i + 1; j < p.n_to; j++)
 			dup |= p.to[j] == id;
-		if (result_add(out, &cap, g->values[id].name, &slots[id].t, !dup, err))
+		if (run_result_add(out, &cap, g->values[id].name, &slots[id].t, !dup, err))
 			goto done;
 	}
 	out->n_to = p.n_to;
@@ -1033,12 +1080,18 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 				int32_t id = nd->out[i];
 				if (id < 0 || !slots[id].t.data || slots[id].pinned || p.is_from[id])
 					continue;
-				if (result_add(out, &cap, g->values[id].name, &slots[id].t, 1, err))
+				if (run_result_add(out, &cap, g->values[id].name, &slots[id].t, 1, err))
 					goto done;
 			}
 		}
 	rc = 0;
 done:
+	if (rec) {
+		/* the run's device values go while the recording is on (frees in it, or after it), then the recording */
+		for (uint32_t v = 0; v < g->n_values; v++)
+			xt_free(&slots[v].t);
+		replay_abandon(kc, be, err);
+	}
 	if (be->run_end)
 		be->run_end();
 	if (slots)
@@ -1046,6 +1099,7 @@ done:
 			xt_free(&slots[v].t);
 	free(slots);
 	free(fused);
+	free(fed);
 	plan_free(&p);
 	if (rc)
 		exec_result_free(out);
@@ -1137,7 +1191,7 @@ int xk_run_subgraph(struct exec_kernel_ctx *k, const struct graph *sub, const st
 	for (size_t i = 0; i < n_out; i++)
 		to[i] = sub->proto->output[i]->name ? sub->proto->output[i]->name : "";
 	struct exec_options opt = {.from = from, .n_from = nf, .to = to, .n_to = n_out};
-	if (run_graph(k->m, sub, &opt, in, nf, &r, k->env, k->err)) {
+	if (run_graph(k->m, sub, &opt, in, nf, &r, k->env, 0, k->err)) {
 		ov_wrap(k->err, "subgraph '%s': ", sub_name);
 		goto out;
 	}

@@ -49,7 +49,14 @@ struct exec_consts {
 	} *derived;
 	size_t n_derived, cap_derived;
 	uint32_t *head; /* by value id: its first block (index + 1; 0: none); allocated with the first block */
+	/* a warm run recorded as the backend's graph and replayed (src/exec/replay.c) */
+	struct replay *replay;
+	int replay_state;      /* REPLAY_UNTRIED, _KEPT (replay holds it), _OFF (the backend records none), _REFUSED */
+	char replay_why[sizeof(((struct ov_error *)0)->msg)]; /* with _REFUSED: why */
+	uint32_t runs;         /* runs with these constants that went well */
+	uint64_t up_bytes, ups; /* what the last of them copied to the device */
 };
+enum { REPLAY_UNTRIED, REPLAY_KEPT, REPLAY_OFF, REPLAY_REFUSED };
 
 /* c ready to keep g's constants: 1, or 0 when there is none to use (the run converts its constants itself). */
 int consts_for(struct exec_consts *c, const struct graph *g);
@@ -58,6 +65,33 @@ const void *consts_derived(const struct exec_consts *c, uint32_t id, uint64_t ta
 /* Keep block (malloc'd, bytes long) as derived from kept value id under tag, for as long as the value is kept:
  * 1, or 0 when it cannot be filed (no memory, or one is filed already), the caller keeping it. */
 int consts_derive(struct exec_consts *c, uint32_t id, uint64_t tag, void *block, size_t bytes);
+/* ---- replay of a recorded run (src/exec/replay.c) ---- */
+
+/* Whether this run of g is to be recorded: the main graph, with kept constants that a run went well with, nothing
+ * tried yet, and options a recording keeps (no --all, --profile or --from). */
+int replay_wanted(const struct exec_consts *kc, const struct graph *g, const struct exec_options *opt);
+/* The recording of a run (run_graph): started before its nodes with the inputs fed (ids, slots), 0, or -1 with
+ * kc's state saying why not (no error: the run goes on unrecorded). */
+struct slot;
+int replay_begin(struct exec_consts *kc, const struct exec_backend_ops *be, const struct plan *p, const int32_t *fed,
+		 size_t n_fed, struct slot *slots);
+/* After the nodes went well: the recording kept as kc->replay (the graph runs once now for this run), or -1 with
+ * err saying why not (the caller redoes the run unrecorded). */
+int replay_end(struct exec_consts *kc, const struct exec_backend_ops *be, const struct graph *g, const struct plan *p,
+	       const struct slot *slots, const struct exec_result *res, struct ov_error *err);
+/* A run that failed while recording: the recording thrown away, kc refusing later ones with err's message. */
+void replay_abandon(struct exec_consts *kc, const struct exec_backend_ops *be, const struct ov_error *err);
+/* The run as a replay of kc's graph when its options and inputs match the recorded run's: 0 done (out filled),
+ * 1 not a replay (out untouched: the caller runs the nodes), -1 with err. */
+int replay_run(const struct graph *g, const struct exec_options *opt, const struct exec_input *in, size_t n_in,
+	       struct exec_result *out, struct ov_error *err);
+/* Frees kc's recording (consts_clear). */
+void replay_free(struct exec_consts *kc);
+/* The runner's result_add (src/exec/run.c): t (a host tensor, or one whose device copy comes over now) added to r
+ * as name, moved when move and t owns its data, copied otherwise. */
+int run_result_add(struct exec_result *r, size_t *cap, const char *name, struct xtensor *t, int move,
+		   struct ov_error *err);
+
 /* The slot reads the kept tensor k (kernels get k itself; everything else a view of its host data). */
 void slot_keep(struct slot *s, struct xtensor *k);
 

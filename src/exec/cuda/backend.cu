@@ -93,6 +93,9 @@ cudaError_t cu_sync(void)
 	double limit = wait_limit(), start = now_s(), t = start;
 	long nap_ns = 50000;
 
+	if (cu_capturing()) // nothing has run yet: a node that waits for its work cannot be recorded
+		return cudaErrorStreamCaptureUnsupported;
+
 	for (;;) {
 		cudaError_t e = cudaStreamQuery(cu_dev.stream);
 		if (e == cudaSuccess)
@@ -135,17 +138,30 @@ static cudaError_t raw_alloc(void **p, size_t bytes)
 	*p = NULL;
 	if (bytes == 0)
 		bytes = 1;
-	return cu_dev.pools ? cudaMallocAsync(p, bytes, cu_dev.stream) : cudaMalloc(p, bytes);
+	cudaError_t e = cu_dev.pools ? cudaMallocAsync(p, bytes, cu_dev.stream) : cudaMalloc(p, bytes);
+	if (e == cudaSuccess && cu_capturing())
+		cu_cap_allocated(*p);
+	return e;
 }
 
 static void raw_free(void *p)
 {
-	if (!p)
+	if (!p || cu_cap_free(p))
 		return;
 	if (cu_dev.pools)
 		cudaFreeAsync(p, cu_dev.stream);
 	else
 		cudaFree(p);
+}
+
+cudaError_t cu_raw_alloc(void **p, size_t bytes)
+{
+	return raw_alloc(p, bytes);
+}
+
+void cu_raw_free(void *p)
+{
+	raw_free(p);
 }
 
 void *cu_alloc(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t bytes)
@@ -251,6 +267,10 @@ void *cu_workspace(struct exec_kernel_ctx *k, size_t bytes)
 
 	if (bytes <= ws_bytes)
 		return ws_buf;
+	if (cu_capturing()) { // the workspace is the session's: it cannot be graph memory
+		xk_fail(k, "a library call asked for a larger workspace (%zu bytes) while the run was being recorded", bytes);
+		return NULL;
+	}
 	// stream-ordered: the old buffer goes once the work queued before (which may use it) is done
 	cudaError_t e = raw_alloc(&p, bytes);
 	if (e != cudaSuccess) {
@@ -271,6 +291,9 @@ void *cu_workspace(struct exec_kernel_ctx *k, size_t bytes)
 void *cu_scratch(size_t bytes)
 {
 	void *p;
+
+	if (cu_capturing())
+		return NULL;
 
 	if (raw_alloc(&p, bytes) == cudaSuccess)
 		return p;
@@ -316,6 +339,11 @@ static void attach(const struct xtensor *t, void *dev, int host_stale)
 	w->host_stale = host_stale;
 }
 
+void cu_attach(const struct xtensor *t, void *dev, int host_stale)
+{
+	attach(t, dev, host_stale);
+}
+
 // t on the device (its copy, made now if it has none); i names it in messages: input i, or the offered Add's
 // other input when negative.
 static const void *on_device(struct exec_kernel_ctx *k, const struct xtensor *t, long i)
@@ -345,6 +373,8 @@ static const void *on_device(struct exec_kernel_ctx *k, const struct xtensor *t,
 		xk_fail(k, "%s is %s, which the CUDA backend cannot hold", what, dtype_short_name(t->dtype));
 		return NULL;
 	}
+	if (cu_capturing() && cu_cap_may_upload(k, t))
+		return NULL;
 	cudaError_t e = raw_alloc(&d, t->bytes);
 	if (e != cudaSuccess) {
 		cudaGetLastError();
@@ -400,6 +430,8 @@ static void stage_at_exit(void)
 static const void *stage(struct exec_kernel_ctx *k, const void *host, size_t bytes, int *failed)
 {
 	*failed = 0;
+	if (cu_capturing())
+		return cu_cap_stage(k, host, bytes, failed);
 	if (bytes > STAGE_MAX || stage_failed)
 		return NULL;
 	if (!stage_buf) {
@@ -470,6 +502,8 @@ const struct xtensor *cu_host(struct exec_kernel_ctx *k, size_t i)
 		return NULL;
 	}
 	int copied = t->host_stale;
+	if (cu_capturing())
+		cu_cap_host_read(t);
 	if (xt_host((struct xtensor *)t, k->err)) {
 		ov_wrap(k->err, "input %zu: ", i);
 		return NULL;
@@ -706,6 +740,7 @@ static void cuda_run_end(void)
 	if (run_failed)
 		warm_serial = 0; // the next run waits after every node again
 	run_failed = 0;
+	cu_cap_run_end();
 	if (!cu_dev.ready)
 		return;
 	cudaError_t e = cu_sync();
@@ -789,11 +824,12 @@ static double cuda_prof_read(size_t i)
 	return ms;
 }
 
-// name, supports_op, run_node, describe, run_end, run_wait, prof_marks, prof_mark, prof_read (C++17 has no
-// designated initializers)
-static const struct exec_backend_ops cuda_backend = {"cuda",         cuda_supports_op, cuda_run_node,
-						     cuda_describe,  cuda_run_end,     cuda_run_wait,
-						     cuda_prof_marks, cuda_prof_mark,  cuda_prof_read};
+// name, supports_op, run_node, describe, run_end, run_wait, prof_marks, prof_mark, prof_read, graph_begin,
+// graph_input, graph_end, graph_launch, graph_free (C++17 has no designated initializers)
+static const struct exec_backend_ops cuda_backend = {
+	"cuda",          cuda_supports_op, cuda_run_node,  cuda_describe,  cuda_run_end,
+	cuda_run_wait,   cuda_prof_marks,  cuda_prof_mark, cuda_prof_read, cu_graph_begin,
+	cu_graph_input,  cu_graph_end,     cu_graph_launch, cu_graph_free};
 
 // Record why the device cannot be used (and undo what was set up), so every later request gets the same answer.
 static void init_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -877,8 +913,10 @@ extern "C" void exec_cuda_release(void)
 	raw_free(ws_buf);
 	ws_buf = NULL;
 	ws_bytes = 0;
-	if (cu_sync() == cudaSuccess && cu_dev.pools)
+	if (cu_sync() == cudaSuccess && cu_dev.pools) {
 		cudaMemPoolTrimTo(cu_dev.pool, 0);
+		cudaDeviceGraphMemTrim(0); // what graphs (OV_CUDA_GRAPH) hold and do not use now
+	}
 	cudaGetLastError();
 }
 

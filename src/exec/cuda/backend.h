@@ -171,6 +171,36 @@ int cu_take_offers(struct exec_kernel_ctx *k, const struct xtensor *y, struct cu
 /* e applied to y's total elements, one launch, none when there is nothing to do: 0, or -1 with the error set. */
 int cu_epilogue(struct exec_kernel_ctx *k, float *y, int64_t total, const struct cu_epi *e);
 
+/* ---- CUDA graphs (cuda/capture.cu) ----
+ * A warm run recorded as a CUDA graph and replayed (exec_backend_ops.graph_*, asked for with OV_CUDA_GRAPH=1): while
+ * the stream is captured, the backend's own calls behave as a recording needs them to:
+ * - cu_alloc and the other allocations become the graph's memory (cu_cap_allocated); a free of one of them is a free
+ *   in the graph, a free of memory from before the capture waits until the graph has run (cu_cap_free);
+ * - copies to the device go through the capture's pinned arena (cu_cap_stage), which each launch refills with the
+ *   graph's inputs and leaves as it was for the rest (values computed on the host from shapes: the same for the
+ *   same input shapes);
+ * - a wait for the device (cu_sync) fails the node: a node that reads the device's results on the host cannot be
+ *   recorded, and the run is redone without a graph (the runner's part);
+ * - a kept constant copied to the device for the first time fails the node the same way (cu_cap_may_upload), and an
+ *   input read on the host (cu_host) is remembered: a launch with other bytes there runs the nodes instead. */
+int cu_capturing(void);
+void cu_cap_allocated(void *p);
+int cu_cap_free(void *p); /* 1 when p was taken care of (freed in the graph, later, or was no memory) */
+const void *cu_cap_stage(struct exec_kernel_ctx *k, const void *host, size_t bytes, int *failed);
+int cu_cap_may_upload(struct exec_kernel_ctx *k, const struct xtensor *t);
+void cu_cap_host_read(const struct xtensor *t);
+void cu_cap_run_end(void); /* after a run: a dropped capture's memory is forgotten */
+/* The backend's raw allocation (stream-ordered from the pool when there is one), free, and a device copy attached
+ * to a tensor (host_stale: the host data is not current), for cuda/capture.cu. */
+cudaError_t cu_raw_alloc(void **p, size_t bytes);
+void cu_raw_free(void *p);
+void cu_attach(const struct xtensor *t, void *dev, int host_stale);
+int cu_graph_begin(const struct xtensor *kept, size_t n_kept, uint64_t up_bytes, uint64_t ups, struct ov_error *err);
+int cu_graph_input(struct xtensor *t, struct ov_error *err);
+void *cu_graph_end(int keep, struct ov_error *err);
+int cu_graph_launch(void *graph, const struct xtensor *const *inputs, size_t n, struct ov_error *err);
+void cu_graph_free(void *graph);
+
 /* The device and the cuDNN version loaded, as one word (the plan cache's key: src/exec/cuda/plancache.h). */
 const char *cu_device_id(void);
 

@@ -35,6 +35,9 @@ int cusim_blas_started; // cublasCreate calls (the stats line of sim.cc)
 
 static cublasStatus_t sim_create(cublasHandle_t *h)
 {
+	if (cusim_capture_broken() || (cusim_capturing() && (cusim_capture_break(cudaErrorStreamCaptureUnsupported,
+										  "cublasCreate"), 1)))
+		return CUBLAS_STATUS_NOT_INITIALIZED;
 	cusim_blas_started++;
 	*h = (cublasHandle_t)calloc(1, sizeof(struct cublasContext));
 	return *h ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_ALLOC_FAILED;
@@ -143,6 +146,13 @@ static cublasStatus_t sim_sgemm(cublasHandle_t h, cublasOperation_t ta, cublasOp
 
 	if (s != CUBLAS_STATUS_SUCCESS)
 		return s;
+	if (cusim_capture_broken())
+		return CUBLAS_STATUS_EXECUTION_FAILED;
+	if (cusim_capturing()) { // recorded with alpha and beta as they are now (host pointer mode)
+		float al = *alpha, be = *beta;
+		cusim_record([=]() { sim_sgemm(h, ta, tb, m, n, k, &al, A, lda, B, ldb, &be, C, ldc); });
+		return CUBLAS_STATUS_SUCCESS;
+	}
 	return gemm1(h, ta, tb, m, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
 }
 
@@ -155,6 +165,15 @@ static cublasStatus_t sim_sgemm_strided_batched(cublasHandle_t h, cublasOperatio
 
 	if (s == CUBLAS_STATUS_SUCCESS && batches < 0)
 		s = CUBLAS_STATUS_INVALID_VALUE;
+	if (s == CUBLAS_STATUS_SUCCESS && cusim_capture_broken())
+		return CUBLAS_STATUS_EXECUTION_FAILED;
+	if (s == CUBLAS_STATUS_SUCCESS && cusim_capturing()) {
+		float al = *alpha, be = *beta;
+		cusim_record([=]() {
+			sim_sgemm_strided_batched(h, ta, tb, m, n, k, &al, A, lda, sa, B, ldb, sb, &be, C, ldc, sc, batches);
+		});
+		return CUBLAS_STATUS_SUCCESS;
+	}
 	for (int b = 0; b < batches && s == CUBLAS_STATUS_SUCCESS; b++)
 		s = gemm1(h, ta, tb, m, n, k, *alpha, A + b * sa, lda, B + b * sb, ldb, *beta, C + b * sc, ldc);
 	return s;

@@ -78,6 +78,9 @@ int cusim_dnn_choices; // cudnnGetConvolutionForwardAlgorithm_v7 calls (the same
 
 static cudnnStatus_t sim_create(cudnnHandle_t *h)
 {
+	if (cusim_capture_broken() || (cusim_capturing() && (cusim_capture_break(cudaErrorStreamCaptureUnsupported,
+										  "cudnnCreate"), 1)))
+		return CUDNN_STATUS_NOT_INITIALIZED;
 	cusim_dnn_started++;
 	*h = (cudnnHandle_t)calloc(1, sizeof(struct cudnnContext));
 	if (!*h)
@@ -369,6 +372,10 @@ static cudnnStatus_t sim_find_ex(cudnnHandle_t h, const cudnnTensorDescriptor_t 
 				 const cudnnTensorDescriptor_t y, void *yp, const int want, int *returned,
 				 cudnnConvolutionFwdAlgoPerf_t *perf, void *ws, size_t ws_size)
 {
+	if (cusim_capture_broken() ||
+	    (cusim_capturing() && (cusim_capture_break(cudaErrorStreamCaptureUnsupported,
+						       "cudnnFindConvolutionForwardAlgorithmEx (it runs and waits)"), 1)))
+		return CUDNN_STATUS_EXECUTION_FAILED;
 	static const struct {
 		cudnnConvolutionFwdAlgo_t algo;
 		cudnnMathType_t math;
@@ -434,6 +441,18 @@ static cudnnStatus_t sim_forward(cudnnHandle_t h, const void *alpha_p, const cud
 		return bad("cudnnConvolutionForward: no handle");
 	if (s != CUDNN_STATUS_SUCCESS)
 		return s;
+	if (cusim_capture_broken())
+		return CUDNN_STATUS_EXECUTION_FAILED;
+	if (cusim_capturing()) { // recorded with the descriptors, alpha and beta as they are now
+		struct cudnnTensorStruct xs = *xd, ys = *yd;
+		struct cudnnFilterStruct ws_ = *wd;
+		struct cudnnConvolutionStruct cs = *cd;
+		float al = *(const float *)alpha_p, be = *(const float *)beta_p;
+		cusim_record([=]() mutable {
+			sim_forward(h, &al, &xs, xp, &ws_, wp, &cs, algo, ws, ws_size, &be, &ys, yp);
+		});
+		return CUDNN_STATUS_SUCCESS;
+	}
 	size_t need = algo == CUDNN_CONVOLUTION_FWD_ALGO_GEMM ? SIM_WORKSPACE : 0;
 	if (ws_size < need || (need && !cusim_is_device(ws, need)))
 		return bad("cudnnConvolutionForward: the workspace (%zu bytes at %p) is smaller than %zu bytes of device "
@@ -525,6 +544,18 @@ static cudnnStatus_t sim_bwd_data(cudnnHandle_t h, const void *alpha_p, const cu
 		return bad("cudnnConvolutionBackwardData: no handle");
 	if (s != CUDNN_STATUS_SUCCESS)
 		return s;
+	if (cusim_capture_broken())
+		return CUDNN_STATUS_EXECUTION_FAILED;
+	if (cusim_capturing()) {
+		struct cudnnTensorStruct dxs = *dxd, dys = *dyd;
+		struct cudnnFilterStruct ws_ = *wd;
+		struct cudnnConvolutionStruct cs = *cd;
+		float al = *(const float *)alpha_p, be = *(const float *)beta_p;
+		cusim_record([=]() mutable {
+			sim_bwd_data(h, &al, &ws_, wp, &dys, dyp, &cs, algo, ws, ws_size, &be, &dxs, dxp);
+		});
+		return CUDNN_STATUS_SUCCESS;
+	}
 	size_t need = bwd_workspace(algo);
 	if (ws_size < need || (need && !cusim_is_device(ws, need)))
 		return bad("cudnnConvolutionBackwardData: the workspace (%zu bytes at %p) is smaller than %zu bytes of "

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <map>
+#include <vector>
 
 #include "src/exec/cuda/sim/sim.h"
 #include "src/exec/cuda/sim/simlib.h"
@@ -28,7 +29,8 @@ static struct {
 	const char *hang;         // OV_CUDASIM_HANG
 	int hung;                 // that kernel ran: the stream never finishes
 	int stats;                // OV_CUDASIM_STATS
-	std::map<uintptr_t, size_t> *allocs; // device allocations: start -> bytes
+	std::map<uintptr_t, size_t> *allocs; // live device allocations: start -> bytes
+	std::map<uintptr_t, size_t> *pinned; // pinned host memory (cudaHostAlloc): start -> bytes
 	size_t in_use, peak;
 	cudaError_t last;         // the last launch's error (cudaGetLastError clears it)
 	cudaError_t sticky;       // a fault: every later call returns it
@@ -66,6 +68,7 @@ static void setup(void)
 	e = getenv("OV_CUDASIM_STATS");
 	sim.stats = e && *e == '1';
 	sim.allocs = new std::map<uintptr_t, size_t>;
+	sim.pinned = new std::map<uintptr_t, size_t>;
 	if (sim.stats)
 		atexit(report);
 }
@@ -100,6 +103,58 @@ static void kernel_fault(cudaError_t e)
 		sim.pending = e;
 }
 
+// ---- stream capture (the state; the calls are at the end) ----
+
+struct sim_graph;
+static struct sim_graph *cap_graph; // the graph being captured (NULL: no capture)
+static int cap_broken;              // a call invalidated it
+
+int cusim_capturing(void)
+{
+	return cap_graph && !cap_broken;
+}
+
+int cusim_capture_broken(void)
+{
+	if (!cap_graph || !cap_broken)
+		return 0;
+	sim.last = cudaErrorStreamCaptureInvalidated;
+	return 1;
+}
+
+cudaError_t cusim_capture_break(cudaError_t e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!cap_broken) {
+		va_start(ap, fmt);
+		fputs("cudasim: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		fputs(" (the stream is being captured: the capture is invalidated)\n", stderr);
+		va_end(ap);
+	}
+	cap_broken = 1;
+	return e;
+}
+
+// A call the capture cannot take: the capture is invalidated (or was already: every later call fails).
+#define CAPTURE_REFUSES(...) \
+	do { \
+		if (cap_graph) \
+			return cap_broken ? cudaErrorStreamCaptureInvalidated \
+					  : cusim_capture_break(cudaErrorStreamCaptureUnsupported, __VA_ARGS__); \
+	} while (0)
+
+static int is_pinned(const void *p, size_t n)
+{
+	uintptr_t a = (uintptr_t)p;
+	auto it = sim.pinned->upper_bound(a);
+	if (it == sim.pinned->begin())
+		return 0;
+	--it;
+	return a - it->first <= it->second && n <= it->second - (a - it->first);
+}
+
 // ---- errors ----
 
 extern "C" const char *cudaGetErrorString(cudaError_t e)
@@ -115,6 +170,9 @@ extern "C" const char *cudaGetErrorString(cudaError_t e)
 	case cudaErrorLaunchFailure: return "unspecified launch failure";
 	case cudaErrorNotReady: return "device not ready";
 	case cudaErrorTimeout: return "the operation timed out";
+	case cudaErrorStreamCaptureUnsupported: return "operation not permitted when stream is capturing";
+	case cudaErrorStreamCaptureInvalidated: return "operation failed due to a previous error during capture";
+	case cudaErrorIllegalState: return "the operation cannot be performed in the present state";
 	default: return "unknown error";
 	}
 }
@@ -132,6 +190,9 @@ extern "C" const char *cudaGetErrorName(cudaError_t e)
 	case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
 	case cudaErrorNotReady: return "cudaErrorNotReady";
 	case cudaErrorTimeout: return "cudaErrorTimeout";
+	case cudaErrorStreamCaptureUnsupported: return "cudaErrorStreamCaptureUnsupported";
+	case cudaErrorStreamCaptureInvalidated: return "cudaErrorStreamCaptureInvalidated";
+	case cudaErrorIllegalState: return "cudaErrorIllegalState";
 	default: return "cudaErrorUnknown";
 	}
 }
@@ -209,6 +270,7 @@ extern "C" cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t, cudaMemPoolAttr, v
 // Freed memory goes back at once here: there is no pool to trim.
 extern "C" cudaError_t cudaMemPoolTrimTo(cudaMemPool_t, size_t)
 {
+	CAPTURE_REFUSES("cudaMemPoolTrimTo");
 	return sim.sticky ? sim.sticky : cudaSuccess;
 }
 
@@ -245,6 +307,7 @@ extern "C" cudaError_t cudaStreamDestroy(cudaStream_t s)
 // device's would for a kernel that never ends.
 extern "C" cudaError_t cudaStreamQuery(cudaStream_t s)
 {
+	CAPTURE_REFUSES("cudaStreamQuery");
 	sim.waits++;
 	if (sim.hung && !sim.sticky)
 		return cudaErrorNotReady;
@@ -253,6 +316,7 @@ extern "C" cudaError_t cudaStreamQuery(cudaStream_t s)
 
 extern "C" cudaError_t cudaStreamSynchronize(cudaStream_t)
 {
+	CAPTURE_REFUSES("cudaStreamSynchronize");
 	while (sim.hung && !sim.sticky)
 		pause();
 	if (sim.pending) { // as on the device, a kernel's fault shows when the host waits for it
@@ -291,6 +355,7 @@ extern "C" cudaError_t cudaEventDestroy(cudaEvent_t e)
 
 extern "C" cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t)
 {
+	CAPTURE_REFUSES("cudaEventRecord: the simulator records no events in a graph");
 	if (sim.sticky)
 		return sim.sticky;
 	struct sim_event *s = (struct sim_event *)e;
@@ -314,21 +379,50 @@ extern "C" cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_
 extern "C" cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned)
 {
 	setup();
+	*p = NULL;
+	CAPTURE_REFUSES("cudaHostAlloc");
 	if (sim.sticky)
 		return sim.sticky;
 	*p = malloc(bytes ? bytes : 1);
+	if (*p)
+		(*sim.pinned)[(uintptr_t)*p] = bytes;
 	return *p ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 
 extern "C" cudaError_t cudaFreeHost(void *p)
 {
+	setup();
+	CAPTURE_REFUSES("cudaFreeHost");
+	if (p)
+		sim.pinned->erase((uintptr_t)p);
 	free(p);
 	return cudaSuccess;
 }
 
 // ---- memory ----
 
-extern "C" cudaError_t cudaMalloc(void **p, size_t bytes)
+// Graph memory (cudaMallocAsync while the stream is captured): reserved at an address fixed for the graph, live
+// (in sim.allocs) from its allocation at a launch to its free.  owner: the graph, or NULL once the graph is destroyed
+// with the memory still live (a later free gives it back).
+struct graph_mem {
+	size_t bytes;
+	struct sim_graph *owner;
+};
+static std::map<uintptr_t, graph_mem> *graph_mems;
+
+static void mem_live(uintptr_t p, size_t bytes, int live)
+{
+	if (live) {
+		(*sim.allocs)[p] = bytes;
+		sim.in_use += bytes;
+		if (sim.in_use > sim.peak)
+			sim.peak = sim.in_use;
+	} else if (sim.allocs->erase(p)) {
+		sim.in_use -= bytes;
+	}
+}
+
+static cudaError_t device_alloc(void **p, size_t bytes)
 {
 	setup();
 	*p = NULL;
@@ -343,17 +437,60 @@ extern "C" cudaError_t cudaMalloc(void **p, size_t bytes)
 	if (!q)
 		return cudaErrorMemoryAllocation;
 	memset(q, 0xff, n ? n : 256); // what nobody wrote reads as NaN (or -1)
-	(*sim.allocs)[(uintptr_t)q] = bytes;
-	sim.in_use += bytes;
-	if (sim.in_use > sim.peak)
-		sim.peak = sim.in_use;
+	mem_live((uintptr_t)q, bytes, 1);
 	*p = q;
 	return cudaSuccess;
 }
 
+extern "C" cudaError_t cudaMalloc(void **p, size_t bytes)
+{
+	*p = NULL;
+	CAPTURE_REFUSES("cudaMalloc (synchronous)");
+	return device_alloc(p, bytes);
+}
+
+static void graph_mem_add(struct sim_graph *g, uintptr_t p, size_t bytes);
+
 extern "C" cudaError_t cudaMallocAsync(void **p, size_t bytes, cudaStream_t)
 {
-	return cudaMalloc(p, bytes);
+	*p = NULL;
+	if (cap_graph && cap_broken)
+		return cudaErrorStreamCaptureInvalidated;
+	cudaError_t e = device_alloc(p, bytes);
+	if (e != cudaSuccess || !cap_graph)
+		return e;
+	// an allocation node: the memory stays reserved for the graph; live at once for the rest of the capture (the
+	// calls recorded after it check their pointers), live again at each launch from this point
+	uintptr_t a = (uintptr_t)*p;
+	graph_mem_add(cap_graph, a, bytes);
+	cusim_record([a, bytes]() {
+		mem_live(a, bytes, 1);
+		memset((void *)a, 0xff, bytes);
+	});
+	return cudaSuccess;
+}
+
+// A free of graph memory outside a capture: it is no longer live; the memory stays the graph's (given back for good
+// when the graph is gone).  1 when p is graph memory.
+static int graph_mem_free(void *p, cudaError_t *e)
+{
+	if (!graph_mems)
+		return 0;
+	auto gm = graph_mems->find((uintptr_t)p);
+	if (gm == graph_mems->end())
+		return 0;
+	if (!sim.allocs->count((uintptr_t)p)) {
+		cusim_say("free of graph memory %p that is not live (freed already, or its graph never launched)", p);
+		*e = cudaErrorInvalidValue;
+		return 1;
+	}
+	mem_live((uintptr_t)p, gm->second.bytes, 0);
+	if (!gm->second.owner) {
+		free(p);
+		graph_mems->erase(gm);
+	}
+	*e = sim.sticky ? sim.sticky : cudaSuccess;
+	return 1;
 }
 
 extern "C" cudaError_t cudaFree(void *p)
@@ -361,6 +498,10 @@ extern "C" cudaError_t cudaFree(void *p)
 	setup();
 	if (!p)
 		return cudaSuccess;
+	CAPTURE_REFUSES("cudaFree (synchronous)");
+	cudaError_t ge;
+	if (graph_mem_free(p, &ge))
+		return ge;
 	auto it = sim.allocs->find((uintptr_t)p);
 	if (it == sim.allocs->end()) {
 		cusim_say("cudaFree(%p): not the start of a device allocation", p);
@@ -374,6 +515,27 @@ extern "C" cudaError_t cudaFree(void *p)
 
 extern "C" cudaError_t cudaFreeAsync(void *p, cudaStream_t)
 {
+	setup();
+	if (p && cap_graph) {
+		if (cap_broken)
+			return cudaErrorStreamCaptureInvalidated;
+		auto gm = graph_mems ? graph_mems->find((uintptr_t)p) : std::map<uintptr_t, graph_mem>::iterator();
+		if (!graph_mems || gm == graph_mems->end() || gm->second.owner != cap_graph ||
+		    !sim.allocs->count((uintptr_t)p))
+			return cusim_capture_break(cudaErrorInvalidValue,
+						   "cudaFreeAsync(%p): not live memory the capture allocated", p);
+		// a free node: not live from here on in the capture, and at each launch
+		size_t bytes = gm->second.bytes;
+		uintptr_t a = (uintptr_t)p;
+		mem_live(a, bytes, 0);
+		cusim_record([a, bytes]() { mem_live(a, bytes, 0); });
+		return cudaSuccess;
+	}
+	if (!p)
+		return cudaSuccess;
+	cudaError_t ge;
+	if (graph_mem_free(p, &ge))
+		return ge;
 	return cudaFree(p);
 }
 
@@ -381,6 +543,22 @@ extern "C" cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, cud
 {
 	static const char *names[] = {"HostToHost", "HostToDevice", "DeviceToHost", "DeviceToDevice", "Default"};
 	setup();
+	if (cusim_capture_broken())
+		return cudaErrorStreamCaptureInvalidated;
+	if (cusim_capturing()) {
+		// a copy node: host memory must be pinned (its bytes are read, or written, at each launch)
+		if ((kind == cudaMemcpyHostToDevice && !is_pinned(src, n)) ||
+		    (kind == cudaMemcpyDeviceToHost && !is_pinned(dst, n)))
+			return cusim_capture_break(cudaErrorStreamCaptureUnsupported,
+						   "cudaMemcpyAsync(%s, %zu bytes): pageable host memory", names[kind], n);
+		if ((unsigned)kind > cudaMemcpyDeviceToDevice || kind == cudaMemcpyHostToHost)
+			return cusim_capture_break(cudaErrorInvalidValue, "cudaMemcpyAsync: kind %d", (int)kind);
+		cusim_record([dst, src, n, kind]() {
+			if (cudaMemcpyAsync(dst, src, n, kind, NULL) != cudaSuccess && !sim.sticky)
+				kernel_fault(cudaErrorIllegalAddress);
+		});
+		return cudaSuccess;
+	}
 	if (sim.sticky)
 		return sim.sticky;
 	if ((unsigned)kind > cudaMemcpyDeviceToDevice) {
@@ -406,12 +584,22 @@ extern "C" cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, cud
 
 extern "C" cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind kind)
 {
+	CAPTURE_REFUSES("cudaMemcpy (synchronous)");
 	return cudaMemcpyAsync(dst, src, n, kind, NULL);
 }
 
 extern "C" cudaError_t cudaMemsetAsync(void *dst, int v, size_t n, cudaStream_t)
 {
 	setup();
+	if (cusim_capture_broken())
+		return cudaErrorStreamCaptureInvalidated;
+	if (cusim_capturing()) {
+		cusim_record([dst, v, n]() {
+			if (cudaMemsetAsync(dst, v, n, NULL) != cudaSuccess && !sim.sticky)
+				kernel_fault(cudaErrorIllegalAddress);
+		});
+		return cudaSuccess;
+	}
 	if (sim.sticky)
 		return sim.sticky;
 	if (n && !cusim_is_device(dst, n)) {
@@ -628,4 +816,151 @@ void cusim_run(const char *name, dim3 grid, dim3 block, int sync, void (*thunk)(
 		cusim_say("kernel %s: fault injected (OV_CUDASIM_FAULT)", name);
 		kernel_fault(cudaErrorIllegalAddress);
 	}
+}
+
+// ---- stream capture and graphs ----
+//
+// A captured graph is its work in order (a closure per launch, copy, memset, library call, allocation and free) and
+// its memory (graph_mems).  One stream, so the order of the capture is the order of every launch.
+
+struct sim_graph {
+	std::vector<std::function<void()>> work;
+	std::vector<uintptr_t> mem; // its allocations, reserved in graph_mems
+	int destroyed;              // cudaGraphDestroy was called
+	int execs;                  // instantiations not destroyed
+};
+
+struct sim_exec {
+	struct sim_graph *g;
+	unsigned long long flags;
+};
+
+void cusim_record(std::function<void()> work)
+{
+	cap_graph->work.push_back(std::move(work));
+}
+
+static void graph_mem_add(struct sim_graph *g, uintptr_t p, size_t bytes)
+{
+	if (!graph_mems)
+		graph_mems = new std::map<uintptr_t, graph_mem>;
+	(*graph_mems)[p] = {bytes, g};
+	g->mem.push_back(p);
+}
+
+// The graph is gone when it and every instantiation are destroyed: its memory that is not live goes back now, the
+// live memory when it is freed.
+static void graph_release(struct sim_graph *g)
+{
+	if (!g->destroyed || g->execs)
+		return;
+	for (uintptr_t p : g->mem) {
+		auto gm = graph_mems->find(p);
+		if (sim.allocs->count(p)) {
+			gm->second.owner = NULL;
+		} else {
+			free((void *)p);
+			graph_mems->erase(gm);
+		}
+	}
+	delete g;
+}
+
+extern "C" cudaError_t cudaStreamBeginCapture(cudaStream_t, enum cudaStreamCaptureMode)
+{
+	setup();
+	if (sim.sticky)
+		return sim.sticky;
+	if (cap_graph)
+		return cudaErrorIllegalState;
+	cap_graph = new sim_graph();
+	cap_broken = 0;
+	return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaStreamEndCapture(cudaStream_t, cudaGraph_t *graph)
+{
+	*graph = NULL;
+	if (!cap_graph)
+		return cudaErrorIllegalState;
+	struct sim_graph *g = cap_graph;
+	cap_graph = NULL;
+	// the graph's memory is live only while a launch runs it
+	for (uintptr_t p : g->mem)
+		mem_live(p, (*graph_mems)[p].bytes, 0);
+	if (cap_broken) {
+		cap_broken = 0;
+		g->destroyed = 1;
+		graph_release(g);
+		return cudaErrorStreamCaptureInvalidated;
+	}
+	*graph = (cudaGraph_t)g;
+	return sim.sticky ? sim.sticky : cudaSuccess;
+}
+
+extern "C" cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph, unsigned long long flags)
+{
+	*exec = NULL;
+	if (!graph)
+		return cudaErrorInvalidValue;
+	CAPTURE_REFUSES("cudaGraphInstantiate");
+	struct sim_exec *x = new sim_exec{(struct sim_graph *)graph, flags};
+	x->g->execs++;
+	*exec = (cudaGraphExec_t)x;
+	return sim.sticky ? sim.sticky : cudaSuccess;
+}
+
+extern "C" cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t)
+{
+	struct sim_exec *x = (struct sim_exec *)exec;
+
+	if (!x)
+		return cudaErrorInvalidValue;
+	CAPTURE_REFUSES("cudaGraphLaunch");
+	if (sim.sticky)
+		return sim.sticky;
+	for (uintptr_t p : x->g->mem) {
+		if (!sim.allocs->count(p))
+			continue;
+		if (!(x->flags & cudaGraphInstantiateFlagAutoFreeOnLaunch)) {
+			cusim_say("cudaGraphLaunch: the graph's memory %p from its last launch is still live (not freed, and "
+				  "no cudaGraphInstantiateFlagAutoFreeOnLaunch)", (void *)p);
+			return cudaErrorInvalidValue;
+		}
+		mem_live(p, (*graph_mems)[p].bytes, 0);
+	}
+	for (auto &w : x->g->work)
+		w();
+	return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec)
+{
+	struct sim_exec *x = (struct sim_exec *)exec;
+
+	if (!x)
+		return cudaSuccess;
+	x->g->execs--;
+	graph_release(x->g);
+	delete x;
+	return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaGraphDestroy(cudaGraph_t graph)
+{
+	struct sim_graph *g = (struct sim_graph *)graph;
+
+	if (!g)
+		return cudaSuccess;
+	g->destroyed = 1;
+	graph_release(g);
+	return cudaSuccess;
+}
+
+// Graph memory no graph uses now goes back to the system; here it stays reserved until its graph is gone.
+extern "C" cudaError_t cudaDeviceGraphMemTrim(int device)
+{
+	setup();
+	CAPTURE_REFUSES("cudaDeviceGraphMemTrim");
+	return device >= 0 && device < sim.devices ? (sim.sticky ? sim.sticky : cudaSuccess) : cudaErrorInvalidDevice;
 }

@@ -15,7 +15,14 @@
  *   then run side by side as coroutines, meeting at each barrier and each shuffle); a shuffle fails the run when
  *   its lane is not in its mask, or when the lane it reads is not in the mask, does not exist, or did not reach
  *   the same shuffle (a lane that left the loop, or took another branch: undefined on the GPU);
- * - faults are sticky, as a CUDA context's are: after one, every call fails.
+ * - faults are sticky, as a CUDA context's are: after one, every call fails;
+ * - stream capture and graphs (cudaStreamBeginCapture, cudaGraphInstantiate, cudaGraphLaunch): while the stream is
+ *   captured, launches, copies, memsets and library calls are recorded (their arguments as they were), not run;
+ *   cudaMallocAsync gives graph memory at an address fixed for the graph, live from its allocation at a launch to
+ *   its free (in the graph, or after the launch outside it); a graph launched while its memory from the last launch
+ *   is still live fails unless instantiated with cudaGraphInstantiateFlagAutoFreeOnLaunch.  A call the capture
+ *   cannot take invalidates it, with a line on stderr: a wait for the stream, a synchronous copy, allocation or
+ *   free, a copy from or to pageable host memory, a free of memory that is not the capture's, a cuDNN search.
  * Environment: OV_CUDASIM_DEVICES=0 (no device), OV_CUDASIM_MEM=BYTES (device memory; allocations past it fail),
  * OV_CUDASIM_FAULT=KERNEL (that kernel's launch faults with an illegal address), OV_CUDASIM_HANG=KERNEL (that
  * kernel never ends: the stream is never ready again, cudaStreamSynchronize waits for ever), OV_CUDASIM_STATS=1 (copies,
@@ -29,6 +36,8 @@
 
 #include <stdint.h>
 #include <string.h>
+
+#include <functional>
 
 extern uint3 threadIdx, blockIdx; /* the simulator runs every thread on one OS thread */
 extern dim3 blockDim, gridDim;
@@ -93,9 +102,21 @@ template <typename T> static inline void cusim_arg(const char *name, int i, T *p
 	cusim_check_ptr(name, i, (const void *)p);
 }
 
+/* Stream capture (sim.cc): a launch while the stream is captured is recorded, its arguments copied, and runs (with
+ * the checks above) at each launch of the graph. */
+int cusim_capturing(void);
+int cusim_capture_broken(void);
+void cusim_record(std::function<void()> work);
+
 template <typename... P, typename... A>
 static inline void cusim_launch(const char *name, dim3 grid, dim3 block, int sync, void (*kernel)(P...), A &&...args)
 {
+	if (cusim_capture_broken())
+		return; // the capture is invalidated: the launch fails (cusim_capture_broken set the error)
+	if (cusim_capturing()) {
+		cusim_record([=]() { cusim_launch(name, grid, block, sync, kernel, args...); });
+		return;
+	}
 	int i = 0;
 	(cusim_arg(name, i++, args), ...);
 	auto call = [&]() { kernel(args...); };
