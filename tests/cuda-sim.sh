@@ -368,10 +368,11 @@ nodes += [helper.make_node("MatMul", ["a2", "b2"], ["m1"]), helper.make_node("Ad
 outs += [vi("e_bias_relu", T.FLOAT, [17, 33]), vi("e_resid", T.FLOAT, [2, 3, 17, 33]), vi("e_relu", T.FLOAT, [17, 33])]
 g = helper.make_graph(nodes, "prods", list(ins.values()), outs)
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "prods.onnx")
-# the bound: 64 x 256 x 256 = 2^22 multiply-adds in the own kernel, 64 x 257 x 256 past it in cuBLAS
-for name, k in (("bound", 256), ("past", 257)):
+# the bounds: 64 x 256 x 256 = 2^22 multiply-adds in the own kernel, 64 x 257 x 256 past it in cuBLAS; sums of
+# 2048 terms in the own kernel, of 2049 in cuBLAS
+for name, m, k, n in (("bound", 64, 256, 256), ("past", 64, 257, 256), ("long", 3, 2048, 2), ("longer", 3, 2049, 2)):
     g = helper.make_graph([helper.make_node("MatMul", ["a", "b"], ["y"])], name,
-                          [vi("a", T.FLOAT, [64, k]), vi("b", T.FLOAT, [k, 256])], [vi("y", T.FLOAT, [64, 256])])
+                          [vi("a", T.FLOAT, [m, k]), vi("b", T.FLOAT, [k, n])], [vi("y", T.FLOAT, [m, n])])
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), name + ".onnx")
 EOF
 "$SIM" run prods.onnx --input random --save cpu_prods >/dev/null 2>&1
@@ -392,13 +393,15 @@ check "OV_CUDA_MATMUL_BLAS=1: the same products through cuBLAS match the CPU too
 OV_CUDASIM_STATS=1 run lin.onnx --input random --backend cuda --expect z=cpu_lin/z.npy --rtol 1e-4 --atol 1e-5
 check "the Linear layers above (MatMul + bias + Relu, MatMul + residual, Gemm + Clip) ran without cuBLAS" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuBLAS started 0' err.txt"
-for m in bound past; do
+for m in bound past long longer; do
 	"$SIM" run $m.onnx --input random --save cpu_$m >/dev/null 2>&1
 	OV_CUDASIM_STATS=1 run $m.onnx --input random --backend cuda --expect y=cpu_$m/y.npy --rtol 1e-4 --atol 1e-5
 	if grep -q 'cuBLAS started 1' err.txt; then echo "$(rc) cublas" >$m.got; else echo "$(rc) own" >$m.got; fi
 done
 check "a product of 2^22 multiply-adds is the own kernel's, one more term per sum goes to cuBLAS; both the CPU's values" \
 	sh -c "[ \"\$(cat bound.got)\" = '0 own' ] && [ \"\$(cat past.got)\" = '0 cublas' ]"
+check "sums of 2048 terms are the own kernel's, of 2049 cuBLAS's (few outputs, long sums); both the CPU's values" \
+	sh -c "[ \"\$(cat long.got)\" = '0 own' ] && [ \"\$(cat longer.got)\" = '0 cublas' ]"
 OV_CUDA_MATMUL_BLAS=0 OV_CUDASIM_STATS=1 run past.onnx --input random --backend cuda --expect y=cpu_past/y.npy --rtol 1e-4 --atol 1e-5
 check "OV_CUDA_MATMUL_BLAS=0: past the bound too, without cuBLAS" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuBLAS started 0' err.txt"

@@ -39,9 +39,13 @@ static int fits_int(int64_t v)
 // microseconds, about one kernel launch more than cuBLAS takes, so a warm run loses at most some microseconds per
 // product, while the first run saves 120 ms (tens of thousands of such products).  Past it are the products of real
 // layers (a transformer block's 128 x 512 x 512 is 2^25), where cuBLAS is several times faster on every warm run
-// and its start is paid once.  OV_CUDA_MATMUL_BLAS=1 sends every product to cuBLAS, =0 none (this kernel takes
-// every size; cuBLAS is never loaded for MatMul and Gemm).
+// and its start is paid once.  A block sums its outputs' terms one step of SG_DEPTH after the other, so the sums
+// must be short as well: at most SMALL_TERMS (128 steps, a few microseconds); a long sum over few outputs (16 x
+// 16384 by 16384 x 16) would keep one block busy for tens of microseconds where cuBLAS splits the sum.
+// OV_CUDA_MATMUL_BLAS=1 sends every product to cuBLAS, =0 none (this kernel takes every size; cuBLAS is never
+// loaded for MatMul and Gemm).
 #define SMALL_MACS ((double)(1 << 22))
+#define SMALL_TERMS 2048
 #define SG_TILE 32 // a block's outputs: SG_TILE x SG_TILE
 #define SG_HALF 16 // its threads: SG_HALF x SG_HALF, each the outputs (ty or ty + 16, tx or tx + 16)
 #define SG_DEPTH 16 // the products' terms taken into shared memory per step
@@ -62,7 +66,8 @@ static int matmul_blas_mode(void)
 static int small_product(int64_t batches, int64_t m, int64_t n, int64_t kk)
 {
 	int mode = matmul_blas_mode();
-	return mode == 0 || (mode < 0 && (double)batches * (double)m * (double)n * (double)kk <= SMALL_MACS);
+	return mode == 0 ||
+	       (mode < 0 && kk <= SMALL_TERMS && (double)batches * (double)m * (double)n * (double)kk <= SMALL_MACS);
 }
 
 // What small_sgemm computes: for batch bi, y[bi] (m x n, row-major, packed) = alpha op(A) op(B) (+ y[bi] with acc,
