@@ -1040,7 +1040,8 @@ int cmd_run(int argc, char **argv, FILE *out, FILE *err)
 		goto fail;
 	s.f = (struct feed){.m = s.m, .g = s.g, .sh = s.sh, .e = &s.e, .errf = err, .sizes = &s.a.sizes};
 
-	struct exec_options opt = {.keep_all = s.a.all, .limits = s.a.limits, .profile = s.a.profile};
+	struct exec_options opt = {.keep_all = s.a.all, .limits = s.a.limits, .profile = s.a.profile,
+				   .runs = s.a.repeat};
 	if (s.a.n_from) {
 		opt.from = (const char *const *)s.a.from;
 		opt.n_from = s.a.n_from;

@@ -117,8 +117,8 @@ run resid.onnx --input random --backend cuda --profile --json
 check "and the fused nodes take no time of their own: 2 kernels' worth of nodes" "$PYTHON" -c '
 import json; d = json.load(open("out.txt")); ops = [n["op"] for n in d["profile"]["nodes"] if n["host_ms"] > 0.05]
 assert sorted(set(ops)) <= ["Conv"], d["profile"]["nodes"]'
-run resid.onnx --input random --backend cuda --expect y=cpu_resid/y.npy --rtol 1e-4 --atol 1e-5
-check "timed (cuDNN's Find against cuBLAS; on the simulator either may win), each Conv's note says which won" "$PYTHON" -c '
+run resid.onnx --input random --backend cuda --repeat 2 --expect y=cpu_resid/y.npy --rtol 1e-4 --atol 1e-5
+check "repeated, timed (cuDNN's Find against cuBLAS; on the simulator either may win), each Conv's note says which won" "$PYTHON" -c '
 import re; notes = [l for l in open("out.txt") if re.match(r"note: #[03] Conv: ", l)]
 assert len(notes) == 2, notes
 for t in notes:
@@ -140,31 +140,35 @@ check "OV_CUDA_CONV_BLAS=0: cuDNN alone, cuBLAS not timed" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '#3 Conv: cudnn algo' out.txt && ! grep -q 'cuBLAS' out.txt"
 # the plan cache: timed choices kept in a file for the next process
 plans=$TMP/cache/sub/plans
-OV_CUDA_PLAN_CACHE=$plans OV_CUDASIM_STATS=1 run resid.onnx --input random --backend cuda --save cold_resid
-check "plan cache: the first process times the convolutions and writes one line each (folders made)" \
+OV_CUDA_PLAN_CACHE=$plans OV_CUDASIM_STATS=1 run resid.onnx --input random --backend cuda
+check "plan cache: a run of its own (no --repeat) times nothing, and writes no plan cache" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && [ ! -e $TMP/cache ] && [ \$(grep -c \"the heuristics' choice for one run\" out.txt) = 2 ] &&
+	       grep -q 'cuBLAS started 0, cuDNN started 1' err.txt"
+OV_CUDA_PLAN_CACHE=$plans OV_CUDASIM_STATS=1 run resid.onnx --input random --backend cuda --repeat 2 --save cold_resid
+check "plan cache: a repeated run times the convolutions and writes one line each (folders made)" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && [ \$(grep -c '^v1 onnxview_CUDA_simulator_(host)_cc9.0_cudnn[0-9]* [-0-9,]* ' $plans) = 2 ] &&
 	       [ \$(stat -c %a $plans) = 600 ]"
 OV_CUDA_PLAN_CACHE=$plans OV_CUDASIM_STATS=1 run resid.onnx --input random --backend cuda --save warm_resid
-check "the next process takes them (no heuristics asked, no timing), says so, and computes the same bits" \
+check "the next process, a run of its own, takes them (no heuristics asked, no timing), says so, and computes the same bits" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && [ \$(grep -c 'by an earlier run (plan cache)' out.txt) = 2 ] &&
 	       grep -q ' 0 convolution heuristics' err.txt && cmp cold_resid/y.npy warm_resid/y.npy"
 cp "$plans" plans.good
 printf 'garbage\nv1 x 1,2 3\n' >"$plans"
 sed 's/^\(v1 [^ ]* [^ ]*\) [0-9]* [0-9]* /\1 7 0 /' plans.good >>"$plans"
 printf 'v1 cut short' >>"$plans"
-OV_CUDA_PLAN_CACHE=$plans run resid.onnx --input random --backend cuda --expect y=cpu_resid/y.npy --rtol 1e-4 --atol 1e-5
+OV_CUDA_PLAN_CACHE=$plans run resid.onnx --input random --backend cuda --repeat 2 --expect y=cpu_resid/y.npy --rtol 1e-4 --atol 1e-5
 check "lines that do not parse, or name an algorithm that rounds otherwise (FFT, default math), are passed over" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && ! grep -q 'plan cache' out.txt && [ \$(grep -c '^v1 onnx' $plans) = 4 ]"
 ln -s plans.good link_plans
-OV_CUDA_PLAN_CACHE=$TMP/link_plans run resid.onnx --input random --backend cuda
+OV_CUDA_PLAN_CACHE=$TMP/link_plans run resid.onnx --input random --backend cuda --repeat 2
 check "a plan cache that is a link is neither read nor written" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && ! grep -q 'plan cache' out.txt && cmp -s plans.good link_plans"
 mkfifo fifo_plans
-OV_CUDA_PLAN_CACHE=$TMP/fifo_plans timeout 60 "$SIM" run resid.onnx --input random --backend cuda >out.txt 2>err.txt
+OV_CUDA_PLAN_CACHE=$TMP/fifo_plans timeout 60 "$SIM" run resid.onnx --input random --backend cuda --repeat 2 >out.txt 2>err.txt
 echo $? >rc.txt
 check "a plan cache that is a FIFO is neither read nor written, and nothing waits for a writer" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && [ -p fifo_plans ] && ! grep -q 'plan cache' out.txt"
-OV_CUDA_PLAN_CACHE=/proc/nonexistent/plans run resid.onnx --input random --backend cuda
+OV_CUDA_PLAN_CACHE=/proc/nonexistent/plans run resid.onnx --input random --backend cuda --repeat 2
 check "an unwritable plan cache changes nothing but the time" [ "$(rc)" = 0 ]
 "$SIM" run mixed.onnx --input random --save cpu_mixed >/dev/null 2>&1
 OV_CUDASIM_STATS=1 run mixed.onnx --input random --backend cuda --expect y=cpu_mixed/y.npy
@@ -297,15 +301,114 @@ OV_CUDASIM_STATS=1 run small.onnx --input random --backend cuda
 check "a model of element-wise ops starts neither cuBLAS nor cuDNN" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuBLAS started 0, cuDNN started 0' err.txt"
 OV_CUDASIM_STATS=1 run mm.onnx --input random --backend cuda
-check "a MatMul starts cuBLAS only" sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuBLAS started 1, cuDNN started 0' err.txt"
+check "a small MatMul starts neither (the backend's own product)" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuBLAS started 0, cuDNN started 0' err.txt"
+OV_CUDA_MATMUL_BLAS=1 OV_CUDASIM_STATS=1 run mm.onnx --input random --backend cuda
+check "with OV_CUDA_MATMUL_BLAS=1 it starts cuBLAS only" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuBLAS started 1, cuDNN started 0' err.txt"
 OV_CUDA_CONV_BLAS=0 OV_CUDASIM_STATS=1 run chain.onnx --input random --backend cuda
 check "a Conv starts cuDNN only (OV_CUDA_CONV_BLAS=0)" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuBLAS started 0, cuDNN started 1' err.txt"
-OV_CUDASIM_STATS=1 run chain.onnx --input random --backend cuda
-check "timed against cuBLAS products, a Conv starts cuBLAS too" \
-	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuBLAS started 1, cuDNN started 1' err.txt"
+OV_CUDASIM_STATS=1 run chain.onnx --input random --backend cuda --expect y=cpu_chain/y.npy --rtol 1e-4 --atol 1e-5
+check "a run of its own takes the heuristics' choice: a Conv starts cuDNN only, and matches the CPU" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuBLAS started 0, cuDNN started 1' err.txt &&
+	       [ \$(grep -c \"^note: #[0-9] Conv: cudnn algo GEMM, FMA math (full float32), workspace 4096 bytes, the heuristics' choice for one run\" out.txt) = 4 ]"
+OV_CUDASIM_STATS=1 run "$SRCNN" --input random --backend cuda
+check "so does the example (srcnn: three convolutions, no cuBLAS)" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuBLAS started 0, cuDNN started 1' err.txt"
+OV_CUDASIM_STATS=1 run chain.onnx --input random --backend cuda --repeat 3 --expect y=cpu_chain/y.npy --rtol 1e-4 --atol 1e-5
+check "run --repeat 3 times the convolutions against cuBLAS products (cuBLAS started too), the notes say so" "$PYTHON" -c '
+import re, sys
+assert open("rc.txt").read().strip() == "0"
+assert "cuBLAS started 1, cuDNN started 1" in open("err.txt").read()
+notes = [l for l in open("out.txt") if re.match(r"note: #[0-9] Conv: ", l)]
+assert len(notes) == 4, notes
+for t in notes:
+    assert re.search(r"cuBLAS product \(full float32\), [0-9.]+ ms against cuDNN.s [A-Z_]+ [0-9.]+ ms, timed", t) or \
+        re.search(r"the fastest of those timed \(cuBLAS was slower\)$", t.rstrip()), t'
+
+# ---- small products in the backend's own kernel (cuda/gemm.cu's small_sgemm), cuBLAS never started ----
+# odd sizes (1x1, 17x33x65, K=1, a dot product, 1-D on either side), batches (B shared by all, broadcast both ways,
+# mixed so that the batches' offsets do not step evenly), Gemm with transA, transB, alpha, beta and C of every
+# broadcast, float16, and the epilogue (a bias over the last axis with Relu, a residual Add, Gemm's Relu)
+"$PYTHON" - <<'EOF'
+import numpy as np, onnx
+from onnx import helper, TensorProto as T
+vi = helper.make_tensor_value_info
+ins, outs, nodes = {}, [], []
+def x(name, shape, t=T.FLOAT):
+    ins[name] = vi(name, t, shape)
+    return name
+def mm(y, a, b, shape, op="MatMul", t=T.FLOAT, **kw):
+    nodes.append(helper.make_node(op, (a if isinstance(a, list) else [a]) + [b], [y], **kw))
+    outs.append(vi(y, t, shape))
+mm("p_1x1", x("a1", [1, 1]), x("b1", [1, 1]), [1, 1])
+mm("p_odd", x("a2", [17, 65]), x("b2", [65, 33]), [17, 33])
+mm("p_k1", x("a3", [5, 1]), x("b3", [1, 7]), [5, 7])
+mm("p_dot", x("v1", [65]), x("v2", [65]), [])
+mm("p_vec_left", "v1", "b2", [33])
+mm("p_vec_right", "a2", "v2", [17])
+mm("p_shared_b", x("a4", [4, 7, 6]), x("b4", [6, 5]), [4, 7, 5])
+mm("p_mixed", x("a5", [2, 3, 17, 9]), x("b5", [3, 9, 33]), [2, 3, 17, 33])
+mm("p_both", x("a6", [2, 1, 5, 6]), x("b6", [1, 3, 6, 4]), [2, 3, 5, 4])
+mm("p_f16", x("a7", [9, 13], T.FLOAT16), x("b7", [13, 10], T.FLOAT16), [9, 10], t=T.FLOAT16)
+mm("g_t_row", [x("ga1", [65, 17]), x("gb1", [33, 65])], x("gc1", [33]), [17, 33], op="Gemm", transA=1, transB=1,
+   alpha=0.5, beta=2.0)
+mm("g_col", ["a2", "b2"], x("gc2", [17, 1]), [17, 33], op="Gemm", alpha=1.5, beta=-1.0)
+mm("g_full_k1", [x("ga3", [1, 17]), x("gb3", [1, 33])], x("gc3", [17, 33]), [17, 33], op="Gemm", transA=1)
+nodes.append(helper.make_node("Gemm", ["a2", "gb1"], ["g_noc"], transB=1))
+outs.append(vi("g_noc", T.FLOAT, [17, 33]))
+# the epilogue: MatMul + Add(bias) + Relu, Add(residual, MatMul), Gemm + Relu
+nodes += [helper.make_node("MatMul", ["a2", "b2"], ["m1"]), helper.make_node("Add", ["m1", x("bias", [33])], ["s1"]),
+          helper.make_node("Relu", ["s1"], ["e_bias_relu"]),
+          helper.make_node("MatMul", ["a5", "b5"], ["m2"]),
+          helper.make_node("Add", [x("res", [2, 3, 17, 33]), "m2"], ["e_resid"]),
+          helper.make_node("Gemm", ["ga1", "gb1", "gc1"], ["m3"], transA=1, transB=1),
+          helper.make_node("Relu", ["m3"], ["e_relu"])]
+outs += [vi("e_bias_relu", T.FLOAT, [17, 33]), vi("e_resid", T.FLOAT, [2, 3, 17, 33]), vi("e_relu", T.FLOAT, [17, 33])]
+g = helper.make_graph(nodes, "prods", list(ins.values()), outs)
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "prods.onnx")
+# the bounds: 64 x 256 x 256 = 2^22 multiply-adds in the own kernel, 64 x 257 x 256 past it in cuBLAS; sums of
+# 2048 terms in the own kernel, of 2049 in cuBLAS
+for name, m, k, n in (("bound", 64, 256, 256), ("past", 64, 257, 256), ("long", 3, 2048, 2), ("longer", 3, 2049, 2)):
+    g = helper.make_graph([helper.make_node("MatMul", ["a", "b"], ["y"])], name,
+                          [vi("a", T.FLOAT, [m, k]), vi("b", T.FLOAT, [k, n])], [vi("y", T.FLOAT, [m, n])])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), name + ".onnx")
+EOF
+"$SIM" run prods.onnx --input random --save cpu_prods >/dev/null 2>&1
+expect_prods=$(for f in cpu_prods/*.npy; do printf ' --expect %s=%s' "$(basename "$f" .npy)" "$f"; done)
+OV_CUDASIM_STATS=1 run prods.onnx --input random --backend cuda --save sim_prods $expect_prods --rtol 1e-4 --atol 1e-5
+check "small products (1x1, 17x33x65, K=1, 1-D, batched and broadcast, transposed Gemm, float16) match the CPU" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '^PASS: 17 of 17 compared values match' out.txt && ! grep -q 'on the CPU' out.txt"
+check "and never start cuBLAS" grep -q 'cuBLAS started 0, cuDNN started 0' err.txt
+check "the epilogues taken in launch nothing of their own (24 launches: 17 products, 4 beta C, 3 float16 conversions)" \
+	grep -q ' 24 launches,' err.txt
+run prods.onnx --input random --backend cuda --all --save all_prods
+check "the epilogue taken in (bias and Relu, residual Add, Gemm's Relu) gives the bits of the kernels run apart (--all)" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && cmp sim_prods/e_bias_relu.npy all_prods/e_bias_relu.npy &&
+	       cmp sim_prods/e_resid.npy all_prods/e_resid.npy && cmp sim_prods/e_relu.npy all_prods/e_relu.npy"
+OV_CUDA_MATMUL_BLAS=1 OV_CUDASIM_STATS=1 run prods.onnx --input random --backend cuda $expect_prods --rtol 1e-4 --atol 1e-5
+check "OV_CUDA_MATMUL_BLAS=1: the same products through cuBLAS match the CPU too" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '^PASS: 17 of 17' out.txt && grep -q 'cuBLAS started 1, cuDNN started 0' err.txt"
+OV_CUDASIM_STATS=1 run lin.onnx --input random --backend cuda --expect z=cpu_lin/z.npy --rtol 1e-4 --atol 1e-5
+check "the Linear layers above (MatMul + bias + Relu, MatMul + residual, Gemm + Clip) ran without cuBLAS" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuBLAS started 0' err.txt"
+for m in bound past long longer; do
+	"$SIM" run $m.onnx --input random --save cpu_$m >/dev/null 2>&1
+	OV_CUDASIM_STATS=1 run $m.onnx --input random --backend cuda --expect y=cpu_$m/y.npy --rtol 1e-4 --atol 1e-5
+	if grep -q 'cuBLAS started 1' err.txt; then echo "$(rc) cublas" >$m.got; else echo "$(rc) own" >$m.got; fi
+done
+check "a product of 2^22 multiply-adds is the own kernel's, one more term per sum goes to cuBLAS; both the CPU's values" \
+	sh -c "[ \"\$(cat bound.got)\" = '0 own' ] && [ \"\$(cat past.got)\" = '0 cublas' ]"
+check "sums of 2048 terms are the own kernel's, of 2049 cuBLAS's (few outputs, long sums); both the CPU's values" \
+	sh -c "[ \"\$(cat long.got)\" = '0 own' ] && [ \"\$(cat longer.got)\" = '0 cublas' ]"
+OV_CUDA_MATMUL_BLAS=0 OV_CUDASIM_STATS=1 run past.onnx --input random --backend cuda --expect y=cpu_past/y.npy --rtol 1e-4 --atol 1e-5
+check "OV_CUDA_MATMUL_BLAS=0: past the bound too, without cuBLAS" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuBLAS started 0' err.txt"
 printf ':run --backend cuda<Enter><Esc>:run --backend cuda<Enter>' >kept.keys
-LC_ALL=C.UTF-8 timeout 20 "$SIM" --keys kept.keys --dump kept.txt --size 100x30 srcnn.onnx >kept.out 2>kept.err
+OV_CUDASIM_STATS=1 LC_ALL=C.UTF-8 timeout 20 "$SIM" --keys kept.keys --dump kept.txt --size 100x30 srcnn.onnx >kept.out 2>kept.err
+check "TUI: its runs are runs of their own: the heuristics' choice for srcnn's 3 convolutions, cuBLAS never started" \
+	grep -q 'cuBLAS started 0, cuDNN started 1, 3 convolution heuristics' kept.err
 check "TUI: the second :run --backend cuda finds the weights on the device (2 copies up instead of 8)" \
 	grep -q '^copies: 2 to the device (6208 bytes)' kept.txt
 check "TUI: the report says what is kept (Resize's roi and scales are read on the host, never uploaded)" \

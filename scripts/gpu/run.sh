@@ -154,22 +154,26 @@ if [ "${skip#* concurrent }" = "$skip" ] && [ "$(limit 80)" -gt 0 ]; then
 	head -40 "$OUT/concurrent.txt" >>"$R"
 	say '```'
 	# one small process, warm: where the start-up goes.  The least of 3 of each: --version (CUDA's initialisation:
-	# it asks for the device), a lone Add on the CPU and on CUDA (no library), a MatMul (cuBLAS), srcnn (cuDNN).
+	# it asks for the device), a lone Add on the CPU and on CUDA (no library), a small MatMul (the backend's own
+	# product, no library) and the same through cuBLAS (OV_CUDA_MATMUL_BLAS=1: what starting cuBLAS costs), srcnn
+	# (cuDNN's heuristics, no cuBLAS: a run of its own times nothing).
 	say '```'
-	for job in "version -" "add cpu" "add cuda" "matmul cuda" "srcnn cpu" "srcnn cuda"; do
+	for job in "version -" "add cpu" "add cuda" "matmul cuda" "matmul-cublas cuda" "srcnn cpu" "srcnn cuda"; do
 		set -- $job
 		case $1 in
 		add) model=$W/testdata/node/test_add/model.onnx ;;
-		matmul) model=$W/testdata/node/test_matmul_2d/model.onnx ;;
+		matmul*) model=$W/testdata/node/test_matmul_2d/model.onnx ;;
 		*) model=$ONNXVIEW_DATADIR/examples/srcnn.onnx ;;
 		esac
+		mmblas=
+		[ "$1" = matmul-cublas ] && mmblas=1
 		best= rc=0
 		for i in 1 2 3; do
 			a=$(date +%s%N)
 			if [ "$1" = version ]; then
 				timeout 30 "$OV" --version >/dev/null 2>&1
 			else
-				timeout 30 "$OV" run "$model" --input random --backend "$2" >/dev/null 2>&1
+				OV_CUDA_MATMUL_BLAS=$mmblas timeout 30 "$OV" run "$model" --input random --backend "$2" >/dev/null 2>&1
 			fi
 			rc=$?
 			t=$((($(date +%s%N) - a) / 1000000))
@@ -237,12 +241,14 @@ if [ "${skip#* profile }" = "$skip" ] && [ -s "$EXP/runs.txt" ]; then
 		sed -n '/^profile of run/,$p' "$OUT/profile-$m.txt" | sed -n '2,14p' >>"$R"
 		say '```'
 	done
-	# where a first run's time goes (libraries started by the first node that needs them, the convolutions' timed
-	# choices, the weights' upload): ResNet-18 in a fresh process
-	# (a plan cache of its own, started empty, so that the benchmark below keeps the one the runs above filled)
+	# where a first run's time goes (libraries started by the first node that needs them, the weights' upload):
+	# ResNet-18 in a fresh process, a run of its own, so the convolutions are not timed: cold, cuDNN's heuristics;
+	# warm, the timed choices of the --repeat runs above, read from a copy of their plan cache (so that the
+	# benchmark below keeps the one the runs above filled)
 	for cache in cold warm; do
 		[ -s "$EXP/resnet18.onnx" ] && [ "$(limit 30)" -gt 0 ] || break
 		[ $cache = cold ] && rm -f "$W/first-plans"
+		[ $cache = warm ] && { cp "$OV_CUDA_PLAN_CACHE" "$W/first-plans" 2>/dev/null || rm -f "$W/first-plans"; }
 		a=$(date +%s%N)
 		OV_CUDA_PLAN_CACHE=$W/first-plans timeout -k 5 "$(limit 30)" "$OV" run "$EXP/resnet18.onnx" \
 			--input "x=$EXP/resnet18.x.npy" --backend cuda --profile >"$OUT/profile-first-$cache-resnet18.txt" 2>&1

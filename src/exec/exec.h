@@ -73,6 +73,9 @@ struct exec_kernel_ctx {
 	/* Inputs the kernel may take as they are (bit i: input i): the node is their last reader, and the runner
 	 * owns them and watches them not (xk_take_input). */
 	unsigned take;
+	/* exec_options.runs of the run (the top graph's inside a subgraph): a kernel may spend time once to save it
+	 * in every later run (timing its ways) when it is more than 1; once, such time is lost. */
+	long runs;
 };
 
 struct exec_ln_offer {
@@ -279,6 +282,11 @@ struct exec_options {
 	struct exec_consts *consts;   /* NULL: constants are converted for this run only */
 	struct exec_limits limits;    /* zeros: the defaults */
 	int profile;                  /* time every node (exec_result.prof) */
+	/* How many times the caller runs this cut with these options (run --repeat N: N, the same for each of its
+	 * runs); 0 or 1: once, as for run without --repeat, compare and the TUI's runs, which the user starts one
+	 * at a time.  A device backend spends time on a choice that only pays back over later runs (timing the
+	 * convolutions' algorithms) when it is more than 1. */
+	long runs;
 };
 
 struct exec_value {

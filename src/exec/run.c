@@ -47,6 +47,7 @@ struct exec_env {
 	const struct exec_env *parent;
 	struct exec_budget *budget;
 	struct exec_consts *kc; /* the constants kept across runs (the main graph's, with exec_options.consts) */
+	long runs;              /* exec_options.runs of the top graph's run (exec_kernel_ctx.runs) */
 };
 
 static double now_ms(void)
@@ -263,6 +264,7 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 		.m = m, .g = g, .node = n, .opset = model_opset(m, domain), .in = in, .n_in = p->n_input,
 		.out = out, .n_out = p->n_output, .err = err, .res = res, .env = env, .act = offer->act,
 		.add = offer->add, .add_act = offer->add_act, .ln = offer->ln, .take = offer->take,
+		.runs = env ? env->runs : 0,
 	};
 	if (!*domain || !strcmp(domain, "ai.onnx")) {
 		if (k.opset <= 0)
@@ -927,7 +929,8 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 	if (!parent || !parent->budget)
 		budget_init(&own, &opt->limits);
 	struct exec_env env = {.g = g, .slots = slots, .parent = parent, .kc = kc,
-			       .budget = parent && parent->budget ? parent->budget : &own};
+			       .budget = parent && parent->budget ? parent->budget : &own,
+			       .runs = parent ? parent->runs : opt->runs};
 	/* run --profile: the top graph's nodes, each timed on the host and, where the backend can, on the device */
 	int prof = opt->profile && !parent, dev_marks = 0;
 	if (prof) {

@@ -459,9 +459,15 @@ static int plan_from_cache(struct conv_plan *p, const struct conv_geom *g)
 // decided once per geometry.  The algorithm: among those with full float32 arithmetic and a direct sum (unless TF32
 // was asked for) and deterministic results, the fastest on this device, timed by cuDNN on the node's own buffers (x, w, y) with
 // as much workspace as the heuristics' candidates ask for (at most CONV_FIND_WS_MAX); the heuristics' first such
-// when timing is off (OV_CUDA_CONV_FIND=0) or fails; implicit GEMM, which takes every geometry, when none
-// qualifies.  The heuristics of cuDNN's legacy API rank algorithms without knowing their speed here, and their
-// first full-float32 choice can be several times slower than the best.
+// when timing is off (OV_CUDA_CONV_FIND=0), not worth it (below) or fails; implicit GEMM, which takes every
+// geometry, when none qualifies.  The heuristics of cuDNN's legacy API rank algorithms without knowing their speed
+// here, and their first full-float32 choice can be several times slower than the best.
+//
+// Timing pays only over runs: cudnnFind runs every candidate, and timing against cuBLAS products starts cuBLAS
+// (some 120 ms on a GPU, more than a small model's whole run), to save microseconds per run.  A run that is the
+// only one of its cut (k->runs <= 1: run without --repeat, compare, the TUI's runs) takes the plan cache's timed
+// choice when an earlier process made one, else the heuristics'; a repeated run (run --repeat N) times, and files
+// its choice in the plan cache for the processes after it.
 static struct conv_plan *conv_fwd_plan(struct exec_kernel_ctx *k, const struct conv_geom *g, const float *dx,
 				       const float *dw, float *dy, int *timed)
 {
@@ -502,7 +508,8 @@ static struct conv_plan *conv_fwd_plan(struct exec_kernel_ctx *k, const struct c
 	math = CUDNN_FMA_MATH;
 	for (int i = 0, first = 1; i < returned; i++)
 		if (perf[i].status == CUDNN_STATUS_SUCCESS && (tf32 || perf[i].mathType == CUDNN_FMA_MATH)) {
-			if (first) {
+			// the first that the timed choice could have made: the untimed default keeps its agreement
+			if (first && perf[i].determinism == CUDNN_DETERMINISTIC && (tf32 || direct_sum(perf[i].algo))) {
 				algo = perf[i].algo;
 				math = perf[i].mathType;
 				first = 0;
@@ -512,7 +519,7 @@ static struct conv_plan *conv_fwd_plan(struct exec_kernel_ctx *k, const struct c
 		}
 	if (offer > CONV_FIND_WS_MAX)
 		offer = CONV_FIND_WS_MAX;
-	if (conv_find()) {
+	if (conv_find() && k->runs > 1) {
 		// the node's work so far done within the deadline: cudnnFind waits for the device itself
 		if (cu_sync_ok(k))
 			goto fail;
@@ -664,7 +671,8 @@ static int k_conv(struct exec_kernel_ctx *k)
 	else
 		xk_note(k, "cudnn algo %s, %s, workspace %zu bytes%s, %s%s%s", algo_name((cudnnConvolutionFwdAlgo_t)p->algo),
 			math_name(p->math), p->ws_size, g.explicit_pad ? ", asymmetric pads applied by copying" : "",
-			p->timed ? "the fastest of those timed" : "the heuristics' choice",
+			p->timed ? "the fastest of those timed" : conv_find() && k->runs <= 1 ? "the heuristics' choice for one run"
+									     : "the heuristics' choice",
 			p->cached ? " by an earlier run (plan cache)" : "", p->blas_ms >= 0 ? " (cuBLAS was slower)" : "");
 	rc = 0;
 out:
