@@ -147,6 +147,132 @@ static int derive_run(struct exec_kernel_ctx *k)
 static const struct exec_backend_ops derive_backend = {
 	.name = "derive", .supports_op = fake_supports, .run_node = derive_run, .describe = fake_describe};
 
+/* ---- a backend that records runs as graphs (exec_backend_ops.graph_*, src/exec/replay.c) ----
+ * Its nodes compute on the CPU and keep their outputs "on the device" (a malloc'd copy, the host data stale).  While
+ * recording, the output goes to the graph's own buffer, which a release only marks free (its address stays the
+ * graph's, as CUDA's graph memory does) and a launch refuses to reuse while still live; a launch computes x + W
+ * again from the input's place in the graph.  rec_reads_host: the nodes read x on the host (its bytes are then part
+ * of the recording). */
+
+static int rec_mode;         /* 0 records, 1 refuses (-1, a reason), 2 records none (1) */
+static int rec_reads_host, rec_recording, rec_begins, rec_graphs, rec_freed, rec_launches;
+
+struct rec_graph {
+	float *in_dev, *out, *w;     /* x's place, y's buffer, the kept W's host data */
+	size_t n;
+	int out_live, read;
+	float seen[16];
+};
+static struct rec_graph *rec_now;
+
+static void rec_out_release(void *dev)
+{
+	(void)dev;
+	live--;
+	rec_now->out_live = 0; /* the graph's memory: its address stays the graph's */
+}
+
+static const struct xt_devops rec_out_ops = {fake_download, rec_out_release};
+
+static int rec_run(struct exec_kernel_ctx *k)
+{
+	if (rec_recording && rec_reads_host)
+		rec_now->read = 1;
+	int r = fake_run(k);
+	if (r)
+		return r;
+	struct xtensor *y = k->out[0];
+	if (rec_recording) {
+		rec_now->out = malloc(y->bytes);
+		rec_now->out_live = 1;
+		rec_now->w = (float *)k->in[1]->data;
+		rec_now->n = (size_t)y->numel;
+		y->dev = rec_now->out;
+		y->devops = &rec_out_ops;
+	} else {
+		y->dev = malloc(y->bytes);
+		y->devops = &fake_ops;
+	}
+	live++;
+	memcpy(y->dev, y->data, y->bytes);
+	y->host_stale = 1;
+	return 0;
+}
+
+static int rec_begin(const struct xtensor *kept, size_t n_kept, uint64_t up_bytes, uint64_t ups, struct ov_error *err)
+{
+	(void)kept, (void)n_kept, (void)up_bytes, (void)ups;
+	rec_begins++;
+	if (rec_mode == 1)
+		return ov_fail(err, OV_INVALID, "the fake refuses to record");
+	if (rec_mode == 2)
+		return 1;
+	rec_now = calloc(1, sizeof *rec_now);
+	rec_recording = 1;
+	return 0;
+}
+
+static int rec_input(struct xtensor *t, struct ov_error *err)
+{
+	(void)err;
+	rec_now->in_dev = malloc(t->bytes);
+	memcpy(rec_now->in_dev, t->data, t->bytes);
+	memcpy(rec_now->seen, t->data, t->bytes < sizeof rec_now->seen ? t->bytes : sizeof rec_now->seen);
+	t->dev = rec_now->in_dev;
+	t->devops = &rec_out_ops; /* released like the graph's memory (here: not freed) */
+	live++;
+	return 0;
+}
+
+static void *rec_end(int keep, struct ov_error *err)
+{
+	(void)err;
+	rec_recording = 0;
+	if (!keep) {
+		free(rec_now->out);
+		free(rec_now->in_dev);
+		free(rec_now);
+		rec_now = NULL;
+		return NULL;
+	}
+	rec_graphs++;
+	return rec_now;
+}
+
+static int rec_launch(void *graph, const struct xtensor *const *inputs, size_t n, struct ov_error *err)
+{
+	struct rec_graph *h = graph;
+	if (n != 1)
+		return ov_fail(err, OV_INVALID, "the fake's graph takes one input, not %zu", n);
+	if (h->read && memcmp(h->seen, inputs[0]->data, inputs[0]->bytes))
+		return 1;
+	if (h->out_live)
+		return ov_fail(err, OV_INVALID, "the graph's output from its last launch was not freed");
+	rec_launches++;
+	rec_now = h;
+	memcpy(h->in_dev, inputs[0]->data, inputs[0]->bytes);
+	for (size_t i = 0; i < h->n; i++)
+		h->out[i] = h->in_dev[i] + h->w[i];
+	h->out_live = 1;
+	live++;
+	return 0;
+}
+
+static void rec_free(void *graph)
+{
+	struct rec_graph *h = graph;
+	rec_freed++;
+	free(h->out);
+	free(h->in_dev);
+	free(h);
+	rec_now = NULL;
+}
+
+static const struct exec_backend_ops rec_backend = {
+	.name = "rec", .supports_op = fake_supports, .run_node = rec_run, .describe = fake_describe,
+	.graph_begin = rec_begin, .graph_input = rec_input, .graph_end = rec_end, .graph_launch = rec_launch,
+	.graph_free = rec_free};
+
 static float y0_of(const struct exec_result *r)
 {
 	return r->n_values && r->values[0].present ? ((const float *)r->values[0].t.data)[0] : -1e30f;
@@ -267,6 +393,105 @@ int main(void)
 	OK(rc == 0 && !seen_derived && derive_kept == 1,
 	   "a new graph index drops the old blocks with the old constants, and files its own");
 	exec_consts_free(opt.consts);
+
+	/* graph replay: run 2 recorded, later runs launches of the graph while the cut and the inputs' shapes match */
+	float xv2[6] = {-1, -2, -3, -4, -5, -6};
+	struct exec_input in2[1] = {{"x", {0}}};
+	xt_wrap(&in2[0].t, OV_DT_FLOAT, 2, dims, xv2);
+	live = 0;
+	opt = (struct exec_options){.backend = &rec_backend, .consts = exec_consts_new()};
+	rc = exec_run(m, g, &opt, in, 1, &r, &e);
+	OK(rc == 0 && r.graph == 0 && !r.graph_why && rec_begins == 0, "graphs: the first run is not recorded");
+	exec_result_free(&r);
+	rc = exec_run(m, g, &opt, in, 1, &r, &e);
+	OK(rc == 0 && r.graph == EXEC_GRAPH_RECORDED && y0_of(&r) == 11.0f && rec_graphs == 1,
+	   "the second is recorded, and its values come back (y[0] %g)", y0_of(&r));
+	exec_result_free(&r);
+	rc = exec_run(m, g, &opt, in, 1, &r, &e);
+	OK(rc == 0 && r.graph == EXEC_GRAPH_REPLAYED && y0_of(&r) == 11.0f && rec_launches == 1 && r.to_device == 1 &&
+	   r.nodes_run == 1, "the third is a launch of the graph: x copied in, y back (y[0] %g)", y0_of(&r));
+	exec_result_free(&r);
+	rc = exec_run(m, g, &opt, in2, 1, &r, &e);
+	OK(rc == 0 && r.graph == EXEC_GRAPH_REPLAYED && y0_of(&r) == 9.0f,
+	   "a launch takes the new input's bytes (y[0] %g)", y0_of(&r));
+	exec_result_free(&r);
+	const char *to[1] = {"y"};
+	opt.to = to;
+	opt.n_to = 1;
+	rc = exec_run(m, g, &opt, in, 1, &r, &e);
+	OK(rc == 0 && r.graph == EXEC_GRAPH_REPLAYED, "naming the same output with --to still launches the graph");
+	exec_result_free(&r);
+	const char *to_x[1] = {"x"};
+	opt.to = to_x;
+	rc = exec_run(m, g, &opt, in, 1, &r, &e);
+	OK(rc == 0 && r.graph == 0 && r.n_values == 1, "another cut runs its nodes");
+	exec_result_free(&r);
+	opt.to = NULL;
+	opt.n_to = 0;
+	int64_t dims32[2] = {3, 2};
+	struct exec_input in3[1] = {{"x", {0}}};
+	xt_wrap(&in3[0].t, OV_DT_FLOAT, 2, dims32, xv);
+	rc = exec_run(m, g, &opt, in3, 1, &r, &e);
+	OK(rc != 0 || r.graph == 0, "an input of another shape is no launch of the graph (the run decides: %s)",
+	   rc ? e.msg : "ran");
+	if (!rc)
+		exec_result_free(&r);
+	opt.keep_all = 1;
+	rc = exec_run(m, g, &opt, in, 1, &r, &e);
+	OK(rc == 0 && r.graph == 0, "--all runs the nodes");
+	exec_result_free(&r);
+	opt.keep_all = 0;
+	rc = exec_run(m2, g2, &opt, in, 1, &r, &e);
+	OK(rc == 0 && r.graph == 0 && rec_freed == 1 && y0_of(&r) == -4.0f,
+	   "a new graph index frees the graph with the old constants (%d freed)", rec_freed);
+	exec_result_free(&r);
+	exec_consts_free(opt.consts);
+	OK(live == 0 && rec_freed == 1, "nothing is left on the fake device (%d live)", live);
+
+	/* an input read on the host while recording: a launch with other bytes there runs the nodes instead */
+	rec_reads_host = 1;
+	opt.consts = exec_consts_new();
+	for (int i = 0; i < 3; i++) {
+		rc |= exec_run(m, g, &opt, in, 1, &r, &e);
+		if (i < 2)
+			exec_result_free(&r);
+	}
+	OK(rc == 0 && r.graph == EXEC_GRAPH_REPLAYED, "graphs: an input read on the host, the same bytes: a launch");
+	exec_result_free(&r);
+	rc = exec_run(m, g, &opt, in2, 1, &r, &e);
+	OK(rc == 0 && r.graph == 0 && y0_of(&r) == 9.0f && r.graph_why && strstr(r.graph_why, "other bytes"),
+	   "other bytes: the nodes run, and the report says why (y[0] %g: %s)", y0_of(&r), r.graph_why ? r.graph_why : "");
+	exec_result_free(&r);
+	exec_consts_free(opt.consts);
+	rec_reads_host = 0;
+	OK(live == 0 && rec_freed == 2, "nothing is left (%d live, %d graphs freed)", live, rec_freed);
+
+	/* a backend that refuses to record says why, once; one that records none says nothing */
+	rec_mode = 1;
+	rec_begins = 0;
+	opt.consts = exec_consts_new();
+	for (int i = 0; i < 4; i++) {
+		rc |= exec_run(m, g, &opt, in, 1, &r, &e);
+		if (i < 3)
+			exec_result_free(&r);
+	}
+	OK(rc == 0 && r.graph == 0 && r.graph_why && !strcmp(r.graph_why, "the fake refuses to record") &&
+	   rec_begins == 1 && y0_of(&r) == 11.0f, "a refusal is asked once and kept as the reason (%d asked: %s)",
+	   rec_begins, r.graph_why ? r.graph_why : "");
+	exec_result_free(&r);
+	exec_consts_free(opt.consts);
+	rec_mode = 2;
+	rec_begins = 0;
+	opt.consts = exec_consts_new();
+	for (int i = 0; i < 3; i++) {
+		rc |= exec_run(m, g, &opt, in, 1, &r, &e);
+		if (i < 2)
+			exec_result_free(&r);
+	}
+	OK(rc == 0 && r.graph == 0 && !r.graph_why && rec_begins == 1, "not asked for: no reason given");
+	exec_result_free(&r);
+	exec_consts_free(opt.consts);
+	OK(live == 0, "nothing is left on the fake device (%d)", live);
 
 	graph_free(g2);
 	model_free(m2);
