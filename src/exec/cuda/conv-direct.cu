@@ -117,16 +117,20 @@ static __global__ void CD_BOUNDS conv_direct_kernel(const float *__restrict__ x,
 		int j = i % CD_TC, tap = i / CD_TC;
 		ws[i] = k0 + j < g.k ? CD_LDG(w + (int64_t)(k0 + j) * ck + tap) : 0.0f;
 	}
-	// the patch: input rows from iy0, columns from ix0, every channel
-	int iy0 = oy0 * g.sh - g.ph, ix0 = ox0 * g.sw - g.pw, per_c = g.prow * g.pcol;
+	// the patch: input rows from iy0, columns from ix0, every channel; a warp a row at a time, its lanes along the
+	// row's phases (no division but the row's)
+	int iy0 = oy0 * g.sh - g.ph, ix0 = ox0 * g.sw - g.pw;
 	const float *xn = x + (int64_t)n * g.c * g.h * g.w;
-	for (int i = tid; i < g.c * per_c; i += CD_THREADS) {
-		int slot = i % g.pcol, r = i / g.pcol;
-		int py = r % g.prow, c = r / g.prow;
-		int phase = slot / g.pws, px = (slot - phase * g.pws) * g.sw + phase;
-		int iy = iy0 + py, ix = ix0 + px;
-		patch[i] = iy >= 0 && iy < g.h && ix >= 0 && ix < g.w ? CD_LDG(xn + ((int64_t)c * g.h + iy) * g.w + ix)
-								      : 0.0f;
+	for (int r = warp; r < g.c * g.prow; r += CD_THREADS / CD_LANES) {
+		int c = r / g.prow, iy = iy0 + (r - c * g.prow);
+		int in_rows = iy >= 0 && iy < g.h;
+		const float *xr = in_rows ? xn + ((int64_t)c * g.h + iy) * g.w : xn;
+		float *dst = patch + r * g.pcol;
+		for (int phase = 0; phase < g.sw; phase++)
+			for (int at = lane; at < g.pws; at += CD_LANES) {
+				int ix = ix0 + at * g.sw + phase;
+				dst[phase * g.pws + at] = in_rows && ix >= 0 && ix < g.w ? CD_LDG(xr + ix) : 0.0f;
+			}
 	}
 	__syncthreads();
 
