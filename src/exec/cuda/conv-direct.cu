@@ -1,7 +1,8 @@
-// A direct convolution kernel for 2-D convolutions with few input channels (src/exec/cuda/conv-direct.h), the way
-// a ResNet's 7x7 stem on 3 channels runs fastest: cuDNN's full-float32 algorithms and cuBLAS's im2col products
-// spend their time moving a patch matrix 49 times the input's size, where the whole input patch of a tile of
-// outputs and the weights of a group of output channels fit in shared memory.
+// A direct convolution kernel for 2-D convolutions with few input channels (src/exec/cuda/conv-direct.h), such as
+// a ResNet's 7x7 stem on 3 channels: there cuDNN's fastest full-float32 algorithm took 0.59 ms for ResNet-50 at
+// batch 8 on an H200 (and cuBLAS's im2col products longer), while the input patch of a tile of outputs and the
+// weights of a group of output channels fit in shared memory together, each input value read from there by every
+// output channel and tap that needs it.
 //
 // A block computes a tile of CD_TH x CD_LANES output pixels of one image for CD_TC output channels.  It stages the
 // weights of those channels (tap-major, CD_TC floats per tap, zero past the last channel) and the input patch the
