@@ -4,7 +4,9 @@
 // float32); MaxUnpool, any fixed-size element type.  The window is read by the CPU's ops_window_read, and each
 // output element walks its taps with the same src/exec/ops/ov-window.h functions (ov_window_taps,
 // ov_window_padded_taps) and in the same order as src/exec/cpu/pool.c, accumulating as it does (cu_pool_point,
-// cu_maxpool_index_point, cu_lppool_point of cuda/points.h), so the results match the CPU's.  The global pools
+// cu_maxpool_index_point, cu_lppool_point of cuda/points.h), so the results match the CPU's; MaxPool over two
+// spatial dims without Indices, a CNN's, has a kernel of its own (maxpool2d_kernel), in the order of the CPU's
+// separable float path.  The global pools
 // are one block per plane instead: GlobalMaxPool gives the CPU's value, GlobalAveragePool sums in double as the
 // CPU does but in a tree across the block's threads, so its float result may differ from the CPU's in the last
 // bit.
