@@ -7,9 +7,10 @@ written into the folder named by the first argument:
   asymmetric pads), yb (37 channels, a 5x3 kernel, strides 2 and 1, dilations 1 and 2, bias, then an Add of the
   input z and a Relu), yc (1-D, stride 3, asymmetric pads), yd (33 channels, 6x6, strides 1 and 2), ye (32 input
   channels: too many for the direct kernel), yf (two groups: not for it either);
-- pools.onnx (input px.npy) and pool16.onnx (float16, input ph.npy): MaxPool on zeros of both signs, NaN and
-  infinities (the tap order decides which zero a window of zeros gives): the stem's pool, ceil_mode with asymmetric
-  pads, dilations with stride 1, windows wider than the stride, and one with Indices (the kernel of every rank)."""
+- pools.onnx (input px.npy), pool16.onnx (float16, input ph.npy) and pool1d.onnx (1-D, input p1.npy): MaxPool on
+  zeros of both signs, NaN and infinities (the tap order decides which zero a window of zeros gives): the stem's
+  pool, ceil_mode with asymmetric pads, dilations with stride 1, windows wider than the stride, and one with
+  Indices (the kernel of every rank)."""
 import os
 import sys
 
@@ -50,6 +51,7 @@ x = rng.choice(np.array([0.0, -0.0, 1.5, -2.0, np.nan, np.inf, -np.inf, 0.25], n
                p=[0.3, 0.3, 0.1, 0.1, 0.05, 0.05, 0.05, 0.05])
 np.save("px.npy", x)
 np.save("ph.npy", x[:1, :2, :9, :9].astype(np.float16))
+np.save("p1.npy", x[:, :, :2, :].reshape(2, 3, 22))
 M = lambda i, o, **k: helper.make_node("MaxPool", [i], o, **k)
 save([M("x", ["p1"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
       M("x", ["p2"], kernel_shape=[3, 2], strides=[2, 3], pads=[0, 1, 2, 0], ceil_mode=1),
@@ -60,3 +62,6 @@ save([M("x", ["p1"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
      [vi(n, T.FLOAT, None) for n in ("p1", "p2", "p3", "p4", "p5")] + [vi("i5", T.INT64, None)], [])
 save([M("x", ["p"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=1)], "pool16",
      [vi("x", T.FLOAT16, [1, 2, 9, 9])], [vi("p", T.FLOAT16, None)], [])
+save([M("x", ["p"], kernel_shape=[4], strides=[3], pads=[1, 2], ceil_mode=1),
+      M("x", ["q"], kernel_shape=[3], dilations=[2], pads=[2, 0])], "pool1d",
+     [vi("x", T.FLOAT, [2, 3, 22])], [vi("p", T.FLOAT, None), vi("q", T.FLOAT, None)], [])

@@ -5,8 +5,8 @@
 // output element walks its taps with the same src/exec/ops/ov-window.h functions (ov_window_taps,
 // ov_window_padded_taps) and in the same order as src/exec/cpu/pool.c, accumulating as it does (cu_pool_point,
 // cu_maxpool_index_point, cu_lppool_point of cuda/points.h), so the results match the CPU's; MaxPool over two
-// spatial dims without Indices, a CNN's, has a kernel of its own (maxpool2d_kernel), in the order of the CPU's
-// separable float path.  The global pools
+// spatial dims (a CNN's) or one without Indices has a kernel of its own (maxpool2d_kernel), in the order of the
+// CPU's separable float path.  The global pools
 // are one block per plane instead: GlobalMaxPool gives the CPU's value, GlobalAveragePool sums in double as the
 // CPU does but in a tree across the block's threads, so its float result may differ from the CPU's in the last
 // bit.
@@ -26,7 +26,7 @@ static __global__ void pool_kernel(struct ops_window w, int avg, int count_inclu
 	y[t] = cu_pool_point(&w, avg, count_include_pad, x, t);
 }
 
-// ---- MaxPool over two spatial dims (a CNN's), without Indices ----
+// ---- MaxPool over two spatial dims (a CNN's) or one, without Indices ----
 //
 // The CPU's float maximum (cpu/pool.c's separable walk: each of the window's columns' maximum over its rows, from
 // -inf, then the maximum of those over the columns, from -inf; v > m takes v, so NaN is skipped, a window of NaN
@@ -47,23 +47,25 @@ struct mp_geom {
 	int segs; // pieces of 32 x MP_OUTS outputs per output row
 };
 
-// Whether w (of planes planes) has this kernel's shape and sizes: 2 spatial dims, every tap's position and every
-// thread's number (32 per piece of an output row) in an int.
+// Whether w (of planes planes) has this kernel's shape and sizes: 2 spatial dims, or 1 (as a height of 1, as the
+// CPU runs it), every tap's position and every thread's number (32 per piece of an output row) in an int.
 static int mp_fits(const struct ops_window *w, int64_t planes, struct mp_geom *g)
 {
-	if (w->n != 2)
+	if (w->n != 1 && w->n != 2)
 		return 0;
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < w->n; i++)
 		if (w->in[i] > 0x7fffffff || w->out[i] > 0x7fffffff || w->k[i] > 0x7fffffff || w->s[i] > 0x7fffffff ||
 		    w->d[i] > 0x7fffffff || w->pb[i] > 0x7fffffff ||
 		    w->out[i] * w->s[i] + w->k[i] * w->d[i] > 0x7fffffff) // every tap's position within int
 			return 0;
-	int64_t segs = (w->out[1] + 32 * MP_OUTS - 1) / (32 * MP_OUTS);
-	if (planes * w->out[0] * segs * 32 > 0x7fffffff - 65535 * CU_BLOCK) // u + the grid's stride within int
+	int r = w->n - 1, two = w->n == 2; // the row's dim; the column's is 0 for a 1-D window
+	int64_t segs = (w->out[r] + 32 * MP_OUTS - 1) / (32 * MP_OUTS);
+	if (planes * (two ? w->out[0] : 1) * segs * 32 > 0x7fffffff - 65535 * CU_BLOCK) // u + the grid's stride in int
 		return 0;
-	*g = (struct mp_geom){(int)w->in[0], (int)w->in[1], (int)w->out[0], (int)w->out[1], (int)w->k[0], (int)w->k[1],
-			      (int)w->s[0],  (int)w->s[1],  (int)w->d[0],   (int)w->d[1],   (int)w->pb[0], (int)w->pb[1],
-			      (int)segs};
+	*g = (struct mp_geom){.h = two ? (int)w->in[0] : 1, .w = (int)w->in[r], .oh = two ? (int)w->out[0] : 1,
+			      .ow = (int)w->out[r], .kh = two ? (int)w->k[0] : 1, .kw = (int)w->k[r],
+			      .sh = two ? (int)w->s[0] : 1, .sw = (int)w->s[r], .dh = two ? (int)w->d[0] : 1,
+			      .dw = (int)w->d[r], .ph = two ? (int)w->pb[0] : 0, .pw = (int)w->pb[r], .segs = (int)segs};
 	return 1;
 }
 
