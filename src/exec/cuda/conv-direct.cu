@@ -104,7 +104,7 @@ static __global__ void CD_BOUNDS conv_direct_kernel(const float *__restrict__ x,
 	int ck = g.c * g.kh * g.kw;
 
 #ifdef OV_CUDA_SIM
-	// the simulator's shared memory outlives a block: poison it, so that a read of what this block did not stage shows
+	// the simulator's shared memory outlives a block: poisoned, a read of what this block did not stage shows
 	if (tid == 0) {
 		for (int i = 0; i < CONV_DIRECT_CK_MAX * CD_TC; i++)
 			ws[i] = NAN;

@@ -441,7 +441,8 @@ static int plan_from_cache(struct conv_plan *p, const struct conv_geom *g)
 	if (!plancache_find(cu_device_id(), p->key, CONV_KEY_INTS, &c))
 		return 0;
 	if (c.algo < 0 || c.algo >= CUDNN_CONVOLUTION_FWD_ALGO_COUNT || c.blas < 0 || c.blas > 2 ||
-	    (c.blas == 2 && g->n < 2) || (c.blas && !conv_blas_fits(g, &col)) || (c.direct && (c.blas || !conv_direct_fits(g))) ||
+	    (c.blas == 2 && g->n < 2) || (c.blas && !conv_blas_fits(g, &col)) ||
+	    (c.direct && (c.blas || !conv_direct_fits(g))) ||
 	    (!tf32 && (c.math != CUDNN_FMA_MATH || !direct_sum((cudnnConvolutionFwdAlgo_t)c.algo))) ||
 	    (c.math != CUDNN_DEFAULT_MATH && c.math != CUDNN_TENSOR_OP_MATH && c.math != CUDNN_FMA_MATH &&
 	     c.math != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION))
@@ -544,7 +545,8 @@ static struct conv_plan *conv_fwd_plan(struct exec_kernel_ctx *k, const struct c
 	p->blas_ms = p->direct_ms = -1;
 	if (!*timed)
 		p->dnn_ms = -1;
-	if ((conv_blas_mode() == 1 || conv_blas_mode() == 2 || conv_blas_mode() < 0) && conv_blas_fits(g, &p->col_bytes)) {
+	if ((conv_blas_mode() == 1 || conv_blas_mode() == 2 || conv_blas_mode() < 0) &&
+	    conv_blas_fits(g, &p->col_bytes)) {
 		if (conv_blas_mode() > 0)
 			p->blas = conv_blas_mode() == 2 && g->n > 1 ? 2 : 1;
 		else if (*timed && p->dnn_ms >= 0) {

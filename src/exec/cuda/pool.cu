@@ -65,7 +65,8 @@ static int mp_fits(const struct ops_window *w, int64_t planes, struct mp_geom *g
 	*g = (struct mp_geom){.h = two ? (int)w->in[0] : 1, .w = (int)w->in[r], .oh = two ? (int)w->out[0] : 1,
 			      .ow = (int)w->out[r], .kh = two ? (int)w->k[0] : 1, .kw = (int)w->k[r],
 			      .sh = two ? (int)w->s[0] : 1, .sw = (int)w->s[r], .dh = two ? (int)w->d[0] : 1,
-			      .dw = (int)w->d[r], .ph = two ? (int)w->pb[0] : 0, .pw = (int)w->pb[r], .segs = (int)segs};
+			      .dw = (int)w->d[r], .ph = two ? (int)w->pb[0] : 0, .pw = (int)w->pb[r],
+			      .segs = (int)segs};
 	return 1;
 }
 
@@ -159,7 +160,8 @@ static int pool_run(struct exec_kernel_ctx *k, enum pool_kind kind)
 	struct mp_geom mg;
 	if (kind == POOL_MAX && !ind && dt == OV_DT_FLOAT && mp_fits(&w, x->dims[0] * x->dims[1], &mg)) {
 		int units = (int)(x->dims[0] * x->dims[1] * mg.oh * mg.segs * 32);
-		if (CU_LAUNCH(k, maxpool2d_kernel, cu_grid(units), CU_BLOCK, (const float *)dx, (float *)dy, mg, units) ||
+		if (CU_LAUNCH(k, maxpool2d_kernel, cu_grid(units), CU_BLOCK, (const float *)dx, (float *)dy, mg,
+			      units) ||
 		    cu_output_f32(k, &bufs, 0, (float *)dy))
 			goto out;
 		rc = 0;
