@@ -166,9 +166,9 @@ void plancache_add(const char *device, const int *key, int n, const struct plan_
 		load();
 	if (state < 0 || n > PLANCACHE_KEY_MAX || strchr(device, ' ') || strchr(device, '\n'))
 		return;
-	keep(device, key, n, c);
-	if (!c->direct && (c->blas < 0 || c->blas > 2))
+	if (!c->direct && (c->blas < 0 || c->blas > 2)) /* no way of plancache_ways */
 		return;
+	keep(device, key, n, c);
 	int way = c->direct ? 3 : c->blas;
 	int len = snprintf(line, sizeof line, "v2 %s ", device);
 	for (int i = 0; i < n && len > 0 && (size_t)len < sizeof line; i++)
