@@ -58,7 +58,7 @@ static int mp_fits(const struct ops_window *w, int64_t planes, struct mp_geom *g
 		    w->d[i] > 0x7fffffff || w->pb[i] > 0x7fffffff ||
 		    w->out[i] * w->s[i] + w->k[i] * w->d[i] > 0x7fffffff) // every tap's position within int
 			return 0;
-	int r = w->n - 1, two = w->n == 2; // the row's dim; the column's is 0 for a 1-D window
+	int r = w->n - 1, two = w->n == 2; // r: the columns' dim (the last)
 	int64_t segs = (w->out[r] + 32 * MP_OUTS - 1) / (32 * MP_OUTS);
 	if (planes * (two ? w->out[0] : 1) * segs * 32 > 0x7fffffff - 65535 * CU_BLOCK) // u + the grid's stride in int
 		return 0;
