@@ -118,12 +118,14 @@ check "and the fused nodes take no time of their own: 2 kernels' worth of nodes"
 import json; d = json.load(open("out.txt")); ops = [n["op"] for n in d["profile"]["nodes"] if n["host_ms"] > 0.05]
 assert sorted(set(ops)) <= ["Conv"], d["profile"]["nodes"]'
 run resid.onnx --input random --backend cuda --repeat 2 --expect y=cpu_resid/y.npy --rtol 1e-4 --atol 1e-5
-check "repeated, timed (cuDNN's Find against cuBLAS; on the simulator either may win), each Conv's note says which won" "$PYTHON" -c '
-import re; notes = [l for l in open("out.txt") if re.match(r"note: #[03] Conv: ", l)]
+check "repeated, timed (cuDNN's Find against cuBLAS and the direct kernel; on the simulator any may win), each Conv's note says which won" "$PYTHON" -c '
+import re; notes = [l.rstrip() for l in open("out.txt") if re.match(r"note: #[03] Conv: ", l)]
 assert len(notes) == 2, notes
 for t in notes:
     m = re.search(r"cuBLAS product \(full float32\), ([0-9.]+) ms against cuDNN.s [A-Z_]+ ([0-9.]+) ms, timed", t)
-    assert (m and float(m.group(1)) < float(m.group(2))) or t.rstrip().endswith("(cuBLAS was slower)"), t'
+    d = re.search(r"the direct kernel \(full float32\), ([0-9.]+) ms against cuDNN.s [A-Z_]+ ([0-9.]+) ms", t)
+    assert ((m and float(m.group(1)) < float(m.group(2)) and t.endswith(", timed (direct kernel slower)")) or
+            (d and float(d.group(1)) < float(d.group(2))) or t.endswith("(cuBLAS, direct kernel slower)")), t'
 check "and matches the CPU" [ "$(rc)" = 0 ]
 "$SIM" run lin.onnx --input random --save cpu_lin >/dev/null 2>&1
 run lin.onnx --input random --backend cuda --save fused_lin --expect z=cpu_lin/z.npy --rtol 1e-4 --atol 1e-5
@@ -136,8 +138,8 @@ check "fused, only the products and the Reshape run kernels of their own" "$PYTH
 import json; d = json.load(open("out.txt")); ops = {n["op"] for n in d["profile"]["nodes"] if n["host_ms"] > 0.05}
 assert ops <= {"MatMul", "Gemm", "Reshape"}, d["profile"]["nodes"]'
 OV_CUDA_CONV_BLAS=0 run resid.onnx --input random --backend cuda --expect y=cpu_resid/y.npy --rtol 1e-4 --atol 1e-5
-check "OV_CUDA_CONV_BLAS=0: cuDNN alone, cuBLAS not timed" \
-	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '#3 Conv: cudnn algo' out.txt && ! grep -q 'cuBLAS' out.txt"
+check "OV_CUDA_CONV_BLAS=0: cuDNN alone, neither cuBLAS nor the direct kernel timed" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '#3 Conv: cudnn algo' out.txt && ! grep -q 'cuBLAS\\|direct' out.txt"
 # the plan cache: timed choices kept in a file for the next process
 plans=$TMP/cache/sub/plans
 OV_CUDA_PLAN_CACHE=$plans OV_CUDASIM_STATS=1 run resid.onnx --input random --backend cuda
@@ -146,7 +148,7 @@ check "plan cache: a run of its own (no --repeat) times nothing, and writes no p
 	       grep -q 'cuBLAS started 0, cuDNN started 1' err.txt"
 OV_CUDA_PLAN_CACHE=$plans OV_CUDASIM_STATS=1 run resid.onnx --input random --backend cuda --repeat 2 --save cold_resid
 check "plan cache: a repeated run times the convolutions and writes one line each (folders made)" \
-	sh -c "[ \$(cat rc.txt) = 0 ] && [ \$(grep -c '^v1 onnxview_CUDA_simulator_(host)_cc9.0_cudnn[0-9]* [-0-9,]* ' $plans) = 2 ] &&
+	sh -c "[ \$(cat rc.txt) = 0 ] && [ \$(grep -c '^v2 onnxview_CUDA_simulator_(host)_cc9.0_cudnn[0-9]* [-0-9,]* ' $plans) = 2 ] &&
 	       [ \$(stat -c %a $plans) = 600 ]"
 OV_CUDA_PLAN_CACHE=$plans OV_CUDASIM_STATS=1 run resid.onnx --input random --backend cuda --save warm_resid
 check "the next process, a run of its own, takes them (no heuristics asked, no timing), says so, and computes the same bits" \
@@ -154,11 +156,11 @@ check "the next process, a run of its own, takes them (no heuristics asked, no t
 	       grep -q ' 0 convolution heuristics' err.txt && cmp cold_resid/y.npy warm_resid/y.npy"
 cp "$plans" plans.good
 printf 'garbage\nv1 x 1,2 3\n' >"$plans"
-sed 's/^\(v1 [^ ]* [^ ]*\) [0-9]* [0-9]* /\1 7 0 /' plans.good >>"$plans"
+sed 's/^\(v2 [^ ]* [^ ]*\) [0-9]* [0-9]* /\1 7 0 /' plans.good >>"$plans"
 printf 'v1 cut short' >>"$plans"
 OV_CUDA_PLAN_CACHE=$plans run resid.onnx --input random --backend cuda --repeat 2 --expect y=cpu_resid/y.npy --rtol 1e-4 --atol 1e-5
 check "lines that do not parse, or name an algorithm that rounds otherwise (FFT, default math), are passed over" \
-	sh -c "[ \$(cat rc.txt) = 0 ] && ! grep -q 'plan cache' out.txt && [ \$(grep -c '^v1 onnx' $plans) = 4 ]"
+	sh -c "[ \$(cat rc.txt) = 0 ] && ! grep -q 'plan cache' out.txt && [ \$(grep -c '^v2 onnx' $plans) = 4 ]"
 ln -s plans.good link_plans
 OV_CUDA_PLAN_CACHE=$TMP/link_plans run resid.onnx --input random --backend cuda --repeat 2
 check "a plan cache that is a link is neither read nor written" \
@@ -460,6 +462,51 @@ if [ -x "$SUITE" ]; then
 else
 	skip "no $SUITE"
 fi
+
+# ---- the direct convolution kernel (cuda/conv-direct.cu) and the 2-D MaxPool (cuda/pool.cu) ----
+# (their values against the CPU, forced and timed, are tests/cuda.sh's, run above; here what a GPU run leaves alone)
+"$PYTHON" "$SRCDIR/tests/gen-conv-direct.py" direct || not_ok "the direct kernel's models could not be made"
+cd direct || exit 1
+"$SIM" run stem.onnx --input random --save cpu_stem >/dev/null 2>&1
+"$SIM" run odd.onnx --input random --save cpu_odd >/dev/null 2>&1
+odd_expect=""
+for o in ya yb yc yd ye yf; do odd_expect="$odd_expect --expect $o=cpu_odd/$o.npy"; done
+OV_CUDA_CONV_BLAS=3 run stem.onnx --input random --backend cuda --save dir_stem
+# the plan cache keeps the direct kernel as a way of its own (v2 lines); v1 lines, written before it, still read
+dplans=$TMP/direct/plans
+OV_CUDA_PLAN_CACHE=$dplans run stem.onnx --input random --backend cuda
+check "plan cache: a timed choice is written as a v2 line naming its way" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && [ \$(wc -l <$dplans) = 1 ] &&
+	       grep -Eq '^v2 [^ ]+ [-0-9,]+ [0-9]+ [0-9]+ (cudnn|blas|blas-merged|direct) [-0-9.e]+ [-0-9.e]+ [-0-9.e]+$' $dplans"
+sed -E 's/^(v2 [^ ]+ [^ ]+ [0-9]+ [0-9]+) [a-z-]+ .*/\1 direct 0.3 0.2 0.1/' "$dplans" >plans.direct
+cp plans.direct "$dplans"
+OV_CUDA_PLAN_CACHE=$dplans run stem.onnx --input random --backend cuda --save cached_stem
+check "a direct kernel kept in the plan cache is taken, said, and computes the forced kernel's bits" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && cmp plans.direct $dplans && cmp dir_stem/y.npy cached_stem/y.npy &&
+	       grep -q '^note: #0 Conv: the direct kernel (full float32), 0.100 ms against cuDNN.s [A-Z_]* 0.200 ms and cuBLAS.s 0.300 ms, timed by an earlier run (plan cache)$' out.txt"
+sed -E 's/^v2 ([^ ]+ [^ ]+ [0-9]+ [0-9]+) [a-z-]+ .*/v1 \1 0 0.3 0.2/' plans.direct >"$dplans"
+OV_CUDA_PLAN_CACHE=$dplans run stem.onnx --input random --backend cuda --expect y=cpu_stem/y.npy --rtol 1e-4 --atol 1e-5
+check "a v1 line (cuDNN, before the direct kernel) is still read and taken" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && [ \$(wc -l <$dplans) = 1 ] &&
+	       grep -q '^note: #0 Conv: cudnn algo .*by an earlier run (plan cache) (cuBLAS was slower)$' out.txt"
+sed 's/ direct / winograd9 /' plans.direct >"$dplans"
+OV_CUDA_PLAN_CACHE=$dplans run stem.onnx --input random --backend cuda --expect y=cpu_stem/y.npy --rtol 1e-4 --atol 1e-5
+check "a v2 line naming a way this build does not know is passed over: timed again, a line of its own appended" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && ! grep -q 'plan cache' out.txt && [ \$(wc -l <$dplans) = 2 ] &&
+	       [ \$(grep -c ' winograd9 ' $dplans) = 1 ]"
+oplans=$TMP/direct/odd-plans
+OV_CUDA_PLAN_CACHE=$oplans run odd.onnx --input random --backend cuda
+sed 's/^\(v2 [^ ]* 0,0,32,2,1,32,8,1,[-0-9,]* [0-9]* [0-9]*\) [a-z-]* /\1 direct /' "$oplans" >plans.odd
+cp plans.odd "$oplans"
+OV_CUDA_PLAN_CACHE=$oplans run odd.onnx --input random --backend cuda $odd_expect --rtol 1e-4 --atol 1e-5
+check "a plan cache naming the direct kernel for a geometry it does not fit (32 input channels) is passed over" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && [ \$(grep -c '^v2 [^ ]* 0,0,32,2,1,32,8,1,[-0-9,]* [0-9]* [0-9]* direct ' plans.odd) = 1 ] && [ \$(grep -c 'plan cache' out.txt) = 5 ] &&
+	       grep '^note: #6 Conv: ' out.txt | grep -v 'plan cache' | grep -vq 'the direct kernel'"
+# the 2-D MaxPool kernel is the one that runs the 2-D pools (tests/cuda.sh compares their bits with the CPU's)
+OV_CUDASIM_FAULT=maxpool2d_kernel run pools.onnx --input x=px.npy --backend cuda
+check "the 2-D MaxPools run in the 2-D kernel (a fault planted in it ends the run at the first, #0)" \
+	sh -c "[ \$(cat rc.txt) = 1 ] && grep -q '^onnxview: pools.onnx: #0 MaxPool: CUDA error .*illegal memory access' err.txt"
+cd "$TMP" || exit 1
 
 # ---- rows of 16 lanes (cuda/norm.cu): Softmax, LogSoftmax, LayerNormalization, Group- and InstanceNormalization ----
 # The kernels give a row to 16 threads that fold their sums with warp shuffles (the simulator runs them): on rows of

@@ -1318,10 +1318,12 @@ check "and most are recorded and replayed (${n_graph:-0} of $n_models)" \
 OV_CUDA_CONV_BLAS=0 run Conv_pads.onnx --input random --backend cuda
 check "Conv reports its cuDNN algorithm as a note on the node" grep -q "^note: #0 'n0' Conv: cudnn algo [A-Z_]*, FMA math" out.txt
 run Conv_pads.onnx --input random --backend cuda --repeat 2
-check "repeated, timed against cuBLAS, Conv's note says which was faster, with both times when cuBLAS won" "$PYTHON" -c "
-import re; t = [l for l in open('out.txt') if l.startswith(\"note: #0 'n0' Conv: \")][0]
+check "repeated, timed against cuBLAS and the direct kernel, Conv's note says which was fastest, with the times of the winner" "$PYTHON" -c "
+import re; t = [l for l in open('out.txt') if l.startswith(\"note: #0 'n0' Conv: \")][0].rstrip()
 m = re.search(r'cuBLAS product \(full float32\), ([0-9.]+) ms against cuDNN.s [A-Z_]+ ([0-9.]+) ms, timed', t)
-assert (m and float(m.group(1)) < float(m.group(2))) or t.rstrip().endswith('(cuBLAS was slower)'), t"
+d = re.search(r'the direct kernel \(full float32\), ([0-9.]+) ms against cuDNN.s [A-Z_]+ ([0-9.]+) ms', t)
+assert ((m and float(m.group(1)) < float(m.group(2)) and t.endswith(', timed (direct kernel slower)')) or
+        (d and float(d.group(1)) < float(d.group(2))) or t.endswith('(cuBLAS, direct kernel slower)')), t"
 run Conv_pads.onnx --input random --backend cuda
 check "a run of its own takes cuDNN's heuristics (full float32, a direct sum), untimed, and says so" \
 	grep -q "^note: #0 'n0' Conv: cudnn algo \\(IMPLICIT_GEMM\\|IMPLICIT_PRECOMP_GEMM\\|GEMM\\|DIRECT\\), FMA math (full float32), .*the heuristics' choice for one run" out.txt
@@ -1338,6 +1340,67 @@ check "--tf32 runs a convolution, close to the CPU" sh -c "[ \$(cat rc.txt) = 0 
 run MatMul_8.onnx --input a=random --input b=random --backend cuda --tf32 --expect y=cpu_MatMul_8/y.npy \
 	--rtol 1e-2 --atol 1e-2
 check "--tf32 runs a matrix product, close to the CPU" [ "$(rc)" = 0 ]
+
+# the direct convolution kernel (cuda/conv-direct.cu) and the 2-D MaxPool (cuda/pool.cu), on tests/gen-conv-direct.py's
+# models.  On a GPU this runs the kernel's shared-memory staging and barriers for real, which the simulator
+# cannot race.
+# OV_CUDA_CONV_BLAS=3 forces the direct kernel wherever it fits (C x kh x kw <= 147, one group, 1-D or 2-D): the
+# ResNet stem's geometry on a small non-square image (7x7, stride 2, pads 3, 3 -> 64 channels, bias, Relu, MaxPool),
+# and odd ones: one input channel, output channels that are no multiple of the block's 32, asymmetric pads (applied
+# by copying), dilations, strides 1, 2 and 3, a rectangular kernel, a 1-D convolution, a residual Add and Relu taken
+# into its epilogue; a convolution with too many input channels and a grouped one stay on cuDNN.
+"$PYTHON" "$SRCDIR/tests/gen-conv-direct.py" direct || not_ok "the direct kernel's models could not be made"
+cd direct || exit 1
+"$ONNXVIEW" run stem.onnx --input random --save cpu_stem >/dev/null 2>&1
+OV_CUDA_CONV_BLAS=3 run stem.onnx --input random --backend cuda --save dir_stem --expect y=cpu_stem/y.npy --rtol 1e-4 \
+	--atol 1e-5
+check "the stem (7x7, stride 2, 3 -> 64 channels, bias, Relu, MaxPool) by the direct kernel (OV_CUDA_CONV_BLAS=3): the CPU's values" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '^note: #0 Conv: the direct kernel (full float32), OV_CUDA_CONV_BLAS=3$' out.txt &&
+	       ! grep -q 'on the CPU' out.txt"
+OV_CUDA_CONV_BLAS=3 run stem.onnx --input random --backend cuda --all --save dir_all_stem
+check "its bias and the Relu taken into its stores give the bits of the kernels run apart (--all)" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && cmp dir_stem/y.npy dir_all_stem/y.npy"
+"$ONNXVIEW" run odd.onnx --input random --save cpu_odd >/dev/null 2>&1
+odd_expect=""
+for o in ya yb yc yd ye yf; do odd_expect="$odd_expect --expect $o=cpu_odd/$o.npy"; done
+# shellcheck disable=SC2086
+OV_CUDA_CONV_BLAS=3 run odd.onnx --input random --backend cuda --save dir_odd $odd_expect --rtol 1e-4 --atol 1e-5
+check "odd geometries by the direct kernel (Cin 1, 37 or 33 channels, asymmetric pads, dilations, strides 1 to 3, 1-D, residual): the CPU's values" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && [ \$(grep -c '^note: #[0-9]* Conv: the direct kernel .*OV_CUDA_CONV_BLAS=3' out.txt) = 4 ] &&
+	       grep -q '^note: #0 Conv: the direct kernel .*, asymmetric pads applied by copying$' out.txt"
+check "32 input channels (3x3: 288 products) and a grouped convolution stay on cuDNN" \
+	sh -c "grep -q '^note: #6 Conv: cudnn algo' out.txt && grep -q '^note: #7 Conv: cudnn algo' out.txt"
+OV_CUDA_CONV_BLAS=3 run odd.onnx --input random --backend cuda --all --save dir_all_odd
+check "the residual Add and Relu taken into the direct kernel's stores: the bits of the kernels run apart (--all)" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && for o in ya yb yc yd; do cmp dir_odd/\$o.npy dir_all_odd/\$o.npy || exit 1; done"
+OV_CUDA_PLAN_CACHE=0 run odd.onnx --input random --backend cuda $odd_expect --rtol 1e-4 --atol 1e-5
+check "timed, the direct kernel is a third candidate (any may win) and each note says so" "$PYTHON" -c '
+import re; notes = [l.rstrip() for l in open("out.txt") if re.match(r"note: #[0-9]+ Conv: ", l)]
+assert len(notes) == 6, notes
+for t in notes[:4]:
+    m = re.search(r"the direct kernel \(full float32\), ([0-9.]+) ms against cuDNN.s [A-Z_]+ ([0-9.]+) ms"
+                  r"( and cuBLAS.s ([0-9.]+) ms)?, timed$", t)
+    if m:
+        assert float(m.group(1)) < float(m.group(2)) and (not m.group(4) or float(m.group(1)) < float(m.group(4))), t
+    else:
+        assert t.endswith("(direct kernel slower)") or t.endswith("(cuBLAS, direct kernel slower)"), t
+assert not any("direct" in t for t in notes[4:]), notes'
+check "and matches the CPU" [ "$(rc)" = 0 ]
+# MaxPool: every output the CPU's bit for bit (tests/cuda-sim.sh plants a fault in the 2-D kernel to show it runs them)
+for m in pools pool16 pool1d; do
+	x=px.npy
+	[ $m = pool16 ] && x=ph.npy
+	[ $m = pool1d ] && x=p1.npy
+	"$ONNXVIEW" run $m.onnx --input x=$x --save cpu_$m >/dev/null 2>&1
+	run $m.onnx --input x=$x --backend cuda --save dev_$m
+	echo "$(rc)" >rc_$m.txt
+	grep -q 'on the CPU' out.txt && echo "$m" >>fell_back.txt
+done
+check "MaxPool (the stem's, ceil_mode, asymmetric pads, dilations, wide windows, Indices, float16, 1-D) on zeros of both signs, NaN and infinities: the CPU's bits" \
+	sh -c "[ \$(cat rc_pools.txt rc_pool16.txt rc_pool1d.txt | tr -d '\n') = 000 ] && [ ! -e fell_back.txt ] &&
+	       for f in p1 p2 p3 p4 p5 i5; do cmp cpu_pools/\$f.npy dev_pools/\$f.npy || exit 1; done &&
+	       cmp cpu_pool16/p.npy dev_pool16/p.npy && cmp cpu_pool1d/p.npy dev_pool1d/p.npy && cmp cpu_pool1d/q.npy dev_pool1d/q.npy"
+cd "$TMP" || exit 1
 
 # the whole example model (its cubic Resize included), and declined nodes
 "$ONNXVIEW" run "$SRCNN" --input random --save cpu_srcnn >/dev/null 2>&1

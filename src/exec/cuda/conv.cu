@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "src/exec/cuda/backend.h"
+#include "src/exec/cuda/conv-direct.h"
 #include "src/exec/cuda/geom.h"
 #include "src/exec/cuda/plancache.h"
 
@@ -113,6 +114,9 @@ struct conv_plan {
 	int blas;
 	size_t col_bytes;          // the im2col buffer it needs (0 for a 1x1 convolution)
 	float blas_ms, dnn_ms;     // the two timings (negative: not timed)
+	// forward: computed by the direct kernel (cuda/conv-direct.cu) instead, timed against both
+	int direct;
+	float direct_ms;
 };
 
 #define CONV_PLANS_MAX 512
@@ -251,7 +255,8 @@ static int direct_sum(cudnnConvolutionFwdAlgo_t a)
 // column-major terms Y[n]^T = col[n]^T W^T: one strided batched cuBLAS call over the images.  cuBLAS's float32
 // products run several times faster than cuDNN's implicit GEMM on some layers (ResNet's 7x7 stem, the 1x1 layers
 // of large batches) and slower on others, so the plan times both on the node's own buffers and keeps the faster
-// (OV_CUDA_CONV_BLAS=0: cuDNN always; =1: cuBLAS image by image wherever it can; =2: the images side by side).  Both sum the products in full float32.
+// (OV_CUDA_CONV_BLAS=0: cuDNN always; =1: cuBLAS image by image wherever it can; =2: the images side by side;
+// =3: the direct kernel of cuda/conv-direct.cu wherever it can).  All sum the products in full float32.
 #define CONV_COL_MAX ((size_t)256 << 20)
 
 static int conv_blas_mode(void)
@@ -259,7 +264,7 @@ static int conv_blas_mode(void)
 	static int v = -2;
 	if (v == -2) {
 		const char *s = getenv("OV_CUDA_CONV_BLAS");
-		v = s && *s == '0' ? 0 : s && *s == '1' ? 1 : s && *s == '2' ? 2 : -1; // -1: timed
+		v = s && *s >= '0' && *s <= '3' ? *s - '0' : -1; // -1: timed
 	}
 	return v;
 }
@@ -426,7 +431,7 @@ out:
 
 // The timed choice for p's geometry made by an earlier process (plancache.h), when there is one and it is one this
 // process could have made: an algorithm that adds up the products in full float32 unless TF32 is allowed, a
-// cuBLAS way that fits; its workspace asked for again.  1 when p is ready.
+// cuBLAS way or the direct kernel where it fits; its workspace asked for again.  1 when p is ready.
 static int plan_from_cache(struct conv_plan *p, const struct conv_geom *g)
 {
 	struct plan_choice c;
@@ -437,6 +442,7 @@ static int plan_from_cache(struct conv_plan *p, const struct conv_geom *g)
 		return 0;
 	if (c.algo < 0 || c.algo >= CUDNN_CONVOLUTION_FWD_ALGO_COUNT || c.blas < 0 || c.blas > 2 ||
 	    (c.blas == 2 && g->n < 2) || (c.blas && !conv_blas_fits(g, &col)) ||
+	    (c.direct && (c.blas || !conv_direct_fits(g))) ||
 	    (!tf32 && (c.math != CUDNN_FMA_MATH || !direct_sum((cudnnConvolutionFwdAlgo_t)c.algo))) ||
 	    (c.math != CUDNN_DEFAULT_MATH && c.math != CUDNN_TENSOR_OP_MATH && c.math != CUDNN_FMA_MATH &&
 	     c.math != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION))
@@ -451,6 +457,8 @@ static int plan_from_cache(struct conv_plan *p, const struct conv_geom *g)
 	p->col_bytes = c.blas ? col : 0;
 	p->blas_ms = c.blas_ms;
 	p->dnn_ms = c.dnn_ms;
+	p->direct = c.direct;
+	p->direct_ms = c.direct_ms;
 	p->timed = p->cached = 1;
 	return 1;
 }
@@ -541,10 +549,11 @@ static struct conv_plan *conv_fwd_plan(struct exec_kernel_ctx *k, const struct c
 		cu_scratch_free(scratch);
 		cudaGetLastError();
 	}
-	p->blas_ms = -1;
+	p->blas_ms = p->direct_ms = -1;
 	if (!*timed)
 		p->dnn_ms = -1;
-	if (conv_blas_mode() != 0 && conv_blas_fits(g, &p->col_bytes)) {
+	if ((conv_blas_mode() == 1 || conv_blas_mode() == 2 || conv_blas_mode() < 0) &&
+	    conv_blas_fits(g, &p->col_bytes)) {
 		if (conv_blas_mode() > 0)
 			p->blas = conv_blas_mode() == 2 && g->n > 1 ? 2 : 1;
 		else if (*timed && p->dnn_ms >= 0) {
@@ -560,6 +569,18 @@ static struct conv_plan *conv_fwd_plan(struct exec_kernel_ctx *k, const struct c
 			}
 		}
 	}
+	// the direct kernel: forced, or timed against the faster of the two (and kept when faster still)
+	if ((conv_blas_mode() == 3 || conv_blas_mode() < 0) && conv_direct_fits(g)) {
+		if (conv_blas_mode() == 3)
+			p->direct = 1;
+		else if (*timed && p->dnn_ms >= 0) {
+			p->direct_ms = conv_direct_time(k, g, dx, dw, dy);
+			if (p->direct_ms >= 0 && p->direct_ms < p->dnn_ms && (!p->blas || p->direct_ms < p->blas_ms)) {
+				p->direct = 1;
+				p->blas = 0;
+			}
+		}
+	}
 	if (CU_DNN_OK(k, cu_dnn.set_convolution_math_type(p->cd, math)) ||
 	    CU_DNN_OK(k, cu_dnn.get_convolution_forward_workspace_size(cu_dev.dnn, p->xd, p->wd, p->cd, p->yd, algo,
 								       &p->ws_size)))
@@ -568,7 +589,7 @@ static struct conv_plan *conv_fwd_plan(struct exec_kernel_ctx *k, const struct c
 	p->math = math;
 	p->timed = *timed;
 	if (*timed && conv_blas_mode() < 0) {
-		struct plan_choice c = {(int)algo, (int)math, p->blas, p->blas_ms, p->dnn_ms};
+		struct plan_choice c = {(int)algo, (int)math, p->blas, p->blas_ms, p->dnn_ms, p->direct, p->direct_ms};
 		plancache_add(cu_device_id(), p->key, CONV_KEY_INTS, &c);
 	}
 	conv_plan_keep(p);
@@ -632,8 +653,14 @@ static int k_conv(struct exec_kernel_ctx *k)
 	int timed;
 	if (!(p = conv_fwd_plan(k, &g, dx, dw, dy, &timed)))
 		goto out;
+	if (cu_take_offers(k, y, &epi))
+		goto out;
+	epi.bias = db, epi.b_inner = plane, epi.b_m = g.k;
 	blas_b = p->blas ? conv_blas_bytes(&g, p->blas == 2, &col_b, &z_b) : 0;
-	if (p->blas) {
+	if (p->direct) { // the epilogue applied as it stores
+		if (conv_direct_run(k, &g, dx, dw, dy, &epi))
+			goto out;
+	} else if (p->blas) {
 		if ((blas_b && !(ws = cu_workspace(k, blas_b))) || conv_blas_run(k, &g, dx, dw, dy, ws, p->blas == 2))
 			goto out;
 	} else {
@@ -645,14 +672,11 @@ static int k_conv(struct exec_kernel_ctx *k)
 							    p->yd, dy)))
 			goto out;
 	}
-	if (cu_take_offers(k, y, &epi))
-		goto out;
-	epi.bias = db, epi.b_inner = plane, epi.b_m = g.k;
 	if (p->blas == 2) { // the product of the images side by side, put in order with the epilogue
 		if (CU_LAUNCH(k, unmerge_kernel, cu_grid(y->numel), CU_BLOCK, (const float *)((char *)ws + col_b), dy, epi,
 			      y->numel, (int64_t)g.n, (int64_t)g.k, plane))
 			goto out;
-	} else if (cu_epilogue(k, dy, y->numel, &epi)) {
+	} else if (!p->direct && cu_epilogue(k, dy, y->numel, &epi)) {
 		goto out;
 	}
 	if (cu_output_f32(k, &bufs, 0, dy))
@@ -660,11 +684,23 @@ static int k_conv(struct exec_kernel_ctx *k)
 	way = p->blas == 2 ? (is_pointwise(&g) ? "a 1x1 convolution, the images side by side,"
 							  : "im2col, the images side by side,")
 			  : is_pointwise(&g) ? "a 1x1 convolution" : "im2col";
-	if (p->blas && p->blas_ms >= 0)
-		xk_note(k, "%s as a cuBLAS product (%s), %.3f ms against cuDNN's %s %.3f ms, timed%s", way,
+	char blas_too[48];
+	blas_too[0] = '\0';
+	if (p->blas_ms >= 0)
+		snprintf(blas_too, sizeof blas_too, " and cuBLAS's %.3f ms", p->blas_ms);
+	if (p->direct && p->direct_ms >= 0)
+		xk_note(k, "the direct kernel (full float32), %.3f ms against cuDNN's %s %.3f ms%s, timed%s",
+			p->direct_ms, algo_name((cudnnConvolutionFwdAlgo_t)p->algo), p->dnn_ms, blas_too,
+			p->cached ? " by an earlier run (plan cache)" : "");
+	else if (p->direct)
+		xk_note(k, "the direct kernel (full float32), OV_CUDA_CONV_BLAS=3%s",
+			g.explicit_pad ? ", asymmetric pads applied by copying" : "");
+	else if (p->blas && p->blas_ms >= 0)
+		xk_note(k, "%s as a cuBLAS product (%s), %.3f ms against cuDNN's %s %.3f ms, timed%s%s", way,
 			cu_dev.tf32 ? "TF32 allowed" : "full float32", p->blas_ms,
 			algo_name((cudnnConvolutionFwdAlgo_t)p->algo), p->dnn_ms,
-			p->cached ? " by an earlier run (plan cache)" : "");
+			p->cached ? " by an earlier run (plan cache)" : "",
+			p->direct_ms >= 0 ? " (direct kernel slower)" : "");
 	else if (p->blas)
 		xk_note(k, "%s as a cuBLAS product (%s), OV_CUDA_CONV_BLAS=%d", way,
 			cu_dev.tf32 ? "TF32 allowed" : "full float32", conv_blas_mode());
@@ -673,7 +709,11 @@ static int k_conv(struct exec_kernel_ctx *k)
 			math_name(p->math), p->ws_size, g.explicit_pad ? ", asymmetric pads applied by copying" : "",
 			p->timed ? "the fastest of those timed" : conv_find() && k->runs <= 1 ? "the heuristics' choice for one run"
 									     : "the heuristics' choice",
-			p->cached ? " by an earlier run (plan cache)" : "", p->blas_ms >= 0 ? " (cuBLAS was slower)" : "");
+			p->cached ? " by an earlier run (plan cache)" : "",
+			p->blas_ms >= 0 && p->direct_ms >= 0 ? " (cuBLAS, direct kernel slower)"
+			: p->blas_ms >= 0                    ? " (cuBLAS was slower)"
+			: p->direct_ms >= 0                  ? " (direct kernel slower)"
+							     : "");
 	rc = 0;
 out:
 	cu_bufs_free(&bufs);

@@ -51,16 +51,32 @@ static void keep(const char *device, const int *key, int n, const struct plan_ch
 	e->c = *c;
 }
 
-/* One line "v1 DEVICE K0,K1,... ALGO MATH BLAS BLAS_MS DNN_MS" into the entries; anything else is skipped. */
+const char *const plancache_ways[4] = {"cudnn", "blas", "blas-merged", "direct"};
+
+/* One line "v2 DEVICE K0,K1,... ALGO MATH WAY BLAS_MS DNN_MS DIRECT_MS" (or v1's "... ALGO MATH BLAS BLAS_MS
+ * DNN_MS") into the entries; anything else, and a way not in plancache_ways, is skipped. */
 static void parse_line(char *line)
 {
-	char device[352], keys[512];
+	char device[352], keys[512], way[16];
 	struct plan_choice c;
-	int key[PLANCACHE_KEY_MAX], n = 0, used = 0;
+	int key[PLANCACHE_KEY_MAX], n = 0, used = 0, w;
 
+	memset(&c, 0, sizeof c);
+	c.direct_ms = -1;
 	if (sscanf(line, "v1 %351s %511s %d %d %d %f %f %n", device, keys, &c.algo, &c.math, &c.blas, &c.blas_ms,
-		   &c.dnn_ms, &used) != 7 || line[used])
+		   &c.dnn_ms, &used) == 7 && !line[used]) {
+		; /* the first format: cuDNN or a cuBLAS way (conv.cu checks the number) */
+	} else if (used = 0, sscanf(line, "v2 %351s %511s %d %d %15s %f %f %f %n", device, keys, &c.algo, &c.math, way,
+				   &c.blas_ms, &c.dnn_ms, &c.direct_ms, &used) == 8 && !line[used]) {
+		for (w = 0; w < 4 && strcmp(way, plancache_ways[w]); w++)
+			;
+		if (w == 4)
+			return;
+		c.blas = w % 3;
+		c.direct = w == 3;
+	} else {
 		return;
+	}
 	for (char *s = keys, *end;; s = end + 1) {
 		long v = strtol(s, &end, 10);
 		if (end == s || n == PLANCACHE_KEY_MAX || v < -2147483647L || v > 2147483647L)
@@ -150,13 +166,16 @@ void plancache_add(const char *device, const int *key, int n, const struct plan_
 		load();
 	if (state < 0 || n > PLANCACHE_KEY_MAX || strchr(device, ' ') || strchr(device, '\n'))
 		return;
+	if (!c->direct && (c->blas < 0 || c->blas > 2)) /* no way of plancache_ways */
+		return;
 	keep(device, key, n, c);
-	int len = snprintf(line, sizeof line, "v1 %s ", device);
+	int way = c->direct ? 3 : c->blas;
+	int len = snprintf(line, sizeof line, "v2 %s ", device);
 	for (int i = 0; i < n && len > 0 && (size_t)len < sizeof line; i++)
 		len += snprintf(line + len, sizeof line - (size_t)len, "%s%d", i ? "," : "", key[i]);
 	if (len > 0 && (size_t)len < sizeof line)
-		len += snprintf(line + len, sizeof line - (size_t)len, " %d %d %d %.6g %.6g\n", c->algo, c->math, c->blas,
-				c->blas_ms, c->dnn_ms);
+		len += snprintf(line + len, sizeof line - (size_t)len, " %d %d %s %.6g %.6g %.6g\n", c->algo, c->math,
+				plancache_ways[way], c->blas_ms, c->dnn_ms, c->direct_ms);
 	if (len <= 0 || (size_t)len + 1 >= sizeof line || make_dirs())
 		return;
 	int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);

@@ -4,7 +4,9 @@
 // float32); MaxUnpool, any fixed-size element type.  The window is read by the CPU's ops_window_read, and each
 // output element walks its taps with the same src/exec/ops/ov-window.h functions (ov_window_taps,
 // ov_window_padded_taps) and in the same order as src/exec/cpu/pool.c, accumulating as it does (cu_pool_point,
-// cu_maxpool_index_point, cu_lppool_point of cuda/points.h), so the results match the CPU's.  The global pools
+// cu_maxpool_index_point, cu_lppool_point of cuda/points.h), so the results match the CPU's; MaxPool over two
+// spatial dims (a CNN's) or one without Indices has a kernel of its own (maxpool2d_kernel), in the order of the
+// CPU's separable float path.  The global pools
 // are one block per plane instead: GlobalMaxPool gives the CPU's value, GlobalAveragePool sums in double as the
 // CPU does but in a tree across the block's threads, so its float result may differ from the CPU's in the last
 // bit.
@@ -22,6 +24,89 @@ static __global__ void pool_kernel(struct ops_window w, int avg, int count_inclu
 {
 	CU_FOR(t, total)
 	y[t] = cu_pool_point(&w, avg, count_include_pad, x, t);
+}
+
+// ---- MaxPool over two spatial dims (a CNN's) or one, without Indices ----
+//
+// The CPU's float maximum (cpu/pool.c's separable walk: each of the window's columns' maximum over its rows, from
+// -inf, then the maximum of those over the columns, from -inf; v > m takes v, so NaN is skipped, a window of NaN
+// alone gives -inf and one with no tap inside the input 0), in the CPU's order, which decides which of -0 and +0 a
+// window of zeros gives: the same bits.  cu_pool_point walks the taps row by row instead, and does 64-bit
+// divisions for every element; here a thread takes MP_OUTS outputs of one output row, 32 apart so that a warp's
+// lanes read adjacent columns, finds the row once (32-bit arithmetic: mp_fits) and reads through the read-only path.
+#define MP_OUTS 2
+
+#ifdef OV_CUDA_SIM
+#define MP_LDG(p) (*(p))
+#else
+#define MP_LDG(p) __ldg(p)
+#endif
+
+struct mp_geom {
+	int h, w, oh, ow, kh, kw, sh, sw, dh, dw, ph, pw;
+	int segs; // pieces of 32 x MP_OUTS outputs per output row
+};
+
+// Whether w (of planes planes) has this kernel's shape and sizes: 2 spatial dims, or 1 (as a height of 1, as the
+// CPU runs it), every tap's position and every thread's number (32 per piece of an output row) in an int.
+static int mp_fits(const struct ops_window *w, int64_t planes, struct mp_geom *g)
+{
+	if (w->n != 1 && w->n != 2)
+		return 0;
+	for (int i = 0; i < w->n; i++)
+		if (w->in[i] > 0x7fffffff || w->out[i] > 0x7fffffff || w->k[i] > 0x7fffffff || w->s[i] > 0x7fffffff ||
+		    w->d[i] > 0x7fffffff || w->pb[i] > 0x7fffffff ||
+		    w->out[i] * w->s[i] + w->k[i] * w->d[i] > 0x7fffffff) // every tap's position within int
+			return 0;
+	int r = w->n - 1, two = w->n == 2; // r: the columns' dim (the last)
+	int64_t segs = (w->out[r] + 32 * MP_OUTS - 1) / (32 * MP_OUTS);
+	if (planes * (two ? w->out[0] : 1) * segs * 32 > 0x7fffffff - 65535 * CU_BLOCK) // u + the grid's stride in int
+		return 0;
+	*g = (struct mp_geom){.h = two ? (int)w->in[0] : 1, .w = (int)w->in[r], .oh = two ? (int)w->out[0] : 1,
+			      .ow = (int)w->out[r], .kh = two ? (int)w->k[0] : 1, .kw = (int)w->k[r],
+			      .sh = two ? (int)w->s[0] : 1, .sw = (int)w->s[r], .dh = two ? (int)w->d[0] : 1,
+			      .dw = (int)w->d[r], .ph = two ? (int)w->pb[0] : 0, .pw = (int)w->pb[r],
+			      .segs = (int)segs};
+	return 1;
+}
+
+// units: 32 threads per piece of each output row (planes x oh rows).
+static __global__ void maxpool2d_kernel(const float *__restrict__ x, float *__restrict__ y, struct mp_geom g,
+					int units)
+{
+	for (int u = blockIdx.x * blockDim.x + threadIdx.x; u < units; u += gridDim.x * blockDim.x) {
+		int lane = u & 31, piece = u >> 5;
+		int row = piece / g.segs, seg = piece - row * g.segs; // row: plane x oh + oy
+		int plane = row / g.oh, oy = row - plane * g.oh;
+		int ox0 = seg * 32 * MP_OUTS + lane, iy0 = oy * g.sh - g.ph;
+		const float *xp = x + (int64_t)plane * g.h * g.w;
+		int rows = 0;
+		for (int ky = 0; ky < g.kh; ky++)
+			rows += iy0 + ky * g.dh >= 0 && iy0 + ky * g.dh < g.h;
+		for (int j = 0; j < MP_OUTS; j++) {
+			int ox = ox0 + 32 * j;
+			if (ox >= g.ow)
+				break;
+			int ix0 = ox * g.sw - g.pw, cols = 0;
+			float m = -INFINITY;
+			for (int kx = 0; kx < g.kw; kx++) {
+				int ix = ix0 + kx * g.dw;
+				if (ix < 0 || ix >= g.w)
+					continue;
+				float c = -INFINITY;
+				for (int ky = 0; ky < g.kh; ky++) {
+					int iy = iy0 + ky * g.dh;
+					if (iy < 0 || iy >= g.h)
+						continue;
+					float v = MP_LDG(xp + (int64_t)iy * g.w + ix);
+					c = v > c ? v : c;
+				}
+				m = c > m ? c : m;
+				cols++;
+			}
+			y[(int64_t)row * g.ow + ox] = rows && cols ? m : 0.0f; // a window with no tap inside gives 0
+		}
+	}
 }
 
 // MaxPool with Indices (cu_maxpool_index_point).
@@ -72,6 +157,16 @@ static int pool_run(struct exec_kernel_ctx *k, enum pool_kind kind)
 	int64_t *di = dy && ind ? (int64_t *)cu_alloc(k, &bufs, (size_t)y->numel * sizeof(int64_t)) : NULL;
 	if (!dy || (ind && !di))
 		goto out;
+	struct mp_geom mg;
+	if (kind == POOL_MAX && !ind && dt == OV_DT_FLOAT && mp_fits(&w, x->dims[0] * x->dims[1], &mg)) {
+		int units = (int)(x->dims[0] * x->dims[1] * mg.oh * mg.segs * 32);
+		if (CU_LAUNCH(k, maxpool2d_kernel, cu_grid(units), CU_BLOCK, (const float *)dx, (float *)dy, mg,
+			      units) ||
+		    cu_output_f32(k, &bufs, 0, (float *)dy))
+			goto out;
+		rc = 0;
+		goto out;
+	}
 	if (kind == POOL_LP ? CU_LAUNCH(k, lp_pool_kernel, cu_grid(y->numel), CU_BLOCK, w, p, dx, dt, dy, y->numel)
 	    : ind ? CU_LAUNCH(k, pool_index_kernel, cu_grid(y->numel), CU_BLOCK, w,
 			      xk_attr_int(k, "storage_order", 0) != 0, (const float *)dx, (float *)dy, di, y->numel)
