@@ -474,7 +474,7 @@ for o in ya yb yc yd ye yf; do odd_expect="$odd_expect --expect $o=cpu_odd/$o.np
 OV_CUDA_CONV_BLAS=3 run stem.onnx --input random --backend cuda --save dir_stem
 # the plan cache keeps the direct kernel as a way of its own (v2 lines); v1 lines, written before it, still read
 dplans=$TMP/direct/plans
-OV_CUDA_PLAN_CACHE=$dplans run stem.onnx --input random --backend cuda
+OV_CUDA_PLAN_CACHE=$dplans run stem.onnx --input random --backend cuda --repeat 2
 check "plan cache: a timed choice is written as a v2 line naming its way" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && [ \$(wc -l <$dplans) = 1 ] &&
 	       grep -Eq '^v2 [^ ]+ [-0-9,]+ [0-9]+ [0-9]+ (cudnn|blas|blas-merged|direct) [-0-9.e]+ [-0-9.e]+ [-0-9.e]+$' $dplans"
@@ -490,12 +490,12 @@ check "a v1 line (cuDNN, before the direct kernel) is still read and taken" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && [ \$(wc -l <$dplans) = 1 ] &&
 	       grep -q '^note: #0 Conv: cudnn algo .*by an earlier run (plan cache) (cuBLAS was slower)$' out.txt"
 sed 's/ direct / winograd9 /' plans.direct >"$dplans"
-OV_CUDA_PLAN_CACHE=$dplans run stem.onnx --input random --backend cuda --expect y=cpu_stem/y.npy --rtol 1e-4 --atol 1e-5
+OV_CUDA_PLAN_CACHE=$dplans run stem.onnx --input random --backend cuda --repeat 2 --expect y=cpu_stem/y.npy --rtol 1e-4 --atol 1e-5
 check "a v2 line naming a way this build does not know is passed over: timed again, a line of its own appended" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && ! grep -q 'plan cache' out.txt && [ \$(wc -l <$dplans) = 2 ] &&
 	       [ \$(grep -c ' winograd9 ' $dplans) = 1 ]"
 oplans=$TMP/direct/odd-plans
-OV_CUDA_PLAN_CACHE=$oplans run odd.onnx --input random --backend cuda
+OV_CUDA_PLAN_CACHE=$oplans run odd.onnx --input random --backend cuda --repeat 2
 sed 's/^\(v2 [^ ]* 0,0,32,2,1,32,8,1,[-0-9,]* [0-9]* [0-9]*\) [a-z-]* /\1 direct /' "$oplans" >plans.odd
 cp plans.odd "$oplans"
 OV_CUDA_PLAN_CACHE=$oplans run odd.onnx --input random --backend cuda $odd_expect --rtol 1e-4 --atol 1e-5
