@@ -219,7 +219,8 @@ struct exec_backend_ops {
 	 *   did what a recording cannot take).  Without keep (a run that failed) it is thrown away: NULL.
 	 * - graph_launch: the graph's work again, on inputs of the recorded run's types and shapes (in graph_input's
 	 *   order); 0, 1 when an input the recorded run read on the host (a Reshape's shape, a TopK's k) holds other
-	 *   bytes now (the caller runs the nodes instead), -1 with err.  Each value computed is at the device address
+	 *   bytes now (the caller runs the nodes instead), 2 when the graph is out of date (memory of the backend's it
+	 *   reads was replaced since: the caller frees it and records again), -1 with err.  Each value computed is at the device address
 	 *   the recorded run's value had (the caller keeps those, with their devops, and frees them after each launch).
 	 * - graph_free: the graph and what it holds. */
 	int (*graph_begin)(const struct xtensor *kept, size_t n_kept, uint64_t up_bytes, uint64_t ups,

@@ -269,6 +269,14 @@ int replay_run(const struct graph *g, const struct exec_options *opt, const stru
 	int rc = r->be->graph_launch(r->graph, t, r->n_in, err);
 	if (t != small)
 		free(t);
+	if (rc == 2) {
+		/* out of date: recorded again by this run (the state untried, the runs counted as before) */
+		replay_delete(r);
+		kc->replay = NULL;
+		kc->replay_state = REPLAY_UNTRIED;
+		out->graph_why = "the graph recorded before was out of date (the device's workspace moved): recorded again";
+		return 1;
+	}
 	if (rc > 0) {
 		out->graph_why = "an input the recorded run read on the host holds other bytes: the nodes ran";
 		return 1;

@@ -156,6 +156,7 @@ static const struct exec_backend_ops derive_backend = {
 
 static int rec_mode;         /* 0 records, 1 refuses (-1, a reason), 2 records none (1) */
 static int rec_reads_host, rec_recording, rec_begins, rec_graphs, rec_freed, rec_launches;
+static int rec_stale; /* the next launch finds the graph out of date (2) */
 
 struct rec_graph {
 	float *in_dev, *out, *w;     /* x's place, y's buffer, the kept W's host data */
@@ -246,6 +247,10 @@ static int rec_launch(void *graph, const struct xtensor *const *inputs, size_t n
 		return ov_fail(err, OV_INVALID, "the fake's graph takes one input, not %zu", n);
 	if (h->read && memcmp(h->seen, inputs[0]->data, inputs[0]->bytes))
 		return 1;
+	if (rec_stale) {
+		rec_stale = 0;
+		return 2;
+	}
 	if (h->out_live)
 		return ov_fail(err, OV_INVALID, "the graph's output from its last launch was not freed");
 	rec_launches++;
@@ -415,6 +420,16 @@ int main(void)
 	OK(rc == 0 && r.graph == EXEC_GRAPH_REPLAYED && y0_of(&r) == 9.0f,
 	   "a launch takes the new input's bytes (y[0] %g)", y0_of(&r));
 	exec_result_free(&r);
+	rec_stale = 1;
+	rc = exec_run(m, g, &opt, in, 1, &r, &e);
+	OK(rc == 0 && r.graph == EXEC_GRAPH_RECORDED && rec_freed == 1 && rec_graphs == 2 && y0_of(&r) == 11.0f &&
+	   r.graph_why && strstr(r.graph_why, "out of date"),
+	   "a graph out of date is freed and the run recorded again (%d freed, %d recorded: %s)", rec_freed, rec_graphs,
+	   r.graph_why ? r.graph_why : "");
+	exec_result_free(&r);
+	rc = exec_run(m, g, &opt, in2, 1, &r, &e);
+	OK(rc == 0 && r.graph == EXEC_GRAPH_REPLAYED && y0_of(&r) == 9.0f, "and the new graph is launched after");
+	exec_result_free(&r);
 	const char *to[1] = {"y"};
 	opt.to = to;
 	opt.n_to = 1;
@@ -442,11 +457,11 @@ int main(void)
 	exec_result_free(&r);
 	opt.keep_all = 0;
 	rc = exec_run(m2, g2, &opt, in, 1, &r, &e);
-	OK(rc == 0 && r.graph == 0 && rec_freed == 1 && y0_of(&r) == -4.0f,
+	OK(rc == 0 && r.graph == 0 && rec_freed == 2 && y0_of(&r) == -4.0f,
 	   "a new graph index frees the graph with the old constants (%d freed)", rec_freed);
 	exec_result_free(&r);
 	exec_consts_free(opt.consts);
-	OK(live == 0 && rec_freed == 1, "nothing is left on the fake device (%d live)", live);
+	OK(live == 0 && rec_freed == 2, "nothing is left on the fake device (%d live)", live);
 
 	/* an input read on the host while recording: a launch with other bytes there runs the nodes instead */
 	rec_reads_host = 1;
@@ -464,7 +479,7 @@ int main(void)
 	exec_result_free(&r);
 	exec_consts_free(opt.consts);
 	rec_reads_host = 0;
-	OK(live == 0 && rec_freed == 2, "nothing is left (%d live, %d graphs freed)", live, rec_freed);
+	OK(live == 0 && rec_freed == 3, "nothing is left (%d live, %d graphs freed)", live, rec_freed);
 
 	/* a backend that refuses to record says why, once; one that records none says nothing */
 	rec_mode = 1;

@@ -251,6 +251,7 @@ int cu_need_dnn(struct exec_kernel_ctx *k)
 
 static void *ws_buf;
 static size_t ws_bytes;
+unsigned cu_ws_gen; // bumped whenever ws_buf is replaced or given back (a recorded graph holds its address)
 
 // At exit the workspace goes back like every other device buffer (the simulator checks that nothing is left).
 static void ws_at_exit(void)
@@ -259,6 +260,7 @@ static void ws_at_exit(void)
 		raw_free(ws_buf);
 	ws_buf = NULL;
 	ws_bytes = 0;
+	cu_ws_gen++;
 }
 
 void *cu_workspace(struct exec_kernel_ctx *k, size_t bytes)
@@ -285,6 +287,7 @@ void *cu_workspace(struct exec_kernel_ctx *k, size_t bytes)
 	raw_free(ws_buf);
 	ws_buf = p;
 	ws_bytes = bytes;
+	cu_ws_gen++;
 	return p;
 }
 
@@ -913,6 +916,7 @@ extern "C" void exec_cuda_release(void)
 	raw_free(ws_buf);
 	ws_buf = NULL;
 	ws_bytes = 0;
+	cu_ws_gen++;
 	if (cu_sync() == cudaSuccess && cu_dev.pools) {
 		cudaMemPoolTrimTo(cu_dev.pool, 0);
 		cudaDeviceGraphMemTrim(0); // what graphs (OV_CUDA_GRAPH) hold and do not use now

@@ -105,6 +105,8 @@ int cu_need_dnn(struct exec_kernel_ctx *k);
  * and grown when a call needs more; NULL with the node's error set.  Every user runs on the backend's one stream,
  * so the calls that share it follow each other. */
 void *cu_workspace(struct exec_kernel_ctx *k, size_t bytes);
+/* Changes whenever the workspace moves or goes (a graph recorded with it is then out of date). */
+extern unsigned cu_ws_gen;
 /* bytes of device memory for a try that can do without (cudnnFind's workspace), or NULL, no error set; freed with
  * cu_scratch_free (stream-ordered, like every free of the backend) */
 void *cu_scratch(size_t bytes);

@@ -32,6 +32,7 @@ struct cap_input {
 
 struct cu_graph {
 	cudaGraphExec_t exec;
+	unsigned ws_gen; // the workspace the recording used (cu_ws_gen): a graph holds its address
 	char *arena; // pinned
 	struct cap_input *in;
 	size_t n_in;
@@ -325,6 +326,7 @@ void *cu_graph_end(int keep, struct ov_error *err)
 		if (cap.in[i].seen)
 			memcpy(cap.in[i].seen, cap.arena + cap.in[i].off, cap.in[i].bytes);
 	h->exec = x;
+	h->ws_gen = cu_ws_gen;
 	h->arena = cap.arena;
 	h->in = cap.in;
 	h->n_in = cap.n_in;
@@ -343,6 +345,8 @@ int cu_graph_launch(void *graph, const struct xtensor *const *inputs, size_t n, 
 		return ov_fail(err, OV_INVALID, "the CUDA device is not ready");
 	if (!h || n != h->n_in)
 		return ov_fail(err, OV_INVALID, "the graph takes %zu inputs, not %zu", h ? h->n_in : 0, n);
+	if (h->ws_gen != cu_ws_gen)
+		return 2; // the workspace it reads was replaced (a larger one for another cut, or given back when idle)
 	for (size_t i = 0; i < n; i++) {
 		if (!inputs[i] || inputs[i]->bytes != h->in[i].bytes || (inputs[i]->bytes && !inputs[i]->data))
 			return ov_fail(err, OV_INVALID, "input %zu is not the size the graph was recorded with", i);
