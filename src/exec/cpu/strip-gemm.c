@@ -19,10 +19,10 @@
 typedef float v4f __attribute__((vector_size(16)));
 typedef float v4f_any __attribute__((vector_size(16), aligned(4), may_alias));
 
-/* nr (3 or 4) floats from p and from q (NULL: zeros) side by side, as the halves of r hold them: straight from
- * memory, not through a buffer on the stack (a load of 8 floats from two stores of 4 is one the store buffer
- * cannot forward, and it waits on both) */
-static inline __attribute__((always_inline)) v8f sg_pair(const float *p, const float *q, const int nr)
+/* *r += nr (3 or 4) floats from p and from q (NULL: zeros) side by side, as the halves of r hold them: straight
+ * from memory, not through a buffer on the stack (a load of 8 floats from two stores of 4 is one the store buffer
+ * cannot forward, and it waits on both).  (A pointer: v8f returned by value changes the default clone's ABI.) */
+static inline __attribute__((always_inline)) void sg_add_pair(v8f *r, const float *p, const float *q, const int nr)
 {
 	v4f z = {0}, a = z, b = z;
 
@@ -37,7 +37,7 @@ static inline __attribute__((always_inline)) v8f sg_pair(const float *p, const f
 		if (q)
 			b = (v4f){q[0], q[1], q[2], 0};
 	}
-	return __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7);
+	*r += __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7);
 }
 
 /* One block: nr positions (b, b + 1, ... in each of B's rows, ldb apart) by 8 * mv channels (ap's strip), over all
@@ -111,8 +111,8 @@ static inline __attribute__((always_inline)) void sg_block(const float *ap, cons
 		for (int i = 0; i < 4; i++) {
 			int lo = 8 * v + i, hi = lo + 4;
 			if (ad)
-				r[i] += sg_pair(full || lo < mr ? ad + lo * ldc : NULL,
-						full || hi < mr ? ad + hi * ldc : NULL, nr);
+				sg_add_pair(&r[i], full || lo < mr ? ad + lo * ldc : NULL,
+					    full || hi < mr ? ad + hi * ldc : NULL, nr);
 			if (a->on)
 				act8_apply(&r[i], a);
 			if (full || lo < mr)
