@@ -294,7 +294,7 @@ static int dr_conv(struct exec_kernel_ctx *k, const float *x, const float *w, co
 		if (xk_derive(k, 1, tag, own, wbytes))
 			own = NULL;
 	}
-	xs = calloc((size_t)(cg * plane + 16), sizeof *xs);
+	xs = malloc((size_t)(cg * plane + 16) * sizeof *xs);
 	offs = malloc((size_t)K * sizeof *offs);
 	bz = calloc((size_t)(group * blocks * DR_MC), sizeof *bz);
 	if (!xs || !offs || !bz) {
@@ -312,6 +312,23 @@ static int dr_conv(struct exec_kernel_ctx *k, const float *x, const float *w, co
 				offs[(ci * kh_n + i) * kw_n + j] =
 					(int32_t)(ci * plane + i * w2->d[0] * prow + col % sw * g.pw + col / sw);
 			}
+	/* zeros where no input lands (a whole image of zeros would be written twice): the rows above and below the
+	 * input, and in each row of it the pads and slack before and after its columns in each phase */
+	for (int64_t ci = 0; ci < cg; ci++)
+		for (int64_t r = 0; r < g.hp; r++) {
+			float *row = xs + ci * plane + r * prow;
+			if (r < w2->pb[0] || r >= w2->pb[0] + h) {
+				memset(row, 0, (size_t)prow * sizeof *row);
+				continue;
+			}
+			for (int64_t ph = 0; ph < sw; ph++) {
+				int64_t q0 = ((ph - w2->pb[1]) % sw + sw) % sw; /* the first input column in phase ph */
+				int64_t j0 = (q0 + w2->pb[1]) / sw, j1 = q0 < wd ? j0 + (wd - q0 + sw - 1) / sw : j0;
+				memset(row + ph * g.pw, 0, (size_t)j0 * sizeof *row);
+				memset(row + ph * g.pw + j1, 0, (size_t)(g.pw - j1) * sizeof *row);
+			}
+		}
+	memset(xs + cg * plane, 0, 16 * sizeof *xs);
 	act8_init(&a, act);
 	for (int64_t n = 0; n < nb; n++)
 		for (int64_t gi = 0; gi < group; gi++) {
