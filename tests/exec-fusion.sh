@@ -3,8 +3,9 @@
 # MatMul and Gemm over odd shapes (tails of 16 columns and 6 rows, K over one block, batches, NaN and infinities)
 # against numpy, once with the weights packed for one run and once kept across runs (run --repeat); an Add (a bias
 # row or a whole matrix) and a Relu after a MatMul taken into it, an Add (a residual) and a Relu or Clip after a
-# pointwise Conv taken into it (both against numpy), and a LayerNormalization written out as nodes
-# taken into its first ReduceMean, both to the bits of the separate kernels (--all runs nothing fused), and
+# pointwise Conv taken into it (both against numpy), a pointwise Conv and the depthwise Conv after it run as one
+# block (against numpy), and a LayerNormalization written out as nodes
+# taken into its first ReduceMean, all to the bits of the separate kernels (--all runs nothing fused), and
 # refused where a value between is watched or the pattern is another; float32 ReduceSum/ReduceMean over trailing
 # axes, Softmax/LogSoftmax and LayerNormalization over float32 rows against numpy.
 . "$(dirname "$0")/lib.sh"
@@ -204,6 +205,54 @@ save("convadd", cnodes, cins, couts, cinits)
 for n, v in cvals.items():
     np.save(n + ".npy", v)
 
+# a pointwise Conv, maybe a Relu or Clip, a 3x3 depthwise Conv on its output, maybe a Relu or Clip (MobileNet's
+# expansion and depthwise: run as one block in bands of rows when the expanded tensor passes 4 MB): stride 2 and 1,
+# odd widths and heights, pads on all sides or only after (the last band reaching past the plane), no bias, two
+# images; a NaN and an infinity in X
+def dw_ref(e, w, b, s, pads):
+    n, c, h, wd = e.shape
+    t, l, bo, r_ = pads
+    p = np.zeros((n, c, h + t + bo + 2, wd + l + r_ + 2))
+    p[:, :, t:t + h, l:l + wd] = e
+    oh, ow = (h + t + bo - 3) // s + 1, (wd + l + r_ - 3) // s + 1
+    y = np.zeros((n, c, oh, ow))
+    for i in range(3):
+        for j in range(3):
+            y += p[:, :, i:i + s * (oh - 1) + 1:s, j:j + s * (ow - 1) + 1:s] * w[None, :, 0, i, j, None, None]
+    return y + (b[None, :, None, None] if b is not None else 0)
+
+def act_ref(y, a):
+    return y if a is None else np.maximum(y, 0) if a == "Relu" else np.clip(y, 0, 6)
+
+dnodes, dins, douts, dinits, dvals = [], [], [], [], {}
+for i, (nb, c, m, h, wd, s, pads, a1, a2, bias) in enumerate([
+        (1, 16, 64, 131, 129, 2, (1, 1, 1, 1), "Clip", "Clip", True),
+        (1, 12, 72, 121, 127, 1, (1, 1, 1, 1), "Relu", None, True),
+        (2, 8, 64, 125, 133, 2, (0, 0, 1, 1), None, "Relu", False)]):
+    x = r(nb, c, h, wd)
+    x[0, 0, 5, 7] = np.nan
+    x[nb - 1, c - 1, h - 1, 0] = np.inf
+    w1, b1, w2, b2 = r(m, c, 1, 1), r(m), r(m, 1, 3, 3), r(m)
+    dins.append(vi(f"dx{i}", T.FLOAT, list(x.shape)))
+    dinits += [(f"dw1_{i}", w1), (f"dw2_{i}", w2)] + ([(f"db1_{i}", b1), (f"db2_{i}", b2)] if bias else [])
+    dnodes.append(helper.make_node("Conv", [f"dx{i}", f"dw1_{i}"] + ([f"db1_{i}"] if bias else []), [f"de{i}"]))
+    e, cur = conv_ref(x, w1, b1 if bias else np.zeros(m, np.float32)), f"de{i}"
+    if a1:
+        dnodes.append(helper.make_node(a1, [cur] + (["lo6", "hi6"] if a1 == "Clip" else []), [f"da{i}"]))
+        e, cur = act_ref(e, a1).astype(np.float32), f"da{i}"
+    dnodes.append(helper.make_node("Conv", [cur, f"dw2_{i}"] + ([f"db2_{i}"] if bias else []), [f"dd{i}"],
+                                   group=m, kernel_shape=[3, 3], strides=[s, s], pads=list(pads)))
+    y, cur = dw_ref(e.astype(np.float64), w2.astype(np.float64), b2 if bias else None, s, pads), f"dd{i}"
+    if a2:
+        dnodes.append(helper.make_node(a2, [cur] + (["lo6", "hi6"] if a2 == "Clip" else []), [f"dy{i}"]))
+        y, cur = act_ref(y, a2), f"dy{i}"
+    douts.append(vi(cur, T.FLOAT, None))
+    dvals.update({f"dx{i}": x, cur: y.astype(np.float32)})
+dinits += [("lo6", np.array(0, np.float32)), ("hi6", np.array(6, np.float32))]
+save("convdw", dnodes, dins, douts, dinits)
+for n, v in dvals.items():
+    np.save(n + ".npy", v)
+
 x64 = xr.astype(np.float64)
 np.save("xr.npy", xr)
 np.save("s1.npy", x64.sum(2, keepdims=True).astype(np.float32))
@@ -254,6 +303,23 @@ check "... to the bits of the Conv, the Add and the activation run apart (--all)
 	sh -c 'for v in cs0 ca1 ca2 cs3 csb cs9; do cmp -s cf/$v.npy ca/$v.npy || exit 1; done'
 run convadd.onnx $cin --repeat 3
 check "run --repeat: the same bits every run with the weights kept" grep -q "same bits" out.txt
+
+# ---- a pointwise Conv and the depthwise Conv after it, as one block
+din="--input dx0=dx0.npy --input dx1=dx1.npy --input dx2=dx2.npy"
+run convdw.onnx $din --expect dy0=dy0.npy --expect dd1=dd1.npy --expect dy2=dy2.npy
+check "a pointwise Conv, a Relu or Clip and a depthwise Conv after it (strides 2 and 1, pads after only) match numpy" \
+	[ "$(rc)" = 0 ]
+check "... and run as one block, which the report notes for each" \
+	sh -c '[ "$(grep -c "ran as one block with the depthwise Conv" out.txt)" = 3 ]'
+"$ONNXVIEW" run convdw.onnx $din --save df >/dev/null 2>&1
+"$ONNXVIEW" run convdw.onnx $din --all --save da >/dev/null 2>&1
+check "... to the bits of the Convs and activations run apart (--all), a NaN and an infinity in X too" \
+	sh -c 'for v in dy0 dd1 dy2; do cmp -s df/$v.npy da/$v.npy || exit 1; done'
+run convdw.onnx $din --to dy0,da0,dd1,dy2 --save dt
+check "--to the activation between keeps it: that block runs apart, to the same bits" \
+	sh -c '[ "$(grep -c "ran as one block" out.txt)" = 2 ] && cmp -s dt/dy0.npy da/dy0.npy'
+run convdw.onnx $din --repeat 3
+check "run --repeat: the block gives the same bits every run" grep -q "same bits" out.txt
 
 # ---- the layer norm written out as nodes
 for n in 37 64; do

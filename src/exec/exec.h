@@ -70,6 +70,15 @@ struct exec_kernel_ctx {
 	 * between.  Ignoring the offer is correct. */
 	const struct exec_ln_offer *ln;
 	int ln_done;
+	/* The runner's offer to run the depthwise convolution after this node with it, as one block (MobileNet's
+	 * expansion, activation, depthwise, activation): when the node is a Conv on the CPU backend whose output 0 goes
+	 * only to the Relu or Clip in act (or straight, act NONE) and from there only to another Conv as its X, that
+	 * Conv's W and B float32 at hand, nothing between watched, dw names that Conv, its W and B, and the Relu or
+	 * Clip after it (act NONE: none, or not fusable).  A kernel may write that activation's output (the Conv's when
+	 * there is none) as its output 0, every float operation as the kernels apart would do it, and set dw_done; the
+	 * runner hands it on as that node's output and skips the nodes between.  Ignoring the offer is correct. */
+	const struct exec_dw_offer *dw;
+	int dw_done;
 	/* Inputs the kernel may take as they are (bit i: input i): the node is their last reader, and the runner
 	 * owns them and watches them not (xk_take_input). */
 	unsigned take;
@@ -80,6 +89,12 @@ struct exec_kernel_ctx {
 
 struct exec_ln_offer {
 	const struct xtensor *eps, *gamma, *beta;
+};
+
+struct exec_dw_offer {
+	uint32_t node;
+	const struct xtensor *w, *b; /* b NULL: none */
+	struct exec_act act;
 };
 
 /* Attributes of the kernel's node (absent: the default). */

@@ -263,7 +263,7 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 	struct exec_kernel_ctx k = {
 		.m = m, .g = g, .node = n, .opset = model_opset(m, domain), .in = in, .n_in = p->n_input,
 		.out = out, .n_out = p->n_output, .err = err, .res = res, .env = env, .act = offer->act,
-		.add = offer->add, .add_act = offer->add_act, .ln = offer->ln, .take = offer->take,
+		.add = offer->add, .add_act = offer->add_act, .ln = offer->ln, .dw = offer->dw, .take = offer->take,
 		.runs = env ? env->runs : 0,
 	};
 	if (!*domain || !strcmp(domain, "ai.onnx")) {
@@ -295,6 +295,7 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 			k.act.kind = EXEC_ACT_NONE;
 			k.add = NULL;
 			k.ln = NULL;
+			k.dw = NULL;
 		}
 		/* an Add offered for a device backend may live on the device only: the CPU's kernel is offered none */
 		if (k.add && k.add->host_stale) {
@@ -322,6 +323,7 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 	offer->act_done = offer->act.kind != EXEC_ACT_NONE && k.act_done;
 	offer->add_done = offer->add && k.add_done;
 	offer->ln_done = offer->ln && k.ln_done;
+	offer->dw_done = offer->dw && k.dw_done;
 	for (size_t i = 0; i < p->n_output; i++) {
 		int32_t id = nd->out[i];
 		if (id >= 0 && !slots[id].t.data && (slots[id].uses || slots[id].pinned)) {
@@ -585,6 +587,43 @@ static void fusable(struct ov_model *m, const struct graph *g, uint32_t n, const
 	*act_node = act_after(m, g, v, slots, is_from, keep_all, &k->act);
 }
 
+/* The value of id when it is a float32 tensor on the host, else NULL. */
+static const struct xtensor *host_f32(const struct slot *slots, int32_t id)
+{
+	const struct xtensor *t = id >= 0 ? &slots[id].t : NULL;
+
+	if (!t || !t->data || t->host_stale || t->kind != XT_TENSOR || t->dtype != OV_DT_FLOAT)
+		return NULL;
+	return slots[id].kept ? slots[id].kept : t;
+}
+
+/* Whether Conv node n, its activation act_node (-1: none) offered in k->act, is followed by a Conv taking the
+ * result as its X (exec_kernel_ctx.dw): fills o and nodes[0..1] (that Conv and the Relu or Clip after it, or -1). */
+static int fusable_dw(struct ov_model *m, const struct graph *g, uint32_t n, int32_t act_node, const struct slot *slots,
+		      const uint8_t *is_from, int keep_all, struct exec_dw_offer *o, int32_t *nodes)
+{
+	const Onnx__NodeProto *p = g->nodes[n].proto;
+
+	if (keep_all || !p->op_type || strcmp(p->op_type, "Conv") || p->n_output != 1 ||
+	    (p->domain && *p->domain && strcmp(p->domain, "ai.onnx")))
+		return 0;
+	int32_t v = act_node >= 0 ? g->nodes[act_node].out[0] : g->nodes[n].out[0];
+	int32_t c = sole_consumer(g, v, 0, slots, is_from, keep_all);
+	if (c < 0 || strcmp(g->nodes[c].proto->op_type ? g->nodes[c].proto->op_type : "", "Conv"))
+		return 0;
+	const struct graph_node *cn = &g->nodes[c];
+	size_t nin = cn->proto->n_input;
+	o->w = nin >= 2 ? host_f32(slots, cn->in[1]) : NULL;
+	o->b = nin >= 3 && cn->in[2] >= 0 ? host_f32(slots, cn->in[2]) : NULL;
+	if (!o->w || nin > 3 || (nin == 3 && cn->in[2] >= 0 && !o->b))
+		return 0;
+	o->node = (uint32_t)c;
+	o->act = (struct exec_act){.kind = EXEC_ACT_NONE};
+	nodes[0] = c;
+	nodes[1] = act_after(m, g, cn->out[0], slots, is_from, keep_all, &o->act);
+	return 1;
+}
+
 /* ---- a LayerNormalization written out as nodes (exec_kernel_ctx.ln) ---- */
 
 #define LN_NODES 9 /* ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add */
@@ -596,16 +635,6 @@ static const Onnx__AttributeProto *node_attr(const Onnx__NodeProto *p, const cha
 		if (p->attribute[a]->name && !strcmp(p->attribute[a]->name, name))
 			return p->attribute[a];
 	return NULL;
-}
-
-/* The value of id when it is a float32 tensor on the host, else NULL. */
-static const struct xtensor *host_f32(const struct slot *slots, int32_t id)
-{
-	const struct xtensor *t = id >= 0 ? &slots[id].t : NULL;
-
-	if (!t || !t->data || t->host_stale || t->kind != XT_TENSOR || t->dtype != OV_DT_FLOAT)
-		return NULL;
-	return slots[id].kept ? slots[id].kept : t;
 }
 
 /* ReduceMean node n averages over the last of rank axes alone and keeps it (axes from the attribute, or from
@@ -987,12 +1016,17 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 		} else {
 			struct exec_kernel_ctx offer = {.act = {EXEC_ACT_NONE, 0, 0}, .add_act = {EXEC_ACT_NONE, 0, 0}};
 			struct exec_ln_offer ln;
-			int32_t add_node, act_node, ln_nodes[LN_NODES];
+			struct exec_dw_offer dw;
+			int32_t add_node, act_node, ln_nodes[LN_NODES], dw_nodes[2] = {-1, -1};
 			int arith = be != cpu_be && shape_arith(g, n, slots);
 			fusable(m, g, n, slots, p.is_from, opt->keep_all, be != cpu_be && !arith, &offer, &add_node,
 				&act_node);
 			if (fusable_ln(m, g, n, slots, p.is_from, opt->keep_all, &ln, ln_nodes))
 				offer.ln = &ln;
+			/* the CPU's block of a pointwise and a depthwise Conv (a device backend has none) */
+			if (be == cpu_be && add_node < 0 &&
+			    fusable_dw(m, g, n, act_node, slots, p.is_from, opt->keep_all, &dw, dw_nodes))
+				offer.dw = &dw;
 			offer.take = takeable(g, n, slots, p.is_from, opt->keep_all);
 			if (run_node(m, g, n, slots, p.is_from, arith ? cpu_be : be, &env, &offer, out, err))
 				goto done;
@@ -1008,6 +1042,17 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 				memset(src, 0, sizeof *src);
 				for (int i = 1; i < LN_NODES; i++)
 					fused[ln_nodes[i]] = FUSED_SKIP;
+			} else if (offer.dw_done) {
+				/* the block computed the second Conv's activation (or the Conv): each node between
+				 * hands the tensor on to the next */
+				int32_t v = nd->out[0];
+				if (act_node >= 0) {
+					fused[act_node] = v;
+					v = g->nodes[act_node].out[0];
+				}
+				fused[dw_nodes[0]] = v;
+				if (dw_nodes[1] >= 0)
+					fused[dw_nodes[1]] = g->nodes[dw_nodes[0]].out[0];
 			} else if (add_node >= 0 && offer.add_done) {
 				fused[add_node] = nd->out[0];
 				if (act_node >= 0 && offer.add_act.kind != EXEC_ACT_NONE)

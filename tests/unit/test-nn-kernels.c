@@ -604,6 +604,41 @@ static void test_conv_direct(void)
 	OK(!bad, "direct Conv matches the naive loop on %d geometries (%d differ)", total, bad);
 	OK(!abad, "direct Conv with a fused Relu/Clip gives the separate kernels' bits (%d of %d differ)", abad,
 	   atotal);
+
+	/* few products (32 at most: a first layer over RGB), 16 outputs a row or more: positions in the lanes, rows
+	 * ending inside a vector and inside the 24 of a block, output channels around its blocks of 4, strides 1
+	 * and 2 (the input split by column phase), dilations, pads on one side, wider than the kernel, groups, two
+	 * images */
+	int rbad = 0, rabad = 0, rtotal = 0;
+	for (int it = 0; it < 36; it++) {
+		struct conv_case c = {.n = 2, .nb = 1 + it % 4 / 3, .group = 1 + (it % 7 == 6), .bias = it % 5 != 0};
+		int64_t mg = (int64_t[]){12, 13, 16, 32, 18, 35}[it % 6], cg = 1 + it % 3;
+		c.m = mg * c.group;
+		c.c = cg * c.group;
+		c.s[0] = 1 + it % 2;
+		c.s[1] = 1 + it / 2 % 2;
+		c.k[0] = 3;
+		c.k[1] = it % 9 == 8 ? 2 : 3;
+		c.d[0] = 1 + (it % 11 == 10);
+		c.d[1] = 1 + (it % 13 == 12);
+		c.pb[0] = it % 3;
+		c.pb[1] = it % 4 == 1 ? 4 : it % 2;
+		c.pe[0] = 1;
+		c.pe[1] = it % 5 == 2 ? 0 : 1;
+		c.in[0] = 5 + it % 4;
+		/* widths whose outputs are 16 to 50 a row: one vector and a part, a block of 24 and its tail */
+		int64_t ow = 16 + (it * 7) % 35;
+		c.in[1] = (ow - 1) * c.s[1] + (c.k[1] - 1) * c.d[1] + 1 - c.pb[1] - c.pe[1];
+		char what[96];
+		snprintf(what, sizeof what, "direct by rows %d (%lld->%lld, stride %lldx%lld, %lld a row)", it,
+			 (long long)c.c, (long long)c.m, (long long)c.s[0], (long long)c.s[1], (long long)ow);
+		rbad += !conv_check(&c, OV_DT_FLOAT, 1e-4, what);
+		rabad += !conv_act_check(&c, OV_DT_FLOAT, &acts[it % 3], it % 6 == 0 ? 5 : -1, what);
+		rtotal++;
+	}
+	OK(!rbad, "direct Conv by rows (few products) matches the naive loop on %d geometries (%d differ)", rtotal,
+	   rbad);
+	OK(!rabad, "... and with a fused Relu/Clip gives the separate kernels' bits (%d of %d differ)", rabad, rtotal);
 }
 
 /* Winograd's F(2x2, 3x3) (src/exec/cpu/conv-winograd.c: 3x3, stride 1, 16+ channels, 8x8 outputs or more) against

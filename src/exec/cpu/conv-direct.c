@@ -12,7 +12,9 @@
  * before the block is stored, its 6 x 16 sums transposed into the output's 16 rows.
  *
  * The packed weights depend only on W and the group count: they are kept with the constants across runs when W is
- * one (xk_derive), so a warm run packs nothing. */
+ * one (xk_derive), so a warm run packs nothing.
+ *
+ * Convolutions of few products (a first layer over RGB) go another way, positions in the lanes (dr_conv below). */
 #include "config.h"
 
 #include <stdint.h>
@@ -139,6 +141,220 @@ static void dc_padded(const struct ops_window *w2, int64_t *hp, int64_t *wp)
 	*wp = *wp > wneed ? *wp : wneed;
 }
 
+/* ---- few products: positions in the lanes ----------------------------------------------------------------------
+ * A first layer over RGB (MobileNet's 3x3 stride 2: K = 27) has too few products a block for the transposed stores
+ * above to be paid for.  Here a block is 4 output channels by 24 consecutive outputs of one row (three vectors of
+ * 8 positions, 12 sums): for each product it loads the 3 vectors of inputs under the 24 windows and broadcasts 4
+ * weights, and the sums, started from the bias, are stored straight into the output's rows, the activation
+ * applied.  The 8 inputs of a vector are consecutive because the padded input is kept split by column phase: for
+ * stride 2 each padded row as its even columns, then its odd ones, so that column ow * 2 + kw of the padded row is
+ * entry ow + kw / 2 of phase kw % 2.  A row's last vector may be short: it is computed whole (the phase rows have
+ * 8 floats of slack) and stored in part.  Each sum is the same bias-first, product-by-product sequence as above. */
+
+#define DR_MC 4
+#define DR_NV 3
+/* the most products (more: the transposed blocks above), and the most floats of split input */
+#define DR_MAX_K 32
+#define DR_MAX_FLOATS (256 << 10)
+
+struct dr_geom {
+	int64_t hp, wpad, ph, pw; /* padded rows and columns; phases (the stride across), floats a phase row */
+};
+
+static void dr_geometry(const struct ops_window *w2, struct dr_geom *g)
+{
+	dc_padded(w2, &g->hp, &g->wpad);
+	g->ph = w2->s[1];
+	g->pw = (g->wpad + g->ph - 1) / g->ph + 8;
+}
+
+static int dr_takes(int64_t cg, const struct ops_window *w2)
+{
+	struct dr_geom g;
+
+	if (w2->n != 2 || (w2->s[1] != 1 && w2->s[1] != 2) || cg * w2->k[0] * w2->k[1] > DR_MAX_K || w2->out[1] < 16)
+		return 0;
+	dr_geometry(w2, &g);
+	return cg * g.hp * g.ph * g.pw <= DR_MAX_FLOATS;
+}
+
+/* One block: nch of the 4 channels (weights wp: K x 4, bias b) by NV vectors from src + offs[k] on, stored into y
+ * (rows ldy apart), keep floats of the last vector. */
+static inline __attribute__((always_inline)) void dr_block(int64_t K, const int32_t *restrict offs,
+							   const float *src, const float *restrict wp, const float *b,
+							   const struct act8 *a, float *y, int64_t ldy, int nch, int keep,
+							   const int NV)
+{
+	v8f acc[DR_MC][DR_NV];
+
+#pragma GCC unroll 4
+	for (int i = 0; i < DR_MC; i++)
+#pragma GCC unroll 3
+		for (int v = 0; v < NV; v++)
+			acc[i][v] = (v8f){b[i], b[i], b[i], b[i], b[i], b[i], b[i], b[i]};
+	for (int64_t k = 0; k < K; k++) {
+		const float *p = src + offs[k];
+		v8f xv[DR_NV];
+#pragma GCC unroll 3
+		for (int v = 0; v < NV; v++)
+			xv[v] = LOAD8(p + 8 * v);
+#pragma GCC unroll 4
+		for (int i = 0; i < DR_MC; i++) {
+			float wk = wp[k * DR_MC + i];
+			v8f wb = {wk, wk, wk, wk, wk, wk, wk, wk};
+#pragma GCC unroll 3
+			for (int v = 0; v < NV; v++)
+				acc[i][v] += wb * xv[v];
+		}
+	}
+#pragma GCC unroll 4
+	for (int i = 0; i < DR_MC; i++) {
+		if (i >= nch)
+			break;
+#pragma GCC unroll 3
+		for (int v = 0; v < NV; v++) {
+			if (a->on)
+				act8_apply(&acc[i][v], a);
+			if (v < NV - 1 || keep == 8) {
+				STORE8(y + i * ldy + 8 * v, acc[i][v]);
+			} else {
+				float t[8];
+				STORE8(t, acc[i][v]);
+				memcpy(y + i * ldy + 8 * v, t, (size_t)keep * sizeof *t);
+			}
+		}
+	}
+}
+
+NN_CLONES static void dr_row(int64_t K, const int32_t *offs, const float *src, const float *wp, const float *b,
+			     const struct act8 *a, float *y, int64_t ldy, int nch, int64_t ow_n)
+{
+	int64_t ow = 0;
+
+	for (; ow + 8 * DR_NV <= ow_n; ow += 8 * DR_NV)
+		dr_block(K, offs, src + ow, wp, b, a, y + ow, ldy, nch, 8, DR_NV);
+	/* the rest two vectors at a time while there are (8 sums: as many as the multiply-adds in flight need) */
+	for (; ow + 8 < ow_n; ow += 16)
+		dr_block(K, offs, src + ow, wp, b, a, y + ow, ldy, nch, ow_n - ow < 16 ? (int)(ow_n - ow - 8) : 8, 2);
+	for (; ow < ow_n; ow += 8)
+		dr_block(K, offs, src + ow, wp, b, a, y + ow, ldy, nch, ow_n - ow < 8 ? (int)(ow_n - ow) : 8, 1);
+}
+
+/* Input row src (wd floats) into padded row dst split by column phase (sw of them, pw floats apart), after pl
+ * columns of pads: for stride 2 the even and the odd floats of 16 at a time. */
+NN_CLONES static void dr_split_row(float *dst, const float *src, int64_t wd, int64_t pl, int64_t pw, int64_t sw)
+{
+	int64_t q = 0;
+
+	if (sw == 1) {
+		memcpy(dst + pl, src, (size_t)wd * sizeof *dst);
+		return;
+	}
+	/* x[2t] lands in phase pl % 2 at pl / 2 + t, x[2t + 1] in the other at (pl + 1) / 2 + t */
+	float *ev = dst + pl % 2 * pw + pl / 2, *od = dst + (pl + 1) % 2 * pw + (pl + 1) / 2;
+	for (; q + 16 <= wd; q += 16) {
+		v8f a = LOAD8(src + q), b = LOAD8(src + q + 8);
+		STORE8(ev + q / 2, V8_EVEN(a, b));
+		STORE8(od + q / 2, V8_ODD(a, b));
+	}
+	for (; q < wd; q++)
+		(q % 2 ? od : ev)[q / 2] = src[q];
+}
+
+/* The convolution through dr_block (dr_takes said yes), as cpu_conv_direct_f. */
+static int dr_conv(struct exec_kernel_ctx *k, const float *x, const float *w, const float *bias, int64_t nb,
+		   int64_t c, int64_t m, int64_t group, const struct ops_window *w2, const struct exec_act *act, float *y)
+{
+	int64_t cg = c / group, mg = m / group, kh_n = w2->k[0], kw_n = w2->k[1], K = cg * kh_n * kw_n;
+	int64_t h = w2->in[0], wd = w2->in[1], oh_n = w2->out[0], ow_n = w2->out[1], os = oh_n * ow_n;
+	int64_t blocks = (mg + DR_MC - 1) / DR_MC, sw = w2->s[1];
+	struct dr_geom g;
+	uint64_t tag = 0x44520000u ^ (uint64_t)group << 20; /* "DR", the group count */
+	size_t wbytes = (size_t)(group * blocks * K * DR_MC) * sizeof(float);
+	const float *wpk = xk_derived(k, 1, tag);
+	float *own = NULL, *xs = NULL, *bz = NULL;
+	int32_t *offs = NULL;
+	int rc = -1;
+	struct act8 a;
+
+	dr_geometry(w2, &g);
+	int64_t prow = g.ph * g.pw, plane = g.hp * prow; /* floats a padded row, a channel */
+	if (!wpk) {
+		if (!(own = malloc(wbytes)))
+			return xk_fail(k, "out of memory for the packed weights (%zu bytes)", wbytes);
+		for (int64_t gi = 0; gi < group; gi++)
+			for (int64_t bl = 0; bl < blocks; bl++)
+				for (int64_t kk = 0; kk < K; kk++)
+					for (int64_t i = 0; i < DR_MC; i++) {
+						int64_t o = bl * DR_MC + i;
+						own[((gi * blocks + bl) * K + kk) * DR_MC + i] =
+							o < mg ? w[(gi * mg + o) * K + kk] : 0.0f;
+					}
+		wpk = own;
+		if (xk_derive(k, 1, tag, own, wbytes))
+			own = NULL;
+	}
+	xs = malloc((size_t)(cg * plane + 16) * sizeof *xs);
+	offs = malloc((size_t)K * sizeof *offs);
+	bz = calloc((size_t)(group * blocks * DR_MC), sizeof *bz);
+	if (!xs || !offs || !bz) {
+		xk_fail(k, "out of memory for a %lld x %lld x %lld split input", (long long)cg, (long long)g.hp,
+			(long long)prow);
+		goto out;
+	}
+	for (int64_t gi = 0; gi < group; gi++)
+		for (int64_t j = 0; bias && j < mg; j++)
+			bz[gi * blocks * DR_MC + j] = bias[gi * mg + j];
+	for (int64_t ci = 0; ci < cg; ci++)
+		for (int64_t i = 0; i < kh_n; i++)
+			for (int64_t j = 0; j < kw_n; j++) {
+				int64_t col = j * w2->d[1];
+				offs[(ci * kh_n + i) * kw_n + j] =
+					(int32_t)(ci * plane + i * w2->d[0] * prow + col % sw * g.pw + col / sw);
+			}
+	/* zeros where no input lands (a whole image of zeros would be written twice): the rows above and below the
+	 * input, and in each row of it the pads and slack before and after its columns in each phase */
+	for (int64_t ci = 0; ci < cg; ci++)
+		for (int64_t r = 0; r < g.hp; r++) {
+			float *row = xs + ci * plane + r * prow;
+			if (r < w2->pb[0] || r >= w2->pb[0] + h) {
+				memset(row, 0, (size_t)prow * sizeof *row);
+				continue;
+			}
+			for (int64_t ph = 0; ph < sw; ph++) {
+				int64_t q0 = ((ph - w2->pb[1]) % sw + sw) % sw; /* the first input column in phase ph */
+				int64_t j0 = (q0 + w2->pb[1]) / sw, j1 = q0 < wd ? j0 + (wd - q0 + sw - 1) / sw : j0;
+				memset(row + ph * g.pw, 0, (size_t)j0 * sizeof *row);
+				memset(row + ph * g.pw + j1, 0, (size_t)(g.pw - j1) * sizeof *row);
+			}
+		}
+	memset(xs + cg * plane, 0, 16 * sizeof *xs);
+	act8_init(&a, act);
+	for (int64_t n = 0; n < nb; n++)
+		for (int64_t gi = 0; gi < group; gi++) {
+			const float *xg = x + (n * c + gi * cg) * h * wd;
+			/* the group's input, padded and split by column phase (the pads stay zero) */
+			for (int64_t ci = 0; ci < cg; ci++)
+				for (int64_t i = 0; i < h; i++)
+					dr_split_row(xs + ci * plane + (i + w2->pb[0]) * prow, xg + (ci * h + i) * wd, wd,
+						     w2->pb[1], g.pw, sw);
+			for (int64_t bl = 0; bl < blocks; bl++) {
+				const float *wpb = wpk + (gi * blocks + bl) * K * DR_MC, *bb = bz + (gi * blocks + bl) * DR_MC;
+				int nch = (int)(mg - bl * DR_MC < DR_MC ? mg - bl * DR_MC : DR_MC);
+				float *yb = y + (n * m + gi * mg + bl * DR_MC) * os;
+				for (int64_t oh = 0; oh < oh_n; oh++)
+					dr_row(K, offs, xs + oh * w2->s[0] * prow, wpb, bb, &a, yb + oh * ow_n, os, nch, ow_n);
+			}
+		}
+	rc = 0;
+out:
+	free(own);
+	free(xs);
+	free(offs);
+	free(bz);
+	return rc;
+}
+
 int cpu_conv_direct_takes(int64_t cg, int64_t mg, const struct ops_window *w2)
 {
 	int64_t K = cg * w2->k[0] * w2->k[1], hp, wp;
@@ -159,6 +375,9 @@ int cpu_conv_direct_f(struct exec_kernel_ctx *k, const float *x, const float *w,
 	int64_t hp, wp;
 	int64_t panels = (mg + DC_CH - 1) / DC_CH;
 	int padded;
+
+	if (dr_takes(cg, w2))
+		return dr_conv(k, x, w, bias, nb, c, m, group, w2, act, y);
 	/* 5 positions a block where 6 would waste more than 2% more of the last block (7x7 planes: 50 for 49, not 54) */
 	int np = (os + 4) / 5 * 5 * 51 < (os + 5) / 6 * 6 * 50 ? 5 : 6;
 	uint64_t tag = 0x44430000u ^ (uint64_t)group << 20; /* "DC", the group count */

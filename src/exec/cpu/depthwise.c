@@ -34,6 +34,9 @@
 
 struct dw3 {
 	int64_t h, wd, pt, pl, oh_n, ow_n, s;
+	int64_t r0, r1;  /* the output rows computed (all: 0, oh_n) */
+	int64_t in_n;    /* floats from one input plane to the next */
+	int64_t ih0;     /* the input row the planes start at (h rows of them; rows outside: zeros) */
 	int64_t slot;  /* floats per padded row */
 	int64_t half;  /* stride 2: where O starts in a padded row */
 	int64_t band;  /* output rows a band computes */
@@ -166,14 +169,14 @@ struct dw_band {
 /* The band after b (b->m < 0: the first) into b; 0 when there is none. */
 static inline int dw_next_band(const struct dw3 *g, int64_t planes, struct dw_band *b)
 {
-	if (b->m < 0 || b->oh1 == g->oh_n) {
+	if (b->m < 0 || b->oh1 == g->r1) {
 		if (b->m + 1 >= planes)
 			return 0;
 		b->m++;
-		b->oh1 = 0;
+		b->oh1 = g->r0;
 	}
 	b->oh0 = b->oh1;
-	b->oh1 = b->oh0 + g->band < g->oh_n ? b->oh0 + g->band : g->oh_n;
+	b->oh1 = b->oh0 + g->band < g->r1 ? b->oh0 + g->band : g->r1;
 	return 1;
 }
 
@@ -183,13 +186,13 @@ static inline __attribute__((always_inline)) void dw_image(const struct dw3 *g, 
 							  int64_t mult, const float *wt, const float *bias, float *y,
 							  const int S)
 {
-	int64_t in_n = g->h * g->wd, out_n = g->oh_n * g->ow_n, planes = n_in * mult, i = 0;
+	int64_t in_n = g->in_n, out_n = g->oh_n * g->ow_n, planes = n_in * mult, i = 0;
 	struct dw_band cur = {.m = -1}, nxt;
 
 	if (!dw_next_band(g, planes, &cur))
 		return;
 #define PAD(b, buf)                                                                                          \
-	dw_pad_band(g, buf, x + (b).m / mult * in_n, (n_in - (b).m / mult) * in_n, (b).oh0 * S - g->pt,       \
+	dw_pad_band(g, buf, x + (b).m / mult * in_n, (n_in - (b).m / mult) * in_n, (b).oh0 * S - g->pt - g->ih0, \
 		    ((b).oh1 - (b).oh0 - 1) * S + 3, S)
 	PAD(cur, g->rows);
 	for (;; i ^= 1) {
@@ -377,35 +380,84 @@ NN_CLONES static void depthwise_plane_strided(float *restrict y, const float *xp
 /* The most padded positions a plane may have to go 8 channels at a time (see depthwise_3x3_t) */
 #define DW_T_POSITIONS 1024
 
+/* The 3x3 path takes the window: any pads above and below (rows of zeros), up to 8 columns left and right. */
+static int dw3_takes(const struct ops_window *w2)
+{
+	return w2->k[0] == 3 && w2->k[1] == 3 && w2->d[0] == 1 && w2->d[1] == 1 && w2->s[0] == w2->s[1] &&
+	       (w2->s[0] == 1 || w2->s[0] == 2) && w2->pb[1] <= 8 && w2->pe[1] <= 8;
+}
+
+/* g for the whole planes of window w2 (rows left unset); returns the floats its rows need. */
+static size_t dw3_setup(struct dw3 *g, const struct ops_window *w2, const struct exec_act *act)
+{
+	int64_t wd = w2->in[1], pl = w2->pb[1], oh_n = w2->out[0], ow_n = w2->out[1];
+	enum exec_act_kind kind = act ? act->kind : EXEC_ACT_NONE;
+	float lo = kind == EXEC_ACT_NONE ? -INFINITY : kind == EXEC_ACT_RELU ? 0.0f : act->lo;
+	float hi = kind == EXEC_ACT_CLIP ? act->hi : INFINITY;
+
+	*g = (struct dw3){.h = w2->in[0], .wd = wd, .pt = w2->pb[0], .pl = pl, .oh_n = oh_n, .ow_n = ow_n,
+			  .s = w2->s[0], .r0 = 0, .r1 = oh_n, .in_n = w2->in[0] * wd, .ih0 = 0,
+			  .lo = {lo, lo, lo, lo, lo, lo, lo, lo}, .hi = {hi, hi, hi, hi, hi, hi, hi, hi}};
+	/* a padded row holds the left pad, the row, 8 zeros after it (the right pad and what an 8-wide copy leaves
+	 * past the row), and every column the blocks read (8 at least); for stride 2 in E and O */
+	int64_t reach = (ow_n > 8 ? ow_n : 8) + 2;
+	if (g->s == 1) {
+		g->slot = pl + wd + 8 > reach ? pl + wd + 8 : reach;
+	} else {
+		g->half = (pl + 1) / 2 + (wd + 1) / 2 + 8;
+		g->half = ((g->half > reach ? g->half : reach) + 7) / 8 * 8;
+		g->slot = 2 * g->half;
+	}
+	g->slot = (g->slot + 7) / 8 * 8;
+	g->band = (DW_BAND_FLOATS / g->slot - 3) / g->s + 1;
+	g->band = g->band < 1 ? 1 : g->band > oh_n ? oh_n : g->band;
+	g->buf_n = ((g->band - 1) * g->s + 3) * g->slot;
+	return (size_t)(2 * g->buf_n);
+}
+
+/* Whether cpu_depthwise_rows computes the planes of window w2 (c_n of them, one output each) as
+ * cpu_depthwise_f would, to the bit: by rows (not 8 channels at a time), whole blocks of 8 in every row. */
+int cpu_depthwise_rows_takes(int64_t c_n, const struct ops_window *w2)
+{
+	int64_t hp = (w2->out[0] - 1) * w2->s[0] + 3, wpt = (w2->out[1] - 1) * w2->s[0] + 3;
+
+	hp = hp > w2->pb[0] + w2->in[0] ? hp : w2->pb[0] + w2->in[0];
+	wpt = wpt > w2->pb[1] + w2->in[1] ? wpt : w2->pb[1] + w2->in[1];
+	return w2->n == 2 && dw3_takes(w2) && w2->out[1] >= 8 && (c_n < 8 || hp * wpt > DW_T_POSITIONS);
+}
+
+int cpu_depthwise_rows(struct exec_kernel_ctx *k, const float *e, int64_t e_n, int64_t ih0, int64_t ih1,
+		       int64_t c_n, const float *wt, const float *bias, const struct ops_window *w2,
+		       const struct exec_act *act, int64_t oh0, int64_t oh1, float *y)
+{
+	struct dw3 g;
+	size_t n = dw3_setup(&g, w2, act);
+	_Alignas(32) float stack[DW_STACK_FLOATS];
+	float *heap = NULL;
+
+	if (n > DW_STACK_FLOATS && !(heap = aligned_alloc(32, n * sizeof *heap)))
+		return xk_fail(k, "out of memory for padded rows of %lld", (long long)g.slot);
+	g.rows = heap ? heap : stack;
+	memset(g.rows, 0, n * sizeof *g.rows);
+	g.h = ih1 - ih0;
+	g.ih0 = ih0;
+	g.in_n = e_n;
+	g.r0 = oh0;
+	g.r1 = oh1;
+	depthwise_3x3(e, c_n, 1, wt, bias, y, &g);
+	free(heap);
+	return 0;
+}
+
 int cpu_depthwise_f(struct exec_kernel_ctx *k, const float *x, const float *wt, const float *bias, int64_t nb,
 		    int64_t c_n, int64_t mult, const struct ops_window *w2, const struct exec_act *act, float *y)
 {
 	int64_t h = w2->in[0], wd = w2->in[1], oh_n = w2->out[0], ow_n = w2->out[1];
 	int64_t kh_n = w2->k[0], kw_n = w2->k[1], pt = w2->pb[0], pl = w2->pb[1];
 
-	/* the 3x3 path: any pads above and below (rows of zeros), up to 8 columns left and right */
-	if (kh_n == 3 && kw_n == 3 && w2->d[0] == 1 && w2->d[1] == 1 && w2->s[0] == w2->s[1] &&
-	    (w2->s[0] == 1 || w2->s[0] == 2) && pl <= 8 && w2->pe[1] <= 8) {
-		enum exec_act_kind kind = act ? act->kind : EXEC_ACT_NONE;
-		float lo = kind == EXEC_ACT_NONE ? -INFINITY : kind == EXEC_ACT_RELU ? 0.0f : act->lo;
-		float hi = kind == EXEC_ACT_CLIP ? act->hi : INFINITY;
-		struct dw3 g = {.h = h, .wd = wd, .pt = pt, .pl = pl, .oh_n = oh_n, .ow_n = ow_n, .s = w2->s[0],
-				.lo = {lo, lo, lo, lo, lo, lo, lo, lo}, .hi = {hi, hi, hi, hi, hi, hi, hi, hi}};
-		/* a padded row holds the left pad, the row, 8 zeros after it (the right pad and what an 8-wide copy
-		 * leaves past the row), and every column the blocks read (8 at least); for stride 2 in E and O */
-		int64_t reach = (ow_n > 8 ? ow_n : 8) + 2;
-		if (g.s == 1) {
-			g.slot = pl + wd + 8 > reach ? pl + wd + 8 : reach;
-		} else {
-			g.half = (pl + 1) / 2 + (wd + 1) / 2 + 8;
-			g.half = ((g.half > reach ? g.half : reach) + 7) / 8 * 8;
-			g.slot = 2 * g.half;
-		}
-		g.slot = (g.slot + 7) / 8 * 8;
-		g.band = (DW_BAND_FLOATS / g.slot - 3) / g.s + 1;
-		g.band = g.band < 1 ? 1 : g.band > oh_n ? oh_n : g.band;
-		g.buf_n = ((g.band - 1) * g.s + 3) * g.slot;
-		size_t n = (size_t)(2 * g.buf_n);
+	if (dw3_takes(w2)) {
+		struct dw3 g;
+		size_t n = dw3_setup(&g, w2, act);
 		_Alignas(32) float stack[DW_STACK_FLOATS];
 		float *heap = NULL;
 		if (n > DW_STACK_FLOATS && !(heap = aligned_alloc(32, n * sizeof *heap)))

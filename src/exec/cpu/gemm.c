@@ -86,17 +86,22 @@ static int gemm_float(struct exec_kernel_ctx *k)
 
 	if (!a || !b)
 		return xk_fail(k, "A and B are required");
-	xt_describe(a, d1, sizeof d1);
-	xt_describe(b, d2, sizeof d2);
-	if (a->rank != 2 || b->rank != 2)
+	/* the shapes for a message, made only when there is one to give (every Gemm of every run is checked) */
+#define GEMM_DESCRIBE() (xt_describe(a, d1, sizeof d1), xt_describe(b, d2, sizeof d2))
+	if (a->rank != 2 || b->rank != 2) {
+		GEMM_DESCRIBE();
 		return xk_fail(k, "Gemm needs 2-D A and B, got %s and %s", d1, d2);
+	}
 	if (b->dtype != a->dtype || (c && c->dtype != a->dtype))
 		return xk_fail(k, "A, B and C must have the same element type");
 	int64_t m = ta ? a->dims[1] : a->dims[0], kk = ta ? a->dims[0] : a->dims[1];
 	int64_t kb = tb ? b->dims[1] : b->dims[0], n = tb ? b->dims[0] : b->dims[1];
-	if (kk != kb)
+	if (kk != kb) {
+		GEMM_DESCRIBE();
 		return xk_fail(k, "A %s%s and B %s%s do not chain (K %lld vs %lld)", d1, ta ? "^T" : "", d2,
 			       tb ? "^T" : "", (long long)kk, (long long)kb);
+	}
+#undef GEMM_DESCRIBE
 	int64_t cm = 1, cn = 1;
 	if (c) {
 		if (c->rank > 2)

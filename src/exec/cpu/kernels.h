@@ -32,6 +32,15 @@ struct ops_window;
  * 0, or -1 with k failed (out of memory). */
 int cpu_depthwise_f(struct exec_kernel_ctx *k, const float *x, const float *wt, const float *bias, int64_t nb,
 		    int64_t c_n, int64_t mult, const struct ops_window *w2, const struct exec_act *act, float *y);
+/* The same for a band of output rows of one image, one output per plane (the pointwise and depthwise block of
+ * src/exec/cpu/conv.c): rows oh0 .. oh1 - 1 of each of the c_n output planes of y, from input rows ih0 .. ih1 - 1
+ * held in e (plane i's first at e + i * e_n, rows w2->in[1] apart), the rows outside them zeros (they must be pads,
+ * or rows no output of the band reaches).  cpu_depthwise_rows_takes: whether it takes window w2 and computes the
+ * same bits as cpu_depthwise_f.  0, or -1 with k failed. */
+int cpu_depthwise_rows_takes(int64_t c_n, const struct ops_window *w2);
+int cpu_depthwise_rows(struct exec_kernel_ctx *k, const float *e, int64_t e_n, int64_t ih0, int64_t ih1,
+		       int64_t c_n, const float *wt, const float *bias, const struct ops_window *w2,
+		       const struct exec_act *act, int64_t oh0, int64_t oh1, float *y);
 
 /* Conv in float32 without im2col (src/exec/cpu/conv-direct.c), for a 2-D window w2 (1-D as height 1): whether it
  * takes a group of cg input and mg output channels over w2, and the convolution of nb images of c channels into

@@ -56,8 +56,12 @@ static inline void act8_init(struct act8 *a, const struct exec_act *act)
 /* (pointers, not values: v8f passed by value would change the calling convention between the clones) */
 static inline void act8_apply(v8f *x, const struct act8 *a)
 {
-	v8i lt = *x < a->lo, gt = (*x > a->hi) & ~lt;
-	*x = (v8f)(((v8i)*x & ~(lt | gt)) | ((v8i)a->below & lt) | ((v8i)a->hi & gt));
+	/* two selects, each a compare and a blend: below lo becomes lo, then above hi becomes hi (so lo > hi gives
+	 * hi, as the Clip kernel does), and NaN, neither below nor above, stays */
+	v8i lt = *x < a->lo;
+	v8f y = (v8f)(((v8i)*x & ~lt) | ((v8i)a->lo & lt));
+	v8i gt = y > a->hi;
+	*x = (v8f)(((v8i)y & ~gt) | ((v8i)a->hi & gt));
 }
 
 /* r[0..8) transposed in place: r[j][i] becomes r[i][j] (AVX2's unpack, shuffle and lane-swap steps). */

@@ -16,6 +16,30 @@
 
 #define SG_MR CPU_STRIP_ROWS
 
+typedef float v4f __attribute__((vector_size(16)));
+typedef float v4f_any __attribute__((vector_size(16), aligned(4), may_alias));
+
+/* *r += nr (3 or 4) floats from p and from q (NULL: zeros) side by side, as the halves of r hold them: straight
+ * from memory, not through a buffer on the stack (a load of 8 floats from two stores of 4 is one the store buffer
+ * cannot forward, and it waits on both).  (A pointer: v8f returned by value changes the default clone's ABI.) */
+static inline __attribute__((always_inline)) void sg_add_pair(v8f *r, const float *p, const float *q, const int nr)
+{
+	v4f z = {0}, a = z, b = z;
+
+	if (nr == 4) {
+		if (p)
+			a = *(const v4f_any *)p;
+		if (q)
+			b = *(const v4f_any *)q;
+	} else {
+		if (p)
+			a = (v4f){p[0], p[1], p[2], 0};
+		if (q)
+			b = (v4f){q[0], q[1], q[2], 0};
+	}
+	*r += __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7);
+}
+
 /* One block: nr positions (b, b + 1, ... in each of B's rows, ldb apart) by 8 * mv channels (ap's strip), over all
  * k inputs, the sums starting from the bias (bv, 8 * mv of them); mr channels of the block stored into C (rows ldc
  * apart, c at the block's first channel and position), ad added first (NULL: nothing; laid out as C, at the
@@ -86,14 +110,9 @@ static inline __attribute__((always_inline)) void sg_block(const float *ap, cons
 #pragma GCC unroll 4
 		for (int i = 0; i < 4; i++) {
 			int lo = 8 * v + i, hi = lo + 4;
-			if (ad) {
-				float u[8] = {0};
-				if (full || lo < mr)
-					memcpy(u, ad + lo * ldc, (size_t)nr * sizeof *u);
-				if (full || hi < mr)
-					memcpy(u + 4, ad + hi * ldc, (size_t)nr * sizeof *u);
-				r[i] += LOAD8(u);
-			}
+			if (ad)
+				sg_add_pair(&r[i], full || lo < mr ? ad + lo * ldc : NULL,
+					    full || hi < mr ? ad + hi * ldc : NULL, nr);
 			if (a->on)
 				act8_apply(&r[i], a);
 			if (full || lo < mr)

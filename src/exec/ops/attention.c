@@ -118,20 +118,26 @@ static int attn_mask(struct exec_kernel_ctx *k, const struct xtensor *q, struct 
 	p->mask_kind = OV_ATTN_MASK_NONE;
 	if (!m)
 		return 0;
-	xt_describe(m, d, sizeof d);
+	/* the mask's shape for a message, made only when there is one to give (every run checks it) */
 	if (m->dtype == OV_DT_BOOL)
 		p->mask_kind = OV_ATTN_MASK_BOOL;
 	else if (m->dtype == q->dtype)
 		p->mask_kind = q->dtype == OV_DT_DOUBLE ? OV_ATTN_MASK_F64 : OV_ATTN_MASK_F32;
-	else
+	else {
+		xt_describe(m, d, sizeof d);
 		return xk_fail(k, "attn_mask %s must be bool or of Q's type", d);
-	if (m->rank < 1 || m->rank > 4)
+	}
+	if (m->rank < 1 || m->rank > 4) {
+		xt_describe(m, d, sizeof d);
 		return xk_fail(k, "attn_mask %s must have rank 1 to 4", d);
+	}
 	p->mask_n = m->dims[m->rank - 1];
 	int64_t want[4] = {p->B, p->Hq, p->S, p->mask_n};
-	if (p->mask_n > p->T || bcast_strides(m, want, 4, 1, p->mstr))
+	if (p->mask_n > p->T || bcast_strides(m, want, 4, 1, p->mstr)) {
+		xt_describe(m, d, sizeof d);
 		return xk_fail(k, "attn_mask %s does not broadcast to (%lld, %lld, %lld, at most %lld keys)", d,
 			       (long long)p->B, (long long)p->Hq, (long long)p->S, (long long)p->T);
+	}
 	return 0;
 }
 
@@ -266,9 +272,10 @@ int ops_rmsnorm_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const 
 	if (axis < -r || axis > r - 1)
 		return xk_fail(k, "axis %lld is out of range for rank %d", (long long)axis, x->rank);
 	p->axis = (int)(axis < 0 ? axis + r : axis);
-	xt_describe(s, d, sizeof d);
-	if (bcast_strides(s, x->dims, x->rank, 0, p->sstr))
+	if (bcast_strides(s, x->dims, x->rank, 0, p->sstr)) {
+		xt_describe(s, d, sizeof d);
 		return xk_fail(k, "scale %s does not broadcast to X", d);
+	}
 	int64_t st = xk_attr_int(k, "stash_type", OV_DT_FLOAT);
 	if (st != OV_DT_FLOAT && st != OV_DT_DOUBLE)
 		return xk_fail(k, "stash_type %lld is not 1 (float) or 11 (double)", (long long)st);

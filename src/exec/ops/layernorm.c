@@ -37,9 +37,10 @@ int ops_layernorm_setup(struct exec_kernel_ctx *k, const struct xtensor *x, cons
 	p->axis = (int)(axis < 0 ? axis + r : axis);
 	if (!s)
 		return xk_fail(k, "Scale is required");
-	xt_describe(s, d1, sizeof d1);
-	if (bcast_strides(s, x->dims, x->rank, p->sstr))
+	if (bcast_strides(s, x->dims, x->rank, p->sstr)) {
+		xt_describe(s, d1, sizeof d1);
 		return xk_fail(k, "Scale %s does not broadcast to X", d1);
+	}
 	if (b && bcast_strides(b, x->dims, x->rank, p->bstr))
 		return xk_fail(k, "B does not broadcast to X");
 	if (s->dtype != x->dtype || (b && b->dtype != x->dtype))

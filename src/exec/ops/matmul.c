@@ -5,23 +5,33 @@
 
 #include "src/exec/ops/ops.h"
 
+/* The shapes of a and b into d1 and d2 (64 bytes each), for a message: made only when there is one to give (every
+ * MatMul of every run is checked). */
+static void mm_describe(const struct xtensor *a, const struct xtensor *b, char *d1, char *d2)
+{
+	xt_describe(a, d1, 64);
+	xt_describe(b, d2, 64);
+}
+
 int ops_matmul_setup(struct exec_kernel_ctx *k, const struct xtensor *a, const struct xtensor *b, struct mm_geom *p)
 {
 	char d1[64], d2[64];
 	int ra = a->rank, rb = b->rank;
 
 	memset(p, 0, sizeof *p);
-	xt_describe(a, d1, sizeof d1);
-	xt_describe(b, d2, sizeof d2);
-	if (ra < 1 || rb < 1)
+	if (ra < 1 || rb < 1) {
+		mm_describe(a, b, d1, d2);
 		return xk_fail(k, "MatMul of %s and %s: scalars do not multiply as matrices", d1, d2);
+	}
 	p->m = ra >= 2 ? a->dims[ra - 2] : 1;
 	p->kk = a->dims[ra - 1];
 	int64_t kb = rb >= 2 ? b->dims[rb - 2] : b->dims[0];
 	p->n = rb >= 2 ? b->dims[rb - 1] : 1;
-	if (kb != p->kk)
+	if (kb != p->kk) {
+		mm_describe(a, b, d1, d2);
 		return xk_fail(k, "MatMul of %s and %s: inner dims %lld and %lld differ", d1, d2, (long long)p->kk,
 			       (long long)kb);
+	}
 	int na = ra > 2 ? ra - 2 : 0, nb = rb > 2 ? rb - 2 : 0;
 	int nbat = na > nb ? na : nb;
 	p->nbatch = nbat;
@@ -30,9 +40,11 @@ int ops_matmul_setup(struct exec_kernel_ctx *k, const struct xtensor *a, const s
 	for (int i = nbat - 1; i >= 0; i--) {
 		int ia = i - (nbat - na), ib = i - (nbat - nb);
 		int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
-		if (da != db && da != 1 && db != 1)
+		if (da != db && da != 1 && db != 1) {
+			mm_describe(a, b, d1, d2);
 			return xk_fail(k, "MatMul of %s and %s: batch dims %lld and %lld do not broadcast", d1, d2,
 				       (long long)da, (long long)db);
+		}
 		p->bdims[i] = da == 1 ? db : da;
 		p->astr[i] = da == 1 ? 0 : sa;
 		p->bstr[i] = db == 1 ? 0 : sb;

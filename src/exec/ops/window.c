@@ -96,15 +96,23 @@ int ops_window_read(struct exec_kernel_ctx *k, const struct xtensor *x, const in
 	return 0;
 }
 
-/* A convolution's X and W, both given, of the same rank (3 or more); d1 and d2 (64 bytes) get their descriptions. */
+/* d1 and d2 (64 bytes) get the descriptions of x and wt, for a message: made only when there is one to give (every
+ * Conv of every run checks its shapes). */
+static void xw_describe(const struct xtensor *x, const struct xtensor *wt, char *d1, char *d2)
+{
+	xt_describe(x, d1, 64);
+	xt_describe(wt, d2, 64);
+}
+
+/* A convolution's X and W, both given, of the same rank (3 or more). */
 static int xw_check(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *wt, char *d1, char *d2)
 {
 	if (!x || !wt)
 		return xk_fail(k, "X and W are required");
-	xt_describe(x, d1, 64);
-	xt_describe(wt, d2, 64);
-	if (x->rank < 3 || wt->rank != x->rank)
+	if (x->rank < 3 || wt->rank != x->rank) {
+		xw_describe(x, wt, d1, d2);
 		return xk_fail(k, "X %s and W %s must have the same rank, at least 3", d1, d2);
+	}
 	return 0;
 }
 
@@ -123,9 +131,11 @@ int ops_convt_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const st
 	if (group <= 0 || group > (1ll << 20))
 		return xk_fail(k, "group %lld is out of range", (long long)group);
 	int64_t c = x->dims[1], m = wt->dims[1] * group;
-	if (wt->dims[0] != c || c % group)
+	if (wt->dims[0] != c || c % group) {
+		xw_describe(x, wt, d1, d2);
 		return xk_fail(k, "X %s has %lld channels; W %s with group %lld needs %lld, divisible by the group", d1,
 			       (long long)c, d2, (long long)group, (long long)wt->dims[0]);
+	}
 	if (b && (b->rank != 1 || b->dims[0] != m))
 		return xk_fail(k, "B has %lld values for %lld output channels", (long long)b->numel, (long long)m);
 	if (ops_window_read(k, x, wt->dims + 2, 0, 1, &w))
@@ -186,12 +196,16 @@ int ops_conv_setup(struct exec_kernel_ctx *k, const struct xtensor *x, const str
 	*group = xk_attr_int(k, "group", 1);
 	if (*group <= 0 || *group > (1ll << 40))
 		return xk_fail(k, "group %lld is out of range", (long long)*group);
-	if (x->dims[1] % *group || x->dims[1] / *group != wt->dims[1])
+	if (x->dims[1] % *group || x->dims[1] / *group != wt->dims[1]) {
+		xw_describe(x, wt, d1, d2);
 		return xk_fail(k, "X %s has %lld channels but W %s with group %lld expects %lld", d1,
 			       (long long)x->dims[1], d2, (long long)*group, (long long)(wt->dims[1] * *group));
-	if (wt->dims[0] % *group)
+	}
+	if (wt->dims[0] % *group) {
+		xw_describe(x, wt, d1, d2);
 		return xk_fail(k, "W %s: %lld output channels are not divisible by group %lld", d2,
 			       (long long)wt->dims[0], (long long)*group);
+	}
 	if (b && (b->rank != 1 || b->dims[0] != wt->dims[0]))
 		return xk_fail(k, "B has %lld values for %lld output channels", (long long)b->numel,
 			       (long long)wt->dims[0]);
