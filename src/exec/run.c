@@ -1008,8 +1008,15 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 			out->nodes_kept++;
 			continue;
 		} else if (fold) {
-			/* computed now, kept for the runs after (no offers: its outputs are kept as they are) */
+			/* computed now, kept for the runs after (no offers: its outputs are kept as they are); not while
+			 * recording: what is kept must outlive the recording's memory */
 			struct exec_kernel_ctx offer = {.act = {EXEC_ACT_NONE, 0, 0}, .add_act = {EXEC_ACT_NONE, 0, 0}};
+			if (rec) {
+				char where[300];
+				node_prefix(g, n, where, sizeof where);
+				ov_fail(err, OV_INVALID, "%s computes from constants, and was not kept by the run before", where);
+				goto done;
+			}
 			if (run_node(m, g, n, slots, p.is_from, be, &env, &offer, out, err) ||
 			    fold_keep(g, n, slots, kc, out, err))
 				goto done;
