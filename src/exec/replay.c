@@ -138,6 +138,12 @@ int replay_begin(struct exec_consts *kc, const struct exec_backend_ops *be, cons
 		value_of(&r->in[r->n_in++], fed[i], t);
 		r->in_bytes += t->bytes;
 		if (be->graph_input(t, &e)) {
+			/* the inputs placed so far hold the recording's memory, which goes with it: the run uploads them
+			 * again as usual */
+			for (size_t j = 0; j < i; j++) {
+				slots[fed[j]].t.dev = NULL;
+				slots[fed[j]].t.devops = NULL;
+			}
 			be->graph_end(0, NULL);
 			replay_delete(r);
 			refuse(kc, e.msg);
