@@ -639,6 +639,22 @@ OV_CUDA_GRAPH=1 run hostread.onnx --input x=x26.npy --input s=shape34.npy --back
 check "an input read on the host (Reshape's shape) is recorded with its bytes, and replayed" \
 	sh -c "grep -q '1 later run launched it' out.txt && grep -q '^output .y. float32\[3,4\]  min 0 max 6 mean 1.75 ' out.txt"
 
+# an input the device cannot hold (a string), placed after one it can: the run goes on unrecorded, and the first
+# input is uploaded as usual (the recording's memory it held went with the recording)
+"$PYTHON" - <<'EOF'
+import numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto as T
+vi = helper.make_tensor_value_info
+g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"]), helper.make_node("Identity", ["s"], ["t"])], "strin",
+                      [vi("x", T.FLOAT, [2, 3]), vi("s", T.STRING, [2])], [vi("y", T.FLOAT, [2, 3]), vi("t", T.STRING, [2])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "strin.onnx")
+open("s.pb", "wb").write(numpy_helper.from_array(np.array([b"a", b"bc"], dtype=object), "s").SerializeToString())
+EOF
+OV_CUDA_GRAPH=1 OV_CUDASIM_STATS=1 run strin.onnx --input x=random --input s=s.pb --backend cuda --repeat 3
+check "a string input: not recorded (named), the float input uploaded as usual, the values right" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q \"^repeat: not replayed as a graph: input 's': string, which the device cannot hold$\" out.txt &&
+	       grep -q 'every run gave the same bits' out.txt && grep -q ', 0 bytes still allocated$' err.txt"
+
 OV_CUDASIM_DEVICES=0 run "$SRCNN" --input random --backend cuda
 check "no device: one line saying so (exit 1)" \
 	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(wc -l <err.txt) = 1 ] && grep -q 'no CUDA device' err.txt"

@@ -100,8 +100,8 @@ static int same_shape(const struct replay_value *v, const struct xtensor *t)
 	       !memcmp(t->dims, v->dims, (size_t)v->rank * sizeof v->dims[0]);
 }
 
-int replay_begin(struct exec_consts *kc, const struct exec_backend_ops *be, const struct plan *p, const int32_t *fed,
-		 size_t n_fed, struct slot *slots)
+int replay_begin(struct exec_consts *kc, const struct exec_backend_ops *be, const struct graph *g, const struct plan *p,
+		 const int32_t *fed, size_t n_fed, struct slot *slots)
 {
 	struct ov_error e = {0};
 	struct replay *r = calloc(1, sizeof *r);
@@ -114,7 +114,7 @@ int replay_begin(struct exec_consts *kc, const struct exec_backend_ops *be, cons
 	for (size_t i = 0; i < n_fed; i++)
 		if (slots[fed[i]].t.kind != XT_TENSOR) {
 			replay_delete(r);
-			refuse(kc, "an input is a sequence or an optional");
+			refuse(kc, "an input is a sequence or an optional, which live on the host");
 			return -1;
 		}
 	/* room for what the run before copied up, and the inputs again (an input only read on the host was not) */
@@ -138,6 +138,7 @@ int replay_begin(struct exec_consts *kc, const struct exec_backend_ops *be, cons
 		value_of(&r->in[r->n_in++], fed[i], t);
 		r->in_bytes += t->bytes;
 		if (be->graph_input(t, &e)) {
+			ov_wrap(&e, "input '%s': ", g->values[fed[i]].name);
 			/* the inputs placed so far hold the recording's memory, which goes with it: the run uploads them
 			 * again as usual */
 			for (size_t j = 0; j < i; j++) {

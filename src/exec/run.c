@@ -973,7 +973,7 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 		dev_marks = be->prof_marks && be->prof_mark && be->prof_read && !be->prof_marks(need + 1);
 	}
 	double t0 = now_ms();
-	rec = record && kc && !prof && !replay_begin(kc, be, &p, fed, n_fed, slots);
+	rec = record && kc && !prof && !replay_begin(kc, be, g, &p, fed, n_fed, slots);
 	if (dev_marks)
 		be->prof_mark(0);
 	for (uint32_t o = 0; o < g->n_order; o++) {

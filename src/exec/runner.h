@@ -73,8 +73,8 @@ int replay_wanted(const struct exec_consts *kc, const struct graph *g, const str
 /* The recording of a run (run_graph): started before its nodes with the inputs fed (ids, slots), 0, or -1 with
  * kc's state saying why not (no error: the run goes on unrecorded). */
 struct slot;
-int replay_begin(struct exec_consts *kc, const struct exec_backend_ops *be, const struct plan *p, const int32_t *fed,
-		 size_t n_fed, struct slot *slots);
+int replay_begin(struct exec_consts *kc, const struct exec_backend_ops *be, const struct graph *g, const struct plan *p,
+		 const int32_t *fed, size_t n_fed, struct slot *slots);
 /* After the nodes went well: the recording kept as kc->replay (the graph runs once now for this run), or -1 with
  * err saying why not (the caller redoes the run unrecorded). */
 int replay_end(struct exec_consts *kc, const struct exec_backend_ops *be, const struct graph *g, const struct plan *p,

@@ -214,7 +214,9 @@ int cu_graph_input(struct xtensor *t, struct ov_error *err)
 	if (!cap.on)
 		return ov_fail(err, OV_INVALID, "no recording is going on");
 	if (t->kind != XT_TENSOR || t->dev || t->host_stale || t->dtype == OV_DT_STRING || !xt_elem_size(t->dtype))
-		return ov_fail(err, OV_INVALID, "an input the device cannot hold");
+		return ov_fail(err, OV_INVALID, "%s, which the device cannot hold",
+			       t->kind != XT_TENSOR ? "not a tensor" : t->dev || t->host_stale ? "not a host tensor"
+												: dtype_short_name(t->dtype));
 	if (cap.n_in == cap.cap_in) {
 		size_t nc = cap.cap_in ? 2 * cap.cap_in : 8;
 		struct cap_input *b = (struct cap_input *)realloc(cap.in, nc * sizeof *b);
