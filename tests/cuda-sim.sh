@@ -220,12 +220,12 @@ check "compare --vs cuda --tf32: the first divergence is conv1, inside the node 
 check "and without --tf32 every value matches" grep -q "^no divergence" out.txt
 
 # ---- device errors ----
-OV_CUDASIM_FAULT=conv_igemm_kernel run "$SRCNN" --input random --backend cuda
+OV_CUDASIM_FAULT=conv_each_kernel run "$SRCNN" --input random --backend cuda
 check "a kernel that faults ends the run (exit 1)" [ "$(rc)" = 1 ]
 check "with one line naming the node and the device's error" \
 	sh -c "[ \$(grep -vc '^cudasim:' err.txt) = 1 ] && grep -q \"^onnxview: .*#1 'conv1' Conv: CUDA error .*illegal memory access\" err.txt"
 diag "$(grep -v '^cudasim:' err.txt)"
-OV_CUDASIM_FAULT=conv_igemm_kernel "$SIM" compare "$SRCNN" --vs cuda >out.txt 2>err.txt
+OV_CUDASIM_FAULT=conv_each_kernel "$SIM" compare "$SRCNN" --vs cuda >out.txt 2>err.txt
 echo $? >rc.txt
 check "compare --vs cuda with a faulting device fails (exit 1) with one line" \
 	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(grep -vc '^cudasim:' err.txt) = 1 ]"
@@ -233,7 +233,7 @@ check "compare --vs cuda with a faulting device fails (exit 1) with one line" \
 cp "$SRCNN" srcnn.onnx
 tui() { # NAME KEYS
 	printf '%s' "$2" >"$1.keys"
-	OV_CUDASIM_FAULT=conv_igemm_kernel LC_ALL=C.UTF-8 timeout 20 "$SIM" --keys "$1.keys" --dump "$1.txt" --size 100x30 \
+	OV_CUDASIM_FAULT=conv_each_kernel LC_ALL=C.UTF-8 timeout 20 "$SIM" --keys "$1.keys" --dump "$1.txt" --size 100x30 \
 		srcnn.onnx >"$1.out" 2>"$1.err"
 	echo $? >"$1.rc"
 }
@@ -433,7 +433,7 @@ check "device memory running out ends the run (exit 1) with one line naming what
 	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(wc -l <err.txt) = 1 ] && grep -q 'cannot allocate [0-9]* bytes on the CUDA device' err.txt"
 diag "$(cat err.txt)"
 # a device that stops answering: every wait has a deadline (OV_CUDA_TIMEOUT), so the run ends with one line
-OV_CUDA_TIMEOUT=1 OV_CUDASIM_HANG=conv_igemm_kernel timeout 60 "$SIM" run "$SRCNN" --input random --backend cuda >out.txt 2>err.txt
+OV_CUDA_TIMEOUT=1 OV_CUDASIM_HANG=conv_each_kernel timeout 60 "$SIM" run "$SRCNN" --input random --backend cuda >out.txt 2>err.txt
 echo $? >rc.txt
 check "a kernel that never ends: the run ends after OV_CUDA_TIMEOUT (exit 1), one line naming the node" \
 	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(grep -vc '^cudasim:' err.txt) = 1 ] &&
@@ -445,7 +445,7 @@ SUITE=$BUILDDIR/tests/gpu-suite-sim
 if [ -x "$SUITE" ]; then
 	cp "$SRCNN" srcnn.onnx
 	printf 'srcnn 0 srcnn.onnx --input random\nsrcnn_again 0 srcnn.onnx --input random\n' >runs.txt
-	OV_CUDA_TIMEOUT=0 OV_CUDASIM_HANG=conv_igemm_kernel timeout 60 "$SUITE" --timeout 2 --progress 0 --runs runs.txt \
+	OV_CUDA_TIMEOUT=0 OV_CUDASIM_HANG=conv_each_kernel timeout 60 "$SUITE" --timeout 2 --progress 0 --runs runs.txt \
 		>suite.txt 2>suite.err
 	echo $? >rc.txt
 	check "GPU suite: a model that hangs is stopped by the watchdog, reported, and the suite ends (exit 1)" \
@@ -454,7 +454,7 @@ if [ -x "$SUITE" ]; then
 		       grep -q '^# gpu-suite: 1 models in .*0 pass, 1 fail, 0 skipped, ended by the watchdog' suite.txt &&
 		       grep -q '^1\.\.1$' suite.txt && grep -q '^Bail out!' suite.txt"
 	sed 's/^/# /' suite.txt
-	OV_CUDA_TIMEOUT=1 OV_CUDASIM_HANG=conv_igemm_kernel timeout 60 "$SUITE" --timeout 20 --progress 0 --runs runs.txt \
+	OV_CUDA_TIMEOUT=1 OV_CUDASIM_HANG=conv_each_kernel timeout 60 "$SUITE" --timeout 20 --progress 0 --runs runs.txt \
 		>suite.txt 2>suite.err
 	echo $? >rc.txt
 	check "GPU suite: with the backend's deadline the hanging model fails and the next one says the device is given up" \
@@ -531,7 +531,7 @@ for m in resnet mobilenet; do
 done
 OV_CUDASIM_STATS=1 run resnet.onnx --input random --backend cuda --repeat 2
 check "repeated (--repeat 2), the ResNet's convolutions are timed with cuDNN again (cuDNN started)" \
-	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuDNN started 1' err.txt && [ \$(grep -c 'Conv: .*timed' out.txt) = 7 ]"
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuDNN started 1' err.txt && [ \$(grep -c 'Conv: .*timed' out.txt) = 6 ]"
 OV_CUDASIM_FAULT=conv_each_kernel run mobilenet.onnx --input random --backend cuda
 check "the depthwise convolutions run in the per-output loop (a fault planted in it ends the run at the first, #4)" \
 	sh -c "[ \$(cat rc.txt) = 1 ] && grep -q '^onnxview: mobilenet.onnx: #4 Conv: CUDA error .*illegal memory access' err.txt"

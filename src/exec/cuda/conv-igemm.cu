@@ -251,18 +251,17 @@ IG_UNROLL
 	}
 }
 
-// One thread per output element (grid-stride): t = ((img x K + channel) x oh + oy) x ow + ox.
+// One thread per output element (grid-stride): t = ((img x K + channel) x oh + oy) x ow + ox, in 32 bits (the
+// output holds fewer than 2^31 elements: conv_geom_from_window), as 64-bit divisions cost several times more.
 static __global__ void conv_each_kernel(const float *__restrict__ x, const float *__restrict__ w,
 					const float *__restrict__ bias, float *__restrict__ y, struct ig_geom g,
-					struct cu_epi e, int64_t total)
+					struct cu_epi e, int total)
 {
-	CU_FOR(t, total)
+	CU_FOR(i, total)
 	{
-		int ox = (int)(t % g.ow);
-		int64_t r = t / g.ow;
-		int oy = (int)(r % g.oh);
-		r /= g.oh;
-		int ch = (int)(r % g.k), img = (int)(r / g.k), grp = ch / g.kg;
+		int t = (int)i, r = t / g.ow, ox = t - r * g.ow;
+		int q = r / g.oh, oy = r - q * g.oh;
+		int img = q / g.k, ch = q - img * g.k, grp = ch / g.kg;
 		const float *xc = x + ((int64_t)img * g.c + (int64_t)grp * g.cg) * g.h * g.w;
 		const float *wc = w + (int64_t)ch * g.kk;
 		int iy0 = oy * g.sh - g.ph, ix0 = ox * g.sw - g.pw;
@@ -296,6 +295,6 @@ int conv_igemm_run(struct exec_kernel_ctx *k, const struct conv_geom *g, const f
 		dim3 grid((unsigned)((c.npix + IG_BN - 1) / IG_BN), (unsigned)(g->group * c.mtiles));
 		return CU_LAUNCH_SYNC(k, conv_igemm_kernel, grid, IG_THREADS, x, w, e->bias, y, c, rest);
 	}
-	int64_t total = (int64_t)c.npix * c.k;
+	int total = c.npix * c.k; // within int: conv_geom_from_window
 	return CU_LAUNCH(k, conv_each_kernel, cu_grid(total), CU_BLOCK, x, w, e->bias, y, c, rest, total);
 }

@@ -611,7 +611,8 @@ fail:
 // runs) computes every 1-D and 2-D convolution in the backend's own kernels instead, so that it starts neither; it
 // does not read the plan cache either, whose key holds cuDNN's version (reading it would start cuDNN).  Repeated
 // runs (run --repeat N) time cuDNN's algorithms, cuBLAS products and the direct kernel as before, paying the
-// libraries' start once for their faster warm runs.  3-D convolutions and ConvTranspose stay on cuDNN.
+// libraries' start once for their faster warm runs.  3-D convolutions and ConvTranspose stay on cuDNN, and so does
+// every convolution with --tf32 (the own kernels compute in full float32 only).
 // OV_CUDA_CONV_OWN=1 takes the own kernels for every run (repeated ones too), =0 never (a run of its own then
 // takes cuDNN's heuristics, or the plan cache's timed choice); OV_CUDA_CONV_BLAS, which forces a library way,
 // leaves them out unless OV_CUDA_CONV_OWN=1.
@@ -633,7 +634,9 @@ static int conv_use_own(const struct exec_kernel_ctx *k, const struct conv_geom 
 		return 0;
 	if (conv_own_mode() >= 0)
 		return conv_own_mode();
-	return k->runs <= 1 && conv_blas_mode() < 0;
+	// --tf32 asks for the libraries' tensor-core arithmetic, which the own kernels do not have (compare --tf32 shows
+	// what it changes)
+	return k->runs <= 1 && conv_blas_mode() < 0 && !cu_dev.tf32;
 }
 
 // The Conv y (allocated, not empty) of geometry g by the own kernels, its bias (has_bias) and the runner's offers
