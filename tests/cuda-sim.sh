@@ -535,6 +535,9 @@ check "repeated (--repeat 2), the ResNet's convolutions are timed with cuDNN aga
 OV_CUDASIM_FAULT=conv_each_kernel run mobilenet.onnx --input random --backend cuda
 check "the depthwise convolutions run in the per-output loop (a fault planted in it ends the run at the first, #4)" \
 	sh -c "[ \$(cat rc.txt) = 1 ] && grep -q '^onnxview: mobilenet.onnx: #4 Conv: CUDA error .*illegal memory access' err.txt"
+OV_CUDASIM_FAULT=conv_parts_kernel run geoms.onnx --input random --backend cuda
+check "a product of few tiles and long sums (y12: 130 channels of 20 x 20, 360 terms) adds parts of its sums (a fault planted in that pass ends the run there, #11)" \
+	sh -c "[ \$(cat rc.txt) = 1 ] && grep -q '^onnxview: geoms.onnx: #11 Conv: CUDA error .*illegal memory access' err.txt"
 cd "$TMP" || exit 1
 
 # ---- rows of 16 lanes (cuda/norm.cu): Softmax, LogSoftmax, LayerNormalization, Group- and InstanceNormalization ----

@@ -27,10 +27,11 @@
 // the gather's index work (some 30 instructions per thread per step against 128 multiply-adds) takes a fifth of
 // that, so 15 to 25 TFLOP/s on large layers (ResNet-50 at batch 8), against cuDNN's best full-float32 algorithms
 // at 20 to 40.  Small planes fill the device badly: ResNet-18 at batch 1 ends in 7 x 7 planes (N = 49, one tile
-// column), 8 blocks for 512 channels on 132 SMs, where the long sum (K = 4608) runs in few blocks: some 30 us per
-// such layer.  ResNet-18's whole batch-1 run (3.6 GFLOP) should take 2 to 4 ms of device time, against cuDNN's
-// start of about 100 ms that a run of its own no longer pays; repeated runs time cuDNN's algorithms as before.
-// Splitting K over blocks (a second, ordered pass adding the partial sums) would fill the device on those layers.
+// column), 8 blocks for 512 channels on 132 SMs, each running a sum of K = 4608 terms (576 steps, some 150 us);
+// so such products cut their sums into parts run side by side (ig_split below: 16 parts there, some 15 us and a
+// small second pass).  ResNet-18's whole batch-1 run (3.6 GFLOP) should take 1 to 3 ms of device time in these
+// kernels, against cuDNN's start of about 100 ms that a run of its own no longer pays; repeated runs time cuDNN's
+// algorithms as before.
 //
 // The per-output loop.  A depthwise convolution (one input channel per group) is a product with M = 1: the GEMM's
 // tile of 64 output channels would spend 63 of 64 multiply-adds on padding.  Its outputs need kh x kw taps each,
@@ -73,7 +74,41 @@ struct ig_geom {
 	int oh, ow, plane, npix, kk;
 	int dc, dky, dkx;
 	int mtiles; // tiles of IG_BM output channels per group
+	int splits, chunk; // the sums cut into splits parts of chunk terms (a multiple of IG_BK), the last shorter
 };
+
+// Splitting the sums: a product with few tiles (ResNet-18's 7 x 7 planes at batch 1: 8 blocks for 512 channels)
+// leaves most of the device idle while its few blocks run long sums (K = 4608: 576 steps).  Then each block's sums
+// are cut into parts over grid.z, each part a fused multiply-add chain of its own from 0 written to a buffer, and a
+// second kernel adds the parts in order (part 0 + part 1 + ...) as it stores the output, with the epilogue: a fixed
+// order for the geometry, not the device (the target is a number of blocks, IG_FILL, not the device's SMs), so the
+// bits depend on the shape alone.  Parts of at least IG_MIN_STEPS steps, at most IG_SPLIT_MAX of them, their buffer
+// at most IG_SPLIT_BYTES.
+#define IG_FILL 256
+#define IG_MIN_STEPS 16
+#define IG_SPLIT_MAX 16
+#define IG_SPLIT_BYTES ((int64_t)64 << 20)
+
+static void ig_split(struct ig_geom *c, int group)
+{
+	int64_t blocks = (int64_t)((c->npix + IG_BN - 1) / IG_BN) * group * c->mtiles;
+	int steps = (c->kk + IG_BK - 1) / IG_BK, s = 1;
+
+	if (blocks < IG_FILL) {
+		s = (int)((IG_FILL + blocks - 1) / blocks);
+		if (s > IG_SPLIT_MAX)
+			s = IG_SPLIT_MAX;
+		if (s > steps / IG_MIN_STEPS)
+			s = steps / IG_MIN_STEPS;
+		while (s > 1 && (int64_t)s * c->k * c->npix * (int64_t)sizeof(float) > IG_SPLIT_BYTES)
+			s--;
+		if (s < 1)
+			s = 1;
+	}
+	int per = (steps + s - 1) / s; // steps of a part; then as many parts as that takes (none empty)
+	c->chunk = per * IG_BK;
+	c->splits = (steps + per - 1) / per;
+}
 
 static struct ig_geom ig_geom_of(const struct conv_geom *g)
 {
@@ -91,6 +126,7 @@ static struct ig_geom ig_geom_of(const struct conv_geom *g)
 	c.kk = c.cg * khw;
 	c.dc = IG_BK / khw, c.dky = rest / c.kw, c.dkx = rest % c.kw;
 	c.mtiles = (c.kg + IG_BM - 1) / IG_BM;
+	ig_split(&c, g->group);
 	return c;
 }
 
@@ -106,8 +142,10 @@ int conv_igemm_way(const struct conv_geom *g)
 	return 1;
 }
 
-// Grid: x the tiles of IG_BN pixels, y the groups' tiles of IG_BM output channels (group-major).  bias: the
-// conv's, or NULL; e: the rest of the epilogue (no bias).
+// Grid: x the tiles of IG_BN pixels, y the groups' tiles of IG_BM output channels (group-major), z the parts of
+// the sums (g.splits).  One part: y (NCHW) gets the sums, bias (the conv's, or NULL) and e (the rest of the
+// epilogue); several: part z of output channel ch, pixel pix (image-major) goes to y[(z x K + ch) x npix + pix],
+// for conv_parts_kernel.
 static __global__ void IG_BOUNDS conv_igemm_kernel(const float *__restrict__ x, const float *__restrict__ w,
 						   const float *__restrict__ bias, float *__restrict__ y,
 						   struct ig_geom g, struct cu_epi e)
@@ -116,6 +154,7 @@ static __global__ void IG_BOUNDS conv_igemm_kernel(const float *__restrict__ x, 
 	__shared__ __align__(16) float bs[2][IG_BK][IG_BN];   // bs[buf][k][n]: B's tile
 	const int tid = threadIdx.x;
 	const int grp = blockIdx.y / g.mtiles, m0 = (blockIdx.y - grp * g.mtiles) * IG_BM, n0 = blockIdx.x * IG_BN;
+	const int kbeg = blockIdx.z * g.chunk, kend = kbeg + g.chunk < g.kk ? kbeg + g.chunk : g.kk;
 
 #ifdef OV_CUDA_SIM
 	// the simulator's shared memory outlives a block: poisoned, a read of what this block did not stage shows
@@ -150,7 +189,7 @@ static __global__ void IG_BOUNDS conv_igemm_kernel(const float *__restrict__ x, 
 	// the taps of terms kb and kb + 4 as (channel, row, column), carried forward by IG_BK each step
 	int tc[2], ty[2], tx[2];
 	for (int h = 0; h < 2; h++) {
-		int t = kb + h * (IG_BK / 2), khw = g.kh * g.kw, r;
+		int t = kbeg + kb + h * (IG_BK / 2), khw = g.kh * g.kw, r;
 		tc[h] = t / khw;
 		r = t - tc[h] * khw;
 		ty[h] = r / g.kw;
@@ -161,11 +200,12 @@ static __global__ void IG_BOUNDS conv_igemm_kernel(const float *__restrict__ x, 
 #define IG_FETCH(k0)                                                                                               \
 	do {                                                                                                           \
 		int q_ = (k0) + ka;                                                                                    \
-		ra[0] = wa0 && q_ < g.kk ? IG_LDG(wa0 + q_) : 0.0f;                                                    \
-		ra[1] = wa1 && q_ < g.kk ? IG_LDG(wa1 + q_) : 0.0f;                                                    \
+		ra[0] = wa0 && q_ < kend ? IG_LDG(wa0 + q_) : 0.0f;                                                    \
+		ra[1] = wa1 && q_ < kend ? IG_LDG(wa1 + q_) : 0.0f;                                                    \
 		for (int h_ = 0; h_ < 2; h_++) {                                                                       \
 			int iy_ = iy0 + ty[h_] * g.dh, ix_ = ix0 + tx[h_] * g.dw;                                      \
-			rb[h_] = xb && tc[h_] < g.cg && iy_ >= 0 && iy_ < g.h && ix_ >= 0 && ix_ < g.w                 \
+			int in_ = (k0) + kb + h_ * (IG_BK / 2) < kend;                                                 \
+			rb[h_] = xb && in_ && iy_ >= 0 && iy_ < g.h && ix_ >= 0 && ix_ < g.w                           \
 					 ? IG_LDG(xb + ((int64_t)tc[h_] * g.h + iy_) * g.w + ix_)                      \
 					 : 0.0f;                                                                       \
 		}                                                                                                      \
@@ -199,12 +239,12 @@ IG_UNROLL
 			acc[i][j] = 0.0f;
 	const int tm = (tid / (IG_BN / IG_TN)) * IG_TM, tn = (tid % (IG_BN / IG_TN)) * IG_TN;
 
-	IG_FETCH(0);
+	IG_FETCH(kbeg);
 	IG_STORE(0);
 	__syncthreads();
 	int buf = 0;
-	for (int k0 = 0; k0 < g.kk; k0 += IG_BK) {
-		const int more = k0 + IG_BK < g.kk;
+	for (int k0 = kbeg; k0 < kend; k0 += IG_BK) {
+		const int more = k0 + IG_BK < kend;
 		if (more) {
 			IG_ADVANCE();
 			IG_FETCH(k0 + IG_BK);
@@ -242,6 +282,10 @@ IG_UNROLL
 			if (m >= g.kg)
 				break;
 			int ch = grp * g.kg + m;
+			if (g.splits > 1) { // a part, for conv_parts_kernel
+				y[((int64_t)blockIdx.z * g.k + ch) * g.npix + pix] = acc[i][j];
+				continue;
+			}
 			int64_t t = ((int64_t)img * g.k + ch) * g.plane + p;
 			float v = acc[i][j];
 			if (bias)
@@ -284,6 +328,24 @@ static __global__ void conv_each_kernel(const float *__restrict__ x, const float
 	}
 }
 
+// y (NCHW) from the parts of the sums (conv_igemm_kernel's, g.splits of them), added in order, then the bias and
+// e, as conv_igemm_kernel stores one part.
+static __global__ void conv_parts_kernel(const float *__restrict__ part, const float *__restrict__ bias,
+					 float *__restrict__ y, struct ig_geom g, struct cu_epi e, int total)
+{
+	CU_FOR(i, total)
+	{
+		int t = (int)i, q = t / g.plane, p = t - q * g.plane, img = q / g.k, ch = q - img * g.k;
+		int64_t at = (int64_t)ch * g.npix + (int64_t)img * g.plane + p, step = (int64_t)g.k * g.npix;
+		float v = part[at];
+		for (int z = 1; z < g.splits; z++)
+			v = v + part[at + z * step];
+		if (bias)
+			v += bias[ch];
+		y[t] = cu_epi_apply(e, t, v);
+	}
+}
+
 int conv_igemm_run(struct exec_kernel_ctx *k, const struct conv_geom *g, const float *x, const float *w, float *y,
 		   const struct cu_epi *e)
 {
@@ -292,8 +354,20 @@ int conv_igemm_run(struct exec_kernel_ctx *k, const struct conv_geom *g, const f
 
 	rest.bias = NULL; // the conv's bias, one per output channel, is the kernels' own step
 	if (conv_igemm_way(g) == 1) {
-		dim3 grid((unsigned)((c.npix + IG_BN - 1) / IG_BN), (unsigned)(g->group * c.mtiles));
-		return CU_LAUNCH_SYNC(k, conv_igemm_kernel, grid, IG_THREADS, x, w, e->bias, y, c, rest);
+		dim3 grid((unsigned)((c.npix + IG_BN - 1) / IG_BN), (unsigned)(g->group * c.mtiles), (unsigned)c.splits);
+		if (c.splits == 1)
+			return CU_LAUNCH_SYNC(k, conv_igemm_kernel, grid, IG_THREADS, x, w, e->bias, y, c, rest);
+		struct cu_bufs bufs = {};
+		int total = c.npix * c.k; // within int: conv_geom_from_window
+		float *part = (float *)cu_alloc(k, &bufs, (size_t)c.splits * (size_t)total * sizeof(float));
+		int rc = !part || CU_LAUNCH_SYNC(k, conv_igemm_kernel, grid, IG_THREADS, x, w, (const float *)NULL, part, c,
+						 rest) ||
+			 CU_LAUNCH(k, conv_parts_kernel, cu_grid(total), CU_BLOCK, (const float *)part, e->bias, y, c, rest,
+				   total)
+			     ? -1
+			     : 0;
+		cu_bufs_free(&bufs); // stream-ordered: after the kernels
+		return rc;
 	}
 	int total = c.npix * c.k; // within int: conv_geom_from_window
 	return CU_LAUNCH(k, conv_each_kernel, cu_grid(total), CU_BLOCK, x, w, e->bias, y, c, rest, total);

@@ -8,7 +8,8 @@
  * - a per-output loop (one thread per output element) for the others: depthwise convolutions, and groups of few
  *   output channels, where the GEMM's tile of 64 output channels would be mostly padding.
  * Both sum each output as one float32 fused multiply-add chain over its taps in W's order (input channel of the
- * group, row, column), from 0, taps outside the input contributing zero; the conv's bias and the runner's offers
+ * group, row, column), from 0, taps outside the input contributing zero (the GEMM, where its tiles are too few to
+ * fill the device, as such chains over consecutive parts of the taps, added in order afterwards); the conv's bias and the runner's offers
  * (cu_epi) are applied as the output is stored, each the float operation cu_epilogue makes, so fusing them changes
  * no bit.  Asymmetric pads are read as they are (no padded copy of the input).  C++, compiled by nvcc (and by the
  * host compiler for the simulator). */
