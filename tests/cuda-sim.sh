@@ -143,15 +143,15 @@ check "OV_CUDA_CONV_BLAS=0: cuDNN alone, neither cuBLAS nor the direct kernel ti
 # the plan cache: timed choices kept in a file for the next process
 plans=$TMP/cache/sub/plans
 OV_CUDA_PLAN_CACHE=$plans OV_CUDASIM_STATS=1 run resid.onnx --input random --backend cuda
-check "plan cache: a run of its own (no --repeat) times nothing, and writes no plan cache" \
-	sh -c "[ \$(cat rc.txt) = 0 ] && [ ! -e $TMP/cache ] && [ \$(grep -c \"the heuristics' choice for one run\" out.txt) = 2 ] &&
-	       grep -q 'cuBLAS started 0, cuDNN started 1' err.txt"
+check "plan cache: a run of its own (no --repeat) times nothing, writes no plan cache, and starts no library (own kernels)" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && [ ! -e $TMP/cache ] && [ \$(grep -c 'Conv: the own .*for a run of its own (no library)' out.txt) = 2 ] &&
+	       grep -q 'cuBLAS started 0, cuDNN started 0' err.txt"
 OV_CUDA_PLAN_CACHE=$plans OV_CUDASIM_STATS=1 run resid.onnx --input random --backend cuda --repeat 2 --save cold_resid
 check "plan cache: a repeated run times the convolutions and writes one line each (folders made)" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && [ \$(grep -c '^v2 onnxview_CUDA_simulator_(host)_cc9.0_cudnn[0-9]* [-0-9,]* ' $plans) = 2 ] &&
 	       [ \$(stat -c %a $plans) = 600 ]"
-OV_CUDA_PLAN_CACHE=$plans OV_CUDASIM_STATS=1 run resid.onnx --input random --backend cuda --save warm_resid
-check "the next process, a run of its own, takes them (no heuristics asked, no timing), says so, and computes the same bits" \
+OV_CUDA_CONV_OWN=0 OV_CUDA_PLAN_CACHE=$plans OV_CUDASIM_STATS=1 run resid.onnx --input random --backend cuda --save warm_resid
+check "the next process, a run of its own without the own kernels (OV_CUDA_CONV_OWN=0), takes them (no heuristics asked, no timing), says so, and computes the same bits" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && [ \$(grep -c 'by an earlier run (plan cache)' out.txt) = 2 ] &&
 	       grep -q ' 0 convolution heuristics' err.txt && cmp cold_resid/y.npy warm_resid/y.npy"
 cp "$plans" plans.good
@@ -220,12 +220,12 @@ check "compare --vs cuda --tf32: the first divergence is conv1, inside the node 
 check "and without --tf32 every value matches" grep -q "^no divergence" out.txt
 
 # ---- device errors ----
-OV_CUDASIM_FAULT=epilogue_kernel run "$SRCNN" --input random --backend cuda
+OV_CUDASIM_FAULT=conv_each_kernel run "$SRCNN" --input random --backend cuda
 check "a kernel that faults ends the run (exit 1)" [ "$(rc)" = 1 ]
 check "with one line naming the node and the device's error" \
 	sh -c "[ \$(grep -vc '^cudasim:' err.txt) = 1 ] && grep -q \"^onnxview: .*#1 'conv1' Conv: CUDA error .*illegal memory access\" err.txt"
 diag "$(grep -v '^cudasim:' err.txt)"
-OV_CUDASIM_FAULT=epilogue_kernel "$SIM" compare "$SRCNN" --vs cuda >out.txt 2>err.txt
+OV_CUDASIM_FAULT=conv_each_kernel "$SIM" compare "$SRCNN" --vs cuda >out.txt 2>err.txt
 echo $? >rc.txt
 check "compare --vs cuda with a faulting device fails (exit 1) with one line" \
 	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(grep -vc '^cudasim:' err.txt) = 1 ]"
@@ -233,7 +233,7 @@ check "compare --vs cuda with a faulting device fails (exit 1) with one line" \
 cp "$SRCNN" srcnn.onnx
 tui() { # NAME KEYS
 	printf '%s' "$2" >"$1.keys"
-	OV_CUDASIM_FAULT=epilogue_kernel LC_ALL=C.UTF-8 timeout 20 "$SIM" --keys "$1.keys" --dump "$1.txt" --size 100x30 \
+	OV_CUDASIM_FAULT=conv_each_kernel LC_ALL=C.UTF-8 timeout 20 "$SIM" --keys "$1.keys" --dump "$1.txt" --size 100x30 \
 		srcnn.onnx >"$1.out" 2>"$1.err"
 	echo $? >"$1.rc"
 }
@@ -284,7 +284,7 @@ waits_sync=$(count_of waits)
 check "warm runs do not wait after every node: $waits_async waits for 3 runs, $waits_sync with OV_CUDA_SYNC=1" \
 	sh -c "[ '$waits_async' -gt 0 ] && [ \$(( $waits_sync - $waits_async )) -ge 8 ]"
 check "and give the same bits each run" sh -c "[ \$(cat rc.txt) = 0 ] && ! grep -q 'differ' out.txt"
-OV_CUDA_CONV_FIND=0 OV_CUDASIM_STATS=1 run chain.onnx --input random --backend cuda
+OV_CUDA_CONV_OWN=0 OV_CUDA_CONV_FIND=0 OV_CUDASIM_STATS=1 run chain.onnx --input random --backend cuda
 check "OV_CUDA_CONV_FIND=0: the heuristics' choice" \
 	grep -q "^note: #0 Conv: cudnn algo GEMM, FMA math (full float32), workspace 4096 bytes, the heuristics' choice" out.txt
 # libraries are loaded by the first node that needs them: no cuDNN for a model without convolutions
@@ -311,13 +311,20 @@ check "with OV_CUDA_MATMUL_BLAS=1 it starts cuBLAS only" \
 OV_CUDA_CONV_BLAS=0 OV_CUDASIM_STATS=1 run chain.onnx --input random --backend cuda
 check "a Conv starts cuDNN only (OV_CUDA_CONV_BLAS=0)" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuBLAS started 0, cuDNN started 1' err.txt"
-OV_CUDASIM_STATS=1 run chain.onnx --input random --backend cuda --expect y=cpu_chain/y.npy --rtol 1e-4 --atol 1e-5
-check "a run of its own takes the heuristics' choice: a Conv starts cuDNN only, and matches the CPU" \
+OV_CUDA_CONV_OWN=0 OV_CUDASIM_STATS=1 run chain.onnx --input random --backend cuda --expect y=cpu_chain/y.npy --rtol 1e-4 --atol 1e-5
+check "OV_CUDA_CONV_OWN=0: a run of its own takes the heuristics' choice: a Conv starts cuDNN only, and matches the CPU" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuBLAS started 0, cuDNN started 1' err.txt &&
 	       [ \$(grep -c \"^note: #[0-9] Conv: cudnn algo GEMM, FMA math (full float32), workspace 4096 bytes, the heuristics' choice for one run\" out.txt) = 4 ]"
+OV_CUDASIM_STATS=1 run chain.onnx --input random --backend cuda --expect y=cpu_chain/y.npy --rtol 1e-4 --atol 1e-5
+check "a run of its own computes its convolutions in the own kernels: no library started, the CPU's values" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuBLAS started 0, cuDNN started 0, 0 convolution heuristics' err.txt &&
+	       [ \$(grep -c '^note: #[0-9] Conv: the own per-output kernel (full float32, 4 output channels per group), for a run of its own (no library)$' out.txt) = 4 ]"
 OV_CUDASIM_STATS=1 run "$SRCNN" --input random --backend cuda
-check "so does the example (srcnn: three convolutions, no cuBLAS)" \
-	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuBLAS started 0, cuDNN started 1' err.txt"
+check "so does the example (srcnn: three convolutions, neither cuDNN nor cuBLAS)" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuBLAS started 0, cuDNN started 0' err.txt"
+diag "srcnn, a run of its own: $(grep '^cudasim:' err.txt)"
+OV_CUDA_CONV_OWN=0 OV_CUDASIM_STATS=1 run "$SRCNN" --input random --backend cuda
+diag "srcnn, a run of its own with OV_CUDA_CONV_OWN=0 (cuDNN's heuristics): $(grep '^cudasim:' err.txt)"
 OV_CUDASIM_STATS=1 run chain.onnx --input random --backend cuda --repeat 3 --expect y=cpu_chain/y.npy --rtol 1e-4 --atol 1e-5
 check "run --repeat 3 times the convolutions against cuBLAS products (cuBLAS started too), the notes say so" "$PYTHON" -c '
 import re, sys
@@ -409,8 +416,8 @@ check "OV_CUDA_MATMUL_BLAS=0: past the bound too, without cuBLAS" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuBLAS started 0' err.txt"
 printf ':run --backend cuda<Enter><Esc>:run --backend cuda<Enter>' >kept.keys
 OV_CUDASIM_STATS=1 LC_ALL=C.UTF-8 timeout 20 "$SIM" --keys kept.keys --dump kept.txt --size 100x30 srcnn.onnx >kept.out 2>kept.err
-check "TUI: its runs are runs of their own: the heuristics' choice for srcnn's 3 convolutions, cuBLAS never started" \
-	grep -q 'cuBLAS started 0, cuDNN started 1, 3 convolution heuristics' kept.err
+check "TUI: its runs are runs of their own: srcnn's 3 convolutions in the own kernels, no library started" \
+	grep -q 'cuBLAS started 0, cuDNN started 0, 0 convolution heuristics' kept.err
 check "TUI: the second :run --backend cuda finds the weights on the device (2 copies up instead of 8)" \
 	grep -q '^copies: 2 to the device (6208 bytes)' kept.txt
 check "TUI: the report says what is kept (Resize's roi and scales are read on the host, never uploaded)" \
@@ -426,7 +433,7 @@ check "device memory running out ends the run (exit 1) with one line naming what
 	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(wc -l <err.txt) = 1 ] && grep -q 'cannot allocate [0-9]* bytes on the CUDA device' err.txt"
 diag "$(cat err.txt)"
 # a device that stops answering: every wait has a deadline (OV_CUDA_TIMEOUT), so the run ends with one line
-OV_CUDA_TIMEOUT=1 OV_CUDASIM_HANG=epilogue_kernel timeout 60 "$SIM" run "$SRCNN" --input random --backend cuda >out.txt 2>err.txt
+OV_CUDA_TIMEOUT=1 OV_CUDASIM_HANG=conv_each_kernel timeout 60 "$SIM" run "$SRCNN" --input random --backend cuda >out.txt 2>err.txt
 echo $? >rc.txt
 check "a kernel that never ends: the run ends after OV_CUDA_TIMEOUT (exit 1), one line naming the node" \
 	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(grep -vc '^cudasim:' err.txt) = 1 ] &&
@@ -438,7 +445,7 @@ SUITE=$BUILDDIR/tests/gpu-suite-sim
 if [ -x "$SUITE" ]; then
 	cp "$SRCNN" srcnn.onnx
 	printf 'srcnn 0 srcnn.onnx --input random\nsrcnn_again 0 srcnn.onnx --input random\n' >runs.txt
-	OV_CUDA_TIMEOUT=0 OV_CUDASIM_HANG=epilogue_kernel timeout 60 "$SUITE" --timeout 2 --progress 0 --runs runs.txt \
+	OV_CUDA_TIMEOUT=0 OV_CUDASIM_HANG=conv_each_kernel timeout 60 "$SUITE" --timeout 2 --progress 0 --runs runs.txt \
 		>suite.txt 2>suite.err
 	echo $? >rc.txt
 	check "GPU suite: a model that hangs is stopped by the watchdog, reported, and the suite ends (exit 1)" \
@@ -447,7 +454,7 @@ if [ -x "$SUITE" ]; then
 		       grep -q '^# gpu-suite: 1 models in .*0 pass, 1 fail, 0 skipped, ended by the watchdog' suite.txt &&
 		       grep -q '^1\.\.1$' suite.txt && grep -q '^Bail out!' suite.txt"
 	sed 's/^/# /' suite.txt
-	OV_CUDA_TIMEOUT=1 OV_CUDASIM_HANG=epilogue_kernel timeout 60 "$SUITE" --timeout 20 --progress 0 --runs runs.txt \
+	OV_CUDA_TIMEOUT=1 OV_CUDASIM_HANG=conv_each_kernel timeout 60 "$SUITE" --timeout 20 --progress 0 --runs runs.txt \
 		>suite.txt 2>suite.err
 	echo $? >rc.txt
 	check "GPU suite: with the backend's deadline the hanging model fails and the next one says the device is given up" \
@@ -480,12 +487,12 @@ check "plan cache: a timed choice is written as a v2 line naming its way" \
 	       grep -Eq '^v2 [^ ]+ [-0-9,]+ [0-9]+ [0-9]+ (cudnn|blas|blas-merged|direct) [-0-9.e]+ [-0-9.e]+ [-0-9.e]+$' $dplans"
 sed -E 's/^(v2 [^ ]+ [^ ]+ [0-9]+ [0-9]+) [a-z-]+ .*/\1 direct 0.3 0.2 0.1/' "$dplans" >plans.direct
 cp plans.direct "$dplans"
-OV_CUDA_PLAN_CACHE=$dplans run stem.onnx --input random --backend cuda --save cached_stem
+OV_CUDA_CONV_OWN=0 OV_CUDA_PLAN_CACHE=$dplans run stem.onnx --input random --backend cuda --save cached_stem
 check "a direct kernel kept in the plan cache is taken, said, and computes the forced kernel's bits" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && cmp plans.direct $dplans && cmp dir_stem/y.npy cached_stem/y.npy &&
 	       grep -q '^note: #0 Conv: the direct kernel (full float32), 0.100 ms against cuDNN.s [A-Z_]* 0.200 ms and cuBLAS.s 0.300 ms, timed by an earlier run (plan cache)$' out.txt"
 sed -E 's/^v2 ([^ ]+ [^ ]+ [0-9]+ [0-9]+) [a-z-]+ .*/v1 \1 0 0.3 0.2/' plans.direct >"$dplans"
-OV_CUDA_PLAN_CACHE=$dplans run stem.onnx --input random --backend cuda --expect y=cpu_stem/y.npy --rtol 1e-4 --atol 1e-5
+OV_CUDA_CONV_OWN=0 OV_CUDA_PLAN_CACHE=$dplans run stem.onnx --input random --backend cuda --expect y=cpu_stem/y.npy --rtol 1e-4 --atol 1e-5
 check "a v1 line (cuDNN, before the direct kernel) is still read and taken" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && [ \$(wc -l <$dplans) = 1 ] &&
 	       grep -q '^note: #0 Conv: cudnn algo .*by an earlier run (plan cache) (cuBLAS was slower)$' out.txt"
@@ -498,7 +505,7 @@ oplans=$TMP/direct/odd-plans
 OV_CUDA_PLAN_CACHE=$oplans run odd.onnx --input random --backend cuda --repeat 2
 sed 's/^\(v2 [^ ]* 0,0,32,2,1,32,8,1,[-0-9,]* [0-9]* [0-9]*\) [a-z-]* /\1 direct /' "$oplans" >plans.odd
 cp plans.odd "$oplans"
-OV_CUDA_PLAN_CACHE=$oplans run odd.onnx --input random --backend cuda $odd_expect --rtol 1e-4 --atol 1e-5
+OV_CUDA_CONV_OWN=0 OV_CUDA_PLAN_CACHE=$oplans run odd.onnx --input random --backend cuda $odd_expect --rtol 1e-4 --atol 1e-5
 check "a plan cache naming the direct kernel for a geometry it does not fit (32 input channels) is passed over" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && [ \$(grep -c '^v2 [^ ]* 0,0,32,2,1,32,8,1,[-0-9,]* [0-9]* [0-9]* direct ' plans.odd) = 1 ] && [ \$(grep -c 'plan cache' out.txt) = 5 ] &&
 	       grep '^note: #6 Conv: ' out.txt | grep -v 'plan cache' | grep -vq 'the direct kernel'"
@@ -506,6 +513,31 @@ check "a plan cache naming the direct kernel for a geometry it does not fit (32 
 OV_CUDASIM_FAULT=maxpool2d_kernel run pools.onnx --input x=px.npy --backend cuda
 check "the 2-D MaxPools run in the 2-D kernel (a fault planted in it ends the run at the first, #0)" \
 	sh -c "[ \$(cat rc.txt) = 1 ] && grep -q '^onnxview: pools.onnx: #0 MaxPool: CUDA error .*illegal memory access' err.txt"
+cd "$TMP" || exit 1
+
+# ---- the own convolution kernels (cuda/conv-igemm.cu): a run of its own starts no library ----
+# (their values against the CPU, forced and not, are tests/cuda.sh's, run above; here what a run starts)
+"$PYTHON" "$SRCDIR/tests/gen-conv-igemm.py" own || not_ok "the own kernels' models could not be made"
+cd own || exit 1
+for m in resnet mobilenet; do
+	"$SIM" run $m.onnx --input random --save cpu_$m >/dev/null 2>&1
+	OV_CUDASIM_STATS=1 run $m.onnx --input random --backend cuda --expect y=cpu_$m/y.npy --rtol 1e-4 --atol 1e-5
+	check "a small $m-like model, a run of its own: the CPU's values, every node on CUDA, neither cuDNN nor cuBLAS started" \
+		sh -c "[ \$(cat rc.txt) = 0 ] && ! grep -q 'on the CPU' out.txt &&
+		       grep -q 'cuBLAS started 0, cuDNN started 0, 0 convolution heuristics' err.txt"
+	diag "$m, a run of its own: $(grep '^cudasim:' err.txt)"
+	OV_CUDA_CONV_OWN=0 OV_CUDASIM_STATS=1 run $m.onnx --input random --backend cuda
+	diag "$m, a run of its own with OV_CUDA_CONV_OWN=0: $(grep '^cudasim:' err.txt)"
+done
+OV_CUDASIM_STATS=1 run resnet.onnx --input random --backend cuda --repeat 2
+check "repeated (--repeat 2), the ResNet's convolutions are timed with cuDNN again (cuDNN started)" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q 'cuDNN started 1' err.txt && [ \$(grep -c 'Conv: .*timed' out.txt) = 6 ]"
+OV_CUDASIM_FAULT=conv_each_kernel run mobilenet.onnx --input random --backend cuda
+check "the depthwise convolutions run in the per-output loop (a fault planted in it ends the run at the first, #4)" \
+	sh -c "[ \$(cat rc.txt) = 1 ] && grep -q '^onnxview: mobilenet.onnx: #4 Conv: CUDA error .*illegal memory access' err.txt"
+OV_CUDASIM_FAULT=conv_parts_kernel run geoms.onnx --input random --backend cuda
+check "a product of few tiles and long sums (y12: 130 channels of 20 x 20, 360 terms) adds parts of its sums (a fault planted in that pass ends the run there, #11)" \
+	sh -c "[ \$(cat rc.txt) = 1 ] && grep -q '^onnxview: geoms.onnx: #11 Conv: CUDA error .*illegal memory access' err.txt"
 cd "$TMP" || exit 1
 
 # ---- rows of 16 lanes (cuda/norm.cu): Softmax, LogSoftmax, LayerNormalization, Group- and InstanceNormalization ----

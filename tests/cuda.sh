@@ -1325,7 +1325,12 @@ d = re.search(r'the direct kernel \(full float32\), ([0-9.]+) ms against cuDNN.s
 assert ((m and float(m.group(1)) < float(m.group(2)) and t.endswith(', timed (direct kernel slower)')) or
         (d and float(d.group(1)) < float(d.group(2))) or t.endswith('(cuBLAS, direct kernel slower)')), t"
 run Conv_pads.onnx --input random --backend cuda
-check "a run of its own takes cuDNN's heuristics (full float32, a direct sum), untimed, and says so" \
+check "a run of its own computes a 2-D convolution in the own kernels (no library), and says so" \
+	grep -q "^note: #0 'n0' Conv: the own per-output kernel (full float32, 4 output channels per group), for a run of its own (no library)$" out.txt
+run Conv_3d.onnx --input random --backend cuda
+check "a 3-D one stays on cuDNN" grep -q "^note: #0 'n0' Conv: cudnn algo .*the heuristics' choice for one run" out.txt
+OV_CUDA_CONV_OWN=0 run Conv_pads.onnx --input random --backend cuda
+check "OV_CUDA_CONV_OWN=0: a run of its own takes cuDNN's heuristics (full float32, a direct sum), untimed, and says so" \
 	grep -q "^note: #0 'n0' Conv: cudnn algo \\(IMPLICIT_GEMM\\|IMPLICIT_PRECOMP_GEMM\\|GEMM\\|DIRECT\\), FMA math (full float32), .*the heuristics' choice for one run" out.txt
 run ConvTranspose_pads.onnx --input random --backend cuda
 check "ConvTranspose reports its cuDNN backward-data algorithm, deterministic and full float32" \
@@ -1400,6 +1405,48 @@ check "MaxPool (the stem's, ceil_mode, asymmetric pads, dilations, wide windows,
 	sh -c "[ \$(cat rc_pools.txt rc_pool16.txt rc_pool1d.txt | tr -d '\n') = 000 ] && [ ! -e fell_back.txt ] &&
 	       for f in p1 p2 p3 p4 p5 i5; do cmp cpu_pools/\$f.npy dev_pools/\$f.npy || exit 1; done &&
 	       cmp cpu_pool16/p.npy dev_pool16/p.npy && cmp cpu_pool1d/p.npy dev_pool1d/p.npy && cmp cpu_pool1d/q.npy dev_pool1d/q.npy"
+cd "$TMP" || exit 1
+
+# the own convolution kernels (cuda/conv-igemm.cu), which a run of its own takes for 1-D and 2-D convolutions: the
+# implicit GEMM (16 or more output channels per group) and the per-output loop (depthwise, narrow groups), forced
+# with OV_CUDA_CONV_OWN=1, on tests/gen-conv-igemm.py's geometries (1x1, 3x3, 7x7 stride 2, dilation 2, asymmetric
+# pads, groups, depthwise stride 1 and 2, 1-D, SAME_UPPER, sizes off the tiles, batch 2, sums off the tile's step)
+# and its small ResNet and MobileNet.  On a GPU this runs the GEMM's shared-memory staging and barriers for real.
+"$PYTHON" "$SRCDIR/tests/gen-conv-igemm.py" own || not_ok "the own kernels' models could not be made"
+cd own || exit 1
+for m in geoms half resnet mobilenet; do "$ONNXVIEW" run $m.onnx --input random --save cpu_$m >/dev/null 2>&1; done
+geoms_expect=""
+for o in y1 y2 y3 y4 y5 y6 y7 y8 y9 y10 y11 y12 y13; do geoms_expect="$geoms_expect --expect $o=cpu_geoms/$o.npy"; done
+# shellcheck disable=SC2086
+OV_CUDA_CONV_OWN=1 run geoms.onnx --input random --backend cuda --save own_geoms $geoms_expect --rtol 1e-4 --atol 1e-5
+check "13 geometries by the own kernels (OV_CUDA_CONV_OWN=1): the CPU's values, none on the CPU" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '^PASS: 13 of 13 compared values match' out.txt && ! grep -q 'on the CPU' out.txt"
+check "9 by the implicit GEMM, 4 (depthwise, two groups of 2) by the per-output loop, the notes say so" \
+	sh -c "[ \$(grep -c '^note: #[0-9]* Conv: the own implicit-GEMM kernel (full float32), OV_CUDA_CONV_OWN=1$' out.txt) = 9 ] &&
+	       [ \$(grep -c '^note: #[0-9]* Conv: the own per-output kernel (full float32, [12] output channels\{0,1\} per group), OV_CUDA_CONV_OWN=1$' out.txt) = 4 ]"
+# shellcheck disable=SC2086
+run geoms.onnx --input random --backend cuda --save one_geoms $geoms_expect --rtol 1e-4 --atol 1e-5
+check "a run of its own takes them without being asked, the same bits" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && [ \$(grep -c 'Conv: the own .*, for a run of its own (no library)$' out.txt) = 13 ] &&
+	       for o in y1 y2 y3 y4 y5 y6 y7 y8 y9 y10 y11 y12 y13; do cmp own_geoms/\$o.npy one_geoms/\$o.npy || exit 1; done"
+run geoms.onnx --input random --backend cuda --all --save all_geoms
+check "the bias, residual Adds, Relus and Clip taken into their stores: the bits of the kernels run apart (--all)" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && for o in y1 y2 y3 y4 y5 y6 y7 y8 y9 y10 y11 y12 y13; do cmp one_geoms/\$o.npy all_geoms/\$o.npy || exit 1; done"
+run half.onnx --input random --backend cuda --expect y=cpu_half/y.npy --expect d=cpu_half/d.npy --rtol 2e-3 --atol 2e-3
+check "float16 through float32 (an implicit GEMM and a depthwise one): the CPU's values" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && [ \$(grep -c 'Conv: the own ' out.txt) = 2 ]"
+for m in resnet mobilenet; do
+	run $m.onnx --input random --backend cuda --expect y=cpu_$m/y.npy --rtol 1e-4 --atol 1e-5
+	check "a small $m-like model, a run of its own: the CPU's values, every Conv in the own kernels, none on the CPU" \
+		sh -c "[ \$(cat rc.txt) = 0 ] && ! grep -q 'on the CPU' out.txt && ! grep 'Conv: ' out.txt | grep -vq 'Conv: the own '"
+done
+run resnet.onnx --input random --backend cuda --repeat 2 --expect y=cpu_resnet/y.npy --rtol 1e-4 --atol 1e-5
+check "repeated (--repeat 2), its convolutions are timed between the libraries and the direct kernel as before" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && [ \$(grep -c 'Conv: .*timed' out.txt) = 6 ] && ! grep -q 'Conv: the own' out.txt"
+OV_CUDA_CONV_OWN=1 run resnet.onnx --input random --backend cuda --repeat 2 --expect y=cpu_resnet/y.npy --rtol 1e-4 --atol 1e-5
+check "OV_CUDA_CONV_OWN=1: repeated runs too, every run the same bits" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && [ \$(grep -c 'Conv: the own .*OV_CUDA_CONV_OWN=1$' out.txt) = 6 ] &&
+	       grep -q '^repeat: every run gave the same bits' out.txt"
 cd "$TMP" || exit 1
 
 # the whole example model (its cubic Resize included), and declined nodes

@@ -156,7 +156,7 @@ if [ "${skip#* concurrent }" = "$skip" ] && [ "$(limit 80)" -gt 0 ]; then
 	# one small process, warm: where the start-up goes.  The least of 3 of each: --version (CUDA's initialisation:
 	# it asks for the device), a lone Add on the CPU and on CUDA (no library), a small MatMul (the backend's own
 	# product, no library) and the same through cuBLAS (OV_CUDA_MATMUL_BLAS=1: what starting cuBLAS costs), srcnn
-	# (cuDNN's heuristics, no cuBLAS: a run of its own times nothing).
+	# (a run of its own: the backend's own convolution kernels, neither cuDNN nor cuBLAS).
 	say '```'
 	for job in "version -" "add cpu" "add cuda" "matmul cuda" "matmul-cublas cuda" "srcnn cpu" "srcnn cuda"; do
 		set -- $job
@@ -242,19 +242,26 @@ if [ "${skip#* profile }" = "$skip" ] && [ -s "$EXP/runs.txt" ]; then
 		say '```'
 	done
 	# where a first run's time goes (libraries started by the first node that needs them, the weights' upload):
-	# ResNet-18 in a fresh process, a run of its own, so the convolutions are not timed: cold, cuDNN's heuristics;
-	# warm, the timed choices of the --repeat runs above, read from a copy of their plan cache (so that the
-	# benchmark below keeps the one the runs above filled)
-	for cache in cold warm; do
+	# ResNet-18 in a fresh process, a run of its own, so the convolutions are not timed: own, the backend's own
+	# convolution kernels (the default: no library started, cuda/conv-igemm.cu); with OV_CUDA_CONV_OWN=0 cuDNN:
+	# cold, its heuristics; warm, the timed choices of the --repeat runs above, read from a copy of their plan cache
+	# (so that the benchmark below keeps the one the runs above filled).  Each against PyTorch's output.
+	for cache in own cold warm; do
 		[ -s "$EXP/resnet18.onnx" ] && [ "$(limit 30)" -gt 0 ] || break
+		own=0
+		[ $cache = own ] && own= && rm -f "$W/first-plans"
 		[ $cache = cold ] && rm -f "$W/first-plans"
 		[ $cache = warm ] && { cp "$OV_CUDA_PLAN_CACHE" "$W/first-plans" 2>/dev/null || rm -f "$W/first-plans"; }
+		expect=
+		[ -s "$EXP/resnet18.y.npy" ] && expect="--expect y=$EXP/resnet18.y.npy --rtol 1e-3 --atol 1e-3"
 		a=$(date +%s%N)
-		OV_CUDA_PLAN_CACHE=$W/first-plans timeout -k 5 "$(limit 30)" "$OV" run "$EXP/resnet18.onnx" \
-			--input "x=$EXP/resnet18.x.npy" --backend cuda --profile >"$OUT/profile-first-$cache-resnet18.txt" 2>&1
-		say "- the first run of ResNet-18 in a fresh process, plan cache $cache (whole process $((($(date +%s%N) - a) / 1000000)) ms):"
+		# shellcheck disable=SC2086
+		OV_CUDA_CONV_OWN=$own OV_CUDA_PLAN_CACHE=$W/first-plans timeout -k 5 "$(limit 30)" "$OV" run "$EXP/resnet18.onnx" \
+			--input "x=$EXP/resnet18.x.npy" --backend cuda --profile $expect >"$OUT/profile-first-$cache-resnet18.txt" 2>&1
+		say "- the first run of ResNet-18 in a fresh process, convolutions: $cache (${own:+OV_CUDA_CONV_OWN=0, }whole process $((($(date +%s%N) - a) / 1000000)) ms):"
 		say '```'
-		grep -E '^(ran|profile)' "$OUT/profile-first-$cache-resnet18.txt" >>"$R"
+		grep -E '^(ran|profile|PASS|FAIL)' "$OUT/profile-first-$cache-resnet18.txt" >>"$R"
+		grep -m 3 'Conv: ' "$OUT/profile-first-$cache-resnet18.txt" >>"$R"
 		sed -n '/slowest/,$p' "$OUT/profile-first-$cache-resnet18.txt" | head -6 >>"$R"
 		say '```'
 	done

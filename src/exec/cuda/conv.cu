@@ -1,5 +1,7 @@
 // Conv and ConvTranspose on the CUDA device through cuDNN (1-D as 2-D with H = 1, 2-D and 3-D; groups, strides,
-// dilations, pads and auto_pad, bias), float32 (float16 and bfloat16 through float32, as on the CPU).  The checks
+// dilations, pads and auto_pad, bias), float32 (float16 and bfloat16 through float32, as on the CPU); a run of its
+// own computes 1-D and 2-D convolutions in the backend's own kernels instead (cuda/conv-igemm.cu, "the own kernels"
+// below), so that it starts no library.  The checks
 // and the window are the CPU's (ops_conv_setup, ops_convt_setup), mapped onto cuDNN's N-d descriptors by
 // conv_geom_from_window (cuda/geom.c, unit-tested without a GPU): asymmetric pads, which cuDNN's descriptors
 // cannot hold, are applied by copying the input into a zero-padded buffer first.
@@ -21,6 +23,7 @@
 
 #include "src/exec/cuda/backend.h"
 #include "src/exec/cuda/conv-direct.h"
+#include "src/exec/cuda/conv-igemm.h"
 #include "src/exec/cuda/geom.h"
 #include "src/exec/cuda/plancache.h"
 
@@ -473,9 +476,10 @@ static int plan_from_cache(struct conv_plan *p, const struct conv_geom *g)
 //
 // Timing pays only over runs: cudnnFind runs every candidate, and timing against cuBLAS products starts cuBLAS
 // (some 120 ms on a GPU, more than a small model's whole run), to save microseconds per run.  A run that is the
-// only one of its cut (k->runs <= 1: run without --repeat, compare, the TUI's runs) takes the plan cache's timed
-// choice when an earlier process made one, else the heuristics'; a repeated run (run --repeat N) times, and files
-// its choice in the plan cache for the processes after it.
+// only one of its cut (k->runs <= 1: run without --repeat, compare, the TUI's runs) takes the own kernels (below)
+// for 1-D and 2-D convolutions and gets here only for 3-D ones or with OV_CUDA_CONV_OWN=0: it then takes the plan
+// cache's timed choice when an earlier process made one, else the heuristics'; a repeated run (run --repeat N)
+// times, and files its choice in the plan cache for the processes after it.
 static struct conv_plan *conv_fwd_plan(struct exec_kernel_ctx *k, const struct conv_geom *g, const float *dx,
 				       const float *dw, float *dy, int *timed)
 {
@@ -599,6 +603,72 @@ fail:
 	return NULL;
 }
 
+// ---- the own kernels (cuda/conv-igemm.cu): no library ----
+//
+// cuDNN's first use in a process costs some 100 ms on a GPU (loading it, creating the handle, its kernels' first
+// load), more than a small model's whole run, and timing its algorithms against cuBLAS products starts cuBLAS too
+// (another 120 ms).  A run that is the only one of its cut (k->runs <= 1: run without --repeat, compare, the TUI's
+// runs) computes every 1-D and 2-D convolution in the backend's own kernels instead, so that it starts neither; it
+// does not read the plan cache either, whose key holds cuDNN's version (reading it would start cuDNN).  Repeated
+// runs (run --repeat N) time cuDNN's algorithms, cuBLAS products and the direct kernel as before, paying the
+// libraries' start once for their faster warm runs.  3-D convolutions and ConvTranspose stay on cuDNN, and so does
+// every convolution with --tf32 (the own kernels compute in full float32 only).
+// OV_CUDA_CONV_OWN=1 takes the own kernels for every run (repeated ones too), =0 never (a run of its own then
+// takes cuDNN's heuristics, or the plan cache's timed choice); OV_CUDA_CONV_BLAS, which forces a library way,
+// leaves them out unless OV_CUDA_CONV_OWN=1.
+
+// 1: the own kernels for every run, 0: never, -1: for a run of its own (OV_CUDA_CONV_OWN)
+static int conv_own_mode(void)
+{
+	static int v = -2;
+	if (v == -2) {
+		const char *s = getenv("OV_CUDA_CONV_OWN");
+		v = s && *s == '1' ? 1 : s && *s == '0' ? 0 : -1;
+	}
+	return v;
+}
+
+static int conv_use_own(const struct exec_kernel_ctx *k, const struct conv_geom *g)
+{
+	if (conv_igemm_way(g) < 0) // 3-D
+		return 0;
+	if (conv_own_mode() >= 0)
+		return conv_own_mode();
+	// --tf32 asks for the libraries' tensor-core arithmetic, which the own kernels do not have (compare --tf32 shows
+	// what it changes)
+	return k->runs <= 1 && conv_blas_mode() < 0 && !cu_dev.tf32;
+}
+
+// The Conv y (allocated, not empty) of geometry g by the own kernels, its bias (has_bias) and the runner's offers
+// in their stores.
+static int conv_own(struct exec_kernel_ctx *k, const struct conv_geom *g, struct xtensor *y, int has_bias)
+{
+	struct cu_bufs bufs = {};
+	struct cu_epi epi;
+	const float *dx = cu_input_f32(k, &bufs, 0), *dw = NULL, *db = NULL;
+	float *dy = NULL;
+	int rc = -1, way = conv_igemm_way(g);
+
+	if (!dx || !(dw = cu_input_f32(k, &bufs, 1)) || (has_bias && !(db = cu_input_f32(k, &bufs, 2))))
+		goto out;
+	if (!(dy = (float *)cu_alloc(k, &bufs, (size_t)y->numel * sizeof(float))) || cu_take_offers(k, y, &epi))
+		goto out;
+	epi.bias = db, epi.b_inner = (int64_t)g->out[0] * g->out[1], epi.b_m = g->k;
+	if (conv_igemm_run(k, g, dx, dw, dy, &epi) || cu_output_f32(k, &bufs, 0, dy))
+		goto out;
+	if (way == 1)
+		xk_note(k, "the own implicit-GEMM kernel (full float32), %s",
+			conv_own_mode() == 1 ? "OV_CUDA_CONV_OWN=1" : "for a run of its own (no library)");
+	else
+		xk_note(k, "the own per-output kernel (full float32, %d output channel%s per group), %s", g->k / g->group,
+			g->k / g->group == 1 ? "" : "s",
+			conv_own_mode() == 1 ? "OV_CUDA_CONV_OWN=1" : "for a run of its own (no library)");
+	rc = 0;
+out:
+	cu_bufs_free(&bufs);
+	return rc;
+}
+
 static int k_conv(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = k->n_in > 0 ? k->in[0] : NULL, *wt = k->n_in > 1 ? k->in[1] : NULL;
@@ -622,6 +692,8 @@ static int k_conv(struct exec_kernel_ctx *k)
 	struct xtensor *y = k->out[0];
 	if (!y->numel)
 		return 0;
+	if (conv_use_own(k, &g))
+		return conv_own(k, &g, y, b != NULL);
 	if (cu_need_dnn(k))
 		return -1;
 
