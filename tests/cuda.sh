@@ -1271,13 +1271,16 @@ suite_txt=${GPU_SUITE_LOG:-suite.txt}
 "$GPU_SUITE" --timeout "${GPU_SUITE_TIMEOUT:-120}" --progress 10 "$@" >"$suite_txt" 2>"$suite_txt.err"
 suite_rc=$?
 [ "$suite_txt" = suite.txt ] || cp "$suite_txt" suite.txt
-# its failures become this script's (with their detail lines), its summary a comment
-while IFS= read -r l; do
-	case $l in
-	"not ok "*) not_ok "${l#not ok * - }" ;;
-	"#   "*|"Bail out!"*) echo "# $l" ;;
-	esac
-done <suite.txt
+# a suite's failures become this script's (with their detail lines, PREFIX before each), its summary a comment
+suite_failures() { # FILE PREFIX
+	while IFS= read -r l; do
+		case $l in
+		"not ok "*) not_ok "$2${l#not ok * - }" ;;
+		"#   "*|"Bail out!"*) echo "# $l" ;;
+		esac
+	done <"$1"
+}
+suite_failures suite.txt ""
 suite_line=$(grep '^# gpu-suite:' suite.txt | tail -1)
 diag "${suite_line#\# }"
 n_models=$(wc -l <manifest.txt)
@@ -1300,12 +1303,7 @@ graph_txt=${graph_txt:-graph.txt}
 	2>"$graph_txt.err"
 graph_rc=$?
 [ "$graph_txt" = graph.txt ] || cp "$graph_txt" graph.txt
-while IFS= read -r l; do
-	case $l in
-	"not ok "*) not_ok "graphs: ${l#not ok * - }" ;;
-	"#   "*|"Bail out!"*) echo "# $l" ;;
-	esac
-done <graph.txt
+suite_failures graph.txt "graphs: "
 graph_line=$(grep '^# gpu-suite graphs:' graph.txt | tail -1)
 diag "${graph_line#\# }"
 n_graph=$(sed -n 's/^# gpu-suite graphs: \([0-9]*\) recorded.*/\1/p' graph.txt)
