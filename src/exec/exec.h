@@ -311,10 +311,11 @@ struct exec_value {
 	int present;
 };
 
-/* A note a kernel filed about how it ran a node (xk_note). */
+/* A note a kernel filed about how it ran a node (xk_note); room for the longest the kernels write (a convolution's
+ * choice with three timed ways is some 190 bytes), longer ones cut. */
 struct exec_note {
 	uint32_t node;
-	char text[160];
+	char text[320];
 };
 
 /* One node's time in a profiled run: on the host (its kernel call, which on a device backend queues the work), and
