@@ -326,6 +326,8 @@ diag "srcnn, a run of its own: $(grep '^cudasim:' err.txt)"
 OV_CUDA_CONV_OWN=0 OV_CUDASIM_STATS=1 run "$SRCNN" --input random --backend cuda
 diag "srcnn, a run of its own with OV_CUDA_CONV_OWN=0 (cuDNN's heuristics): $(grep '^cudasim:' err.txt)"
 OV_CUDASIM_STATS=1 run chain.onnx --input random --backend cuda --repeat 3 --expect y=cpu_chain/y.npy --rtol 1e-4 --atol 1e-5
+# (the first Conv, on 3 channels, is the direct kernel's too: on the simulator, whose timing is the host's, any of
+# the three may win)
 check "run --repeat 3 times the convolutions against cuBLAS products (cuBLAS started too), the notes say so" "$PYTHON" -c '
 import re, sys
 assert open("rc.txt").read().strip() == "0"
@@ -334,7 +336,8 @@ notes = [l for l in open("out.txt") if re.match(r"note: #[0-9] Conv: ", l)]
 assert len(notes) == 4, notes
 for t in notes:
     assert re.search(r"cuBLAS product \(full float32\), [0-9.]+ ms against cuDNN.s [A-Z_]+ [0-9.]+ ms, timed", t) or \
-        re.search(r"the fastest of those timed \(cuBLAS was slower\)$", t.rstrip()), t'
+        re.search(r"the direct kernel \(full float32\), [0-9.]+ ms against cuDNN.s [A-Z_]+ [0-9.]+ ms", t) or \
+        re.search(r"the fastest of those timed \((cuBLAS was slower|cuBLAS, direct kernel slower|direct kernel slower)\)$", t.rstrip()), t'
 
 # ---- small products in the backend's own kernel (cuda/gemm.cu's small_sgemm), cuBLAS never started ----
 # odd sizes (1x1, 17x33x65, K=1, a dot product, 1-D on either side), batches (B shared by all, broadcast both ways,
