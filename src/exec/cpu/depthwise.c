@@ -415,14 +415,34 @@ static size_t dw3_setup(struct dw3 *g, const struct ops_window *w2, const struct
 	return (size_t)(2 * g->buf_n);
 }
 
+/* g's rows, zeroed: in stack (DW_STACK_FLOATS floats, the caller's) when they fit, else in *heap (the caller frees
+ * it); 0, or -1 with the node's error set. */
+static int dw3_rows(struct exec_kernel_ctx *k, struct dw3 *g, size_t n, float *stack, float **heap)
+{
+	*heap = NULL;
+	if (n > DW_STACK_FLOATS && !(*heap = aligned_alloc(32, n * sizeof **heap)))
+		return xk_fail(k, "out of memory for padded rows of %lld", (long long)g->slot);
+	g->rows = *heap ? *heap : stack;
+	memset(g->rows, 0, n * sizeof *g->rows);
+	return 0;
+}
+
+/* The padded plane a 3x3 window w2 reads, 8 channels at a time (depthwise_3x3_t): *hp rows of *wpt columns. */
+static void dw3_plane(const struct ops_window *w2, int64_t *hp, int64_t *wpt)
+{
+	*hp = (w2->out[0] - 1) * w2->s[0] + 3;
+	*wpt = (w2->out[1] - 1) * w2->s[0] + 3;
+	*hp = *hp > w2->pb[0] + w2->in[0] ? *hp : w2->pb[0] + w2->in[0];
+	*wpt = *wpt > w2->pb[1] + w2->in[1] ? *wpt : w2->pb[1] + w2->in[1];
+}
+
 /* Whether cpu_depthwise_rows computes the planes of window w2 (c_n of them, one output each) as
  * cpu_depthwise_f would, to the bit: by rows (not 8 channels at a time), whole blocks of 8 in every row. */
 int cpu_depthwise_rows_takes(int64_t c_n, const struct ops_window *w2)
 {
-	int64_t hp = (w2->out[0] - 1) * w2->s[0] + 3, wpt = (w2->out[1] - 1) * w2->s[0] + 3;
+	int64_t hp, wpt;
 
-	hp = hp > w2->pb[0] + w2->in[0] ? hp : w2->pb[0] + w2->in[0];
-	wpt = wpt > w2->pb[1] + w2->in[1] ? wpt : w2->pb[1] + w2->in[1];
+	dw3_plane(w2, &hp, &wpt);
 	return w2->n == 2 && dw3_takes(w2) && w2->out[1] >= 8 && (c_n < 8 || hp * wpt > DW_T_POSITIONS);
 }
 
@@ -431,14 +451,11 @@ int cpu_depthwise_rows(struct exec_kernel_ctx *k, const float *e, int64_t e_n, i
 		       const struct exec_act *act, int64_t oh0, int64_t oh1, float *y)
 {
 	struct dw3 g;
-	size_t n = dw3_setup(&g, w2, act);
 	_Alignas(32) float stack[DW_STACK_FLOATS];
-	float *heap = NULL;
+	float *heap;
 
-	if (n > DW_STACK_FLOATS && !(heap = aligned_alloc(32, n * sizeof *heap)))
-		return xk_fail(k, "out of memory for padded rows of %lld", (long long)g.slot);
-	g.rows = heap ? heap : stack;
-	memset(g.rows, 0, n * sizeof *g.rows);
+	if (dw3_rows(k, &g, dw3_setup(&g, w2, act), stack, &heap))
+		return -1;
 	g.h = ih1 - ih0;
 	g.ih0 = ih0;
 	g.in_n = e_n;
@@ -457,17 +474,13 @@ int cpu_depthwise_f(struct exec_kernel_ctx *k, const float *x, const float *wt, 
 
 	if (dw3_takes(w2)) {
 		struct dw3 g;
-		size_t n = dw3_setup(&g, w2, act);
 		_Alignas(32) float stack[DW_STACK_FLOATS];
-		float *heap = NULL;
-		if (n > DW_STACK_FLOATS && !(heap = aligned_alloc(32, n * sizeof *heap)))
-			return xk_fail(k, "out of memory for padded rows of %lld", (long long)g.slot);
-		g.rows = heap ? heap : stack;
-		memset(g.rows, 0, n * sizeof *g.rows);
+		float *heap;
+		if (dw3_rows(k, &g, dw3_setup(&g, w2, act), stack, &heap))
+			return -1;
 		/* small planes, one output each: 8 channels at a time in the lanes, the rest by rows */
-		int64_t hp = (oh_n - 1) * g.s + 3, wpt = (ow_n - 1) * g.s + 3, c8 = 0;
-		hp = hp > pt + h ? hp : pt + h;
-		wpt = wpt > pl + wd ? wpt : pl + wd;
+		int64_t hp, wpt, c8 = 0;
+		dw3_plane(w2, &hp, &wpt);
 		struct dwt t = {.h = h, .wd = wd, .oh_n = oh_n, .ow_n = ow_n, .s = g.s, .wp = wpt, .lo = g.lo, .hi = g.hi};
 		if (mult == 1 && c_n >= 8 && hp * wpt <= DW_T_POSITIONS) {
 			t.buf = aligned_alloc(32, (size_t)(hp * wpt + oh_n * ow_n) * sizeof(v8f));
