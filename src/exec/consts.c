@@ -46,14 +46,16 @@ void exec_consts_free(struct exec_consts *c)
 	free(c);
 }
 
-void exec_consts_stats(const struct exec_consts *c, size_t *n, size_t *bytes, size_t *on_device)
+void exec_consts_stats(const struct exec_consts *c, size_t *n, size_t *bytes, size_t *on_device, size_t *in_place)
 {
-	*n = *bytes = *on_device = 0;
+	*n = *bytes = *on_device = *in_place = 0;
 	for (uint32_t i = 0; c && i < c->n; i++)
 		if (c->t[i].data) {
 			++*n;
 			*bytes += c->t[i].bytes;
 			*on_device += c->t[i].dev != NULL;
+			if (!c->t[i].owns && c->t[i].kind == XT_TENSOR)
+				*in_place += c->t[i].bytes;
 		}
 	for (size_t i = 0; c && i < c->n_derived; i++)
 		*bytes += c->derived[i].bytes;

@@ -174,6 +174,29 @@ int exec_tensor_from_proto(struct ov_model *m, const Onnx__TensorProto *t, struc
 	return 0;
 }
 
+int exec_tensor_view_proto(struct ov_model *m, const Onnx__TensorProto *t, struct xtensor *out, struct ov_error *err)
+{
+	const uint8_t *data = NULL;
+	size_t len = 0, es = xt_elem_size(t->data_type);
+	int64_t numel, dims[XT_MAX_RANK];
+
+	if (m && t->n_dims <= XT_MAX_RANK && t->data_type != OV_DT_STRING && !dtype_packed(t->data_type) && es) {
+		if (tensor_is_external(t)) {
+			if (model_external_data(m, t, &data, &len, err))
+				return -1;
+		} else if (t->has_raw_data && model_holds_bytes(m, t->raw_data.data, t->raw_data.len)) {
+			data = t->raw_data.data;
+			len = t->raw_data.len;
+		}
+	}
+	if (!data || (uintptr_t)data % es || (numel = tensor_numel(t, NULL)) < 0 || (uint64_t)numel > len / es)
+		return exec_tensor_from_proto(m, t, out, err); /* copied, or refused with its message */
+	for (size_t i = 0; i < t->n_dims; i++)
+		dims[i] = t->dims[i];
+	xt_wrap(out, t->data_type, (int)t->n_dims, dims, (void *)data);
+	return 0;
+}
+
 int exec_constant_value(struct ov_model *m, const Onnx__NodeProto *n, struct xtensor *out, struct ov_error *err)
 {
 	for (size_t i = 0; i < n->n_attribute; i++) {

@@ -268,8 +268,9 @@ struct exec_consts;
 struct exec_consts *exec_consts_new(void);
 /* Frees the kept tensors and their device copies. NULL is allowed. */
 void exec_consts_free(struct exec_consts *c);
-/* What it keeps: tensors, host bytes, and how many of them have a device copy. */
-void exec_consts_stats(const struct exec_consts *c, size_t *n, size_t *bytes, size_t *on_device);
+/* What it keeps: tensors, host bytes, how many of them have a device copy, and the bytes of those read where they
+ * lie in the model's file (exec_tensor_view_proto: not copied, counted in bytes too). */
+void exec_consts_stats(const struct exec_consts *c, size_t *n, size_t *bytes, size_t *on_device, size_t *in_place);
 
 /* What one run may spend, so that a model cannot make it run for ever or fill the memory (Loop with a trip count
  * of 10^18, or no trip count and a condition that stays true; a Loop stacking 4 MB per iteration).  Zero fields
@@ -389,6 +390,12 @@ long exec_needed_inputs(const struct graph *g, const struct exec_options *opt, c
 int exec_constant_value(struct ov_model *m, const Onnx__NodeProto *n, struct xtensor *out, struct ov_error *err);
 /* A model tensor (initializer, Constant value, external data) as an xtensor (owned by the caller). */
 int exec_tensor_from_proto(struct ov_model *m, const Onnx__TensorProto *t, struct xtensor *out, struct ov_error *err);
+/* The same, without a copy where the bytes can be read where they lie: raw_data left in the model file's mapping
+ * (model_holds_bytes) or external data, aligned to the element type, become a tensor that does not own its data
+ * (owns 0, read-only: nothing may write it, and m must outlive it).  No fresh memory is faulted in for the model's
+ * weights, and they are not held twice.  Anything else (typed fields, packed types, strings, bytes not aligned)
+ * is copied by exec_tensor_from_proto. */
+int exec_tensor_view_proto(struct ov_model *m, const Onnx__TensorProto *t, struct xtensor *out, struct ov_error *err);
 
 /* ---- comparing ---- */
 struct compare_stats {

@@ -917,7 +917,7 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 		}
 		int r;
 		if (gv->constant)
-			r = exec_tensor_from_proto(m, gv->constant, &slots[v].t, err);
+			r = exec_tensor_view_proto(m, gv->constant, &slots[v].t, err);
 		else if (gv->sparse)
 			r = ov_fail(err, OV_INVALID, "sparse initializers are not supported by the executor");
 		else if (gv->origin == VALUE_CONSTANT && gv->producer >= 0)

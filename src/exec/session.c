@@ -209,10 +209,12 @@ int run_session(struct ov_model *m, const struct graph *g, struct shapes *sh, in
 		strbuf_printf(report, " (%zu on the CPU)", out->n_fallback);
 	strbuf_putc(report, '\n');
 	put_copies(report, out);
-	size_t n_kept, kept_bytes, kept_dev;
-	exec_consts_stats(consts, &n_kept, &kept_bytes, &kept_dev);
+	size_t n_kept, kept_bytes, kept_dev, kept_in_place;
+	exec_consts_stats(consts, &n_kept, &kept_bytes, &kept_dev, &kept_in_place);
 	if (n_kept) {
 		strbuf_printf(report, "constants: %zu kept until the model changes (%zu bytes", n_kept, kept_bytes);
+		if (kept_in_place)
+			strbuf_printf(report, "; %zu of them read in place from the model file", kept_in_place);
 		if (kept_dev)
 			strbuf_printf(report, "; %zu of them on the device too", kept_dev);
 		strbuf_puts(report, ")\n");

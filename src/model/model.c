@@ -370,6 +370,14 @@ void model_free(struct ov_model *m)
 	free(m);
 }
 
+int model_holds_bytes(const struct ov_model *m, const void *p, size_t len)
+{
+	const uint8_t *b = p;
+
+	return m && m->map && b && b >= m->map && (size_t)(b - m->map) <= m->map_len &&
+	       len <= m->map_len - (size_t)(b - m->map);
+}
+
 int model_check_unchanged(struct ov_model *m, struct ov_error *err)
 {
 	if (map_guard_check(m->guard, "the model file", err))

@@ -51,6 +51,9 @@ void model_free(struct ov_model *m);
  * err saying which one changed on disk while open (OV_IO).  A file truncated under its mapping never raises SIGBUS
  * (src/model/mapping.c): reads of it give zeros, and this says so.  Saving, running and opening a tensor check it. */
 int model_check_unchanged(struct ov_model *m, struct ov_error *err);
+/* 1 when the len bytes at p lie in the model file's mapping (or model_load_buffer's copy), which stays until
+ * model_free: a raw_data payload left where it was read (model.n_lifted); else 0. */
+int model_holds_bytes(const struct ov_model *m, const void *p, size_t len);
 /* 1 when path is one of the files the model's external data lives in (the same file, hard links and symbolic
  * links resolved), else 0. */
 int model_external_uses(struct ov_model *m, const char *path);

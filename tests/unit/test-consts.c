@@ -283,6 +283,113 @@ static float y0_of(const struct exec_result *r)
 	return r->n_values && r->values[0].present ? ((const float *)r->values[0].t.data)[0] : -1e30f;
 }
 
+/* ---- weights read where they lie (exec_tensor_view_proto) ----
+ * y = Add(x, W) and z = Identity(W), with W float32[RAW_N] in raw_data (big enough to stay in the file's bytes,
+ * WIRE_STRIP_MIN), the Add named name: the name's length moves the payload, so that a test can have it on 4 bytes
+ * in the file or not.  *payload: the payload's offset in the bytes. */
+#define RAW_N 512
+static struct ov_model *make_raw_model(const char *name, size_t *payload)
+{
+	static float wv[RAW_N];
+	int64_t dims[1] = {RAW_N};
+	Onnx__ModelProto m = ONNX__MODEL_PROTO__INIT;
+	Onnx__GraphProto g = ONNX__GRAPH_PROTO__INIT;
+	Onnx__OperatorSetIdProto op = ONNX__OPERATOR_SET_ID_PROTO__INIT;
+	Onnx__OperatorSetIdProto *ops[1] = {&op};
+	Onnx__NodeProto n = ONNX__NODE_PROTO__INIT, id = ONNX__NODE_PROTO__INIT;
+	Onnx__NodeProto *np[2] = {&n, &id};
+	char *in[2] = {"x", "W"}, *out[1] = {"y"}, *id_in[1] = {"W"}, *id_out[1] = {"z"};
+	Onnx__TensorProto t = ONNX__TENSOR_PROTO__INIT;
+	Onnx__TensorProto *inits[1] = {&t};
+	Onnx__ValueInfoProto vx = ONNX__VALUE_INFO_PROTO__INIT, vy = ONNX__VALUE_INFO_PROTO__INIT;
+	Onnx__ValueInfoProto vz = ONNX__VALUE_INFO_PROTO__INIT;
+	Onnx__ValueInfoProto *vin[1] = {&vx}, *vout[2] = {&vy, &vz};
+	struct ov_model *model = NULL;
+	struct ov_error e = {0};
+
+	id.op_type = "Identity", id.name = "id", id.n_input = 1, id.input = id_in, id.n_output = 1, id.output = id_out;
+	vz.name = "z";
+	for (int i = 0; i < RAW_N; i++)
+		wv[i] = 1000.0f + (float)i;
+	n.op_type = "Add", n.name = (char *)name, n.n_input = 2, n.input = in, n.n_output = 1, n.output = out;
+	t.name = "W", t.n_dims = 1, t.dims = dims, t.has_data_type = 1, t.data_type = OV_DT_FLOAT;
+	t.has_raw_data = 1, t.raw_data.len = sizeof wv, t.raw_data.data = (uint8_t *)wv;
+	vx.name = "x";
+	vy.name = "y";
+	g.name = "g", g.n_node = 2, g.node = np, g.n_initializer = 1, g.initializer = inits;
+	g.n_input = 1, g.input = vin, g.n_output = 2, g.output = vout;
+	op.has_version = 1, op.version = 13;
+	m.has_ir_version = 1, m.ir_version = 8, m.graph = &g, m.n_opset_import = 1, m.opset_import = ops;
+	size_t len = onnx__model_proto__get_packed_size(&m);
+	uint8_t *bytes = malloc(len);
+	onnx__model_proto__pack(&m, bytes);
+	*payload = SIZE_MAX;
+	for (size_t i = 0; i + sizeof wv <= len; i++)
+		if (!memcmp(bytes + i, wv, sizeof wv)) {
+			*payload = i;
+			break;
+		}
+	if (model_load_buffer(&model, bytes, len, "mem.onnx", &e))
+		model = NULL;
+	free(bytes);
+	return model;
+}
+
+/* The raw model's two runs, with kept constants: both give x + W, W is kept, and *in_place its bytes read where
+ * they lie; 0, or 1 with the test failed (named by what). */
+static int raw_runs(const char *what, const char *name, int aligned)
+{
+	size_t payload, n, bytes, on_dev, in_place;
+	struct ov_model *m = make_raw_model(name, &payload);
+	struct graph *g = NULL;
+	struct ov_error e = {0};
+	static float xv[RAW_N];
+	int64_t dims[1] = {RAW_N};
+	struct exec_input in[1] = {{"x", {0}}};
+	struct exec_result r;
+	int ok = 1;
+
+	if (!m || payload == SIZE_MAX || (int)(payload % 4 == 0) != aligned || graph_build(&g, m->proto->graph, &e)) {
+		graph_free(g);
+		model_free(m);
+		return 1; /* another name */
+	}
+	for (int i = 0; i < RAW_N; i++)
+		xv[i] = (float)i * 0.5f;
+	xt_wrap(&in[0].t, OV_DT_FLOAT, 1, dims, xv);
+	struct exec_options opt = {0};
+	opt.consts = exec_consts_new();
+	for (int run = 0; run < 2 && ok; run++) {
+		if (exec_run(m, g, &opt, in, 1, &r, &e)) {
+			OK(0, "%s: run %d: %s", what, run + 1, e.msg);
+			ok = 0;
+			break;
+		}
+		const float *y = r.n_values && r.values[0].present ? r.values[0].t.data : NULL;
+		for (int i = 0; y && i < RAW_N; i++)
+			if (y[i] != (float)i * 0.5f + 1000.0f + (float)i)
+				y = NULL;
+		OK(y != NULL, "%s: run %d gives x + W", what, run + 1);
+		const struct xtensor *z = r.n_values > 1 && r.values[1].present ? &r.values[1].t : NULL;
+		OK(z && z->owns && z->numel == RAW_N && !model_holds_bytes(m, z->data, 4) &&
+		   ((const float *)z->data)[RAW_N - 1] == 1000.0f + (float)(RAW_N - 1),
+		   "%s: run %d: Identity(W) is W, in a tensor of its own", what, run + 1);
+		exec_result_free(&r);
+	}
+	exec_consts_stats(opt.consts, &n, &bytes, &on_dev, &in_place);
+	OK(n == 1 && bytes == RAW_N * 4 && in_place == (aligned ? RAW_N * 4 : 0),
+	   "%s: W is kept (%zu, %zu bytes), %zu bytes of it read in place", what, n, bytes, in_place);
+	/* a one-shot run (nothing kept) reads it the same way */
+	opt.consts = NULL;
+	OK(exec_run(m, g, &opt, in, 1, &r, &e) == 0 && r.n_values && r.values[0].present && r.values[0].t.owns &&
+	   ((const float *)r.values[0].t.data)[RAW_N - 1] == (float)(RAW_N - 1) * 0.5f + 1000.0f + (float)(RAW_N - 1),
+	   "%s: a run without kept constants gives x + W too, in a tensor of its own", what);
+	exec_result_free(&r);
+	graph_free(g);
+	model_free(m);
+	return 0;
+}
+
 int main(void)
 {
 	struct ov_model *m = make_model(10.0f);
@@ -292,7 +399,7 @@ int main(void)
 	int64_t dims[2] = {2, 3};
 	struct exec_input in[2] = {{"x", {0}}, {"W", {0}}};
 	struct exec_result r;
-	size_t n, bytes, on_dev;
+	size_t n, bytes, on_dev, in_place;
 
 	if (!m || graph_build(&g, m->proto->graph, &e)) {
 		OK(0, "the test model loads: %s", e.msg);
@@ -316,7 +423,7 @@ int main(void)
 	int rc = exec_run(m, g, &opt, in, 1, &r, &e);
 	OK(rc == 0 && y0_of(&r) == 11.0f, "the first run with exec_consts computes x + W (%g)", y0_of(&r));
 	exec_result_free(&r);
-	exec_consts_stats(opt.consts, &n, &bytes, &on_dev);
+	exec_consts_stats(opt.consts, &n, &bytes, &on_dev, &in_place);
 	OK(n == 1 && bytes == 24 && on_dev == 1, "W is kept, 24 bytes, with its device copy (%zu, %zu, %zu)", n, bytes,
 	   on_dev);
 	rc = exec_run(m, g, &opt, in, 1, &r, &e);
@@ -379,7 +486,7 @@ int main(void)
 	opt = (struct exec_options){.backend = &derive_backend, .consts = exec_consts_new()};
 	rc = exec_run(m, g, &opt, in, 1, &r, &e);
 	exec_result_free(&r);
-	exec_consts_stats(opt.consts, &n, &bytes, &on_dev);
+	exec_consts_stats(opt.consts, &n, &bytes, &on_dev, &in_place);
 	OK(rc == 0 && !seen_derived && derive_kept == 1 && derive_kept2 == 1 && bytes == 24 + 40 + 8,
 	   "the first run derives two blocks from the kept W and files them; the constants count their bytes (%d %d, "
 	   "%zu bytes)", derive_kept, derive_kept2, bytes);
@@ -507,6 +614,21 @@ int main(void)
 	exec_result_free(&r);
 	exec_consts_free(opt.consts);
 	OK(live == 0, "nothing is left on the fake device (%d)", live);
+
+	/* W read where it lies when its bytes are aligned to 4 in the file, copied when not: the same values */
+	char name[16] = "";
+	int done = 0;
+	for (int len = 1; len < 9 && !done; len++) {
+		name[len - 1] = 'a', name[len] = 0;
+		done = !raw_runs("an aligned raw_data payload", name, 1);
+	}
+	OK(done, "some name length puts the payload on 4 bytes");
+	done = 0;
+	for (int len = 1; len < 9 && !done; len++) {
+		name[len - 1] = 'b', name[len] = 0;
+		done = !raw_runs("a raw_data payload off 4 bytes", name, 0);
+	}
+	OK(done, "some name length puts the payload off 4 bytes");
 
 	graph_free(g2);
 	model_free(m2);
