@@ -692,6 +692,18 @@ check "a string input: not recorded (named), the float input uploaded as usual, 
 	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q \"^repeat: not replayed as a graph: input 's': string, which the device cannot hold$\" out.txt &&
 	       grep -q 'every run gave the same bits' out.txt && grep -q ', 0 bytes still allocated$' err.txt"
 
+# the OV_CUDA_* switches: a value none of them takes is named in one warning (shown safely) and the default used
+OV_CUDA_GRAPH=yes OV_CUDA_CONV_BLAS=7 OV_CUDA_TIMEOUT="$(printf '1\033[31m')" OV_CUDA_SYNC=1 \
+	run "$SRCNN" --input random --backend cuda --repeat 3
+check "switches not understood: one warning naming each, the run as by default" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && [ \$(grep -c '^onnxview: warning: ' err.txt) = 1 ] &&
+	       grep -q \"OV_CUDA_CONV_BLAS='7' is not understood (it takes 0 to 3): it is ignored; \" err.txt &&
+	       grep -q \"; OV_CUDA_GRAPH='yes' is not understood (it takes 0 or 1): it is ignored; \" err.txt &&
+	       grep -q \"; OV_CUDA_TIMEOUT='1?\[31m' is not understood (it takes seconds, a number of 0 or more)\" err.txt &&
+	       ! grep -q 'OV_CUDA_SYNC' err.txt && ! grep -q 'recorded as a graph' out.txt && ! grep -q \"\$(printf '\\033')\" err.txt"
+OV_CUDA_GRAPH=1 OV_CUDA_CONV_BLAS=0 OV_CUDA_TIMEOUT=30 run "$SRCNN" --input random --backend cuda --repeat 3
+check "switches set right: no warning" sh -c "[ \$(cat rc.txt) = 0 ] && ! grep -q warning err.txt && grep -q 'recorded as a graph' out.txt"
+
 OV_CUDASIM_DEVICES=0 run "$SRCNN" --input random --backend cuda
 check "no device: one line saying so (exit 1)" \
 	sh -c "[ \$(cat rc.txt) = 1 ] && [ \$(wc -l <err.txt) = 1 ] && grep -q 'no CUDA device' err.txt"

@@ -249,6 +249,15 @@ const struct exec_backend_ops *exec_backend_cpu(void);
 /* The CUDA backend (src/exec/cuda/backend.cu), or NULL with err saying why: no usable device ("no CUDA device:
  * ..."), or a build without CUDA (src/exec/cuda/stub.c). */
 const struct exec_backend_ops *exec_backend_cuda(struct ov_error *err);
+
+/* The executor's switches in the environment (OV_CUDA_*, src/exec/knobs.c).  exec_knob: the choice a switch is set
+ * to, 0 to n-1 for its values "0" to "n-1" (OV_CUDA_CONV_BLAS takes 0 to 3, the others 0 or 1); -1 when it is unset,
+ * empty or set to anything else.  exec_knob_seconds: a switch holding seconds (OV_CUDA_TIMEOUT), dflt when unset or
+ * not a number >= 0.  exec_knobs_check: 1 with msg naming each switch set to a value it does not take (so ignored),
+ * for the front ends to say, else 0. */
+int exec_knob(const char *name);
+double exec_knob_seconds(const char *name, double dflt);
+int exec_knobs_check(char *msg, size_t n);
 /* TF32 tensor-core arithmetic for float32 matrix products and convolutions on the CUDA backend: off (full float32)
  * unless asked for (onnxview run --tf32). Without CUDA it changes nothing. */
 void exec_cuda_set_tf32(int on);

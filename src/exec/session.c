@@ -152,6 +152,9 @@ int run_session(struct ov_model *m, const struct graph *g, struct shapes *sh, in
 	}
 	if (!strcmp(backend, "cuda") && !(opt.backend = exec_backend_cuda(err)))
 		goto out;
+	char knobs[1024];
+	if (opt.backend && exec_knobs_check(knobs, sizeof knobs))
+		strbuf_printf(report, "warning: %s\n", knobs);
 	exec_cuda_set_tf32(tf32);
 
 	n_need = exec_needed_inputs(g, &opt, NULL, 0, err);

@@ -102,6 +102,7 @@ struct compare_state {
 	struct ov_error e;
 	const char *what;         /* the file an error is about */
 	FILE *errf;
+	int knobs_said;           /* the OV_CUDA_* switches not understood were named (once for both sides) */
 };
 
 /* -1 to go on, or the exit status after printing the help (0) or a usage error (2). */
@@ -254,6 +255,9 @@ static int side_options(struct compare_state *s, struct side *sd, struct exec_op
 		opt->backend = exec_backend_cuda(&s->e);
 		if (!opt->backend)
 			return -1;
+		char knobs[1024];
+		if (exec_knobs_check(knobs, sizeof knobs) && !s->knobs_said++)
+			fprintf(s->errf, "onnxview: warning: %s\n", knobs);
 	}
 	return 0;
 }

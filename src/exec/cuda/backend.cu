@@ -65,10 +65,7 @@ static double wait_limit(void)
 	static double limit = -1;
 
 	if (limit < 0) {
-		const char *s = getenv("OV_CUDA_TIMEOUT");
-		char *end;
-		double v = s && *s ? strtod(s, &end) : CU_WAIT_DEFAULT_S;
-		limit = s && *s && (*end || v < 0 || v != v) ? CU_WAIT_DEFAULT_S : v;
+		limit = exec_knob_seconds("OV_CUDA_TIMEOUT", CU_WAIT_DEFAULT_S);
 	}
 	return limit;
 }
@@ -694,8 +691,7 @@ static int always_sync(void)
 	static int v = -1;
 
 	if (v < 0) {
-		const char *s = getenv("OV_CUDA_SYNC");
-		v = s && *s == '1';
+		v = exec_knob("OV_CUDA_SYNC") == 1;
 	}
 	return v;
 }

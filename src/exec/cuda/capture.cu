@@ -150,8 +150,7 @@ static int asked(void)
 	static int v = -1;
 
 	if (v < 0) {
-		const char *s = getenv("OV_CUDA_GRAPH");
-		v = s && s[0] == '1' && !s[1];
+		v = exec_knob("OV_CUDA_GRAPH") == 1;
 	}
 	return v;
 }

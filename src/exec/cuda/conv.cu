@@ -233,8 +233,7 @@ static int conv_find(void)
 	static int v = -1;
 
 	if (v < 0) {
-		const char *s = getenv("OV_CUDA_CONV_FIND");
-		v = !(s && *s == '0');
+		v = exec_knob("OV_CUDA_CONV_FIND") != 0;
 	}
 	return v;
 }
@@ -266,8 +265,7 @@ static int conv_blas_mode(void)
 {
 	static int v = -2;
 	if (v == -2) {
-		const char *s = getenv("OV_CUDA_CONV_BLAS");
-		v = s && *s >= '0' && *s <= '3' ? *s - '0' : -1; // -1: timed
+		v = exec_knob("OV_CUDA_CONV_BLAS"); // -1: timed
 	}
 	return v;
 }
@@ -622,8 +620,7 @@ static int conv_own_mode(void)
 {
 	static int v = -2;
 	if (v == -2) {
-		const char *s = getenv("OV_CUDA_CONV_OWN");
-		v = s && *s == '1' ? 1 : s && *s == '0' ? 0 : -1;
+		v = exec_knob("OV_CUDA_CONV_OWN");
 	}
 	return v;
 }

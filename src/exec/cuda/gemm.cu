@@ -55,8 +55,7 @@ static int matmul_blas_mode(void)
 {
 	static int v = -2;
 	if (v == -2) {
-		const char *s = getenv("OV_CUDA_MATMUL_BLAS");
-		v = s && *s == '1' ? 1 : s && *s == '0' ? 0 : -1;
+		v = exec_knob("OV_CUDA_MATMUL_BLAS");
 	}
 	return v;
 }
