@@ -1067,6 +1067,9 @@ int cmd_run(int argc, char **argv, FILE *out, FILE *err)
 		if (!opt.backend)
 			goto fail;
 		exec_cuda_set_tf32(s.a.tf32);
+		char knobs[1024];
+		if (exec_knobs_check(knobs, sizeof knobs))
+			fprintf(err, "onnxview: warning: %s\n", knobs);
 	}
 	if (check_tensor_types(&s, &opt) || gather_inputs(&s, &opt))
 		goto fail;
