@@ -12,6 +12,7 @@
 #include "src/exec/exec.h"
 #include "src/exec/ops/ov-math.h"
 #include "src/exec/ops/regex.h"
+#include "src/exec/cpu/vmath.h"
 #include "tests/unit/tap.h"
 
 extern const struct exec_kernel cpu_elementwise_kernels[];
@@ -588,8 +589,97 @@ static void test_regex(void)
 	OK(!ov_regex_compile("(a{1000}){1000}", 15, why, sizeof why) && strstr(why, "too big"), "%s", why);
 }
 
+/* ---- cpu/vmath.h: the 8-lane forms give the scalar functions' bits ---- */
+
+static uint32_t f_bits(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, sizeof u);
+	return u;
+}
+
+/* ulps between a and b (both finite or the same infinity), from their ordered bit patterns */
+static int64_t ulp_diff(float a, float b)
+{
+	int64_t ia = (int32_t)f_bits(a), ib = (int32_t)f_bits(b);
+	ia = ia < 0 ? INT32_MIN - ia : ia;
+	ib = ib < 0 ? INT32_MIN - ib : ib;
+	return ia > ib ? ia - ib : ib - ia;
+}
+
+struct vm_sweep {
+	long values, exp_bad, sig_bad, tanh_bad, hs_bad;
+	int64_t tanh_ulps;
+	float tanh_worst;
+};
+
+/* Every step-th float bit pattern (and the ones after it): the lanes against the scalar functions, and ov_tanh_f
+ * against tanh in double.  VM_CLONES: on a machine with AVX2 it is the AVX2 clone that runs. */
+VM_CLONES static void vm_sweep(uint32_t step, struct vm_sweep *r)
+{
+	for (uint64_t u = 0; u < (1ull << 32); u += step) {
+		v8f x;
+		for (int j = 0; j < 8; j++) {
+			uint32_t b = (uint32_t)(u + (uint64_t)j);
+			memcpy(&x[j], &b, sizeof b);
+		}
+		v8f e = vm_exp(x), sg = vm_sigmoid(x), th = vm_tanh(x);
+		v8f hs = vm_hard_sigmoid(x, vm_splat(0.2f), vm_splat(0.5f));
+		for (int j = 0; j < 8; j++) {
+			r->values++;
+			r->exp_bad += f_bits(e[j]) != f_bits(ov_exp_f(x[j]));
+			r->sig_bad += f_bits(sg[j]) != f_bits(ov_sigmoid_f(x[j]));
+			r->tanh_bad += f_bits(th[j]) != f_bits(ov_tanh_f(x[j]));
+			r->hs_bad += f_bits(hs[j]) != f_bits(ov_hard_sigmoid_f(x[j], 0.2f, 0.5f));
+			if (x[j] != x[j])
+				continue;
+			int64_t d = ulp_diff(ov_tanh_f(x[j]), (float)tanh((double)x[j]));
+			if (d > r->tanh_ulps)
+				r->tanh_ulps = d, r->tanh_worst = x[j];
+		}
+	}
+}
+
+static void test_vmath(void)
+{
+	struct vm_sweep r = {0};
+	vm_sweep(4093, &r);
+	OK(r.exp_bad == 0 && r.sig_bad == 0 && r.tanh_bad == 0 && r.hs_bad == 0,
+	   "8 lanes give the scalar functions' bits on %ld floats (differ: exp %ld, sigmoid %ld, tanh %ld, "
+	   "hard sigmoid %ld)", r.values, r.exp_bad, r.sig_bad, r.tanh_bad, r.hs_bad);
+	OK(r.tanh_ulps <= 2, "ov_tanh_f within 2 ulp of tanh (worst %lld ulp, at %a)", (long long)r.tanh_ulps,
+	   (double)r.tanh_worst);
+	OK(f_bits(ov_tanh_f(-0.0f)) == 0x80000000u && ov_tanh_f(INFINITY) == 1.0f && ov_tanh_f(-INFINITY) == -1.0f &&
+	   ov_tanh_f(NAN) != ov_tanh_f(NAN) && ov_tanh_f(1e-30f) == 1e-30f && ov_tanh_f(20.0f) == 1.0f,
+	   "ov_tanh_f at the edges: -0, infinities, NaN, tiny and large x");
+
+	/* the kernels: 8 at a time and the last few through a buffer, every element as the scalar function */
+	int64_t n = 21;
+	struct xtensor x, y = {0};
+	mk(&x, OV_DT_FLOAT, 1, &n, NULL);
+	float *xv = x.data;
+	for (int64_t i = 0; i < n; i++)
+		xv[i] = (float)(i - 10) * 0.37f + (i % 3 ? 0.0f : 1e-3f);
+	xv[3] = NAN, xv[4] = -INFINITY, xv[5] = -0.0f;
+	const char *ops[] = {"Sigmoid", "Tanh", "HardSigmoid", "HardSwish"};
+	for (int o = 0; o < 4; o++) {
+		const struct xtensor *in[1] = {&x};
+		int bad = run(ops[o], 14, in, 1, &y, 1, NULL, 0) != 0 || y.numel != n;
+		for (int64_t i = 0; !bad && i < n; i++) {
+			float v = ((const float *)y.data)[i];
+			float want = o == 0 ? ov_sigmoid_f(xv[i]) : o == 1 ? ov_tanh_f(xv[i]) :
+				     o == 2 ? ov_hard_sigmoid_f(xv[i], 0.2f, 0.5f) : ov_hard_swish_f(xv[i]);
+			bad = f_bits(v) != f_bits(want);
+		}
+		OK(!bad, "%s on 21 floats (two blocks of 8 and 5 more): each one the scalar function's bits", ops[o]);
+		xt_free(&y);
+	}
+	xt_free(&x);
+}
+
 int main(void)
 {
+	test_vmath();
 	test_regex();
 	test_half();
 	test_scalar_math();

@@ -19,6 +19,7 @@
 #include "src/model/describe.h"
 #include "src/base/dtype.h"
 #include "src/exec/cpu/kernels.h"
+#include "src/exec/cpu/vmath.h"
 #include "src/exec/exec.h"
 #include "src/exec/ops/ov-math.h"
 
@@ -272,6 +273,32 @@ struct un_family {
 		name##_loop((const TX *)x, (TY *)y, n, p);                                                \
 	}
 
+/* float ops whose float32 loop goes 8 floats at a time (src/exec/cpu/vmath.h: VEXPR of the v8f x), the last few
+ * through a buffer of 8, so that every element takes the same operations */
+#define DEF_UNFV(op, VEXPR, ED)                                                                           \
+	VM_CLONES static void op##_f32(const void *xv, void *yv, int64_t n, const struct uparams *p)      \
+	{                                                                                                 \
+		const float *X = xv;                                                                      \
+		float *Y = yv;                                                                            \
+		const float a_ = (float)p->a, b_ = (float)p->b;                                           \
+		const v8f A = {a_, a_, a_, a_, a_, a_, a_, a_}, B = {b_, b_, b_, b_, b_, b_, b_, b_};     \
+		(void)A, (void)B;                                                                         \
+		int64_t i = 0;                                                                            \
+		for (; i + 8 <= n; i += 8) {                                                              \
+			v8f x = LOAD8(X + i);                                                             \
+			STORE8(Y + i, VEXPR);                                                             \
+		}                                                                                         \
+		if (i < n) {                                                                              \
+			float t[8] = {0};                                                                 \
+			memcpy(t, X + i, (size_t)(n - i) * sizeof *t);                                    \
+			v8f x = LOAD8(t);                                                                 \
+			x = VEXPR;                                                                        \
+			memcpy(Y + i, &x, (size_t)(n - i) * sizeof *Y);                                   \
+		}                                                                                         \
+	}                                                                                                 \
+	DEF_UN(op##_f64, double, double, ED)                                                              \
+	static const struct un_family op##_fam = {op##_f32, op##_f64, NULL, NULL, 0};
+
 /* float ops: float32 and double loops */
 #define DEF_UNF(op, EF, ED)                              \
 	DEF_UN(op##_f32, float, float, EF)               \
@@ -311,13 +338,13 @@ DEF_UNF(cosh, coshf(x), cosh(x))
 DEF_UNF(asinh, asinhf(x), asinh(x))
 DEF_UNF(acosh, acoshf(x), acosh(x))
 DEF_UNF(atanh, atanhf(x), atanh(x))
-DEF_UNF(tanh, tanhf(x), tanh(x))
+DEF_UNFV(tanh, vm_tanh(x), tanh(x))
 DEF_UNF(floor, floorf(x), floor(x))
 DEF_UNF(ceil, ceilf(x), ceil(x))
 DEF_UNF(round, ov_round_f(x), ov_round_d(x))
-DEF_UNF(sigmoid, ov_sigmoid_f(x), ov_sigmoid_d(x))
-DEF_UNF(hard_sigmoid, ov_hard_sigmoid_f(x, (float)P.a, (float)P.b), ov_hard_sigmoid_d(x, P.a, P.b))
-DEF_UNF(hard_swish, ov_hard_swish_f(x), ov_hard_swish_d(x))
+DEF_UNFV(sigmoid, vm_sigmoid(x), ov_sigmoid_d(x))
+DEF_UNFV(hard_sigmoid, vm_hard_sigmoid(x, A, B), ov_hard_sigmoid_d(x, P.a, P.b))
+DEF_UNFV(hard_swish, x * vm_hard_sigmoid(x, vm_splat(1.0f / 6.0f), vm_splat(0.5f)), ov_hard_swish_d(x))
 DEF_UNF(leaky_relu, ov_leaky_relu_f(x, (float)P.a), ov_leaky_relu_d(x, P.a))
 DEF_UNF(elu, ov_elu_f(x, (float)P.a), ov_elu_d(x, P.a))
 DEF_UNF(selu, ov_selu_f(x, (float)P.a, (float)P.b), ov_selu_d(x, P.a, P.b))

@@ -53,7 +53,7 @@ static inline OV_HD float cu_un_apply(int op, float x, float a, float b)
 	case CU_U_SIN: return sinf(x);
 	case CU_U_COS: return cosf(x);
 	case CU_U_TAN: return tanf(x);
-	case CU_U_TANH: return tanhf(x);
+	case CU_U_TANH: return ov_tanh_f(x);
 	case CU_U_FLOOR: return floorf(x);
 	case CU_U_CEIL: return ceilf(x);
 	case CU_U_ROUND: return ov_round_f(x);

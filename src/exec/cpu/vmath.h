@@ -1,0 +1,98 @@
+/* Exp, Sigmoid, Tanh and HardSigmoid on 8 floats at a time for the CPU's unary kernels (src/exec/cpu/elementwise.c):
+ * the operations of ov_exp_f, ov_sigmoid_f, ov_tanh_f and ov_hard_sigmoid_f (src/exec/ops/ov-math.h), one for one,
+ * in 8 lanes, so that every result is the scalar function's to the bit, and the CUDA backend's, which runs those.
+ * -O2 left the scalar loops one element at a time (Sigmoid 3.3 ns an element, libm's tanhf 20: YOLO's SiLU and
+ * magika's Tanh took a quarter of their runs); tests/unit/test-elementwise checks the bits against the scalar
+ * functions.  Nothing here is contracted into fused multiply-adds (VM_CLONES does not ask for it, unlike
+ * NN_CLONES), so the AVX2 clone and the baseline give the same bits. */
+#ifndef OV_EXEC_CPU_VMATH_H
+#define OV_EXEC_CPU_VMATH_H
+
+#include <stdint.h>
+
+#include "src/exec/cpu/simd.h"
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define VM_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define VM_CLONES
+#endif
+
+/* v8f returned by value: the baseline clone's ABI for it differs from AVX's, which GCC notes at every call, in the
+ * file that includes this one too; these are always inlined, so no call crosses it */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+typedef uint32_t v8u __attribute__((vector_size(32)));
+
+#define VM_INLINE static inline __attribute__((always_inline))
+
+VM_INLINE v8f vm_splat(float f)
+{
+	return (v8f){f, f, f, f, f, f, f, f};
+}
+
+VM_INLINE v8u vm_usplat(uint32_t u)
+{
+	return (v8u){u, u, u, u, u, u, u, u};
+}
+
+/* the bits of a where m is all ones, of b where it is zero */
+VM_INLINE v8f vm_mask(v8u m, v8f a, v8f b)
+{
+	return (v8f)(((v8u)a & m) | ((v8u)b & ~m));
+}
+
+/* ov_exp_f */
+VM_INLINE v8f vm_exp(v8f x)
+{
+	v8f k = x * vm_splat(1.44269504088896341f) + vm_splat(12582912.0f);
+	v8i n = (v8i)((v8u)k - vm_usplat(0x4b400000u)), h = n / 2;
+	v8f fn = k - vm_splat(12582912.0f);
+	v8f r = x - fn * vm_splat(0.693359375f);
+	r = r - fn * vm_splat(-2.12194440e-4f);
+	v8f p = vm_splat(1.9875691500e-4f);
+	p = p * r + vm_splat(1.3981999507e-3f);
+	p = p * r + vm_splat(8.3334519073e-3f);
+	p = p * r + vm_splat(4.1665795894e-2f);
+	p = p * r + vm_splat(1.6666665459e-1f);
+	p = p * r + vm_splat(5.0000001201e-1f);
+	v8f y = p * r * r + r + vm_splat(1.0f);
+	y = y * (v8f)((v8u)(h + 127) << 23) * (v8f)((v8u)(n - h + 127) << 23);
+	v8u under = (v8u)(x < vm_splat(-104.0f)), over = (v8u)(x > vm_splat(89.0f));
+	return (v8f)(((v8u)y & ~(under | over)) | (over & vm_usplat(0x7f800000u)));
+}
+
+/* ov_sigmoid_f */
+VM_INLINE v8f vm_sigmoid(v8f x)
+{
+	v8f e = vm_exp((v8f)((v8u)x | vm_usplat(0x80000000u))); /* e^-|x| */
+	v8f s = vm_splat(1.0f) / (vm_splat(1.0f) + e), t = e * s;
+	return vm_mask((v8u)(x >= vm_splat(0.0f)), s, t);
+}
+
+/* ov_tanh_f */
+VM_INLINE v8f vm_tanh(v8f x)
+{
+	v8f a = (v8f)((v8u)x & vm_usplat(0x7fffffffu)), z = x * x;
+	v8f p = vm_splat(-5.70498872745e-3f);
+	p = p * z + vm_splat(2.06390887954e-2f);
+	p = p * z + vm_splat(-5.37397155531e-2f);
+	p = p * z + vm_splat(1.33314422036e-1f);
+	p = p * z + vm_splat(-3.33332819422e-1f);
+	v8f small = p * z * a + a;
+	v8f big = vm_splat(1.0f) - vm_splat(2.0f) / (vm_exp(a + a) + vm_splat(1.0f));
+	v8f t = vm_mask((v8u)(a < vm_splat(0.625f)), small, big);
+	return (v8f)((v8u)t | ((v8u)x & vm_usplat(0x80000000u)));
+}
+
+/* ov_hard_sigmoid_f: a x + b, below 0 gives 0, then above 1 gives 1 (NaN passes) */
+VM_INLINE v8f vm_hard_sigmoid(v8f x, v8f a, v8f b)
+{
+	v8f v = a * x + b;
+	v = vm_mask((v8u)(v < vm_splat(0.0f)), vm_splat(0.0f), v);
+	return vm_mask((v8u)(v > vm_splat(1.0f)), vm_splat(1.0f), v);
+}
+
+#endif
