@@ -12,6 +12,7 @@
 #include "src/base/dtype.h"
 #include "src/exec/cpu/kernels.h"
 #include "src/exec/cpu/lanesum.h"
+#include "src/exec/cpu/vmath.h"
 #include "src/exec/ops/ops.h"
 #include "src/exec/ops/ov-math.h"
 #include "src/exec/exec.h"
@@ -56,6 +57,19 @@ static double *param(struct exec_kernel_ctx *k, const struct xtensor *t, int64_t
 }
 
 /* ---- BatchNormalization --------------------------------------------------------------------------------------- */
+
+/* y[j] = x[j] * a + b for j < n, 8 at a time (a multiply then an add, as the scalar expression: the same bits; -O2
+ * left the loop scalar, 1 ns an element, as x and y may overlap) */
+VM_CLONES static void affine_f(const float *x, float *y, int64_t n, float a, float b)
+{
+	const v8f av = {a, a, a, a, a, a, a, a}, bv = {b, b, b, b, b, b, b, b};
+	int64_t j = 0;
+
+	for (; j + 8 <= n; j += 8)
+		STORE8(y + j, LOAD8(x + j) * av + bv);
+	for (; j < n; j++)
+		y[j] = x[j] * a + b;
+}
 
 static int batchnorm_f(struct exec_kernel_ctx *k)
 {
@@ -117,11 +131,7 @@ static int batchnorm_f(struct exec_kernel_ctx *k)
 				if (dt == OV_DT_FLOAT) {
 					/* the common case: one scale and shift per channel, in float */
 					if (pinner > 1) {
-						float af = (float)a, bf = (float)b;
-						const float *xp = (const float *)xd + at;
-						float *yp = (float *)yd + at;
-						for (int64_t j = 0; j < inner; j++)
-							yp[j] = xp[j] * af + bf;
+						affine_f((const float *)xd + at, (float *)yd + at, inner, (float)a, (float)b);
 						break;
 					}
 					((float *)yd)[at] = (float)(((const float *)xd)[at] * a + b);
