@@ -309,6 +309,24 @@ NN_CLONES static void depthwise_plane_s1(float *restrict y, const float *xpad, i
 {
 	int64_t n = (oh_n - 1) * wp + ow_n, q = 0;
 
+	/* 32 outputs at a time, four sums in flight (one sum's taps wait on each other: a 5x5 kernel is 25 steps of
+	 * the adder's latency), each the same sum as alone */
+	for (; q + 32 <= n; q += 32) {
+		v8f a0 = {b, b, b, b, b, b, b, b}, a1 = a0, a2 = a0, a3 = a0;
+		for (int64_t kh = 0; kh < kh_n; kh++)
+			for (int64_t kw = 0; kw < kw_n; kw++) {
+				const float *src = xpad + q + kh * dh * wp + kw * dw;
+				float wk = wm[kh * kw_n + kw];
+				a0 += wk * LOAD8(src);
+				a1 += wk * LOAD8(src + 8);
+				a2 += wk * LOAD8(src + 16);
+				a3 += wk * LOAD8(src + 24);
+			}
+		STORE8(tmp + q, a0);
+		STORE8(tmp + q + 8, a1);
+		STORE8(tmp + q + 16, a2);
+		STORE8(tmp + q + 24, a3);
+	}
 	for (; q + 8 <= n; q += 8) {
 		v8f acc = {b, b, b, b, b, b, b, b};
 		for (int64_t kh = 0; kh < kh_n; kh++)
@@ -330,8 +348,9 @@ NN_CLONES static void depthwise_plane_s1(float *restrict y, const float *xpad, i
 		memcpy(y + oh * ow_n, tmp + oh * wp, (size_t)ow_n * sizeof *y);
 }
 
-/* Other strides: row by row over the zero-padded plane (no bounds checks); 8 outputs at a time for strides 1 and
- * 2 (stride 2 loads 16 values for 8, so xpad has 16 floats of slack at its end). */
+/* Other strides: row by row over the zero-padded plane (no bounds checks); 8 outputs at a time for column strides
+ * 1 (PaddleOCR's 5x5 with strides 2, 1) and 2 (stride 2 loads 16 values for 8, so xpad has 16 floats of slack at
+ * its end), each the sum the scalar loop makes, in its order. */
 NN_CLONES static void depthwise_plane_strided(float *restrict y, const float *xpad, int64_t wp, int64_t oh_n,
 					      int64_t ow_n, const float *wm, int64_t kh_n, int64_t kw_n, int64_t sh,
 					      int64_t sw, int64_t dh, int64_t dw, float b)
@@ -341,6 +360,31 @@ NN_CLONES static void depthwise_plane_strided(float *restrict y, const float *xp
 		const float *base = xpad + oh * sh * wp;
 		float *yr = y + oh * ow_n;
 		int64_t ow = 0;
+		if (sw == 1) {
+			for (; ow + 32 <= ow_n; ow += 32) { /* four sums in flight, as depthwise_plane_s1 */
+				v8f a0 = {b, b, b, b, b, b, b, b}, a1 = a0, a2 = a0, a3 = a0;
+				for (int64_t kh = 0; kh < kh_n; kh++)
+					for (int64_t kw = 0; kw < kw_n; kw++) {
+						const float *src = base + kh * dh * wp + ow + kw * dw;
+						float wk = wm[kh * kw_n + kw];
+						a0 += wk * LOAD8(src);
+						a1 += wk * LOAD8(src + 8);
+						a2 += wk * LOAD8(src + 16);
+						a3 += wk * LOAD8(src + 24);
+					}
+				STORE8(yr + ow, a0);
+				STORE8(yr + ow + 8, a1);
+				STORE8(yr + ow + 16, a2);
+				STORE8(yr + ow + 24, a3);
+			}
+			for (; ow + 8 <= ow_n; ow += 8) {
+				v8f acc = {b, b, b, b, b, b, b, b};
+				for (int64_t kh = 0; kh < kh_n; kh++)
+					for (int64_t kw = 0; kw < kw_n; kw++)
+						acc += wm[kh * kw_n + kw] * LOAD8(base + kh * dh * wp + ow + kw * dw);
+				memcpy(yr + ow, &acc, sizeof acc);
+			}
+		}
 		if (sw == 2)
 			for (; ow + 8 <= ow_n; ow += 8) {
 				v8f acc = {b, b, b, b, b, b, b, b};

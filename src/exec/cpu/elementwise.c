@@ -282,7 +282,7 @@ struct un_family {
 
 /* (GCC honours restrict on parameters, not on locals: the loop lives in an inline function of its own.) */
 #define DEF_UN(name, TX, TY, EXPR)                                                                        \
-	static inline void name##_loop(const TX *restrict X, TY *restrict Y, int64_t n, const struct uparams *p) \
+	static inline __attribute__((always_inline)) void name##_loop(const TX *restrict X, TY *restrict Y, int64_t n, const struct uparams *p) \
 	{                                                                                                 \
 		const struct uparams P = *p;                                                              \
 		(void)P;                                                                                  \
@@ -291,7 +291,7 @@ struct un_family {
 			Y[i] = (TY)(EXPR);                                                                \
 		});                                                                                       \
 	}                                                                                                 \
-	static void name(const void *x, void *y, int64_t n, const struct uparams *p)                      \
+	VM_CLONES static void name(const void *x, void *y, int64_t n, const struct uparams *p)            \
 	{                                                                                                 \
 		name##_loop((const TX *)x, (TY *)y, n, p);                                                \
 	}
@@ -619,7 +619,7 @@ struct bin_impl {
 };
 
 #define DEF_BIN(name, TA, TB, TY, EXPR)                                                                 \
-	static inline void name##_loop(const TA *restrict A, int64_t sa, const TB *restrict B, int64_t sb, \
+	static inline __attribute__((always_inline)) void name##_loop(const TA *restrict A, int64_t sa, const TB *restrict B, int64_t sb, \
 				       TY *restrict Y, int64_t n)                                       \
 	{                                                                                               \
 		if (sa && sb) {                                                                         \
@@ -652,7 +652,7 @@ struct bin_impl {
 				Y[i] = v;                                                               \
 		}                                                                                       \
 	}                                                                                               \
-	static void name(const void *a, int64_t sa, const void *b, int64_t sb, void *y, int64_t n)      \
+	VM_CLONES static void name(const void *a, int64_t sa, const void *b, int64_t sb, void *y, int64_t n) \
 	{                                                                                               \
 		name##_loop((const TA *)a, sa, (const TB *)b, sb, (TY *)y, n);                          \
 	}
@@ -839,12 +839,7 @@ static int run_binary(struct exec_kernel_ctx *k, const struct bin_family *fam, i
 	 * activation kernels' own float arithmetic, so the same bits as running them */
 	struct xtensor *y = k->out[0];
 	if (k->act.kind != EXEC_ACT_NONE && y->dtype == OV_DT_FLOAT) {
-		float *v = y->data, lo = k->act.lo, hi = k->act.hi;
-		int64_t n = y->numel;
-		if (k->act.kind == EXEC_ACT_RELU)
-			FOR_V(n, { v[i] = ov_relu_f(v[i]); });
-		else
-			FOR_V(n, { v[i] = ov_clip_f(v[i], lo, hi); });
+		cpu_act_f(y->data, y->numel, &k->act);
 		k->act_done = 1;
 	}
 	return 0;
