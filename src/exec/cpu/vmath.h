@@ -20,7 +20,9 @@
 
 /* v8f returned by value: the baseline clone's ABI for it differs from AVX's, which GCC notes at every call, in the
  * file that includes this one too; these are always inlined, so no call crosses it */
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__clang__)
+#pragma clang diagnostic ignored "-Wpsabi"
+#elif defined(__GNUC__)
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
 
