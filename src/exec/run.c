@@ -821,6 +821,7 @@ int exec_run(struct ov_model *m, const struct graph *g, const struct exec_option
 	/* a launch of the graph recorded from an earlier run (src/exec/replay.c), else the nodes, recorded when it is
 	 * time to; a run that fails while recorded is redone unrecorded (the recording is given up) */
 	const char *why = NULL;
+	out->graph_why = NULL; /* replay_run sets it when it returns 1 for a reason (out may hold anything before) */
 	int r = replay_run(g, opt, in, n_in, out, err);
 	if (r > 0) {
 		why = out->graph_why;

@@ -372,10 +372,9 @@ void model_free(struct ov_model *m)
 
 int model_holds_bytes(const struct ov_model *m, const void *p, size_t len)
 {
-	const uint8_t *b = p;
+	uintptr_t b = (uintptr_t)p, base = m ? (uintptr_t)m->map : 0; /* addresses: p may lie in another object */
 
-	return m && m->map && b && b >= m->map && (size_t)(b - m->map) <= m->map_len &&
-	       len <= m->map_len - (size_t)(b - m->map);
+	return base && p && b >= base && b - base <= m->map_len && len <= m->map_len - (b - base);
 }
 
 int model_check_unchanged(struct ov_model *m, struct ov_error *err)

@@ -379,6 +379,7 @@ static int raw_runs(const char *what, const char *name, int aligned)
 	exec_consts_stats(opt.consts, &n, &bytes, &on_dev, &in_place);
 	OK(n == 1 && bytes == RAW_N * 4 && in_place == (aligned ? RAW_N * 4 : 0),
 	   "%s: W is kept (%zu, %zu bytes), %zu bytes of it read in place", what, n, bytes, in_place);
+	exec_consts_free(opt.consts);
 	/* a one-shot run (nothing kept) reads it the same way */
 	opt.consts = NULL;
 	OK(exec_run(m, g, &opt, in, 1, &r, &e) == 0 && r.n_values && r.values[0].present && r.values[0].t.owns &&

@@ -301,6 +301,29 @@ NN_CLONES static void depthwise_3x3_t(const float *x, int64_t c8, const float *w
 	}
 }
 
+/* 32 outputs of one plane's kernel at once, four sums in flight (one sum's taps wait on each other: a 5x5 kernel is
+ * 25 steps of the adder's latency), each the same sum as alone: out[i] = b + the taps of p + i (rows wp apart, taps
+ * dh rows and dw columns apart), for i < 32 */
+static inline __attribute__((always_inline)) void dw_taps32(const float *p, int64_t wp, const float *wm, int64_t kh_n,
+							    int64_t kw_n, int64_t dh, int64_t dw, float b, float *out)
+{
+	v8f a0 = {b, b, b, b, b, b, b, b}, a1 = a0, a2 = a0, a3 = a0;
+
+	for (int64_t kh = 0; kh < kh_n; kh++)
+		for (int64_t kw = 0; kw < kw_n; kw++) {
+			const float *src = p + kh * dh * wp + kw * dw;
+			float wk = wm[kh * kw_n + kw];
+			a0 += wk * LOAD8(src);
+			a1 += wk * LOAD8(src + 8);
+			a2 += wk * LOAD8(src + 16);
+			a3 += wk * LOAD8(src + 24);
+		}
+	STORE8(out, a0);
+	STORE8(out + 8, a1);
+	STORE8(out + 16, a2);
+	STORE8(out + 24, a3);
+}
+
 /* Stride 1: the whole plane as one contiguous 1-D convolution over the zero-padded input flattened row by row
  * (outputs in the pad columns are computed and dropped), so small planes vectorise too. xpad is hp x wp. */
 NN_CLONES static void depthwise_plane_s1(float *restrict y, const float *xpad, int64_t wp, int64_t oh_n, int64_t ow_n,
@@ -309,24 +332,8 @@ NN_CLONES static void depthwise_plane_s1(float *restrict y, const float *xpad, i
 {
 	int64_t n = (oh_n - 1) * wp + ow_n, q = 0;
 
-	/* 32 outputs at a time, four sums in flight (one sum's taps wait on each other: a 5x5 kernel is 25 steps of
-	 * the adder's latency), each the same sum as alone */
-	for (; q + 32 <= n; q += 32) {
-		v8f a0 = {b, b, b, b, b, b, b, b}, a1 = a0, a2 = a0, a3 = a0;
-		for (int64_t kh = 0; kh < kh_n; kh++)
-			for (int64_t kw = 0; kw < kw_n; kw++) {
-				const float *src = xpad + q + kh * dh * wp + kw * dw;
-				float wk = wm[kh * kw_n + kw];
-				a0 += wk * LOAD8(src);
-				a1 += wk * LOAD8(src + 8);
-				a2 += wk * LOAD8(src + 16);
-				a3 += wk * LOAD8(src + 24);
-			}
-		STORE8(tmp + q, a0);
-		STORE8(tmp + q + 8, a1);
-		STORE8(tmp + q + 16, a2);
-		STORE8(tmp + q + 24, a3);
-	}
+	for (; q + 32 <= n; q += 32)
+		dw_taps32(xpad + q, wp, wm, kh_n, kw_n, dh, dw, b, tmp + q);
 	for (; q + 8 <= n; q += 8) {
 		v8f acc = {b, b, b, b, b, b, b, b};
 		for (int64_t kh = 0; kh < kh_n; kh++)
@@ -361,22 +368,8 @@ NN_CLONES static void depthwise_plane_strided(float *restrict y, const float *xp
 		float *yr = y + oh * ow_n;
 		int64_t ow = 0;
 		if (sw == 1) {
-			for (; ow + 32 <= ow_n; ow += 32) { /* four sums in flight, as depthwise_plane_s1 */
-				v8f a0 = {b, b, b, b, b, b, b, b}, a1 = a0, a2 = a0, a3 = a0;
-				for (int64_t kh = 0; kh < kh_n; kh++)
-					for (int64_t kw = 0; kw < kw_n; kw++) {
-						const float *src = base + kh * dh * wp + ow + kw * dw;
-						float wk = wm[kh * kw_n + kw];
-						a0 += wk * LOAD8(src);
-						a1 += wk * LOAD8(src + 8);
-						a2 += wk * LOAD8(src + 16);
-						a3 += wk * LOAD8(src + 24);
-					}
-				STORE8(yr + ow, a0);
-				STORE8(yr + ow + 8, a1);
-				STORE8(yr + ow + 16, a2);
-				STORE8(yr + ow + 24, a3);
-			}
+			for (; ow + 32 <= ow_n; ow += 32)
+				dw_taps32(base + ow, wp, wm, kh_n, kw_n, dh, dw, b, yr + ow);
 			for (; ow + 8 <= ow_n; ow += 8) {
 				v8f acc = {b, b, b, b, b, b, b, b};
 				for (int64_t kh = 0; kh < kh_n; kh++)
