@@ -217,7 +217,7 @@ int run_session(struct ov_model *m, const struct graph *g, struct shapes *sh, in
 	if (n_kept) {
 		strbuf_printf(report, "constants: %zu kept until the model changes (%zu bytes", n_kept, kept_bytes);
 		if (kept_in_place)
-			strbuf_printf(report, "; %zu of them read in place from the model file", kept_in_place);
+			strbuf_printf(report, "; %zu bytes read in place from the model file", kept_in_place);
 		if (kept_dev)
 			strbuf_printf(report, "; %zu of them on the device too", kept_dev);
 		strbuf_puts(report, ")\n");
