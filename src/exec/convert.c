@@ -104,16 +104,19 @@ static int unpack_raw(const uint8_t *p, size_t len, struct xtensor *o, struct ov
 	return 0;
 }
 
-int exec_tensor_from_proto(struct ov_model *m, const Onnx__TensorProto *t, struct xtensor *out, struct ov_error *err)
+/* exec_tensor_from_proto, and with view exec_tensor_view_proto: bytes that can be read where they lie are wrapped
+ * instead of copied. */
+static int tensor_from_proto(struct ov_model *m, const Onnx__TensorProto *t, int view, struct xtensor *out,
+			     struct ov_error *err)
 {
-	int64_t dims[XT_MAX_RANK];
+	int64_t dims[XT_MAX_RANK], numel;
 
 	memset(out, 0, sizeof *out);
 	if (t->n_dims > XT_MAX_RANK)
 		return ov_fail(err, OV_LIMIT, "rank %zu is over the executor's limit of %d", t->n_dims, XT_MAX_RANK);
 	for (size_t i = 0; i < t->n_dims; i++)
 		dims[i] = t->dims[i];
-	if (tensor_numel(t, err) < 0)
+	if ((numel = tensor_numel(t, err)) < 0)
 		return -1;
 	if (t->data_type == OV_DT_STRING) {
 		if (xt_alloc(out, OV_DT_STRING, (int)t->n_dims, dims, err))
@@ -125,46 +128,38 @@ int exec_tensor_from_proto(struct ov_model *m, const Onnx__TensorProto *t, struc
 		}
 		return strings_from_proto(t, out, err);
 	}
+	/* the bytes: external data (through its mapping, which lives as long as the model), raw_data, or none
+	 * (the typed fields) */
+	int external = tensor_is_external(t), raw = external || t->has_raw_data;
+	const uint8_t *data = t->raw_data.data;
+	size_t len = t->raw_data.len, es = xt_elem_size(t->data_type);
+	if (external && model_external_data(m, t, &data, &len, err))
+		return -1;
+	if (view && raw && data && es && !dtype_packed(t->data_type) && (external || model_holds_bytes(m, data, len)) &&
+	    (uintptr_t)data % es == 0 && (uint64_t)numel <= len / es) {
+		xt_wrap(out, t->data_type, (int)t->n_dims, dims, (void *)data);
+		return 0;
+	}
 	if (xt_alloc(out, t->data_type, (int)t->n_dims, dims, err))
 		return -1;
-	if (tensor_is_external(t)) {
-		const uint8_t *data;
-		size_t len;
-		if (model_external_data(m, t, &data, &len, err)) {
+	if (raw && dtype_packed(t->data_type)) {
+		if (unpack_raw(data, len, out, err)) {
 			xt_free(out);
 			return -1;
 		}
-		if (dtype_packed(t->data_type)) {
-			if (unpack_raw(data, len, out, err)) {
-				xt_free(out);
-				return -1;
-			}
-			return 0;
-		}
+		return 0;
+	}
+	if (raw) {
 		if (len < out->bytes) {
+			size_t b = out->bytes;
 			xt_free(out);
-			return ov_fail(err, OV_EXTERNAL, "external data holds %zu bytes, %s needs %zu", len,
-				       dtype_short_name(t->data_type), out->bytes);
+			if (external)
+				return ov_fail(err, OV_EXTERNAL, "external data holds %zu bytes, %s needs %zu", len,
+					       dtype_short_name(t->data_type), b);
+			return ov_fail(err, OV_FORMAT, "raw_data holds %zu bytes, the tensor needs %zu", len, b);
 		}
 		if (out->bytes)
 			memcpy(out->data, data, out->bytes);
-		return 0;
-	}
-	if (t->has_raw_data && dtype_packed(t->data_type)) {
-		if (unpack_raw(t->raw_data.data, t->raw_data.len, out, err)) {
-			xt_free(out);
-			return -1;
-		}
-		return 0;
-	}
-	if (t->has_raw_data) {
-		if (t->raw_data.len < out->bytes) {
-			size_t b = out->bytes;
-			xt_free(out);
-			return ov_fail(err, OV_FORMAT, "raw_data holds %zu bytes, the tensor needs %zu", t->raw_data.len, b);
-		}
-		if (out->bytes)
-			memcpy(out->data, t->raw_data.data, out->bytes);
 		return 0;
 	}
 	if (typed_from_proto(t, out, err)) {
@@ -174,27 +169,14 @@ int exec_tensor_from_proto(struct ov_model *m, const Onnx__TensorProto *t, struc
 	return 0;
 }
 
+int exec_tensor_from_proto(struct ov_model *m, const Onnx__TensorProto *t, struct xtensor *out, struct ov_error *err)
+{
+	return tensor_from_proto(m, t, 0, out, err);
+}
+
 int exec_tensor_view_proto(struct ov_model *m, const Onnx__TensorProto *t, struct xtensor *out, struct ov_error *err)
 {
-	const uint8_t *data = NULL;
-	size_t len = 0, es = xt_elem_size(t->data_type);
-	int64_t numel, dims[XT_MAX_RANK];
-
-	if (m && t->n_dims <= XT_MAX_RANK && t->data_type != OV_DT_STRING && !dtype_packed(t->data_type) && es) {
-		if (tensor_is_external(t)) {
-			if (model_external_data(m, t, &data, &len, err))
-				return -1;
-		} else if (t->has_raw_data && model_holds_bytes(m, t->raw_data.data, t->raw_data.len)) {
-			data = t->raw_data.data;
-			len = t->raw_data.len;
-		}
-	}
-	if (!data || (uintptr_t)data % es || (numel = tensor_numel(t, NULL)) < 0 || (uint64_t)numel > len / es)
-		return exec_tensor_from_proto(m, t, out, err); /* copied, or refused with its message */
-	for (size_t i = 0; i < t->n_dims; i++)
-		dims[i] = t->dims[i];
-	xt_wrap(out, t->data_type, (int)t->n_dims, dims, (void *)data);
-	return 0;
+	return tensor_from_proto(m, t, 1, out, err);
 }
 
 int exec_constant_value(struct ov_model *m, const Onnx__NodeProto *n, struct xtensor *out, struct ov_error *err)
