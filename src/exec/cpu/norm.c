@@ -338,6 +338,30 @@ ROW_CLONES static void softmax_rows_f(const float *x, float *y, int64_t rows, in
 	}
 }
 
+/* Softmax or LogSoftmax of rows of len whose values lie inner apart (the axis is not the last: YOLOv8's DFL
+ * softmax over 16 bins, inner 8400), outer groups of inner rows: blocks of up to 64 neighbouring rows gathered into
+ * contiguous rows, through softmax_rows_f (the same bits as those rows laid out contiguously, and as
+ * cu_softmax_row), and scattered back.  buf holds 2 * 64 * len floats. */
+static void softmax_strided_f(const float *x, float *y, int64_t outer, int64_t len, int64_t inner, int logsm,
+			      float *buf)
+{
+	float *rows = buf, *out = buf + 64 * len;
+
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t i0 = 0; i0 < inner; i0 += 64) {
+			int64_t nb = inner - i0 < 64 ? inner - i0 : 64;
+			const float *xs = x + o * len * inner + i0;
+			float *ys = y + o * len * inner + i0;
+			for (int64_t j = 0; j < len; j++)
+				for (int64_t b = 0; b < nb; b++)
+					rows[b * len + j] = xs[j * inner + b];
+			softmax_rows_f(rows, out, nb, len, logsm);
+			for (int64_t j = 0; j < len; j++)
+				for (int64_t b = 0; b < nb; b++)
+					ys[j * inner + b] = out[b * len + j];
+		}
+}
+
 /* LayerNormalization of float32 rows of n with Scale s and B b (NULL: none) laid out as the row: the statistics as
  * ov_norm_stats16 (double sums in 16 lanes, rounded to float for stash_type float), y = (x - m) * inv * s + b in double
  * (b 0 when there is none: still added, so -0 becomes +0, as cu_layernorm_value), rounded to float.  mean and
@@ -536,6 +560,16 @@ static int softmax_run(struct exec_kernel_ctx *k, enum smax_kind kind)
 	void *yd = k->out[0]->data;
 	if (dt == OV_DT_FLOAT && inner == 1 && kind != SMAX_HARD) {
 		softmax_rows_f(xd, yd, outer, len, kind == SMAX_LOG);
+		return 0;
+	}
+	if (dt == OV_DT_FLOAT && kind != SMAX_HARD) {
+		if (!outer || !len || !inner)
+			return 0;
+		float *buf = malloc((size_t)len * 128 * sizeof *buf);
+		if (!buf)
+			return xk_fail(k, "out of memory for a 128 x %lld block of Softmax rows", (long long)len);
+		softmax_strided_f(xd, yd, outer, len, inner, kind == SMAX_LOG, buf);
+		free(buf);
 		return 0;
 	}
 	for (int64_t o = 0; o < outer; o++)

@@ -4,8 +4,8 @@
 //   (float16 and bfloat16 as they are: its outputs are 0 and 1): before opset 13 the input is coerced to 2-D at
 //   axis (default 1), from 13 on one axis (default -1) is normalised.  A contiguous row (the normalised axis last,
 //   every transformer's) goes to 16 threads (softmax_rows_kernel, the cu_softmax_lane_ functions of cuda/points.h
-//   folded with shuffles); a strided row, and Hardmax's, to one thread (cu_softmax_strided_row, cu_hardmax_row).
-//   The CPU's arithmetic either way.
+//   folded with shuffles); a strided row, and Hardmax's, to one thread (cu_softmax_row, cu_hardmax_row).  The
+//   CPU's arithmetic either way, the same for both.
 // - LayerNormalization, InstanceNormalization, GroupNormalization (opset 18's scale per group, 21's per channel)
 //   and inference-mode BatchNormalization, float32 and float64 (float16 and bfloat16 through float32, as the CPU's
 //   cpu_float_dispatch takes them).  The statistics of each row or group in double in ops/ov-math.h's 16 lanes
@@ -73,9 +73,9 @@ static __global__ void softmax_rows_kernel(const float *x, float *y, int64_t row
 	{
 		const float *xp = x + r * len;
 		float *yp = y + r * len;
-		float mx = lanes_max(mask, cu_softmax_lane_max(xp, len, lane));
-		double sum = lanes_sum(mask, cu_softmax_lane_exp(xp, yp, len, mx, logsm, lane));
-		cu_softmax_lane_write(xp, yp, len, mx, sum, logsm, lane);
+		float mx = lanes_max(mask, cu_softmax_lane_max(xp, len, 1, lane));
+		double sum = lanes_sum(mask, cu_softmax_lane_exp(xp, yp, len, 1, mx, logsm, lane));
+		cu_softmax_lane_write(xp, yp, len, 1, mx, sum, logsm, lane);
 	}
 }
 
@@ -85,7 +85,7 @@ static __global__ void softmax_kernel(const float *x, float *y, int64_t outer, i
 	CU_FOR(row, outer * inner)
 	{
 		int64_t o = row / inner, in = row - o * inner;
-		cu_softmax_strided_row(x, y, o * len * inner + in, len, inner, logsm);
+		cu_softmax_row(x, y, o * len * inner + in, len, inner, logsm);
 	}
 }
 

@@ -232,23 +232,23 @@ static inline OV_HD float cu_maxpool_index_point(const struct ops_window *w, int
 }
 
 /* ---- softmax: the row of len values at base, inner apart (logsm: LogSoftmax) ----
- * cpu/norm.c's arithmetic.  Over a contiguous row (inner 1): the maximum, the float exponentials ov_exp_f(x - max)
- * summed in double in ov_sum16_f's 16 lanes, then y = e * (float)(1 / sum), or x - max - (float)log(sum) for
- * LogSoftmax.  cuda/norm.cu gives such a row to 16 threads, lane l taking the elements j = l mod 16 (the
- * cu_softmax_lane_ functions, folded with shuffles as cu_fold16_max and ov_fold16 fold them); cu_softmax_row runs
- * the 16 lanes one after the other, the same arithmetic.  The maximum skips NaN (x > max is false for it) and
- * is exact in any order but for the sign of a zero maximum, which shows in no output: x - max is then +-0 only for
- * x a zero, exp gives 1 for both, and for LogSoftmax two zeros in the row make the sum at least 2, so that
- * +-0 - log(sum) is -log(sum) either way.  Over a strided row (inner > 1): everything in double, in order, by one
- * thread. */
+ * cpu/norm.c's arithmetic: the maximum, the float exponentials ov_exp_f(x - max) summed in double in
+ * ov_sum16_f's 16 lanes (lane l takes the elements j = l mod 16 of the row), then y = e * (float)(1 / sum), or
+ * x - max - (float)log(sum) for LogSoftmax; the same whether the row is contiguous (inner 1) or strided (the axis
+ * is not the last: YOLOv8's DFL softmax over 16 bins, inner 8400).  cuda/norm.cu gives a contiguous row to 16
+ * threads (the cu_softmax_lane_ functions, folded with shuffles as cu_fold16_max and ov_fold16 fold them), a
+ * strided one to one thread; cu_softmax_row runs the 16 lanes one after the other, the same arithmetic.  The
+ * maximum skips NaN (x > max is false for it) and is exact in any order but for the sign of a zero maximum, which
+ * shows in no output: x - max is then +-0 only for x a zero, exp gives 1 for both, and for LogSoftmax two zeros in
+ * the row make the sum at least 2, so that +-0 - log(sum) is -log(sum) either way. */
 
-/* Lane lane's maximum of the row xp of len, from -inf. */
-static inline OV_HD float cu_softmax_lane_max(const float *xp, int64_t len, int lane)
+/* Lane lane's maximum of the row xp of len values st apart, from -inf. */
+static inline OV_HD float cu_softmax_lane_max(const float *xp, int64_t len, int64_t st, int lane)
 {
 	float mx = -INFINITY;
 
 	for (int64_t j = lane; j < len; j += 16)
-		mx = xp[j] > mx ? xp[j] : mx;
+		mx = xp[j * st] > mx ? xp[j * st] : mx;
 	return mx;
 }
 
@@ -268,71 +268,49 @@ static inline OV_HD float cu_fold16_max(float *m)
 }
 
 /* Lane lane's exponentials e = ov_exp_f(x - mx) (into yp for Softmax) and their double sum. */
-static inline OV_HD double cu_softmax_lane_exp(const float *xp, float *yp, int64_t len, float mx, int logsm, int lane)
+static inline OV_HD double cu_softmax_lane_exp(const float *xp, float *yp, int64_t len, int64_t st, float mx,
+					       int logsm, int lane)
 {
 	double s = 0;
 
 	for (int64_t j = lane; j < len; j += 16) {
-		float e = ov_exp_f(xp[j] - mx);
+		float e = ov_exp_f(xp[j * st] - mx);
 		if (!logsm)
-			yp[j] = e;
+			yp[j * st] = e;
 		s += e;
 	}
 	return s;
 }
 
 /* Lane lane's outputs from the row's maximum and sum: e (in yp) * (float)(1 / sum), or x - mx - (float)log(sum). */
-static inline OV_HD void cu_softmax_lane_write(const float *xp, float *yp, int64_t len, float mx, double sum,
-					       int logsm, int lane)
+static inline OV_HD void cu_softmax_lane_write(const float *xp, float *yp, int64_t len, int64_t st, float mx,
+					       double sum, int logsm, int lane)
 {
 	if (!logsm) {
 		float r = (float)(1 / sum);
 		for (int64_t j = lane; j < len; j += 16)
-			yp[j] *= r;
+			yp[j * st] *= r;
 	} else {
 		float ls = (float)log(sum);
 		for (int64_t j = lane; j < len; j += 16)
-			yp[j] = xp[j] - mx - ls;
+			yp[j * st] = xp[j * st] - mx - ls;
 	}
 }
 
-/* A strided row (inner > 1): in double, in order. */
-static inline OV_HD void cu_softmax_strided_row(const float *x, float *y, int64_t base, int64_t len, int64_t inner,
-						int logsm)
-{
-	double mx = -INFINITY;
-	for (int64_t j = 0; j < len; j++) {
-		double v = x[base + j * inner];
-		if (v > mx)
-			mx = v;
-	}
-	double sum = 0;
-	for (int64_t j = 0; j < len; j++)
-		sum += exp((double)x[base + j * inner] - mx);
-	for (int64_t j = 0; j < len; j++) {
-		double v = (double)x[base + j * inner] - mx;
-		y[base + j * inner] = (float)(logsm ? v - log(sum) : exp(v) / sum);
-	}
-}
-
-/* Any row: a contiguous one by its 16 lanes one after the other, a strided one as above. */
+/* Any row, its 16 lanes one after the other. */
 static inline OV_HD void cu_softmax_row(const float *x, float *y, int64_t base, int64_t len, int64_t inner, int logsm)
 {
-	if (inner != 1) {
-		cu_softmax_strided_row(x, y, base, len, inner, logsm);
-		return;
-	}
 	const float *xp = x + base;
 	float *yp = y + base, m[16];
 	double l[16];
 	for (int q = 0; q < 16; q++)
-		m[q] = cu_softmax_lane_max(xp, len, q);
+		m[q] = cu_softmax_lane_max(xp, len, inner, q);
 	float mx = cu_fold16_max(m);
 	for (int q = 0; q < 16; q++)
-		l[q] = cu_softmax_lane_exp(xp, yp, len, mx, logsm, q);
+		l[q] = cu_softmax_lane_exp(xp, yp, len, inner, mx, logsm, q);
 	double sum = ov_fold16(l);
 	for (int q = 0; q < 16; q++)
-		cu_softmax_lane_write(xp, yp, len, mx, sum, logsm, q);
+		cu_softmax_lane_write(xp, yp, len, inner, mx, sum, logsm, q);
 }
 
 /* ---- element access in double, for the kernels that compute in double as the CPU does ---- */
