@@ -110,14 +110,17 @@ static void resize_nearest(const struct resize_params *p, struct resize_axis *ax
 	for (int i = r - 1; i >= 0; i--)
 		str[i] = i == r - 1 ? 1 : str[i + 1] * p->in[i + 1];
 	const struct resize_axis *last = &axes[r - 1];
-	int64_t row = p->out[r - 1], nrows = row ? y->numel / row : 0;
+	int64_t row = p->out[r - 1], nrows = row ? y->numel / row : 0, prev = -1;
 	for (int64_t ro = 0; ro < nrows; ro++) {
 		int64_t off = 0;
 		for (int i = 0; i < r - 1; i++)
 			off += (axes[i].identity ? idx[i] : axes[i].lo[idx[i]]) * str[i];
 		const char *src = (const char *)x->data + (size_t)off * es;
 		char *dst = (char *)y->data + (size_t)(ro * row) * es;
-		if (last->identity)
+		/* the row before came from the same input row (an upscale repeats rows): a copy of it */
+		if (off == prev)
+			memcpy(dst, dst - (size_t)row * es, (size_t)row * es);
+		else if (last->identity)
 			memcpy(dst, src, (size_t)row * es);
 		else if (es == 4)
 			for (int64_t o = 0; o < row; o++)
@@ -125,6 +128,7 @@ static void resize_nearest(const struct resize_params *p, struct resize_axis *ax
 		else
 			for (int64_t o = 0; o < row; o++)
 				memcpy(dst + (size_t)o * es, src + (size_t)last->lo[o] * es, es);
+		prev = off;
 		for (int i = r - 2; i >= 0; i--) {
 			if (++idx[i] < p->out[i])
 				break;
