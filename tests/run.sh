@@ -395,6 +395,95 @@ check "Add then Relu, Mul then Clip: the fused run gives the bits of the unfused
 run actfuse.onnx --input a=fa.npy --input b=fb.npy --expect r=fr.npy --expect c=fc.npy --atol 0 --rtol 0
 check "the fused Relu and Clip agree with numpy exactly (NaN, -0 and the infinities too)" [ "$(rc)" = 0 ]
 
+# A Conv applies the SiLU after it (Sigmoid(y) and Mul of y by it: YOLO's activation) to the same bits as the two
+# nodes' kernels (NaN and the infinities among the inputs): on each of the Conv paths (pointwise, 3x3 Winograd,
+# strided, depthwise), with the Mul's operands either way round; a Sigmoid whose output is also read elsewhere, and
+# a Conv output read by a third node, stay unfused.  Against --all (nothing fuses), and numpy on finite inputs.
+"$PYTHON" - <<'EOF2'
+import numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto as T
+vi, nd = helper.make_tensor_value_info, helper.make_node
+rng = np.random.default_rng(7)
+init, nodes, outs = [], [], []
+x = rng.standard_normal((1, 16, 13, 11)).astype(np.float32) * 4
+x[0, 0, 0, :4] = [np.nan, -0.0, np.inf, -np.inf]
+def conv(name, m, k, s, g):
+    w = rng.standard_normal((m, 16 // g, k, k)).astype(np.float32)
+    b = rng.standard_normal(m).astype(np.float32)
+    init.extend([numpy_helper.from_array(w, name + "w"), numpy_helper.from_array(b, name + "b")])
+    nodes.append(nd("Conv", ["x", name + "w", name + "b"], [name + "y"], kernel_shape=[k, k], strides=[s, s],
+                    pads=[k // 2] * 4, group=g))
+    return name + "y"
+for name, m, k, s, g, order in [("pw", 24, 1, 1, 1, 0), ("wg", 16, 3, 1, 1, 1), ("st", 8, 3, 2, 1, 0),
+                                ("dw", 16, 3, 1, 16, 1)]:
+    y = conv(name, m, k, s, g)
+    nodes.append(nd("Sigmoid", [y], [name + "s"]))
+    nodes.append(nd("Mul", [y, name + "s"] if order == 0 else [name + "s", y], [name]))
+    outs.append(name)
+y = conv("so", 8, 1, 1, 1)  # the Sigmoid's output is a graph output too
+nodes += [nd("Sigmoid", [y], ["sos"]), nd("Mul", [y, "sos"], ["so"])]
+outs += ["sos", "so"]
+y = conv("th", 8, 1, 1, 1)  # the Conv's output goes to a third node
+nodes += [nd("Sigmoid", [y], ["ths"]), nd("Mul", [y, "ths"], ["th"]), nd("Neg", [y], ["thn"])]
+outs += ["th", "thn"]
+g = helper.make_graph(nodes, "silu", [vi("x", T.FLOAT, list(x.shape))], [vi(o, T.FLOAT, None) for o in outs], init)
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "silu.onnx")
+np.save("sx.npy", x)
+x[0, 0, 0, :4] = 1
+np.save("sx2.npy", x)
+EOF2
+"$ONNXVIEW" run silu.onnx --input x=sx.npy --save silu_fused >/dev/null 2>&1
+"$ONNXVIEW" run silu.onnx --input x=sx.npy --all --save silu_unfused >/dev/null 2>&1
+"$ONNXVIEW" run silu.onnx --input x=sx2.npy --save silu_finite >/dev/null 2>&1
+"$ONNXVIEW" run silu.onnx --input x=sx2.npy --profile --json >silu_prof.json 2>&1
+check "the profile marks the four Sigmoid and Mul pairs fused into their Conv, and no other node" \
+	"$PYTHON" -c 'import json,sys; n=json.load(open("silu_prof.json"))["profile"]["nodes"]; sys.exit([x["node"] for x in n if x["fused"]] != [1, 2, 4, 5, 7, 8, 10, 11])'
+"$ONNXVIEW" run silu.onnx --input x=sx2.npy --profile >silu_prof.txt 2>&1
+check "the text profile counts the fused nodes" grep -q "^  8 nodes were fused into a node before them, which did their work$" silu_prof.txt
+"$PYTHON" - >silu_np.txt 2>&1 <<'EOF2'
+import numpy as np, onnx
+from onnx import numpy_helper
+# the same bits but for a NaN's sign and payload (a product of two NaNs takes either operand's, as the compiler
+# orders them)
+same = []
+for o in ["pw", "wg", "st", "dw", "so", "sos", "th", "thn"]:
+    a, b = np.load("silu_fused/%s.npy" % o), np.load("silu_unfused/%s.npy" % o)
+    same.append(np.array_equal(np.isnan(a), np.isnan(b)) and
+                np.array_equal(a.view(np.uint32)[~np.isnan(a)], b.view(np.uint32)[~np.isnan(b)]))
+print("same:", all(same))
+m = onnx.load("silu.onnx")
+x = np.load("sx2.npy").astype(np.float64)
+w = {t.name: numpy_helper.to_array(t).astype(np.float64) for t in m.graph.initializer}
+def conv(n, k, s, g):
+    W, B = w[n + "w"], w[n + "b"]
+    p = k // 2
+    xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
+    H, Wd = (x.shape[2] + 2 * p - k) // s + 1, (x.shape[3] + 2 * p - k) // s + 1
+    y = np.zeros((1, W.shape[0], H, Wd))
+    cg, mg = 16 // g, W.shape[0] // g
+    for o in range(W.shape[0]):
+        c0 = (o // mg) * cg
+        for i in range(k):
+            for j in range(k):
+                patch = xp[0, c0:c0 + cg, i:i + s * H:s, j:j + s * Wd:s]
+                y[0, o] += np.tensordot(W[o, :, i, j], patch, axes=1)
+        y[0, o] += B[o]
+    return y
+bad = []
+with np.errstate(all="ignore"):
+    for n, k, s, g in [("pw", 1, 1, 1), ("wg", 3, 1, 1), ("st", 3, 2, 1), ("dw", 3, 1, 16)]:
+        y = conv(n, k, s, g)
+        want = y / (1 + np.exp(-y))
+        got = np.load("silu_finite/%s.npy" % n).astype(np.float64)
+        if not np.allclose(got, want, rtol=1e-4, atol=1e-4):
+            bad.append(n)
+print("bad:", bad)
+EOF2
+check "Conv then SiLU (Sigmoid and Mul) on four Conv paths: the fused run gives the bits of the unfused one" \
+	grep -q "^same: True$" silu_np.txt
+check "the fused SiLU agrees with numpy (float64) within 1e-4 on finite inputs" \
+	grep -q "^bad: \[\]$" silu_np.txt
+
 run m.onnx --bogus
 check "an unknown option exits 2" [ "$(rc)" = 2 ]
 run m.onnx --rtol abc

@@ -22,8 +22,10 @@ struct exec_env; /* the values of the graphs being run, innermost first (for sub
 struct exec_result;
 
 /* An activation fused into the node before it: y = relu(y), or y = clip(y, lo, hi) as the Clip kernel computes it
- * (NaN stays NaN; lo > hi gives hi). */
-enum exec_act_kind { EXEC_ACT_NONE, EXEC_ACT_RELU, EXEC_ACT_CLIP };
+ * (NaN stays NaN; lo > hi gives hi), or SiLU: y = y * sigmoid(y), as a Sigmoid of y and a Mul of y by it compute
+ * it (YOLO's and EfficientNet's activation, exported as those two nodes).  SiLU is offered to CPU Conv kernels
+ * only. */
+enum exec_act_kind { EXEC_ACT_NONE, EXEC_ACT_RELU, EXEC_ACT_CLIP, EXEC_ACT_SILU };
 struct exec_act {
 	enum exec_act_kind kind;
 	float lo, hi;
@@ -333,6 +335,7 @@ struct exec_note {
 struct exec_node_time {
 	uint32_t node;
 	double host_ms, device_ms;
+	int fused; /* its work was done by a node before it (an activation, a layer norm's nodes, a depthwise block) */
 };
 
 struct exec_result {

@@ -398,6 +398,40 @@ static int32_t act_after(struct ov_model *m, const struct graph *g, int32_t v, c
 	return c;
 }
 
+/* The Mul that computes SiLU of value v, exported as Sigmoid(v) and Mul(v, that) (in either order): v goes to
+ * those two nodes only, the Sigmoid's output to the Mul only, nothing between watched (as sole_consumer has it).
+ * Returns the Mul and fills *sig with the Sigmoid, or -1. */
+static int32_t silu_after(const struct graph *g, int32_t v, const struct slot *slots, const uint8_t *is_from,
+			  int keep_all, int32_t *sig)
+{
+	if (keep_all || v < 0)
+		return -1;
+	const struct graph_value *gv = &g->values[v];
+	if (gv->n_uses != 2 || slots[v].uses != 2 || slots[v].pinned || is_from[v] || gv->output_index >= 0)
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		uint32_t sn = gv->uses[i].node, mn = gv->uses[1 - i].node;
+		const Onnx__NodeProto *sp = g->nodes[sn].proto;
+		if (gv->uses[i].slot != 0 || sn == mn || !sp->op_type || strcmp(sp->op_type, "Sigmoid") ||
+		    sp->n_input != 1 || (sp->domain && *sp->domain && strcmp(sp->domain, "ai.onnx")))
+			continue;
+		int32_t s = g->nodes[sn].out[0];
+		if (sp->n_output != 1 || s < 0 || is_from[s])
+			return -1;
+		int32_t c = sole_consumer(g, s, -1, slots, is_from, keep_all);
+		if (c != (int32_t)mn)
+			return -1;
+		const struct graph_node *mnd = &g->nodes[mn];
+		const Onnx__NodeProto *mp = mnd->proto;
+		if (!mp->op_type || strcmp(mp->op_type, "Mul") || mp->n_input != 2 ||
+		    !((mnd->in[0] == v && mnd->in[1] == s) || (mnd->in[0] == s && mnd->in[1] == v)))
+			return -1;
+		*sig = (int32_t)sn;
+		return c;
+	}
+	return -1;
+}
+
 /* ---- folding: nodes of constants computed once ----
  *
  * With constants kept across runs (exec_consts), a node whose every input is kept (an initializer, a Constant, or
@@ -1025,14 +1059,21 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 			struct exec_kernel_ctx offer = {.act = {EXEC_ACT_NONE, 0, 0}, .add_act = {EXEC_ACT_NONE, 0, 0}};
 			struct exec_ln_offer ln;
 			struct exec_dw_offer dw;
-			int32_t add_node, act_node, ln_nodes[LN_NODES], dw_nodes[2] = {-1, -1};
+			int32_t add_node, act_node, ln_nodes[LN_NODES], dw_nodes[2] = {-1, -1}, sig_node = -1;
 			int arith = be != cpu_be && shape_arith(g, n, slots);
 			fusable(m, g, n, slots, p.is_from, opt->keep_all, be != cpu_be && !arith, &offer, &add_node,
 				&act_node);
+			/* a SiLU after a Conv, to the CPU's Conv kernels only (EXEC_ACT_SILU) */
+			if (be == cpu_be && add_node < 0 && act_node < 0 && nd->proto->n_output == 1 &&
+			    nd->proto->op_type && !strcmp(nd->proto->op_type, "Conv") &&
+			    (!nd->proto->domain || !*nd->proto->domain || !strcmp(nd->proto->domain, "ai.onnx")) &&
+			    nd->out[0] >= 0 && !p.is_from[nd->out[0]] &&
+			    (act_node = silu_after(g, nd->out[0], slots, p.is_from, opt->keep_all, &sig_node)) >= 0)
+				offer.act.kind = EXEC_ACT_SILU;
 			if (fusable_ln(m, g, n, slots, p.is_from, opt->keep_all, &ln, ln_nodes))
 				offer.ln = &ln;
 			/* the CPU's block of a pointwise and a depthwise Conv (a device backend has none) */
-			if (be == cpu_be && add_node < 0 &&
+			if (be == cpu_be && add_node < 0 && sig_node < 0 &&
 			    fusable_dw(m, g, n, act_node, slots, p.is_from, opt->keep_all, &dw, dw_nodes))
 				offer.dw = &dw;
 			offer.take = takeable(g, n, slots, p.is_from, opt->keep_all);
@@ -1067,6 +1108,8 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 					fused[act_node] = g->nodes[add_node].out[0];
 			} else if (act_node >= 0 && offer.act_done) {
 				fused[act_node] = nd->out[0];
+				if (sig_node >= 0)
+					fused[sig_node] = FUSED_SKIP; /* its output went only to the Mul */
 			}
 		}
 		if (rec && out->n_fallback != fallbacks) {
@@ -1079,6 +1122,7 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 		if (prof) {
 			struct exec_node_time *t = &out->prof[out->n_prof++];
 			t->node = n;
+			t->fused = fused[n] != -1;
 			t->host_ms = now_ms() - tn;
 			t->device_ms = -1;
 			if (dev_marks)

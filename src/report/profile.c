@@ -114,6 +114,12 @@ void profile_text(struct strbuf *b, const struct graph *g, const struct exec_nod
 		put_ms(b, o[i].device_ms);
 		strbuf_putc(b, '\n');
 	}
+	size_t nf = 0;
+	for (size_t i = 0; i < n; i++)
+		nf += t[i].fused != 0;
+	if (nf)
+		strbuf_printf(b, "  %zu node%s fused into a node before them, which did their work\n", nf,
+			      nf == 1 ? " was" : "s were");
 	memcpy(s, t, n * sizeof *s);
 	qsort(s, n, sizeof *s, by_node_cost);
 	strbuf_printf(b, "  %s:\n", n > PROFILE_TOP ? "the slowest nodes" : "the nodes, slowest first");
@@ -173,6 +179,8 @@ void profile_json(struct json *j, const struct graph *g, const struct exec_node_
 		json_kstr(j, "op", op_of(g, t[i].node));
 		json_ms(j, "host_ms", t[i].host_ms);
 		json_ms(j, "device_ms", t[i].device_ms);
+		json_key(j, "fused");
+		json_bool(j, t[i].fused != 0);
 		json_end_obj(j);
 	}
 	json_end_arr(j);

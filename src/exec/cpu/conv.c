@@ -374,6 +374,10 @@ NN_CLONES void cpu_act_f(float *restrict y, int64_t n, const struct exec_act *ac
 	struct act8 a;
 	int64_t i = 0;
 
+	if (act && act->kind == EXEC_ACT_SILU) {
+		cpu_silu_f(y, n); /* no contraction there: the Sigmoid kernel's bits */
+		return;
+	}
 	act8_init(&a, act);
 	if (!a.on)
 		return;
@@ -970,10 +974,12 @@ static int conv_float(struct exec_kernel_ctx *k)
 		return -1;
 	if (wt->dtype != x->dtype || (b && b->dtype != x->dtype))
 		return xk_fail(k, "X, W and B must have the same element type");
-	/* the runner's offered activation, for float32 (double keeps the separate kernel) */
-	const struct exec_act *act = x->dtype == OV_DT_FLOAT && k->act.kind != EXEC_ACT_NONE ? &k->act : NULL;
+	/* the runner's offered activation, for float32 (double keeps the separate kernel); SiLU over the whole output
+	 * once it is computed (the kernels' own epilogues clamp, and contract what they compute) */
+	int silu = x->dtype == OV_DT_FLOAT && k->act.kind == EXEC_ACT_SILU;
+	const struct exec_act *act = x->dtype == OV_DT_FLOAT && k->act.kind != EXEC_ACT_NONE && !silu ? &k->act : NULL;
 	/* its offered depthwise Conv after it, as one block */
-	int r = k->dw && !k->add ? conv_dw_block(k, x, wt, b, group, &w, act, out) : 1;
+	int r = k->dw && !k->add && !silu ? conv_dw_block(k, x, wt, b, group, &w, act, out) : 1;
 	if (r <= 0)
 		return r;
 	if (xk_output_raw(k, 0, x->dtype, x->rank, out))
@@ -992,8 +998,10 @@ static int conv_float(struct exec_kernel_ctx *k)
 	}
 	if (conv_compute(k, x, wt, b, group, &w, act, same ? &fuse : NULL, k->out[0]))
 		return -1;
+	if (silu)
+		cpu_silu_f(k->out[0]->data, k->out[0]->numel);
 	k->add_done = fuse.taken;
-	k->act_done = act != NULL;
+	k->act_done = act != NULL || silu;
 	return 0;
 }
 

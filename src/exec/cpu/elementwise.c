@@ -367,6 +367,25 @@ DEF_UNF(ceil, ceilf(x), ceil(x))
 DEF_UNF(round, ov_round_f(x), ov_round_d(x))
 DEF_UNFV(sigmoid, vm_sigmoid(x), ov_sigmoid_d(x))
 DEF_UNFV(hard_sigmoid, vm_hard_sigmoid(x, A, B), ov_hard_sigmoid_d(x, P.a, P.b))
+/* x * sigmoid(x) in place, for the SiLU a Conv applies (exec_act): the Sigmoid kernel's operations, then the
+ * product as Mul computes it */
+VM_CLONES void cpu_silu_f(float *y, int64_t n)
+{
+	int64_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		v8f x = LOAD8(y + i);
+		STORE8(y + i, x * vm_sigmoid(x));
+	}
+	if (i < n) {
+		float t[8] = {0};
+		memcpy(t, y + i, (size_t)(n - i) * sizeof *t);
+		v8f x = LOAD8(t);
+		x = x * vm_sigmoid(x);
+		memcpy(y + i, &x, (size_t)(n - i) * sizeof *y);
+	}
+}
+
 DEF_UNFV(hard_swish, x * vm_hard_sigmoid(x, vm_splat(1.0f / 6.0f), vm_splat(0.5f)), ov_hard_swish_d(x))
 DEF_UNF(leaky_relu, ov_leaky_relu_f(x, (float)P.a), ov_leaky_relu_d(x, P.a))
 DEF_UNF(elu, ov_elu_f(x, (float)P.a), ov_elu_d(x, P.a))

@@ -94,7 +94,10 @@ typedef float v8f_any __attribute__((vector_size(32), aligned(4), may_alias));
 /* and to anywhere (one 32-byte store, where memcpy of a v8f makes two 16-byte ones) */
 #define STORE8(p, v) (*(v8f_any *)(p) = (v))
 
-/* y[0..n) = act(y) (src/exec/cpu/conv.c), with the same float operations as the Relu and Clip kernels. */
+/* y[0..n) = act(y) (src/exec/cpu/conv.c), with the same float operations as the Relu and Clip kernels (and for
+ * SiLU, cpu_silu_f's). */
 void cpu_act_f(float *restrict y, int64_t n, const struct exec_act *act);
+/* y[0..n) = y * sigmoid(y) in place (src/exec/cpu/elementwise.c): the Sigmoid kernel's bits times y, as its Mul. */
+void cpu_silu_f(float *y, int64_t n);
 
 #endif
