@@ -289,6 +289,33 @@ static void test_binary(void)
 	   "Less int32 gives bool");
 	xt_free(&y[0]);
 	xt_free(&b);
+	/* the comparisons' own int32 loops, broadcasting a row (b [3]) and a scalar, at the type's ends */
+	{
+		double ca[] = {2147483647, -2147483648.0, 0, -1, 5, 2147483647}, cb[] = {2147483647, -1, 5};
+		static const char *const ops[] = {"Equal", "Greater", "LessOrEqual", "GreaterOrEqual", "Less"};
+		static const double want[5][6] = {{1, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 1, 1}, {1, 1, 1, 1, 0, 0},
+						  {1, 0, 0, 0, 1, 1}, {0, 1, 1, 1, 0, 0}};
+		struct xtensor c, d;
+		int64_t d3c[1] = {3};
+		mk(&c, OV_DT_INT32, 2, d23, ca);
+		mk(&d, OV_DT_INT32, 1, d3c, cb);
+		const struct xtensor *cin[2] = {&c, &d};
+		int good = 0;
+		for (int o = 0; o < 5; o++) {
+			good += run(ops[o], 13, cin, 2, y, 1, NULL, 0) == 0 && y[0].dtype == OV_DT_BOOL &&
+				eq_vals(&y[0], want[o], 6, 0);
+			xt_free(&y[0]);
+		}
+		xt_free(&d);
+		double sc[] = {-1};
+		mk(&d, OV_DT_INT32, 0, d3c, sc);
+		double weq[] = {0, 0, 0, 1, 0, 0};
+		good += run("Equal", 13, cin, 2, y, 1, NULL, 0) == 0 && eq_vals(&y[0], weq, 6, 0);
+		xt_free(&y[0]);
+		xt_free(&c);
+		xt_free(&d);
+		OK(good == 6, "int32 comparisons with broadcasting at INT32_MIN and INT32_MAX (%d of 6)", good);
+	}
 	/* Pow: int32 base, float exponent */
 	double pe[] = {0.5, 2, 1, 0, 2, 1};
 	mk(&b, OV_DT_FLOAT, 2, d23, pe);

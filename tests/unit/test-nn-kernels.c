@@ -1474,6 +1474,39 @@ static void test_pool(void)
 	OK(!run(&t, 1, in, 1, y, 1) && y[0].rank == 4 && y[0].dims[2] == 1 && xt_get(&y[0], 0) == 100, "GlobalMaxPool");
 	if (y[0].data)
 		xt_free(&y[0]);
+	/* float GlobalMaxPool in lanes: the bits of m = x > m ? x : m from x[0], planes of 45 (lanes and a tail) with
+	 * a NaN first (it stays), NaN later (passed over), zero maxima of both signs in lanes out of order, -inf */
+	{
+		struct xtensor xg;
+		int64_t dg[4] = {1, 7, 5, 9};
+		double gv[7 * 45];
+		for (int i = 0; i < 7 * 45; i++)
+			gv[i] = (double)((i * 37) % 101) - 200;
+		gv[0] = NAN;                                   /* plane 0: NaN first */
+		gv[45 + 3] = NAN, gv[45 + 44] = NAN;           /* plane 1: NaN later, in a lane and the tail */
+		gv[90 + 10] = -0.0, gv[90 + 3] = 0.0;          /* plane 2: +0 first, -0 in an earlier lane */
+		gv[135 + 10] = 0.0, gv[135 + 3] = -0.0;        /* plane 3: -0 first */
+		gv[180 + 44] = 7;                              /* plane 4: the maximum in the tail */
+		for (int i = 0; i < 45; i++)
+			gv[225 + i] = -INFINITY;               /* plane 5: all -inf */
+		gv[270 + 20] = 1e30;                           /* plane 6: a lane's maximum */
+		mk(&xg, OV_DT_FLOAT, 4, dg, gv);
+		const struct xtensor *ing[1] = {&xg};
+		int good = 0;
+		if (!run(&t, 1, ing, 1, y, 1)) {
+			for (int pl = 0; pl < 7; pl++) {
+				const float *xp = (const float *)xg.data + pl * 45;
+				float m = xp[0], got = ((const float *)y[0].data)[pl];
+				for (int i = 1; i < 45; i++)
+					m = xp[i] > m ? xp[i] : m;
+				good += memcmp(&m, &got, sizeof m) == 0;
+			}
+			xt_free(&y[0]);
+		}
+		OK(good == 7, "float GlobalMaxPool gives the one-by-one loop's bits: NaN first, NaN later, +-0, -inf (%d "
+		   "of 7)", good);
+		xt_free(&xg);
+	}
 	/* int8 MaxPool */
 	struct xtensor xi;
 	double iv[4] = {-5, 3, -128, 127};

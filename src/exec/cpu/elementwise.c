@@ -676,10 +676,12 @@ struct bin_impl {
 		name##_loop((const TA *)a, sa, (const TB *)b, sb, (TY *)y, n);                          \
 	}
 
-/* One op's loops per domain; cmp: the output is bool */
+/* One op's loops per domain; cmp: the output is bool; i32: a loop on int32 operands as they are, where the op
+ * gives the same result as in int64 (comparisons: magika's one-hot Equal on int32 went through int64 copies) */
 struct bin_family {
 	bin_fn f32, f64, i64, u64;
 	int cmp;
+	bin_fn i32;
 };
 
 #define DEF_BIN4(op, EF, ED, EI, EU)                                     \
@@ -687,14 +689,15 @@ struct bin_family {
 	DEF_BIN(op##_f64, double, double, double, ED)                    \
 	DEF_BIN(op##_i64, int64_t, int64_t, int64_t, EI)                 \
 	DEF_BIN(op##_u64, uint64_t, uint64_t, uint64_t, EU)              \
-	static const struct bin_family op##_fam = {op##_f32, op##_f64, op##_i64, op##_u64, 0};
+	static const struct bin_family op##_fam = {op##_f32, op##_f64, op##_i64, op##_u64, 0, NULL};
 
 #define DEF_CMP(op, E)                                                   \
 	DEF_BIN(op##_f32, float, float, uint8_t, E)                      \
 	DEF_BIN(op##_f64, double, double, uint8_t, E)                    \
 	DEF_BIN(op##_i64, int64_t, int64_t, uint8_t, E)                  \
 	DEF_BIN(op##_u64, uint64_t, uint64_t, uint8_t, E)                \
-	static const struct bin_family op##_fam = {op##_f32, op##_f64, op##_i64, op##_u64, 1};
+	DEF_BIN(op##_i32, int32_t, int32_t, uint8_t, E)                  \
+	static const struct bin_family op##_fam = {op##_f32, op##_f64, op##_i64, op##_u64, 1, op##_i32};
 
 DEF_BIN4(add, a + b, a + b, ov_add_i64(a, b), a + b)
 DEF_BIN4(sub, a - b, a - b, ov_sub_i64(a, b), a - b)
@@ -716,13 +719,13 @@ DEF_CMP(le, a <= b)
 DEF_CMP(ge, a >= b)
 DEF_BIN(band_i64, int64_t, int64_t, int64_t, a & b)
 DEF_BIN(band_u64, uint64_t, uint64_t, uint64_t, a & b)
-static const struct bin_family band_fam = {NULL, NULL, band_i64, band_u64, 0};
+static const struct bin_family band_fam = {NULL, NULL, band_i64, band_u64, 0, NULL};
 DEF_BIN(bor_i64, int64_t, int64_t, int64_t, a | b)
 DEF_BIN(bor_u64, uint64_t, uint64_t, uint64_t, a | b)
-static const struct bin_family bor_fam = {NULL, NULL, bor_i64, bor_u64, 0};
+static const struct bin_family bor_fam = {NULL, NULL, bor_i64, bor_u64, 0, NULL};
 DEF_BIN(bxor_i64, int64_t, int64_t, int64_t, a ^ b)
 DEF_BIN(bxor_u64, uint64_t, uint64_t, uint64_t, a ^ b)
-static const struct bin_family bxor_fam = {NULL, NULL, bxor_i64, bxor_u64, 0};
+static const struct bin_family bxor_fam = {NULL, NULL, bxor_i64, bxor_u64, 0, NULL};
 DEF_BIN(shl_u64, uint64_t, uint64_t, uint64_t, ov_shl_u64(a, b))
 DEF_BIN(shr_u64, uint64_t, uint64_t, uint64_t, ov_shr_u64(a, b))
 DEF_BIN(shl_i64, int64_t, int64_t, int64_t, ov_shl_i64(a, b))
@@ -754,6 +757,10 @@ static int bin_pick(const struct bin_family *fam, int32_t dt, int allow_bool, st
 	im->ta = im->tb = dom_dtype[d];
 	im->ty = fam->cmp ? OV_DT_BOOL : dom_dtype[d];
 	im->fn = fn;
+	if (dt == OV_DT_INT32 && fam->i32) {
+		im->ta = im->tb = OV_DT_INT32;
+		im->fn = fam->i32;
+	}
 	return 0;
 }
 

@@ -514,6 +514,34 @@ NN_CLONES static double sum_f(const float *x, int64_t n)
 	return s;
 }
 
+/* The maximum of x[0..n) as the loop m = x[i] > m ? x[i] : m from m = x[0] finds it (a NaN first stays, later ones
+ * are passed over, the first of equal values wins), 8 lanes at a time: lanes start at x[0], so they pass over NaN
+ * alike, and their fold finds the same value; only the sign of a zero maximum can depend on the order, so a zero
+ * is looked for again one by one (the tail goes one by one after the lanes, in order, either way). */
+NN_CLONES static float max_f(const float *x, int64_t n)
+{
+	float m = n ? x[0] : 0;
+	int64_t i = 1;
+
+	if (n >= 16 && m == m) {
+		float l[8];
+		for (int q = 0; q < 8; q++)
+			l[q] = m;
+		for (i = 0; i + 8 <= n; i += 8)
+			for (int q = 0; q < 8; q++)
+				l[q] = x[i + q] > l[q] ? x[i + q] : l[q];
+		for (int q = 0; q < 8; q++)
+			m = l[q] > m ? l[q] : m;
+		if (m == 0.0f) {
+			m = x[0];
+			i = 1;
+		}
+	}
+	for (; i < n; i++)
+		m = x[i] > m ? x[i] : m;
+	return m;
+}
+
 static int global_pool(struct exec_kernel_ctx *k, enum pool_kind kind)
 {
 	const struct xtensor *x = k->in[0];
@@ -539,10 +567,7 @@ static int global_pool(struct exec_kernel_ctx *k, enum pool_kind kind)
 		} else if (x->dtype == OV_DT_FLOAT) {
 			const float *xp = (const float *)x->data + pl * sp;
 			if (kind == POOL_MAX) {
-				float m = sp ? xp[0] : 0;
-				for (int64_t i = 1; i < sp; i++)
-					m = xp[i] > m ? xp[i] : m;
-				acc = m;
+				acc = max_f(xp, sp);
 			} else if (kind == POOL_AVG) {
 				for (int64_t i = 0; i < sp; i++)
 					acc += xp[i];
