@@ -484,6 +484,33 @@ check "Conv then SiLU (Sigmoid and Mul) on four Conv paths: the fused run gives 
 check "the fused SiLU agrees with numpy (float64) within 1e-4 on finite inputs" \
 	grep -q "^bad: \[\]$" silu_np.txt
 
+# BatchNormalization, HardSwish, HardSigmoid, Sigmoid and Tanh overwrite their input in place when they are its last
+# reader: the same bits as --all (which keeps every value, so nothing is taken); the graph input they read first is
+# fed, so never overwritten, and the value a second node reads stays whole for it
+"$PYTHON" - <<'EOF2'
+import numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto as T
+vi, nd, fa = helper.make_tensor_value_info, helper.make_node, numpy_helper.from_array
+rng = np.random.default_rng(11)
+c = 6
+init = [fa(rng.standard_normal(c).astype(np.float32), n) for n in ("s", "b", "m")]
+init.append(fa(rng.random(c).astype(np.float32) + 0.5, "v"))
+nodes = [nd("HardSwish", ["x"], ["h0"]), nd("BatchNormalization", ["h0", "s", "b", "m", "v"], ["bn"]),
+         nd("HardSwish", ["bn"], ["hs"]), nd("HardSigmoid", ["hs"], ["hg"], alpha=0.3, beta=0.4),
+         nd("Sigmoid", ["hg"], ["sg"]), nd("Tanh", ["sg"], ["th"]), nd("Neg", ["sg"], ["ng"])]
+g = helper.make_graph(nodes, "inplace", [vi("x", T.FLOAT, [2, c, 7, 5])], [vi("th", T.FLOAT, None),
+                      vi("ng", T.FLOAT, None), vi("x2", T.FLOAT, None)], init)
+g.node.append(nd("Identity", ["x"], ["x2"]))
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 15)]), "inplace.onnx")
+x = rng.standard_normal((2, c, 7, 5)).astype(np.float32) * 5
+x[0, 0, 0, :3] = [np.nan, np.inf, -np.inf]
+np.save("ix.npy", x)
+EOF2
+"$ONNXVIEW" run inplace.onnx --input x=ix.npy --save inplace_run >/dev/null 2>&1
+"$ONNXVIEW" run inplace.onnx --input x=ix.npy --all --save inplace_all >/dev/null 2>&1
+check "element-wise nodes over their input in place: the bits of a run that keeps every value" \
+	sh -c 'for o in th ng x2; do cmp -s inplace_run/$o.npy inplace_all/$o.npy || exit 1; done && cmp -s inplace_run/x2.npy ix.npy'
+
 run m.onnx --bogus
 check "an unknown option exits 2" [ "$(rc)" = 2 ]
 run m.onnx --rtol abc

@@ -274,10 +274,13 @@ struct uparams {
 
 typedef void (*un_fn)(const void *x, void *y, int64_t n, const struct uparams *p);
 
-/* One op's loops per domain (NULL: the op does not take that domain); out_bool: the output is bool. */
+/* One op's loops per domain (NULL: the op does not take that domain); out_bool: the output is bool; in_place: its
+ * float32 loop may write over its input (8 elements read before any is written: DEF_UNFV's), which run_unary does
+ * when the node is the input's last reader. */
 struct un_family {
 	un_fn f32, f64, i64, u64;
 	int out_bool;
+	int in_place;
 };
 
 /* (GCC honours restrict on parameters, not on locals: the loop lives in an inline function of its own.) */
@@ -320,13 +323,13 @@ struct un_family {
 		}                                                                                         \
 	}                                                                                                 \
 	DEF_UN(op##_f64, double, double, ED)                                                              \
-	static const struct un_family op##_fam = {op##_f32, op##_f64, NULL, NULL, 0};
+	static const struct un_family op##_fam = {op##_f32, op##_f64, NULL, NULL, 0, 1};
 
 /* float ops: float32 and double loops */
 #define DEF_UNF(op, EF, ED)                              \
 	DEF_UN(op##_f32, float, float, EF)               \
 	DEF_UN(op##_f64, double, double, ED)             \
-	static const struct un_family op##_fam = {op##_f32, op##_f64, NULL, NULL, 0};
+	static const struct un_family op##_fam = {op##_f32, op##_f64, NULL, NULL, 0, 0};
 
 /* numeric ops: float, int64 and uint64 loops */
 #define DEF_UNN(op, EF, ED, EI, EU)                      \
@@ -334,7 +337,7 @@ struct un_family {
 	DEF_UN(op##_f64, double, double, ED)             \
 	DEF_UN(op##_i64, int64_t, int64_t, EI)           \
 	DEF_UN(op##_u64, uint64_t, uint64_t, EU)         \
-	static const struct un_family op##_fam = {op##_f32, op##_f64, op##_i64, op##_u64, 0};
+	static const struct un_family op##_fam = {op##_f32, op##_f64, op##_i64, op##_u64, 0, 0};
 
 DEF_UNN(abs, fabsf(x), fabs(x), ov_abs_i64(x), x)
 DEF_UNN(neg, -x, -x, ov_neg_i64(x), 0 - x)
@@ -403,14 +406,14 @@ DEF_UNF(div_by, x / (float)P.a, x / P.a)
 
 DEF_UN(isnan_f32, float, uint8_t, x != x)
 DEF_UN(isnan_f64, double, uint8_t, x != x)
-static const struct un_family isnan_fam = {isnan_f32, isnan_f64, NULL, NULL, 1};
+static const struct un_family isnan_fam = {isnan_f32, isnan_f64, NULL, NULL, 1, 0};
 DEF_UN(isinf_f32, float, uint8_t, ov_isinf_d((double)x, (int)P.ia, (int)P.ib))
 DEF_UN(isinf_f64, double, uint8_t, ov_isinf_d(x, (int)P.ia, (int)P.ib))
-static const struct un_family isinf_fam = {isinf_f32, isinf_f64, NULL, NULL, 1};
+static const struct un_family isinf_fam = {isinf_f32, isinf_f64, NULL, NULL, 1, 0};
 DEF_UN(not_b, uint8_t, uint8_t, !x)
 DEF_UN(bnot_i64, int64_t, int64_t, ~x)
 DEF_UN(bnot_u64, uint64_t, uint64_t, ~x)
-static const struct un_family bnot_fam = {NULL, NULL, bnot_i64, bnot_u64, 0};
+static const struct un_family bnot_fam = {NULL, NULL, bnot_i64, bnot_u64, 0, 0};
 
 /* Run a unary op from x into y (allocated by the caller with x's dims and the output type). */
 static int unary_into(struct exec_kernel_ctx *k, const struct un_family *fam, const struct uparams *p,
@@ -446,6 +449,12 @@ static int run_unary(struct exec_kernel_ctx *k, const struct un_family *fam, con
 		return -1;
 	if (dom_of(x->dtype) == DOM_NONE)
 		return fail_type(k, x, 0);
+	/* the node is x's last reader: its float32 values are overwritten in place (x's memory is the output) */
+	if (x->dtype == OV_DT_FLOAT && fam->in_place && xk_take_input(k, 0, 0, x->rank, x->dims)) {
+		struct xtensor *y = k->out[0];
+		fam->f32(y->data, y->data, y->numel, p);
+		return 0;
+	}
 	/* a loop over x's own type writes every element: no zeros first */
 	int32_t ty = fam->out_bool ? OV_DT_BOOL : x->dtype;
 	int whole = x->dtype == dom_dtype[dom_of(x->dtype)];

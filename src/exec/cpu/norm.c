@@ -93,10 +93,15 @@ static int batchnorm_f(struct exec_kernel_ctx *k)
 	if (!(sc = param(k, k->in[1], pn, "scale")) || !(bi = param(k, k->in[2], pn, "B")) ||
 	    !(mean = param(k, k->in[3], pn, "input_mean")) || !(var = param(k, k->in[4], pn, "input_var")))
 		goto out;
-	if (xk_output(k, 0, x->dtype, x->rank, x->dims))
-		goto out;
 	int32_t dt = x->dtype;
-	const void *xd = x->data;
+	const void *xd;
+	if (!training && dt == OV_DT_FLOAT && xk_take_input(k, 0, 0, x->rank, x->dims)) {
+		xd = k->out[0]->data; /* the node is X's last reader: each value is overwritten by its own result */
+	} else {
+		if (xk_output(k, 0, x->dtype, x->rank, x->dims))
+			goto out;
+		xd = x->data;
+	}
 	void *yd = k->out[0]->data;
 	if (training) {
 		bm = calloc((size_t)c + 1, sizeof *bm);
