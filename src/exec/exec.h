@@ -118,6 +118,9 @@ int xk_output_raw(struct exec_kernel_ctx *k, size_t i, int32_t dtype, int rank, 
  * Unsqueeze): 1 when the runner let the kernel take the input (k->take; its host data and device copy move over,
  * nothing is copied, and input i is empty after), 0 when the kernel must copy. */
 int xk_take_input(struct exec_kernel_ctx *k, size_t i, size_t o, int rank, const int64_t *dims);
+/* Output o as input i itself, to be written over in place (element-wise kernels): as xk_take_input with the input's
+ * own dims, but never an input with a copy on a device (a CPU node in a device run), which would go stale. */
+int xk_take_input_over(struct exec_kernel_ctx *k, size_t i, size_t o);
 /* Fail the node with a message (the runner adds which node). Returns -1. */
 int xk_fail(struct exec_kernel_ctx *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* File a short note about how the node ran (e.g. the convolution algorithm a library chose) in the result, which

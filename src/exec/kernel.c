@@ -118,6 +118,15 @@ int xk_take_input(struct exec_kernel_ctx *k, size_t i, size_t o, int rank, const
 	return 1;
 }
 
+int xk_take_input_over(struct exec_kernel_ctx *k, size_t i, size_t o)
+{
+	const struct xtensor *x = i < k->n_in ? k->in[i] : NULL;
+
+	if (!x || x->dev || x->host_stale)
+		return 0;
+	return xk_take_input(k, i, o, x->rank, x->dims);
+}
+
 int xk_fail(struct exec_kernel_ctx *k, const char *fmt, ...)
 {
 	va_list ap;

@@ -450,7 +450,7 @@ static int run_unary(struct exec_kernel_ctx *k, const struct un_family *fam, con
 	if (dom_of(x->dtype) == DOM_NONE)
 		return fail_type(k, x, 0);
 	/* the node is x's last reader: its float32 values are overwritten in place (x's memory is the output) */
-	if (x->dtype == OV_DT_FLOAT && fam->in_place && xk_take_input(k, 0, 0, x->rank, x->dims)) {
+	if (x->dtype == OV_DT_FLOAT && fam->in_place && xk_take_input_over(k, 0, 0)) {
 		struct xtensor *y = k->out[0];
 		fam->f32(y->data, y->data, y->numel, p);
 		return 0;

@@ -95,7 +95,7 @@ static int batchnorm_f(struct exec_kernel_ctx *k)
 		goto out;
 	int32_t dt = x->dtype;
 	const void *xd;
-	if (!training && dt == OV_DT_FLOAT && xk_take_input(k, 0, 0, x->rank, x->dims)) {
+	if (!training && dt == OV_DT_FLOAT && xk_take_input_over(k, 0, 0)) {
 		xd = k->out[0]->data; /* the node is X's last reader: each value is overwritten by its own result */
 	} else {
 		if (xk_output(k, 0, x->dtype, x->rank, x->dims))
