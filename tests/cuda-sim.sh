@@ -137,6 +137,46 @@ run lin.onnx --input random --backend cuda --profile --json
 check "fused, only the products and the Reshape run kernels of their own" "$PYTHON" -c '
 import json; d = json.load(open("out.txt")); ops = {n["op"] for n in d["profile"]["nodes"] if n["host_ms"] > 0.05}
 assert ops <= {"MatMul", "Gemm", "Reshape"}, d["profile"]["nodes"]'
+# a SiLU (Sigmoid, then a Mul of the Conv's output by it, either order) taken into the convolution's epilogue: the
+# CPU's values (its NaN where the CPU has one), and the bits of the kernels run apart (--all) but for a NaN's sign
+"$PYTHON" - <<'EOF2'
+import numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto as T
+vi, nd = helper.make_tensor_value_info, helper.make_node
+rng = np.random.default_rng(9)
+a = lambda n, *s: numpy_helper.from_array(rng.uniform(-2, 2, s).astype(np.float32), n)
+nodes = [nd("Conv", ["x", "w0", "b0"], ["c0"], pads=[1, 1, 1, 1]), nd("Sigmoid", ["c0"], ["s0"]),
+         nd("Mul", ["c0", "s0"], ["y0"]), nd("Conv", ["y0", "w1", "b1"], ["c1"]), nd("Sigmoid", ["c1"], ["s1"]),
+         nd("Mul", ["s1", "c1"], ["y"])]
+g = helper.make_graph(nodes, "silu", [vi("x", T.FLOAT, [2, 6, 7, 9])], [vi("y", T.FLOAT, None)],
+                      [a("w0", 8, 6, 3, 3), a("b0", 8), a("w1", 5, 8, 1, 1), a("b1", 5)])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "silu.onnx")
+x = rng.standard_normal((2, 6, 7, 9)).astype(np.float32) * 3
+x[0, 0, 3, 4] = np.nan
+np.save("silu_x.npy", x)
+EOF2
+"$SIM" run silu.onnx --input x=silu_x.npy --save cpu_silu >/dev/null 2>&1
+run silu.onnx --input x=silu_x.npy --backend cuda --save cuda_silu --profile --json
+cp out.txt silu_prof.json
+run silu.onnx --input x=silu_x.npy --backend cuda --all --save all_silu
+for v in 1 2; do # the cuBLAS products' epilogue, and the one that puts the images side by side back in order
+	OV_CUDA_CONV_BLAS=$v "$SIM" run silu.onnx --input x=silu_x.npy --backend cuda --save blas${v}_silu >/dev/null 2>&1
+	OV_CUDA_CONV_BLAS=$v "$SIM" run silu.onnx --input x=silu_x.npy --backend cuda --all --save blas${v}_all >/dev/null 2>&1
+done
+check "a SiLU taken into the convolutions' epilogue (own kernels, cuBLAS products): the CPU's values, and the bits of the kernels run apart (--all)" \
+	"$PYTHON" -c '
+import json, numpy as np
+same = lambda a, b: np.array_equal(np.isnan(a), np.isnan(b)) and np.array_equal(a[~np.isnan(a)].view(np.uint32), b[~np.isnan(b)].view(np.uint32))
+c, d, e = (np.load(p + "/y.npy") for p in ("cpu_silu", "cuda_silu", "all_silu"))
+f = ~np.isnan(c)
+assert np.isnan(d).any() and np.array_equal(np.isnan(c), np.isnan(d)) and np.allclose(c[f], d[f], rtol=1e-4, atol=1e-5)
+assert same(d, e)
+for v in "12":
+    b, ba = np.load("blas%s_silu/y.npy" % v), np.load("blas%s_all/y.npy" % v)
+    assert same(b, ba) and np.allclose(b[f], c[f], rtol=1e-4, atol=1e-5), v
+n = json.load(open("silu_prof.json"))["profile"]["nodes"]
+assert [x["node"] for x in n if x["fused"]] == [1, 2, 4, 5], n'
+
 OV_CUDA_CONV_BLAS=0 run resid.onnx --input random --backend cuda --expect y=cpu_resid/y.npy --rtol 1e-4 --atol 1e-5
 check "OV_CUDA_CONV_BLAS=0: cuDNN alone, neither cuBLAS nor the direct kernel timed" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '#3 Conv: cudnn algo' out.txt && ! grep -q 'cuBLAS\\|direct' out.txt"

@@ -23,8 +23,8 @@ struct exec_result;
 
 /* An activation fused into the node before it: y = relu(y), or y = clip(y, lo, hi) as the Clip kernel computes it
  * (NaN stays NaN; lo > hi gives hi), or SiLU: y = y * sigmoid(y), as a Sigmoid of y and a Mul of y by it compute
- * it (YOLO's and EfficientNet's activation, exported as those two nodes).  SiLU is offered to CPU Conv kernels
- * only. */
+ * it (YOLO's and EfficientNet's activation, exported as those two nodes).  SiLU is offered to Conv kernels only
+ * (the CPU's, and the CUDA backend's epilogue, cuda/backend.h). */
 enum exec_act_kind { EXEC_ACT_NONE, EXEC_ACT_RELU, EXEC_ACT_CLIP, EXEC_ACT_SILU };
 struct exec_act {
 	enum exec_act_kind kind;
@@ -48,7 +48,7 @@ struct exec_kernel_ctx {
 	struct exec_result *res;       /* where xk_note() files notes (NULL: they are dropped) */
 	const struct exec_env *env;    /* the running graph's values, for xk_run_subgraph (NULL outside a run) */
 	/* The runner's offer to fuse: when the node's output 0 goes only to a Relu or Clip (and nobody watches it),
-	 * act says which.  A kernel may apply it to a float32 output 0 as it writes it and set act_done; the runner
+	 * or, for a Conv, to a Sigmoid and a Mul of it by that (SiLU), act says which.  A kernel may apply it to a float32 output 0 as it writes it and set act_done; the runner
 	 * then hands output 0 on as the activation's result instead of running it.  Ignoring the offer is correct. */
 	struct exec_act act;
 	int act_done;

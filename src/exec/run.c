@@ -1063,8 +1063,8 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 			int arith = be != cpu_be && shape_arith(g, n, slots);
 			fusable(m, g, n, slots, p.is_from, opt->keep_all, be != cpu_be && !arith, &offer, &add_node,
 				&act_node);
-			/* a SiLU after a Conv, to the CPU's Conv kernels only (EXEC_ACT_SILU) */
-			if (be == cpu_be && add_node < 0 && act_node < 0 && nd->proto->n_output == 1 &&
+			/* a SiLU after a Conv (EXEC_ACT_SILU: offered to Conv kernels only) */
+			if (!arith && add_node < 0 && act_node < 0 && nd->proto->n_output == 1 &&
 			    nd->proto->op_type && !strcmp(nd->proto->op_type, "Conv") &&
 			    (!nd->proto->domain || !*nd->proto->domain || !strcmp(nd->proto->domain, "ai.onnx")) &&
 			    nd->out[0] >= 0 && !p.is_from[nd->out[0]] &&

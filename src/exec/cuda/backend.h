@@ -145,7 +145,7 @@ int cu_output_fd(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i, void *d
 /* What follows a product (Conv, MatMul, Gemm), per element t of a float32 output, each step the float operation its
  * own kernel makes, so that fusing changes no bit: + bias[(t / b_inner) % b_m] (a Conv's bias), + add[t] or, with
  * add_row, + add[t % add_row] (an Add the runner offered: a residual of the output's shape, or a bias over its
- * last axis), then Relu or Clip (act). */
+ * last axis), then Relu, Clip or SiLU (act; SiLU after a Conv only). */
 struct cu_epi {
 	const float *bias;
 	int64_t b_inner, b_m;
@@ -164,6 +164,8 @@ static __device__ __forceinline__ float cu_epi_apply(const struct cu_epi &e, int
 		v = ov_relu_f(v);
 	else if (e.act.kind == EXEC_ACT_CLIP)
 		v = ov_clip_f(v, e.act.lo, e.act.hi);
+	else if (e.act.kind == EXEC_ACT_SILU) // a Sigmoid's value, then the Mul's product (no contraction: -fmad=false)
+		v = v * ov_sigmoid_f(v);
 	return v;
 }
 /* The runner's offers y takes (exec_kernel_ctx.act, .add, add_act; the done flags set): an Add of a float32 value
