@@ -344,17 +344,17 @@ ROW_CLONES static void softmax_rows_f(const float *x, float *y, int64_t rows, in
 }
 
 /* Softmax or LogSoftmax of rows of len whose values lie inner apart (the axis is not the last: YOLOv8's DFL
- * softmax over 16 bins, inner 8400), outer groups of inner rows: blocks of up to 64 neighbouring rows gathered into
+ * softmax over 16 bins, inner 8400), outer groups of inner rows: blocks of blk neighbouring rows gathered into
  * contiguous rows, through softmax_rows_f (the same bits as those rows laid out contiguously, and as
- * cu_softmax_row), and scattered back.  buf holds 2 * 64 * len floats. */
+ * cu_softmax_row), and scattered back.  buf holds 2 * blk * len floats. */
 static void softmax_strided_f(const float *x, float *y, int64_t outer, int64_t len, int64_t inner, int logsm,
-			      float *buf)
+			      int64_t blk, float *buf)
 {
-	float *rows = buf, *out = buf + 64 * len;
+	float *rows = buf, *out = buf + blk * len;
 
 	for (int64_t o = 0; o < outer; o++)
-		for (int64_t i0 = 0; i0 < inner; i0 += 64) {
-			int64_t nb = inner - i0 < 64 ? inner - i0 : 64;
+		for (int64_t i0 = 0; i0 < inner; i0 += blk) {
+			int64_t nb = inner - i0 < blk ? inner - i0 : blk;
 			const float *xs = x + o * len * inner + i0;
 			float *ys = y + o * len * inner + i0;
 			for (int64_t j = 0; j < len; j++)
@@ -570,10 +570,15 @@ static int softmax_run(struct exec_kernel_ctx *k, enum smax_kind kind)
 	if (dt == OV_DT_FLOAT && kind != SMAX_HARD) {
 		if (!outer || !len || !inner)
 			return 0;
-		float *buf = malloc((size_t)len * 128 * sizeof *buf);
+		/* up to 64 rows a block, within 256 KiB when the rows allow (the rest of the work is in cache) */
+		int64_t blk = 65536 / len;
+		blk = blk > 64 ? 64 : blk < 1 ? 1 : blk;
+		blk = blk > inner ? inner : blk;
+		float *buf = malloc((size_t)len * (size_t)blk * 2 * sizeof *buf);
 		if (!buf)
-			return xk_fail(k, "out of memory for a 128 x %lld block of Softmax rows", (long long)len);
-		softmax_strided_f(xd, yd, outer, len, inner, kind == SMAX_LOG, buf);
+			return xk_fail(k, "out of memory for two %lld x %lld blocks of Softmax rows", (long long)blk,
+				       (long long)len);
+		softmax_strided_f(xd, yd, outer, len, inner, kind == SMAX_LOG, blk, buf);
 		free(buf);
 		return 0;
 	}
