@@ -398,7 +398,7 @@ check "the fused Relu and Clip agree with numpy exactly (NaN, -0 and the infinit
 # A Conv applies the SiLU after it (Sigmoid(y) and Mul of y by it: YOLO's activation) to the same bits as the two
 # nodes' kernels (NaN and the infinities among the inputs): on each of the Conv paths (pointwise, 3x3 Winograd,
 # strided, depthwise), with the Mul's operands either way round; a Sigmoid whose output is also read elsewhere, and
-# a Conv output read by a third node, stay unfused.  Against --all (nothing fuses), and numpy on finite inputs.
+# a Conv output read by a third node, stay unfused.  Against --all (nothing fuses), and numpy.
 "$PYTHON" - <<'EOF2'
 import numpy as np, onnx
 from onnx import helper, numpy_helper, TensorProto as T
@@ -429,16 +429,13 @@ outs += ["th", "thn"]
 g = helper.make_graph(nodes, "silu", [vi("x", T.FLOAT, list(x.shape))], [vi(o, T.FLOAT, None) for o in outs], init)
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "silu.onnx")
 np.save("sx.npy", x)
-x[0, 0, 0, :4] = 1
-np.save("sx2.npy", x)
 EOF2
 "$ONNXVIEW" run silu.onnx --input x=sx.npy --save silu_fused >/dev/null 2>&1
 "$ONNXVIEW" run silu.onnx --input x=sx.npy --all --save silu_unfused >/dev/null 2>&1
-"$ONNXVIEW" run silu.onnx --input x=sx2.npy --save silu_finite >/dev/null 2>&1
-"$ONNXVIEW" run silu.onnx --input x=sx2.npy --profile --json >silu_prof.json 2>&1
+"$ONNXVIEW" run silu.onnx --input x=sx.npy --profile --json >silu_prof.json 2>&1
 check "the profile marks the four Sigmoid and Mul pairs fused into their Conv, and no other node" \
 	"$PYTHON" -c 'import json,sys; n=json.load(open("silu_prof.json"))["profile"]["nodes"]; sys.exit([x["node"] for x in n if x["fused"]] != [1, 2, 4, 5, 7, 8, 10, 11])'
-"$ONNXVIEW" run silu.onnx --input x=sx2.npy --profile >silu_prof.txt 2>&1
+"$ONNXVIEW" run silu.onnx --input x=sx.npy --profile >silu_prof.txt 2>&1
 check "the text profile counts the fused nodes" grep -q "^  8 nodes were fused into a node before them, which did their work$" silu_prof.txt
 "$PYTHON" - >silu_np.txt 2>&1 <<'EOF2'
 import numpy as np, onnx
@@ -452,7 +449,7 @@ for o in ["pw", "wg", "st", "dw", "so", "sos", "th", "thn"]:
                 np.array_equal(a.view(np.uint32)[~np.isnan(a)], b.view(np.uint32)[~np.isnan(b)]))
 print("same:", all(same))
 m = onnx.load("silu.onnx")
-x = np.load("sx2.npy").astype(np.float64)
+x = np.load("sx.npy").astype(np.float64)
 w = {t.name: numpy_helper.to_array(t).astype(np.float64) for t in m.graph.initializer}
 def conv(n, k, s, g):
     W, B = w[n + "w"], w[n + "b"]
@@ -474,14 +471,16 @@ with np.errstate(all="ignore"):
     for n, k, s, g in [("pw", 1, 1, 1), ("wg", 3, 1, 1), ("st", 3, 2, 1), ("dw", 3, 1, 16)]:
         y = conv(n, k, s, g)
         want = y / (1 + np.exp(-y))
-        got = np.load("silu_finite/%s.npy" % n).astype(np.float64)
-        if not np.allclose(got, want, rtol=1e-4, atol=1e-4):
+        got = np.load("silu_fused/%s.npy" % n).astype(np.float64)
+        f = np.isfinite(want)
+        if not (np.array_equal(np.isnan(got), np.isnan(want)) and np.array_equal(got[np.isinf(want)], want[np.isinf(want)])
+                and np.allclose(got[f], want[f], rtol=1e-4, atol=1e-4)):
             bad.append(n)
 print("bad:", bad)
 EOF2
 check "Conv then SiLU (Sigmoid and Mul) on four Conv paths: the fused run gives the bits of the unfused one" \
 	grep -q "^same: True$" silu_np.txt
-check "the fused SiLU agrees with numpy (float64) within 1e-4 on finite inputs" \
+check "the fused SiLU agrees with numpy (float64) within 1e-4, NaN and infinities where numpy has them (Winograd's path leaves such inputs to the direct one)" \
 	grep -q "^bad: \[\]$" silu_np.txt
 
 # BatchNormalization, HardSwish, HardSigmoid, Sigmoid and Tanh overwrite their input in place when they are its last

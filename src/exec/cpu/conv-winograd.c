@@ -15,7 +15,9 @@
  *
  * The arithmetic differs from the direct sum (the transforms add and halve before the products), by a few units
  * in the last place of the inputs' magnitude; the bias and the fused Relu or Clip are applied as the direct path
- * applies them, to the finished sums. */
+ * applies them, to the finished sums.  An infinity or NaN among the inputs would spread through the transforms to
+ * every output of its tiles (inf - inf), where the direct sum gives an infinity only where the window holds it:
+ * such an input is seen as it is copied in, and the convolution is left to the other paths. */
 #include "config.h"
 
 #include <stdint.h>
@@ -164,6 +166,31 @@ NN_CLONES static void wg_outputs(const float *p, int64_t M, int64_t ldp, int64_t
 	}
 }
 
+/* dst = src, n floats; 1 when one of them is an infinity or NaN. */
+NN_CLONES static int copy_finite(float *restrict dst, const float *restrict src, int64_t n)
+{
+	const v8i exp = {0x7f800000, 0x7f800000, 0x7f800000, 0x7f800000, 0x7f800000, 0x7f800000, 0x7f800000,
+			 0x7f800000};
+	v8i bad8 = {0};
+	int64_t i = 0;
+	int bad = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		v8f v = LOAD8(src + i);
+		STORE8(dst + i, v);
+		bad8 |= ((v8i)v & exp) == exp;
+	}
+	for (int q = 0; q < 8; q++)
+		bad |= bad8[q] != 0;
+	for (; i < n; i++) {
+		uint32_t u;
+		memcpy(&u, src + i, sizeof u);
+		dst[i] = src[i];
+		bad |= (u & 0x7f800000u) == 0x7f800000u;
+	}
+	return bad;
+}
+
 int cpu_conv_winograd_f(struct exec_kernel_ctx *k, const float *x, const float *w, const float *bias, int64_t nb,
 			int64_t C, int64_t M, const struct ops_window *w2, const struct exec_act *act, float *y)
 {
@@ -217,9 +244,12 @@ int cpu_conv_winograd_f(struct exec_kernel_ctx *k, const float *x, const float *
 				for (int64_t lr = 0; lr < 2 * (r1 - r0) + 2; lr++) {
 					float *dst = xp + (c * hb + lr) * wp;
 					int64_t i = 2 * r0 + lr - pt;
-					if (i >= 0 && i < h && n_cols > 0)
-						memcpy(dst + pl, x + ((n * C + c) * h + i) * wd, (size_t)n_cols * sizeof *xp);
-					else
+					if (i >= 0 && i < h && n_cols > 0) {
+						if (copy_finite(dst + pl, x + ((n * C + c) * h + i) * wd, n_cols)) {
+							rc = 1;
+							goto out;
+						}
+					} else
 						memset(dst, 0, (size_t)wp * sizeof *xp);
 				}
 			/* the products run on whole blocks of 16 tiles (nt16: past the band's tiles, zeros or what the

@@ -726,9 +726,12 @@ static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, cons
 		return 0;
 	}
 	/* float 3x3, stride 1, enough channels: Winograd's F(2x2, 3x3) (src/exec/cpu/conv-winograd.c) */
-	if (dt == OV_DT_FLOAT && w->n == 2 && cpu_conv_winograd_takes(c, m, group, &w2))
-		return cpu_conv_winograd_f(k, (const float *)xd, (const float *)wd, (const float *)bd, nb, c, m, &w2, act,
-					   (float *)yd);
+	if (dt == OV_DT_FLOAT && w->n == 2 && cpu_conv_winograd_takes(c, m, group, &w2)) {
+		int r = cpu_conv_winograd_f(k, (const float *)xd, (const float *)wd, (const float *)bd, nb, c, m, &w2,
+					    act, (float *)yd);
+		if (r != 1) /* 1: an infinity or NaN in the input, for the paths below */
+			return r;
+	}
 	/* float, 1-D and 2-D, enough channels: straight from the input, no im2col (src/exec/cpu/conv-direct.c) */
 	if (dt == OV_DT_FLOAT && w->n <= 2 && !pointwise && cpu_conv_direct_takes(cg, mg, &w2))
 		return cpu_conv_direct_f(k, (const float *)xd, (const float *)wd, (const float *)bd, nb, c, m, group, &w2,

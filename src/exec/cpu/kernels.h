@@ -52,7 +52,8 @@ int cpu_conv_direct_f(struct exec_kernel_ctx *k, const float *x, const float *w,
 		      float *y);
 
 /* Conv in float32 by Winograd's F(2x2, 3x3) (src/exec/cpu/conv-winograd.c): whether it takes c input and m output
- * channels in group groups over w2, and the convolution of nb images, as cpu_conv_direct_f. */
+ * channels in group groups over w2, and the convolution of nb images, as cpu_conv_direct_f, but 1 (nothing
+ * computed that counts) when an input is an infinity or NaN: the caller takes another path. */
 int cpu_conv_winograd_takes(int64_t c, int64_t m, int64_t group, const struct ops_window *w2);
 int cpu_conv_winograd_f(struct exec_kernel_ctx *k, const float *x, const float *w, const float *bias, int64_t nb,
 			int64_t c, int64_t m, const struct ops_window *w2, const struct exec_act *act, float *y);
