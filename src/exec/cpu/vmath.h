@@ -49,12 +49,12 @@ VM_INLINE v8f vm_mask(v8u m, v8f a, v8f b)
 	return (v8f)(((v8u)a & m) | ((v8u)b & ~m));
 }
 
-/* ov_exp_f */
-VM_INLINE v8f vm_exp(v8f x)
+/* ov_exp_f's reduction and polynomial: e^r for x = n ln 2 + r (the 1 + r + r^2 P(r) before the scaling), and k,
+ * whose low bits hold n */
+VM_INLINE v8f vm_exp_core(v8f x, v8f *k)
 {
-	v8f k = x * vm_splat(1.44269504088896341f) + vm_splat(12582912.0f);
-	v8i n = (v8i)((v8u)k - vm_usplat(0x4b400000u)), h = n / 2;
-	v8f fn = k - vm_splat(12582912.0f);
+	*k = x * vm_splat(1.44269504088896341f) + vm_splat(12582912.0f);
+	v8f fn = *k - vm_splat(12582912.0f);
 	v8f r = x - fn * vm_splat(0.693359375f);
 	r = r - fn * vm_splat(-2.12194440e-4f);
 	v8f p = vm_splat(1.9875691500e-4f);
@@ -63,7 +63,14 @@ VM_INLINE v8f vm_exp(v8f x)
 	p = p * r + vm_splat(4.1665795894e-2f);
 	p = p * r + vm_splat(1.6666665459e-1f);
 	p = p * r + vm_splat(5.0000001201e-1f);
-	v8f y = p * r * r + r + vm_splat(1.0f);
+	return p * r * r + r + vm_splat(1.0f);
+}
+
+/* ov_exp_f */
+VM_INLINE v8f vm_exp(v8f x)
+{
+	v8f k, y = vm_exp_core(x, &k);
+	v8i n = (v8i)((v8u)k - vm_usplat(0x4b400000u)), h = n / 2;
 	y = y * (v8f)((v8u)(h + 127) << 23) * (v8f)((v8u)(n - h + 127) << 23);
 	v8u under = (v8u)(x < vm_splat(-104.0f)), over = (v8u)(x > vm_splat(89.0f));
 	return (v8f)(((v8u)y & ~(under | over)) | (over & vm_usplat(0x7f800000u)));
@@ -74,18 +81,8 @@ VM_INLINE v8f vm_exp(v8f x)
  * y * 2^n rounded, so the bits are ov_exp_f's; x > 0 never comes (no overflow to patch). */
 VM_INLINE v8f vm_exp_nonpos(v8f x)
 {
-	v8f k = x * vm_splat(1.44269504088896341f) + vm_splat(12582912.0f);
+	v8f k, y = vm_exp_core(x, &k);
 	v8u s = (v8u)k - vm_usplat(0x4b400000u - 127u - 64u); /* n + 127 + 64 */
-	v8f fn = k - vm_splat(12582912.0f);
-	v8f r = x - fn * vm_splat(0.693359375f);
-	r = r - fn * vm_splat(-2.12194440e-4f);
-	v8f p = vm_splat(1.9875691500e-4f);
-	p = p * r + vm_splat(1.3981999507e-3f);
-	p = p * r + vm_splat(8.3334519073e-3f);
-	p = p * r + vm_splat(4.1665795894e-2f);
-	p = p * r + vm_splat(1.6666665459e-1f);
-	p = p * r + vm_splat(5.0000001201e-1f);
-	v8f y = p * r * r + r + vm_splat(1.0f);
 	y = y * (v8f)(s << 23) * vm_splat(0x1p-64f);
 	return (v8f)((v8u)y & ~(v8u)(x < vm_splat(-104.0f)));
 }
@@ -94,18 +91,8 @@ VM_INLINE v8f vm_exp_nonpos(v8f x)
  * does), and ov_exp_f's patch for x > 89. */
 VM_INLINE v8f vm_exp_nonneg(v8f x)
 {
-	v8f k = x * vm_splat(1.44269504088896341f) + vm_splat(12582912.0f);
+	v8f k, y = vm_exp_core(x, &k);
 	v8u s = (v8u)k - vm_usplat(0x4b400000u - 127u + 64u); /* n + 127 - 64 */
-	v8f fn = k - vm_splat(12582912.0f);
-	v8f r = x - fn * vm_splat(0.693359375f);
-	r = r - fn * vm_splat(-2.12194440e-4f);
-	v8f p = vm_splat(1.9875691500e-4f);
-	p = p * r + vm_splat(1.3981999507e-3f);
-	p = p * r + vm_splat(8.3334519073e-3f);
-	p = p * r + vm_splat(4.1665795894e-2f);
-	p = p * r + vm_splat(1.6666665459e-1f);
-	p = p * r + vm_splat(5.0000001201e-1f);
-	v8f y = p * r * r + r + vm_splat(1.0f);
 	y = y * (v8f)(s << 23) * vm_splat(0x1p64f);
 	v8u over = (v8u)(x > vm_splat(89.0f));
 	return (v8f)(((v8u)y & ~over) | (over & vm_usplat(0x7f800000u)));
