@@ -405,17 +405,17 @@ from onnx import helper, numpy_helper, TensorProto as T
 vi, nd = helper.make_tensor_value_info, helper.make_node
 rng = np.random.default_rng(7)
 init, nodes, outs = [], [], []
-x = rng.standard_normal((1, 16, 13, 11)).astype(np.float32) * 4
+x = rng.standard_normal((1, 32, 13, 11)).astype(np.float32) * 4
 x[0, 0, 0, :4] = [np.nan, -0.0, np.inf, -np.inf]
 def conv(name, m, k, s, g):
-    w = rng.standard_normal((m, 16 // g, k, k)).astype(np.float32)
+    w = rng.standard_normal((m, 32 // g, k, k)).astype(np.float32)
     b = rng.standard_normal(m).astype(np.float32)
     init.extend([numpy_helper.from_array(w, name + "w"), numpy_helper.from_array(b, name + "b")])
     nodes.append(nd("Conv", ["x", name + "w", name + "b"], [name + "y"], kernel_shape=[k, k], strides=[s, s],
                     pads=[k // 2] * 4, group=g))
     return name + "y"
-for name, m, k, s, g, order in [("pw", 24, 1, 1, 1, 0), ("wg", 16, 3, 1, 1, 1), ("st", 8, 3, 2, 1, 0),
-                                ("dw", 16, 3, 1, 16, 1)]:
+for name, m, k, s, g, order in [("pw", 24, 1, 1, 1, 0), ("wg", 32, 3, 1, 1, 1), ("st", 8, 3, 2, 1, 0),
+                                ("dw", 32, 3, 1, 32, 1)]:
     y = conv(name, m, k, s, g)
     nodes.append(nd("Sigmoid", [y], [name + "s"]))
     nodes.append(nd("Mul", [y, name + "s"] if order == 0 else [name + "s", y], [name]))
@@ -457,7 +457,7 @@ def conv(n, k, s, g):
     xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
     H, Wd = (x.shape[2] + 2 * p - k) // s + 1, (x.shape[3] + 2 * p - k) // s + 1
     y = np.zeros((1, W.shape[0], H, Wd))
-    cg, mg = 16 // g, W.shape[0] // g
+    cg, mg = 32 // g, W.shape[0] // g
     for o in range(W.shape[0]):
         c0 = (o // mg) * cg
         for i in range(k):
@@ -468,7 +468,7 @@ def conv(n, k, s, g):
     return y
 bad = []
 with np.errstate(all="ignore"):
-    for n, k, s, g in [("pw", 1, 1, 1), ("wg", 3, 1, 1), ("st", 3, 2, 1), ("dw", 3, 1, 16)]:
+    for n, k, s, g in [("pw", 1, 1, 1), ("wg", 3, 1, 1), ("st", 3, 2, 1), ("dw", 3, 1, 32)]:
         y = conv(n, k, s, g)
         want = y / (1 + np.exp(-y))
         got = np.load("silu_fused/%s.npy" % n).astype(np.float64)
