@@ -301,8 +301,8 @@ struct un_family {
 
 /* float ops whose float32 loop goes 8 floats at a time (src/exec/cpu/vmath.h: VEXPR of the v8f x), the last few
  * through a buffer of 8, so that every element takes the same operations */
-#define DEF_UNFV(op, VEXPR, ED)                                                                           \
-	VM_CLONES static void op##_f32(const void *xv, void *yv, int64_t n, const struct uparams *p)      \
+#define DEF_F32V(name, VEXPR)                                                                             \
+	VM_CLONES static void name(const void *xv, void *yv, int64_t n, const struct uparams *p)          \
 	{                                                                                                 \
 		const float *X = xv;                                                                      \
 		float *Y = yv;                                                                            \
@@ -321,7 +321,9 @@ struct un_family {
 			x = VEXPR;                                                                        \
 			memcpy(Y + i, &x, (size_t)(n - i) * sizeof *Y);                                   \
 		}                                                                                         \
-	}                                                                                                 \
+	}
+#define DEF_UNFV(op, VEXPR, ED)                                                                           \
+	DEF_F32V(op##_f32, VEXPR)                                                                         \
 	DEF_UN(op##_f64, double, double, ED)                                                              \
 	static const struct un_family op##_fam = {op##_f32, op##_f64, NULL, NULL, 0, 1};
 
@@ -372,21 +374,12 @@ DEF_UNFV(sigmoid, vm_sigmoid(x), ov_sigmoid_d(x))
 DEF_UNFV(hard_sigmoid, vm_hard_sigmoid(x, A, B), ov_hard_sigmoid_d(x, P.a, P.b))
 /* x * sigmoid(x) in place, for the SiLU a Conv applies (exec_act): the Sigmoid kernel's operations, then the
  * product as Mul computes it */
-VM_CLONES void cpu_silu_f(float *y, int64_t n)
+DEF_F32V(silu_f32, x * vm_sigmoid(x))
+void cpu_silu_f(float *y, int64_t n)
 {
-	int64_t i = 0;
+	static const struct uparams none; /* SiLU has no parameters */
 
-	for (; i + 8 <= n; i += 8) {
-		v8f x = LOAD8(y + i);
-		STORE8(y + i, x * vm_sigmoid(x));
-	}
-	if (i < n) {
-		float t[8] = {0};
-		memcpy(t, y + i, (size_t)(n - i) * sizeof *t);
-		v8f x = LOAD8(t);
-		x = x * vm_sigmoid(x);
-		memcpy(y + i, &x, (size_t)(n - i) * sizeof *y);
-	}
+	silu_f32(y, y, n, &none);
 }
 
 DEF_UNFV(hard_swish, x * vm_hard_sigmoid(x, vm_splat(1.0f / 6.0f), vm_splat(0.5f)), ov_hard_swish_d(x))
