@@ -510,6 +510,135 @@ EOF2
 check "element-wise nodes over their input in place: the bits of a run that keeps every value" \
 	sh -c 'for o in th ng x2; do cmp -s inplace_run/$o.npy inplace_all/$o.npy || exit 1; done && cmp -s inplace_run/x2.npy ix.npy'
 
+# A Conv applies the inference BatchNormalization after it, and the Relu, Clip, HardSwish or HardSigmoid after that,
+# to the same bits as those nodes' kernels (NaN and the infinities among the inputs), on several Conv paths and with
+# a 1x1 output (the kernel's per-element path); a BatchNormalization whose output is read twice fuses without the
+# activation, and one in training mode, one after a Conv output read elsewhere, stay unfused.  Against --all
+# (nothing fuses), the profile's fused nodes, and numpy.
+"$PYTHON" - <<'EOF2'
+import json, numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto as T
+vi, nd, fa = helper.make_tensor_value_info, helper.make_node, numpy_helper.from_array
+rng = np.random.default_rng(5)
+init, nodes, outs, fused, spec = [], [], [], [], []
+x = rng.standard_normal((2, 16, 9, 7)).astype(np.float32) * 3
+x[1, 2, 4, :3] = [np.nan, np.inf, -np.inf]
+init += [fa(np.float32(-1.0), "lo"), fa(np.float32(2.5), "hi")]
+def conv(name, m, k, s, g, pads):
+    init.extend([fa(rng.standard_normal((m, 16 // g) + k).astype(np.float32), name + "w"),
+                 fa(rng.standard_normal(m).astype(np.float32), name + "b")])
+    nodes.append(nd("Conv", ["x", name + "w", name + "b"], [name + "y"], kernel_shape=list(k), strides=[s, s],
+                    pads=pads, group=g))
+    return name + "y"
+def bn(name, y, m, scale=None, **attrs):
+    init.extend([fa(rng.standard_normal(m).astype(np.float32), name + "s") if scale is None else None,
+                 fa(rng.standard_normal(m).astype(np.float32), name + "sh"),
+                 fa(rng.standard_normal(m).astype(np.float32), name + "m"),
+                 fa(rng.random(m).astype(np.float32) + 0.25, name + "v")])
+    while None in init:
+        init.remove(None)
+    nodes.append(nd("BatchNormalization", [y, scale or name + "s", name + "sh", name + "m", name + "v"],
+                    [name + "n"], **attrs))
+    return name + "n"
+# name, channels, kernel, stride, group, pads, activation, fuses
+for name, m, k, s, g, pads, act, fuses in [
+        ("pw", 24, (1, 1), 1, 1, [0] * 4, "HardSwish", 2), ("st", 8, (3, 3), 2, 1, [1] * 4, "HardSigmoid", 2),
+        ("dw", 16, (3, 3), 1, 16, [1] * 4, "Relu", 2), ("k3", 12, (3, 3), 1, 1, [1] * 4, "Clip", 2),
+        ("one", 6, (9, 7), 1, 1, [0] * 4, None, 1), ("ep", 8, (1, 1), 1, 1, [0] * 4, None, 1)]:
+    y = bn(name, conv(name, m, k, s, g, pads), m, epsilon=1e-3) if name == "ep" else bn(name, conv(name, m, k, s, g, pads), m)
+    fused += [len(nodes) - 1 + i for i in range(fuses)]
+    if act == "HardSigmoid":
+        nodes.append(nd(act, [y], [name], alpha=0.3, beta=0.4))
+    elif act == "Clip":
+        nodes.append(nd(act, [y, "lo", "hi"], [name]))
+    elif act:
+        nodes.append(nd(act, [y], [name]))
+    else:
+        nodes.append(nd("Identity", [y], [name]))
+    outs.append(name)
+    spec.append((name, m, k, s, g, pads, act))
+# read twice: the BatchNormalization fuses, the HardSwish and the Neg run
+y = bn("tw", conv("tw", 8, (1, 1), 1, 1, [0] * 4), 8)
+fused.append(len(nodes) - 1)
+nodes += [nd("HardSwish", [y], ["tw"]), nd("Neg", [y], ["twn"])]
+outs += ["tw", "twn"]
+# training mode, and a Conv output read elsewhere: nothing fuses
+y = bn("tr", conv("tr", 8, (1, 1), 1, 1, [0] * 4), 8, training_mode=1)
+nodes.append(nd("Relu", [y], ["tr"]))
+y = conv("nc", 8, (1, 1), 1, 1, [0] * 4)
+nodes += [nd("Neg", [y], ["ncn"])]
+nodes.append(nd("Relu", [bn("nc", y, 8)], ["nc"]))
+outs += ["tr", "ncn", "nc"]
+# the scale fed as a graph input
+y = bn("fd", conv("fd", 8, (3, 3), 1, 1, [1] * 4), 8, scale="fs")
+fused.append(len(nodes) - 1)
+nodes.append(nd("Identity", [y], ["fd"]))
+outs.append("fd")
+g = helper.make_graph(nodes, "bnfuse", [vi("x", T.FLOAT, list(x.shape)), vi("fs", T.FLOAT, [8])],
+                      [vi(o, T.FLOAT, None) for o in outs], init)
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 15)]), "bnfuse.onnx")
+np.save("bx.npy", x)
+np.save("bfs.npy", rng.standard_normal(8).astype(np.float32))
+json.dump({"fused": fused, "outs": outs, "spec": spec}, open("bnfuse.json", "w"))
+EOF2
+"$ONNXVIEW" run bnfuse.onnx --input x=bx.npy --input fs=bfs.npy --save bn_fused >/dev/null 2>&1
+"$ONNXVIEW" run bnfuse.onnx --input x=bx.npy --input fs=bfs.npy --all --save bn_unfused >/dev/null 2>&1
+"$ONNXVIEW" run bnfuse.onnx --input x=bx.npy --input fs=bfs.npy --profile --json >bn_prof.json 2>&1
+check "the profile marks the BatchNormalizations (and their activations) fused into their Conv, and no other node" \
+	"$PYTHON" -c 'import json,sys; n=json.load(open("bn_prof.json"))["profile"]["nodes"]; sys.exit([x["node"] for x in n if x["fused"]] != json.load(open("bnfuse.json"))["fused"])'
+"$PYTHON" - >bn_np.txt 2>&1 <<'EOF2'
+import json, numpy as np, onnx
+from onnx import numpy_helper
+spec = json.load(open("bnfuse.json"))
+same = []
+for o in spec["outs"]:
+    a, b = np.load("bn_fused/%s.npy" % o), np.load("bn_unfused/%s.npy" % o)
+    same.append(a.shape == b.shape and np.array_equal(np.isnan(a), np.isnan(b)) and
+                np.array_equal(a.view(np.uint32)[~np.isnan(a)], b.view(np.uint32)[~np.isnan(b)]))
+print("same:", all(same))
+m = onnx.load("bnfuse.onnx")
+x = np.load("bx.npy").astype(np.float64)
+w = {t.name: numpy_helper.to_array(t).astype(np.float64) for t in m.graph.initializer}
+def conv(n, k, s, g, pads):
+    W, B = w[n + "w"], w[n + "b"]
+    xp = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    H, Wd = (xp.shape[2] - k[0]) // s + 1, (xp.shape[3] - k[1]) // s + 1
+    y = np.zeros((2, W.shape[0], H, Wd))
+    cg, mg = 16 // g, W.shape[0] // g
+    for o in range(W.shape[0]):
+        c0 = (o // mg) * cg
+        for i in range(k[0]):
+            for j in range(k[1]):
+                patch = xp[:, c0:c0 + cg, i:i + s * H:s, j:j + s * Wd:s]
+                y[:, o] += np.einsum("c,nchw->nhw", W[o, :, i, j], patch)
+        y[:, o] += B[o]
+    return y
+bad = []
+with np.errstate(all="ignore"):
+    for n, mch, k, s, g, pads, act in spec["spec"]:
+        eps = 1e-3 if n == "ep" else 1e-5
+        r = lambda v: v.reshape(1, -1, 1, 1)
+        y = (conv(n, k, s, g, pads) - r(w[n + "m"])) / np.sqrt(r(w[n + "v"]) + eps) * r(w[n + "s"]) + r(w[n + "sh"])
+        if act == "HardSwish":
+            y = y * np.clip(y / 6 + 0.5, 0, 1)
+        elif act == "HardSigmoid":
+            y = np.where(np.isnan(y), y, np.clip(0.3 * y + 0.4, 0, 1))
+        elif act == "Relu":
+            y = np.where(y < 0, 0, y)
+        elif act == "Clip":
+            y = np.where(y < -1, -1, np.where(y > 2.5, 2.5, y))
+        got = np.load("bn_fused/%s.npy" % n).astype(np.float64)
+        f = np.isfinite(y)
+        if not (got.shape == y.shape and np.array_equal(np.isnan(got), np.isnan(y)) and
+                np.array_equal(got[np.isinf(y)], y[np.isinf(y)]) and np.allclose(got[f], y[f], rtol=1e-4, atol=1e-4)):
+            bad.append(n)
+print("bad:", bad)
+EOF2
+check "Conv then BatchNormalization (and Relu, Clip, HardSwish, HardSigmoid): the fused run gives the bits of the unfused one" \
+	grep -q "^same: True$" bn_np.txt
+check "the fused BatchNormalization and activations agree with numpy (float64) within 1e-4, NaN and infinities where numpy has them" \
+	grep -q "^bad: \[\]$" bn_np.txt
+
 run m.onnx --bogus
 check "an unknown option exits 2" [ "$(rc)" = 2 ]
 run m.onnx --rtol abc

@@ -81,6 +81,14 @@ struct exec_kernel_ctx {
 	 * runner hands it on as that node's output and skips the nodes between.  Ignoring the offer is correct. */
 	const struct exec_dw_offer *dw;
 	int dw_done;
+	/* The runner's offer to apply the inference BatchNormalization after a Conv on the CPU backend (and the
+	 * activation after that, when one may go with it): when the Conv's output 0 goes only to a
+	 * BatchNormalization's X, nothing between watched, its four parameters float32 at hand, bn holds them.  A
+	 * Conv kernel may write the BatchNormalization's output (the activation's, when there is one) as its
+	 * output 0, every float operation as those kernels do it, and set bn_done; the runner hands it on as theirs
+	 * and skips them.  Ignoring the offer is correct. */
+	const struct exec_bn_offer *bn;
+	int bn_done;
 	/* Inputs the kernel may take as they are (bit i: input i): the node is their last reader, and the runner
 	 * owns them and watches them not (xk_take_input). */
 	unsigned take;
@@ -97,6 +105,18 @@ struct exec_dw_offer {
 	uint32_t node;
 	const struct xtensor *w, *b; /* b NULL: none */
 	struct exec_act act;
+};
+
+/* An inference BatchNormalization (epsilon eps) and what follows it: a Relu or Clip (act), a HardSwish, or a
+ * HardSigmoid (alpha, beta), or nothing (act NONE, unary NONE). */
+enum exec_bn_unary { EXEC_BN_NONE, EXEC_BN_HARDSWISH, EXEC_BN_HARDSIGMOID };
+struct exec_bn_offer {
+	uint32_t node;
+	const struct xtensor *scale, *b, *mean, *var;
+	float eps;
+	struct exec_act act;
+	enum exec_bn_unary unary;
+	float alpha, beta;
 };
 
 /* Attributes of the kernel's node (absent: the default). */

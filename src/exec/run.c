@@ -263,7 +263,8 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 	struct exec_kernel_ctx k = {
 		.m = m, .g = g, .node = n, .opset = model_opset(m, domain), .in = in, .n_in = p->n_input,
 		.out = out, .n_out = p->n_output, .err = err, .res = res, .env = env, .act = offer->act,
-		.add = offer->add, .add_act = offer->add_act, .ln = offer->ln, .dw = offer->dw, .take = offer->take,
+		.add = offer->add, .add_act = offer->add_act, .ln = offer->ln, .dw = offer->dw, .bn = offer->bn,
+		.take = offer->take,
 		.runs = env ? env->runs : 0,
 	};
 	if (!*domain || !strcmp(domain, "ai.onnx")) {
@@ -296,6 +297,7 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 			k.add = NULL;
 			k.ln = NULL;
 			k.dw = NULL;
+			k.bn = NULL;
 		}
 		/* an Add offered for a device backend may live on the device only: the CPU's kernel is offered none */
 		if (k.add && k.add->host_stale) {
@@ -324,6 +326,7 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 	offer->add_done = offer->add && k.add_done;
 	offer->ln_done = offer->ln && k.ln_done;
 	offer->dw_done = offer->dw && k.dw_done;
+	offer->bn_done = offer->bn && k.bn_done;
 	for (size_t i = 0; i < p->n_output; i++) {
 		int32_t id = nd->out[i];
 		if (id >= 0 && !slots[id].t.data && (slots[id].uses || slots[id].pinned)) {
@@ -658,11 +661,6 @@ static int fusable_dw(struct ov_model *m, const struct graph *g, uint32_t n, int
 	return 1;
 }
 
-/* ---- a LayerNormalization written out as nodes (exec_kernel_ctx.ln) ---- */
-
-#define LN_NODES 9 /* ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add */
-#define FUSED_SKIP (-2) /* a node whose output a node before it computed (or whose output nobody needs) */
-
 static const Onnx__AttributeProto *node_attr(const Onnx__NodeProto *p, const char *name)
 {
 	for (size_t a = 0; a < p->n_attribute; a++)
@@ -670,6 +668,69 @@ static const Onnx__AttributeProto *node_attr(const Onnx__NodeProto *p, const cha
 			return p->attribute[a];
 	return NULL;
 }
+
+/* A float attribute of node p as xk_attr_float reads it (def when absent or not a float) */
+static float node_attr_float(const Onnx__NodeProto *p, const char *name, float def)
+{
+	const Onnx__AttributeProto *a = node_attr(p, name);
+
+	return a && a->has_f ? a->f : def;
+}
+
+/* Whether Conv node n's output goes to an inference BatchNormalization as its X (exec_kernel_ctx.bn), its
+ * parameters float32 at hand: fills o and nodes[0..1] (that node, and the Relu, Clip, HardSwish or HardSigmoid
+ * after it that goes with it, or -1). */
+static int fusable_bn(struct ov_model *m, const struct graph *g, uint32_t n, const struct slot *slots,
+		      const uint8_t *is_from, int keep_all, struct exec_bn_offer *o, int32_t *nodes)
+{
+	const Onnx__NodeProto *p = g->nodes[n].proto;
+
+	if (keep_all || !p->op_type || strcmp(p->op_type, "Conv") || p->n_output != 1 ||
+	    (p->domain && *p->domain && strcmp(p->domain, "ai.onnx")))
+		return 0;
+	int32_t c = sole_consumer(g, g->nodes[n].out[0], 0, slots, is_from, keep_all);
+	const Onnx__NodeProto *cp = c >= 0 ? g->nodes[c].proto : NULL;
+	if (!cp || strcmp(cp->op_type ? cp->op_type : "", "BatchNormalization") || cp->n_input != 5)
+		return 0;
+	/* inference (the kernel checks that there is one scale and shift per channel) */
+	const Onnx__AttributeProto *tm = node_attr(cp, "training_mode");
+	if (tm && tm->i != 0 && model_opset(m, "") >= 14)
+		return 0;
+	o->eps = node_attr_float(cp, "epsilon", 1e-5f);
+	const struct xtensor **par[4] = {&o->scale, &o->b, &o->mean, &o->var};
+	for (int i = 0; i < 4; i++)
+		if (!(*par[i] = host_f32(slots, g->nodes[c].in[i + 1])))
+			return 0;
+	o->node = (uint32_t)c;
+	o->act = (struct exec_act){.kind = EXEC_ACT_NONE};
+	o->unary = EXEC_BN_NONE;
+	o->alpha = o->beta = 0;
+	nodes[0] = c;
+	int32_t v = g->nodes[c].out[0];
+	if ((nodes[1] = act_after(m, g, v, slots, is_from, keep_all, &o->act)) >= 0)
+		return 1;
+	int32_t a = sole_consumer(g, v, 0, slots, is_from, keep_all);
+	const Onnx__NodeProto *ap = a >= 0 ? g->nodes[a].proto : NULL;
+	const char *op = ap && ap->op_type ? ap->op_type : "";
+	if (!ap || ap->n_input != 1)
+		return 1;
+	if (!strcmp(op, "HardSwish") && model_opset(m, "") >= 14) {
+		o->unary = EXEC_BN_HARDSWISH;
+		nodes[1] = a;
+	} else if (!strcmp(op, "HardSigmoid")) {
+		o->unary = EXEC_BN_HARDSIGMOID;
+		o->alpha = node_attr_float(ap, "alpha", 0.2f);
+		o->beta = node_attr_float(ap, "beta", 0.5f);
+		nodes[1] = a;
+	}
+	return 1;
+}
+
+/* ---- a LayerNormalization written out as nodes (exec_kernel_ctx.ln) ---- */
+
+#define LN_NODES 9 /* ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add */
+#define FUSED_SKIP (-2) /* a node whose output a node before it computed (or whose output nobody needs) */
+
 
 /* ReduceMean node n averages over the last of rank axes alone and keeps it (axes from the attribute, or from
  * input 1 from opset 18, at hand). */
@@ -1059,7 +1120,9 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 			struct exec_kernel_ctx offer = {.act = {EXEC_ACT_NONE, 0, 0}, .add_act = {EXEC_ACT_NONE, 0, 0}};
 			struct exec_ln_offer ln;
 			struct exec_dw_offer dw;
+			struct exec_bn_offer bn;
 			int32_t add_node, act_node, ln_nodes[LN_NODES], dw_nodes[2] = {-1, -1}, sig_node = -1;
+			int32_t bn_nodes[2] = {-1, -1};
 			int arith = be != cpu_be && shape_arith(g, n, slots);
 			fusable(m, g, n, slots, p.is_from, opt->keep_all, be != cpu_be && !arith, &offer, &add_node,
 				&act_node);
@@ -1076,6 +1139,10 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 			if (be == cpu_be && add_node < 0 && sig_node < 0 &&
 			    fusable_dw(m, g, n, act_node, slots, p.is_from, opt->keep_all, &dw, dw_nodes))
 				offer.dw = &dw;
+			/* and its Conv with the BatchNormalization after it */
+			if (be == cpu_be && add_node < 0 && act_node < 0 && !offer.dw &&
+			    fusable_bn(m, g, n, slots, p.is_from, opt->keep_all, &bn, bn_nodes))
+				offer.bn = &bn;
 			offer.take = takeable(g, n, slots, p.is_from, opt->keep_all);
 			if (run_node(m, g, n, slots, p.is_from, arith ? cpu_be : be, &env, &offer, out, err))
 				goto done;
@@ -1102,6 +1169,10 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 				fused[dw_nodes[0]] = v;
 				if (dw_nodes[1] >= 0)
 					fused[dw_nodes[1]] = g->nodes[dw_nodes[0]].out[0];
+			} else if (offer.bn_done) {
+				fused[bn_nodes[0]] = nd->out[0];
+				if (bn_nodes[1] >= 0)
+					fused[bn_nodes[1]] = g->nodes[bn_nodes[0]].out[0];
 			} else if (add_node >= 0 && offer.add_done) {
 				fused[add_node] = nd->out[0];
 				if (act_node >= 0 && offer.add_act.kind != EXEC_ACT_NONE)

@@ -66,6 +66,7 @@ int cpu_via_f32(struct exec_kernel_ctx *k, exec_kernel_fn fn, unsigned keep_mask
 	sub.act.kind = EXEC_ACT_NONE; /* the activation would run before the rounding to the half type */
 	sub.add = NULL;               /* and so would the Add */
 	sub.dw = NULL;                /* and the block's Conv */
+	sub.bn = NULL;                /* and the BatchNormalization */
 	if (fn(&sub))
 		goto out;
 	for (size_t i = 0; i < nout; i++) {
@@ -1003,6 +1004,10 @@ static int conv_float(struct exec_kernel_ctx *k)
 		return -1;
 	if (silu)
 		cpu_silu_f(k->out[0]->data, k->out[0]->numel);
+	/* its offered BatchNormalization (and activation) in one pass over the output: plane by plane, the activation
+	 * over a plane the BatchNormalization has just written */
+	if (k->bn && x->dtype == OV_DT_FLOAT && !act && !silu && !fuse.taken)
+		k->bn_done = !cpu_bn_apply_f(k->out[0]->data, out[0], out[1], w.out_size, k->bn);
 	k->add_done = fuse.taken;
 	k->act_done = act != NULL || silu;
 	return 0;

@@ -383,6 +383,17 @@ void cpu_silu_f(float *y, int64_t n)
 }
 
 DEF_UNFV(hard_swish, x * vm_hard_sigmoid(x, vm_splat(1.0f / 6.0f), vm_splat(0.5f)), ov_hard_swish_d(x))
+/* HardSwish or HardSigmoid in place, the kernels' float32 loops (what follows a BatchNormalization fused into a Conv,
+ * exec_bn_offer) */
+void cpu_hard_f(float *y, int64_t n, enum exec_bn_unary u, float alpha, float beta)
+{
+	const struct uparams p = {.a = alpha, .b = beta};
+
+	if (u == EXEC_BN_HARDSWISH)
+		hard_swish_f32(y, y, n, &p);
+	else if (u == EXEC_BN_HARDSIGMOID)
+		hard_sigmoid_f32(y, y, n, &p);
+}
 DEF_UNF(leaky_relu, ov_leaky_relu_f(x, (float)P.a), ov_leaky_relu_d(x, P.a))
 DEF_UNF(elu, ov_elu_f(x, (float)P.a), ov_elu_d(x, P.a))
 DEF_UNF(selu, ov_selu_f(x, (float)P.a, (float)P.b), ov_selu_d(x, P.a, P.b))

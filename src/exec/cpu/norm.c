@@ -71,6 +71,43 @@ VM_CLONES static void affine_f(const float *x, float *y, int64_t n, float a, flo
 		y[j] = x[j] * a + b;
 }
 
+/* The scale and shift of one channel, y = x * a + b (in double; the float32 path rounds them) */
+static void bn_coef(double sc, double bi, double mean, double var, double eps, double *a, double *b)
+{
+	*a = sc / sqrt(var + eps);
+	*b = bi - mean * *a;
+}
+
+/* One channel's inner values in place, as the kernel below writes them, then what follows the node */
+static void bn_plane_f(float *y, int64_t inner, double a, double b, const struct exec_bn_offer *bn)
+{
+	if (inner > 1)
+		affine_f(y, y, inner, (float)a, (float)b);
+	else if (inner == 1)
+		y[0] = (float)(y[0] * a + b);
+	if (bn->act.kind != EXEC_ACT_NONE)
+		cpu_act_f(y, inner, &bn->act);
+	else
+		cpu_hard_f(y, inner, bn->unary, bn->alpha, bn->beta);
+}
+
+int cpu_bn_apply_f(float *y, int64_t nb, int64_t c, int64_t inner, const struct exec_bn_offer *bn)
+{
+	const struct xtensor *p[4] = {bn->scale, bn->b, bn->mean, bn->var};
+
+	for (int i = 0; i < 4; i++)
+		if (!p[i] || p[i]->dtype != OV_DT_FLOAT || p[i]->numel != c || !p[i]->data)
+			return 1;
+	const float *sc = bn->scale->data, *bi = bn->b->data, *mean = bn->mean->data, *var = bn->var->data;
+	for (int64_t ch = 0; ch < c; ch++) {
+		double a, b;
+		bn_coef(sc[ch], bi[ch], mean[ch], var[ch], bn->eps, &a, &b);
+		for (int64_t n = 0; n < nb; n++)
+			bn_plane_f(y + (n * c + ch) * inner, inner, a, b, bn);
+	}
+	return 0;
+}
+
 static int batchnorm_f(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *x = k->in[0];
@@ -131,7 +168,8 @@ static int batchnorm_f(struct exec_kernel_ctx *k)
 			for (int64_t i = 0; i < inner; i++) {
 				int64_t p = pn == c ? ch : ch * inner + i;
 				double m = training ? bm[ch] : mean[p], v = training ? bv[ch] : var[p];
-				double a = sc[p] / sqrt(v + eps), b = bi[p] - m * a;
+				double a, b;
+				bn_coef(sc[p], bi[p], m, v, eps, &a, &b);
 				int64_t at = (n * c + ch) * inner + i;
 				if (dt == OV_DT_FLOAT) {
 					/* the common case: one scale and shift per channel, in float */
