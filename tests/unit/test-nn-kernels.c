@@ -1672,6 +1672,40 @@ static void test_maxpool_float(void)
 	xt_free(&x);
 }
 
+/* Depthwise cc (9 channels: 8 in the lanes, the ninth by the plane path) with channel 8 given channel 0's plane,
+ * weights and bias: 1 when the two output planes have the same bits. */
+static int dw_lanes_vs_plane(struct conv_case *cc, const char *what)
+{
+	struct tnode t;
+	struct xtensor x, w, b, y;
+	int64_t out[5];
+	int ok = 0;
+
+	conv_setup(cc, OV_DT_FLOAT, &t, &x, &w, &b, out);
+	int64_t in_n = cc->in[0] * cc->in[1], taps = cc->k[0] * cc->k[1], out_n = out[2] * out[3];
+	float *xd = x.data, *wdt = w.data, *bd = b.data;
+	for (int64_t n = 0; n < cc->nb; n++)
+		memcpy(xd + (n * 9 + 8) * in_n, xd + n * 9 * in_n, (size_t)in_n * sizeof *xd);
+	memcpy(wdt + 8 * taps, wdt, (size_t)taps * sizeof *wdt);
+	bd[8] = bd[0];
+	const struct xtensor *in[3] = {&x, &w, &b};
+	if (run(&t, 11, in, cc->bias ? 3 : 2, &y, 1)) {
+		printf("#   %s: %s\n", what, t.err.msg);
+	} else {
+		const float *yd = y.data;
+		ok = 1;
+		for (int64_t n = 0; n < cc->nb; n++)
+			ok &= !memcmp(yd + (n * 9 + 8) * out_n, yd + n * 9 * out_n, (size_t)out_n * sizeof *yd);
+		if (!ok)
+			printf("#   %s: the lanes and the plane path differ\n", what);
+		xt_free(&y);
+	}
+	xt_free(&x);
+	xt_free(&w);
+	xt_free(&b);
+	return ok;
+}
+
 /* ---- the 3x3 depthwise path's bands ------------------------------------------------------------------------- */
 
 static void test_depthwise_bands(void)
@@ -1730,6 +1764,39 @@ static void test_depthwise_bands(void)
 	}
 	OK(!bad, "3x3 depthwise 8 channels at a time: %d geometries (%d differ)", total, bad);
 
+	/* other windows on small planes go 8 channels at a time too (PaddleOCR's 5x5 stride 2 on 14 x 14): kernels
+	 * of 1 to 7 either way, strides 1 to 3, dilations 1 and 2, one or two images, against the definition; and
+	 * bit for bit against the plane path, which takes the channels past the last 8 (channel 8 given channel 0's
+	 * plane, weights and bias, its output must be channel 0's) */
+	bad = total = 0;
+	int lanebad = 0;
+	for (int it = 0; it < 150; it++) {
+		int64_t kh = irand(1, 7), kw = irand(1, 7), sh = irand(1, 3), sw = irand(1, 3), dh = irand(1, 2),
+			dw = irand(1, 2), h = irand(1, 20), wd = irand(1, 20), ch = it % 3 == 0 ? 9 : irand(8, 19);
+		if (kh == 3 && kw == 3 && dh == 1 && dw == 1 && sh == sw && sh < 3)
+			kw = 5; /* (the 3x3 path's own windows are tested above) */
+		struct conv_case c = {.n = 2, .nb = irand(1, 2), .c = ch, .m = ch, .group = ch, .in = {h, wd},
+				      .k = {kh, kw}, .s = {sh, sw}, .d = {dh, dw}, .bias = it % 4 != 0};
+		c.pb[0] = irand(0, 3);
+		c.pe[0] = irand(0, 3);
+		c.pb[1] = irand(0, 3);
+		c.pe[1] = irand(0, 3);
+		for (int i = 0; i < 2; i++)
+			if (c.in[i] + c.pb[i] + c.pe[i] < (c.k[i] - 1) * c.d[i] + 1)
+				c.pe[i] = (c.k[i] - 1) * c.d[i] + 1 - c.in[i] - c.pb[i];
+		char what[200];
+		snprintf(what, sizeof what, "%lld channels %lldx%lld k%lldx%lld s%lld,%lld d%lld,%lld pads %lld,%lld,%lld,%lld",
+			 (long long)ch, (long long)h, (long long)wd, (long long)kh, (long long)kw, (long long)sh,
+			 (long long)sw, (long long)dh, (long long)dw, (long long)c.pb[0], (long long)c.pb[1],
+			 (long long)c.pe[0], (long long)c.pe[1]);
+		bad += !conv_check(&c, OV_DT_FLOAT, 1e-5, what);
+		total++;
+		if (ch == 9)
+			lanebad += !dw_lanes_vs_plane(&c, what);
+	}
+	OK(!bad, "other depthwise windows 8 channels at a time: %d geometries (%d differ)", total, bad);
+	OK(!lanebad, "other depthwise windows: the lanes give the plane path's bits (%d differ)", lanebad);
+
 	/* and with Relu6 (Clip 0..6, as MobileNet fuses it), Relu and a Clip whose min passes its max, NaN in X: the
 	 * separate kernels' bits */
 	static const struct exec_act acts[] = {
@@ -1739,6 +1806,8 @@ static void test_depthwise_bands(void)
 		 .pb = {1, 1}, .pe = {1, 1}, .bias = 1},
 		{.n = 2, .nb = 1, .c = 12, .m = 12, .group = 12, .in = {14, 14}, .k = {3, 3}, .s = {2, 2}, .d = {1, 1},
 		 .pb = {1, 1}, .pe = {1, 1}, .bias = 1},
+		{.n = 2, .nb = 2, .c = 11, .m = 11, .group = 11, .in = {14, 13}, .k = {5, 5}, .s = {2, 2}, .d = {1, 1},
+		 .pb = {2, 2}, .pe = {2, 2}, .bias = 1},
 	};
 	bad = total = 0;
 	for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
