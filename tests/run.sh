@@ -569,6 +569,21 @@ y = conv("nc", 8, (1, 1), 1, 1, [0] * 4)
 nodes += [nd("Neg", [y], ["ncn"])]
 nodes.append(nd("Relu", [bn("nc", y, 8)], ["nc"]))
 outs += ["tr", "ncn", "nc"]
+# HardSwish written out as nodes (Paddle's export): Add, Clip or Relu, Mul, Div, with the operands either way
+# round; with a per-channel Add (no scalar), the BatchNormalization fuses into the Conv, and the Clip into the Add
+init += [fa(np.float32(3.0), "three"), fa(np.float32(6.0), "six"), fa(np.float32(5.0), "five"),
+         fa(np.full((1, 8, 1, 1), 3.0, np.float32), "threes")]
+for name, act, swap, fuses in [("hn", "Clip", False, 5), ("hr", "Relu", True, 5), ("hx", "Clip", False, 1)]:
+    y = bn(name, conv(name, 8, (3, 3), 1, 1, [1] * 4), 8)
+    fused += [len(nodes) - 1 + i for i in range(fuses)] + ([len(nodes) + 1] if name == "hx" else [])
+    c = "threes" if name == "hx" else "three"
+    nodes.append(nd("Add", [c, y] if swap else [y, c], [name + "ad"]))
+    nodes.append(nd("Clip", [name + "ad", "lo", "six"], [name + "cl"]) if act == "Clip" else
+                 nd("Relu", [name + "ad"], [name + "cl"]))
+    nodes.append(nd("Mul", [name + "cl", y] if swap else [y, name + "cl"], [name + "mu"]))
+    nodes.append(nd("Div", [name + "mu", "five" if swap else "six"], [name]))
+    outs.append(name)
+    spec.append((name, 8, (3, 3), 1, 1, [1] * 4, "nodes-" + act))
 # the scale fed as a graph input
 y = bn("fd", conv("fd", 8, (3, 3), 1, 1, [1] * 4), 8, scale="fs")
 fused.append(len(nodes) - 1)
@@ -627,6 +642,12 @@ with np.errstate(all="ignore"):
             y = np.where(y < 0, 0, y)
         elif act == "Clip":
             y = np.where(y < -1, -1, np.where(y > 2.5, 2.5, y))
+        elif act == "nodes-Clip":
+            t = y + 3
+            y = y * np.where(t < -1, -1, np.where(t > 6, 6, t)) / 6
+        elif act == "nodes-Relu":
+            t = y + 3
+            y = y * np.where(t < 0, 0, t) / 5
         got = np.load("bn_fused/%s.npy" % n).astype(np.float64)
         f = np.isfinite(y)
         if not (got.shape == y.shape and np.array_equal(np.isnan(got), np.isnan(y)) and
@@ -634,7 +655,7 @@ with np.errstate(all="ignore"):
             bad.append(n)
 print("bad:", bad)
 EOF2
-check "Conv then BatchNormalization (and Relu, Clip, HardSwish, HardSigmoid): the fused run gives the bits of the unfused one" \
+check "Conv then BatchNormalization (and Relu, Clip, HardSwish, HardSigmoid, HardSwish as nodes): the fused run gives the bits of the unfused one" \
 	grep -q "^same: True$" bn_np.txt
 check "the fused BatchNormalization and activations agree with numpy (float64) within 1e-4, NaN and infinities where numpy has them" \
 	grep -q "^bad: \[\]$" bn_np.txt

@@ -107,9 +107,10 @@ struct exec_dw_offer {
 	struct exec_act act;
 };
 
-/* An inference BatchNormalization (epsilon eps) and what follows it: a Relu or Clip (act), a HardSwish, or a
- * HardSigmoid (alpha, beta), or nothing (act NONE, unary NONE). */
-enum exec_bn_unary { EXEC_BN_NONE, EXEC_BN_HARDSWISH, EXEC_BN_HARDSIGMOID };
+/* An inference BatchNormalization (epsilon eps) and what follows it: a Relu or Clip (act, unary NONE), a
+ * HardSwish, a HardSigmoid (alpha, beta), HardSwish written out as y * act(y + alpha) / beta (Paddle's export: Add,
+ * Relu or Clip, Mul, Div), or nothing (act NONE, unary NONE). */
+enum exec_bn_unary { EXEC_BN_NONE, EXEC_BN_HARDSWISH, EXEC_BN_HARDSIGMOID, EXEC_BN_HARDSWISH_NODES };
 struct exec_bn_offer {
 	uint32_t node;
 	const struct xtensor *scale, *b, *mean, *var;

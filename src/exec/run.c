@@ -661,6 +661,8 @@ static int fusable_dw(struct ov_model *m, const struct graph *g, uint32_t n, int
 	return 1;
 }
 
+#define BN_NODES 5 /* BatchNormalization, Add, Clip, Mul, Div */
+
 static const Onnx__AttributeProto *node_attr(const Onnx__NodeProto *p, const char *name)
 {
 	for (size_t a = 0; a < p->n_attribute; a++)
@@ -677,9 +679,64 @@ static float node_attr_float(const Onnx__NodeProto *p, const char *name, float d
 	return a && a->has_f ? a->f : def;
 }
 
+/* A float32 scalar at hand in value id, of rank rank at most (it broadcasts without growing a tensor of that rank). */
+static const float *scalar_f32(const struct slot *slots, int32_t id, int rank)
+{
+	const struct xtensor *t = host_f32(slots, id);
+
+	return t && t->numel == 1 && t->rank <= rank ? t->data : NULL;
+}
+
+/* HardSwish written out as nodes after value v (Paddle's export): Add(v, c), a Relu or Clip after it, Mul(v, that)
+ * (either order), Div(that, d), c and d float32 scalars at hand, v read by the Add and the Mul only, the values
+ * between by one node each, nothing watched.  Fills o's unary, act, alpha (c) and beta (d), and nodes[0..4) (the
+ * Add, the Relu or Clip, the Mul, the Div); 0 when the pattern is not there. */
+static int hard_swish_nodes(struct ov_model *m, const struct graph *g, int32_t v, int rank, const struct slot *slots,
+			    const uint8_t *is_from, int keep_all, struct exec_bn_offer *o, int32_t *nodes)
+{
+	const struct graph_value *gv = &g->values[v];
+
+	if (keep_all || gv->n_uses != 2 || slots[v].uses != 2 || slots[v].pinned || is_from[v] || gv->output_index >= 0)
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		uint32_t an = gv->uses[i].node, mn = gv->uses[1 - i].node;
+		const Onnx__NodeProto *ap = g->nodes[an].proto;
+		if (an == mn || !ap->op_type || strcmp(ap->op_type, "Add") || ap->n_input != 2 || ap->n_output != 1 ||
+		    (ap->domain && *ap->domain && strcmp(ap->domain, "ai.onnx")) || g->nodes[an].out[0] < 0 ||
+		    is_from[g->nodes[an].out[0]])
+			continue;
+		const float *c = scalar_f32(slots, g->nodes[an].in[gv->uses[i].slot == 0 ? 1 : 0], rank);
+		struct exec_act act;
+		int32_t cl = act_after(m, g, g->nodes[an].out[0], slots, is_from, keep_all, &act);
+		if (!c || cl < 0)
+			return 0;
+		int32_t t = g->nodes[cl].out[0];
+		const struct graph_node *mnd = &g->nodes[mn];
+		if (sole_consumer(g, t, -1, slots, is_from, keep_all) != (int32_t)mn ||
+		    strcmp(mnd->proto->op_type ? mnd->proto->op_type : "", "Mul") || mnd->proto->n_input != 2 ||
+		    !((mnd->in[0] == v && mnd->in[1] == t) || (mnd->in[0] == t && mnd->in[1] == v)))
+			return 0;
+		int32_t dn = sole_consumer(g, mnd->out[0], 0, slots, is_from, keep_all);
+		const Onnx__NodeProto *dp = dn >= 0 ? g->nodes[dn].proto : NULL;
+		const float *d = dp && dp->n_input == 2 ? scalar_f32(slots, g->nodes[dn].in[1], rank) : NULL;
+		if (!dp || strcmp(dp->op_type ? dp->op_type : "", "Div") || !d)
+			return 0;
+		o->unary = EXEC_BN_HARDSWISH_NODES;
+		o->act = act;
+		o->alpha = *c;
+		o->beta = *d;
+		nodes[0] = (int32_t)an;
+		nodes[1] = cl;
+		nodes[2] = (int32_t)mn;
+		nodes[3] = dn;
+		return 1;
+	}
+	return 0;
+}
+
 /* Whether Conv node n's output goes to an inference BatchNormalization as its X (exec_kernel_ctx.bn), its
- * parameters float32 at hand: fills o and nodes[0..1] (that node, and the Relu, Clip, HardSwish or HardSigmoid
- * after it that goes with it, or -1). */
+ * parameters float32 at hand: fills o and nodes[0..BN_NODES) (that node, then the Relu, Clip, HardSwish or
+ * HardSigmoid after it that goes with it, or the four nodes of hard_swish_nodes, -1 past them). */
 static int fusable_bn(struct ov_model *m, const struct graph *g, uint32_t n, const struct slot *slots,
 		      const uint8_t *is_from, int keep_all, struct exec_bn_offer *o, int32_t *nodes)
 {
@@ -705,9 +762,12 @@ static int fusable_bn(struct ov_model *m, const struct graph *g, uint32_t n, con
 	o->act = (struct exec_act){.kind = EXEC_ACT_NONE};
 	o->unary = EXEC_BN_NONE;
 	o->alpha = o->beta = 0;
+	for (int i = 0; i < BN_NODES; i++)
+		nodes[i] = -1;
 	nodes[0] = c;
-	int32_t v = g->nodes[c].out[0];
-	if ((nodes[1] = act_after(m, g, v, slots, is_from, keep_all, &o->act)) >= 0)
+	int32_t v = g->nodes[c].out[0], x = g->nodes[n].in[0];
+	if ((nodes[1] = act_after(m, g, v, slots, is_from, keep_all, &o->act)) >= 0 ||
+	    (x >= 0 && hard_swish_nodes(m, g, v, slots[x].t.rank, slots, is_from, keep_all, o, nodes + 1)))
 		return 1;
 	int32_t a = sole_consumer(g, v, 0, slots, is_from, keep_all);
 	const Onnx__NodeProto *ap = a >= 0 ? g->nodes[a].proto : NULL;
@@ -1122,7 +1182,7 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 			struct exec_dw_offer dw;
 			struct exec_bn_offer bn;
 			int32_t add_node, act_node, ln_nodes[LN_NODES], dw_nodes[2] = {-1, -1}, sig_node = -1;
-			int32_t bn_nodes[2] = {-1, -1};
+			int32_t bn_nodes[BN_NODES] = {-1, -1, -1, -1, -1};
 			int arith = be != cpu_be && shape_arith(g, n, slots);
 			fusable(m, g, n, slots, p.is_from, opt->keep_all, be != cpu_be && !arith, &offer, &add_node,
 				&act_node);
@@ -1169,6 +1229,13 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 				fused[dw_nodes[0]] = v;
 				if (dw_nodes[1] >= 0)
 					fused[dw_nodes[1]] = g->nodes[dw_nodes[0]].out[0];
+			} else if (offer.bn_done && bn.unary == EXEC_BN_HARDSWISH_NODES) {
+				/* the Mul hands on the BatchNormalization's output (the Add and the Relu or Clip before it
+				 * are skipped: they read it first), then the Div */
+				fused[bn_nodes[0]] = nd->out[0];
+				fused[bn_nodes[1]] = fused[bn_nodes[2]] = FUSED_SKIP;
+				fused[bn_nodes[3]] = g->nodes[bn_nodes[0]].out[0];
+				fused[bn_nodes[4]] = g->nodes[bn_nodes[3]].out[0];
 			} else if (offer.bn_done) {
 				fused[bn_nodes[0]] = nd->out[0];
 				if (bn_nodes[1] >= 0)

@@ -383,16 +383,42 @@ void cpu_silu_f(float *y, int64_t n)
 }
 
 DEF_UNFV(hard_swish, x * vm_hard_sigmoid(x, vm_splat(1.0f / 6.0f), vm_splat(0.5f)), ov_hard_swish_d(x))
-/* HardSwish or HardSigmoid in place, the kernels' float32 loops (what follows a BatchNormalization fused into a Conv,
- * exec_bn_offer) */
-void cpu_hard_f(float *y, int64_t n, enum exec_bn_unary u, float alpha, float beta)
+/* y * act(y + c) / d, as the Add (with the Relu or Clip fused into it), Mul and Div kernels compute it in turn */
+VM_CLONES static void hard_swish_nodes_f32(float *y, int64_t n, const struct act8 *a, float c, float d)
 {
-	const struct uparams p = {.a = alpha, .b = beta};
+	const v8f cv = {c, c, c, c, c, c, c, c}, dv = {d, d, d, d, d, d, d, d};
+	int64_t i = 0;
 
-	if (u == EXEC_BN_HARDSWISH)
+	for (; i + 8 <= n; i += 8) {
+		v8f x = LOAD8(y + i), t = x + cv;
+		act8_apply(&t, a);
+		STORE8(y + i, x * t / dv);
+	}
+	if (i < n) {
+		float b[8] = {0};
+		memcpy(b, y + i, (size_t)(n - i) * sizeof *b);
+		v8f x = LOAD8(b), t = x + cv;
+		act8_apply(&t, a);
+		x = x * t / dv;
+		memcpy(y + i, &x, (size_t)(n - i) * sizeof *y);
+	}
+}
+
+/* What follows a BatchNormalization fused into a Conv (exec_bn_offer), in place: HardSwish, HardSigmoid, or
+ * HardSwish written out as nodes, with their kernels' float32 loops */
+void cpu_hard_f(float *y, int64_t n, const struct exec_bn_offer *bn)
+{
+	const struct uparams p = {.a = bn->alpha, .b = bn->beta};
+
+	if (bn->unary == EXEC_BN_HARDSWISH) {
 		hard_swish_f32(y, y, n, &p);
-	else if (u == EXEC_BN_HARDSIGMOID)
+	} else if (bn->unary == EXEC_BN_HARDSIGMOID) {
 		hard_sigmoid_f32(y, y, n, &p);
+	} else if (bn->unary == EXEC_BN_HARDSWISH_NODES) {
+		struct act8 a;
+		act8_init(&a, &bn->act);
+		hard_swish_nodes_f32(y, n, &a, bn->alpha, bn->beta);
+	}
 }
 DEF_UNF(leaky_relu, ov_leaky_relu_f(x, (float)P.a), ov_leaky_relu_d(x, P.a))
 DEF_UNF(elu, ov_elu_f(x, (float)P.a), ov_elu_d(x, P.a))

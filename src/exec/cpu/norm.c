@@ -85,10 +85,10 @@ static void bn_plane_f(float *y, int64_t inner, double a, double b, const struct
 		affine_f(y, y, inner, (float)a, (float)b);
 	else if (inner == 1)
 		y[0] = (float)(y[0] * a + b);
-	if (bn->act.kind != EXEC_ACT_NONE)
+	if (bn->unary != EXEC_BN_NONE)
+		cpu_hard_f(y, inner, bn);
+	else if (bn->act.kind != EXEC_ACT_NONE)
 		cpu_act_f(y, inner, &bn->act);
-	else
-		cpu_hard_f(y, inner, bn->unary, bn->alpha, bn->beta);
 }
 
 int cpu_bn_apply_f(float *y, int64_t nb, int64_t c, int64_t inner, const struct exec_bn_offer *bn)
