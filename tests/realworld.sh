@@ -32,6 +32,7 @@ silero|silero_vad.onnx|spox (If subgraphs)|input:f32:1x512,state:f32:2x1x128,sr:
 silero-op15|silero_vad_16k_op15.onnx|torch.onnx 2.3 (If subgraphs)|input:f32:1x512,state:f32:2x1x128,sr:i64=16000|--dim batch=1 --dim sequence=512|set-op #77 Sigmoid
 silero-seq|silero_vad_16k_sequence.onnx|torch.onnx 2.11 (LSTM)|input:f32:4x576,h:f32:1x1x128,c:f32:1x1x128|--dim sequence_length=4|set-op #46 Sigmoid
 magika|model.onnx|tf2onnx (Keras)|bytes:i32<257:1x2048|--dim unk__214=1|set-op #16 Sigmoid
+layout|layout_cdla.onnx|Paddle2ONNX (PP-PicoDet)|image:text:1x3x800x608|--shape image=1x3x800x608|set-op #728 Sigmoid
 EOF
 
 # The reference: inputs made once (seeded), and what onnxruntime computes from them, as .npy files per model.
