@@ -791,7 +791,6 @@ static int fusable_bn(struct ov_model *m, const struct graph *g, uint32_t n, con
 #define LN_NODES 9 /* ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add */
 #define FUSED_SKIP (-2) /* a node whose output a node before it computed (or whose output nobody needs) */
 
-
 /* ReduceMean node n averages over the last of rank axes alone and keeps it (axes from the attribute, or from
  * input 1 from opset 18, at hand). */
 static int mean_over_last(struct ov_model *m, const struct graph *g, uint32_t n, int rank, const struct slot *slots)

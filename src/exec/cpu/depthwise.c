@@ -514,7 +514,7 @@ NN_CLONES static void depthwise_plane_strided(float *restrict y, const float *xp
 
 /* The 3x3 path's rows: a buffer on the stack when they fit (most planes), else the heap. */
 #define DW_STACK_FLOATS 4096
-/* The most padded positions a plane may have to go 8 channels at a time (see depthwise_3x3_t) */
+/* The most padded positions a plane may have to go 8 channels at a time (depthwise_3x3_t, depthwise_k_t) */
 #define DW_T_POSITIONS 1024
 
 /* The 3x3 path takes the window: any pads above and below (rows of zeros), up to 8 columns left and right. */
