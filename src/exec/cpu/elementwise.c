@@ -383,42 +383,55 @@ void cpu_silu_f(float *y, int64_t n)
 }
 
 DEF_UNFV(hard_swish, x * vm_hard_sigmoid(x, vm_splat(1.0f / 6.0f), vm_splat(0.5f)), ov_hard_swish_d(x))
-/* y * act(y + c) / d, as the Add (with the Relu or Clip fused into it), Mul and Div kernels compute it in turn */
-VM_CLONES static void hard_swish_nodes_f32(float *y, int64_t n, const struct act8 *a, float c, float d)
+/* What follows a BatchNormalization fused into a Conv (exec_bn_offer), in place, in one pass with the
+ * BatchNormalization's y * a + b before it (ab: {a, b}; NULL: none, done already): each its kernel's operations in
+ * its order, 8 lanes at a time (the last few through a buffer of 8, as DEF_F32V), STEP turning x into the result. */
+#define DEF_BN_THEN(name, STEP)                                                                                   \
+	VM_CLONES static void name(float *y, int64_t n, const float *ab, const struct exec_bn_offer *bn,          \
+				   const struct act8 *ac)                                                         \
+	{                                                                                                         \
+		const v8f av = vm_splat(ab ? ab[0] : 1.0f), bv = vm_splat(ab ? ab[1] : 0.0f);                     \
+		const v8f A = vm_splat(bn->alpha), B = vm_splat(bn->beta);                                        \
+		(void)A, (void)B, (void)ac;                                                                       \
+		int64_t i = 0;                                                                                    \
+		for (; i + 8 <= n; i += 8) {                                                                      \
+			v8f x = LOAD8(y + i);                                                                     \
+			if (ab)                                                                                   \
+				x = x * av + bv;                                                                  \
+			STEP;                                                                                     \
+			STORE8(y + i, x);                                                                         \
+		}                                                                                                 \
+		if (i < n) {                                                                                      \
+			float t[8] = {0};                                                                         \
+			memcpy(t, y + i, (size_t)(n - i) * sizeof *t);                                            \
+			v8f x = LOAD8(t);                                                                         \
+			if (ab)                                                                                   \
+				x = x * av + bv;                                                                  \
+			STEP;                                                                                     \
+			memcpy(y + i, &x, (size_t)(n - i) * sizeof *y);                                           \
+		}                                                                                                 \
+	}
+/* a Relu or Clip (the Conv's act8 clamp: their kernels' bits) */
+DEF_BN_THEN(bn_act_f32, act8_apply(&x, ac))
+DEF_BN_THEN(bn_hard_swish_f32, x = x * vm_hard_sigmoid(x, vm_splat(1.0f / 6.0f), vm_splat(0.5f)))
+DEF_BN_THEN(bn_hard_sigmoid_f32, x = vm_hard_sigmoid(x, A, B))
+/* HardSwish as nodes: y * act(y + alpha) / beta, as the Add (with the Relu or Clip fused into it), Mul and Div
+ * kernels compute it in turn */
+DEF_BN_THEN(bn_hard_swish_nodes_f32, v8f s = x + A; act8_apply(&s, ac); x = x * s / B)
+
+void cpu_bn_then_f(float *y, int64_t n, const float *ab, const struct exec_bn_offer *bn)
 {
-	const v8f cv = {c, c, c, c, c, c, c, c}, dv = {d, d, d, d, d, d, d, d};
-	int64_t i = 0;
+	struct act8 a;
 
-	for (; i + 8 <= n; i += 8) {
-		v8f x = LOAD8(y + i), t = x + cv;
-		act8_apply(&t, a);
-		STORE8(y + i, x * t / dv);
-	}
-	if (i < n) {
-		float b[8] = {0};
-		memcpy(b, y + i, (size_t)(n - i) * sizeof *b);
-		v8f x = LOAD8(b), t = x + cv;
-		act8_apply(&t, a);
-		x = x * t / dv;
-		memcpy(y + i, &x, (size_t)(n - i) * sizeof *y);
-	}
-}
-
-/* What follows a BatchNormalization fused into a Conv (exec_bn_offer), in place: HardSwish, HardSigmoid, or
- * HardSwish written out as nodes, with their kernels' float32 loops */
-void cpu_hard_f(float *y, int64_t n, const struct exec_bn_offer *bn)
-{
-	const struct uparams p = {.a = bn->alpha, .b = bn->beta};
-
-	if (bn->unary == EXEC_BN_HARDSWISH) {
-		hard_swish_f32(y, y, n, &p);
-	} else if (bn->unary == EXEC_BN_HARDSIGMOID) {
-		hard_sigmoid_f32(y, y, n, &p);
-	} else if (bn->unary == EXEC_BN_HARDSWISH_NODES) {
-		struct act8 a;
-		act8_init(&a, &bn->act);
-		hard_swish_nodes_f32(y, n, &a, bn->alpha, bn->beta);
-	}
+	act8_init(&a, &bn->act);
+	if (bn->unary == EXEC_BN_HARDSWISH)
+		bn_hard_swish_f32(y, n, ab, bn, &a);
+	else if (bn->unary == EXEC_BN_HARDSIGMOID)
+		bn_hard_sigmoid_f32(y, n, ab, bn, &a);
+	else if (bn->unary == EXEC_BN_HARDSWISH_NODES)
+		bn_hard_swish_nodes_f32(y, n, ab, bn, &a);
+	else if (a.on)
+		bn_act_f32(y, n, ab, bn, &a);
 }
 DEF_UNF(leaky_relu, ov_leaky_relu_f(x, (float)P.a), ov_leaky_relu_d(x, P.a))
 DEF_UNF(elu, ov_elu_f(x, (float)P.a), ov_elu_d(x, P.a))
