@@ -699,13 +699,14 @@ static int64_t ulp_diff(float a, float b)
 }
 
 struct vm_sweep {
-	long values, exp_bad, sig_bad, tanh_bad, hs_bad;
+	long values, exp_bad, sig_bad, tanh_bad, hs_bad, w_bad;
 	int64_t tanh_ulps;
 	float tanh_worst;
 };
 
-/* Every step-th float bit pattern (and the ones after it): the lanes against the scalar functions, and ov_tanh_f
- * against tanh in double.  VM_CLONES: on a machine with AVX2 it is the AVX2 clone that runs. */
+/* Every step-th float bit pattern (and the ones after it): the lanes against the scalar functions (and the forms
+ * that take VM_W vectors at once, this vector with its neighbour in the bits), and ov_tanh_f against tanh in
+ * double.  VM_CLONES: on a machine with AVX2 it is the AVX2 clone that runs. */
 VM_CLONES static void vm_sweep(uint32_t step, struct vm_sweep *r)
 {
 	for (uint64_t u = 0; u < (1ull << 32); u += step) {
@@ -716,6 +717,18 @@ VM_CLONES static void vm_sweep(uint32_t step, struct vm_sweep *r)
 		}
 		v8f e = vm_exp(x), sg = vm_sigmoid(x), th = vm_tanh(x);
 		v8f hs = vm_hard_sigmoid(x, vm_splat(0.2f), vm_splat(0.5f));
+		v8f xw[VM_W], sw[VM_W], tw[VM_W];
+		for (int i = 0; i < VM_W; i++)
+			for (int j = 0; j < 8; j++) {
+				uint32_t b = (uint32_t)(u + (uint64_t)(8 * i + j) * 977);
+				memcpy(&xw[i][j], &b, sizeof b);
+			}
+		vm_sigmoid_w(xw, sw);
+		vm_tanh_w(xw, tw);
+		for (int i = 0; i < VM_W; i++)
+			for (int j = 0; j < 8; j++)
+				r->w_bad += f_bits(sw[i][j]) != f_bits(ov_sigmoid_f(xw[i][j])) ||
+					    f_bits(tw[i][j]) != f_bits(ov_tanh_f(xw[i][j]));
 		for (int j = 0; j < 8; j++) {
 			r->values++;
 			r->exp_bad += f_bits(e[j]) != f_bits(ov_exp_f(x[j]));
@@ -738,6 +751,8 @@ static void test_vmath(void)
 	OK(r.exp_bad == 0 && r.sig_bad == 0 && r.tanh_bad == 0 && r.hs_bad == 0,
 	   "8 lanes give the scalar functions' bits on %ld floats (differ: exp %ld, sigmoid %ld, tanh %ld, "
 	   "hard sigmoid %ld)", r.values, r.exp_bad, r.sig_bad, r.tanh_bad, r.hs_bad);
+	OK(r.w_bad == 0, "%d vectors at once give the scalar functions' bits on %ld more floats (sigmoid and tanh: %ld "
+	   "differ)", VM_W, r.values * VM_W, r.w_bad);
 	OK(r.tanh_ulps <= 2, "ov_tanh_f within 2 ulp of tanh (worst %lld ulp, at %a)", (long long)r.tanh_ulps,
 	   (double)r.tanh_worst);
 	OK(f_bits(ov_tanh_f(-0.0f)) == 0x80000000u && ov_tanh_f(INFINITY) == 1.0f && ov_tanh_f(-INFINITY) == -1.0f &&
