@@ -300,7 +300,19 @@ struct un_family {
 	}
 
 /* float ops whose float32 loop goes 8 floats at a time (src/exec/cpu/vmath.h: VEXPR of the v8f x), the last few
- * through a buffer of 8, so that every element takes the same operations */
+ * through a buffer of 8, so that every element takes the same operations (F32V_REST: from i on) */
+#define F32V_REST(VEXPR)                                                                                  \
+	for (; i + 8 <= n; i += 8) {                                                                      \
+		v8f x = LOAD8(X + i);                                                                     \
+		STORE8(Y + i, VEXPR);                                                                     \
+	}                                                                                                 \
+	if (i < n) {                                                                                      \
+		float t[8] = {0};                                                                         \
+		memcpy(t, X + i, (size_t)(n - i) * sizeof *t);                                            \
+		v8f x = LOAD8(t);                                                                         \
+		x = VEXPR;                                                                                \
+		memcpy(Y + i, &x, (size_t)(n - i) * sizeof *Y);                                           \
+	}
 #define DEF_F32V(name, VEXPR)                                                                             \
 	VM_CLONES static void name(const void *xv, void *yv, int64_t n, const struct uparams *p)          \
 	{                                                                                                 \
@@ -310,25 +322,15 @@ struct un_family {
 		const v8f A = {a_, a_, a_, a_, a_, a_, a_, a_}, B = {b_, b_, b_, b_, b_, b_, b_, b_};     \
 		(void)A, (void)B;                                                                         \
 		int64_t i = 0;                                                                            \
-		for (; i + 8 <= n; i += 8) {                                                              \
-			v8f x = LOAD8(X + i);                                                             \
-			STORE8(Y + i, VEXPR);                                                             \
-		}                                                                                         \
-		if (i < n) {                                                                              \
-			float t[8] = {0};                                                                 \
-			memcpy(t, X + i, (size_t)(n - i) * sizeof *t);                                    \
-			v8f x = LOAD8(t);                                                                 \
-			x = VEXPR;                                                                        \
-			memcpy(Y + i, &x, (size_t)(n - i) * sizeof *Y);                                   \
-		}                                                                                         \
+		F32V_REST(VEXPR)                                                                          \
 	}
 #define DEF_UNFV(op, VEXPR, ED)                                                                           \
 	DEF_F32V(op##_f32, VEXPR)                                                                         \
 	DEF_UN(op##_f64, double, double, ED)                                                              \
 	static const struct un_family op##_fam = {op##_f32, op##_f64, NULL, NULL, 0, 1};
-/* The same with VM_W vectors at a time first, V4 (a statement) turning x4[0..VM_W) into y4 with VEXPR's operations on
- * each (vmath.h's _w forms: the same bits, the arithmetic units kept busier) */
-#define DEF_F32V4(name, V4, VEXPR)                                                                        \
+/* The same, without parameters, VM_W vectors at a time first: VW (a statement) turns xw[0..VM_W) into yw with
+ * VEXPR's operations on each (vmath.h's _w forms: the same bits, the arithmetic units kept busier) */
+#define DEF_F32VW(name, VW, VEXPR)                                                                        \
 	VM_CLONES static void name(const void *xv, void *yv, int64_t n, const struct uparams *p)          \
 	{                                                                                                 \
 		const float *X = xv;                                                                      \
@@ -336,25 +338,19 @@ struct un_family {
 		int64_t i = 0;                                                                            \
 		(void)p;                                                                                  \
 		for (; i + 8 * VM_W <= n; i += 8 * VM_W) {                                                \
-			v8f x4[VM_W], y4[VM_W];                                                           \
+			v8f xw[VM_W], yw[VM_W];                                                           \
 			for (int j = 0; j < VM_W; j++)                                                    \
-				x4[j] = LOAD8(X + i + 8 * j);                                             \
-			V4;                                                                               \
+				xw[j] = LOAD8(X + i + 8 * j);                                             \
+			VW;                                                                               \
 			for (int j = 0; j < VM_W; j++)                                                    \
-				STORE8(Y + i + 8 * j, y4[j]);                                             \
+				STORE8(Y + i + 8 * j, yw[j]);                                             \
 		}                                                                                         \
-		for (; i + 8 <= n; i += 8) {                                                              \
-			v8f x = LOAD8(X + i);                                                             \
-			STORE8(Y + i, VEXPR);                                                             \
-		}                                                                                         \
-		if (i < n) {                                                                              \
-			float t[8] = {0};                                                                 \
-			memcpy(t, X + i, (size_t)(n - i) * sizeof *t);                                    \
-			v8f x = LOAD8(t);                                                                 \
-			x = VEXPR;                                                                        \
-			memcpy(Y + i, &x, (size_t)(n - i) * sizeof *Y);                                   \
-		}                                                                                         \
+		F32V_REST(VEXPR)                                                                          \
 	}
+#define DEF_UNFVW(op, VW, VEXPR, ED)                                                                      \
+	DEF_F32VW(op##_f32, VW, VEXPR)                                                                    \
+	DEF_UN(op##_f64, double, double, ED)                                                              \
+	static const struct un_family op##_fam = {op##_f32, op##_f64, NULL, NULL, 0, 1};
 
 /* float ops: float32 and double loops */
 #define DEF_UNF(op, EF, ED)                              \
@@ -395,19 +391,15 @@ DEF_UNF(cosh, coshf(x), cosh(x))
 DEF_UNF(asinh, asinhf(x), asinh(x))
 DEF_UNF(acosh, acoshf(x), acosh(x))
 DEF_UNF(atanh, atanhf(x), atanh(x))
-DEF_F32V4(tanh_f32, vm_tanh_w(x4, y4), vm_tanh(x))
-DEF_UN(tanh_f64, double, double, tanh(x))
-static const struct un_family tanh_fam = {tanh_f32, tanh_f64, NULL, NULL, 0, 1};
+DEF_UNFVW(tanh, vm_tanh_w(xw, yw), vm_tanh(x), tanh(x))
 DEF_UNF(floor, floorf(x), floor(x))
 DEF_UNF(ceil, ceilf(x), ceil(x))
 DEF_UNF(round, ov_round_f(x), ov_round_d(x))
-DEF_F32V4(sigmoid_f32, vm_sigmoid_w(x4, y4), vm_sigmoid(x))
-DEF_UN(sigmoid_f64, double, double, ov_sigmoid_d(x))
-static const struct un_family sigmoid_fam = {sigmoid_f32, sigmoid_f64, NULL, NULL, 0, 1};
+DEF_UNFVW(sigmoid, vm_sigmoid_w(xw, yw), vm_sigmoid(x), ov_sigmoid_d(x))
 DEF_UNFV(hard_sigmoid, vm_hard_sigmoid(x, A, B), ov_hard_sigmoid_d(x, P.a, P.b))
 /* x * sigmoid(x) in place, for the SiLU a Conv applies (exec_act): the Sigmoid kernel's operations, then the
  * product as Mul computes it */
-DEF_F32V4(silu_f32, vm_sigmoid_w(x4, y4); for (int j = 0; j < VM_W; j++) y4[j] = x4[j] * y4[j], x * vm_sigmoid(x))
+DEF_F32VW(silu_f32, vm_sigmoid_w(xw, yw); for (int j = 0; j < VM_W; j++) yw[j] = xw[j] * yw[j], x * vm_sigmoid(x))
 void cpu_silu_f(float *y, int64_t n)
 {
 	static const struct uparams none; /* SiLU has no parameters */
