@@ -643,7 +643,7 @@ static void test_conv_direct(void)
 
 /* Winograd's F(2x2, 3x3) (src/exec/cpu/conv-winograd.c: 3x3, stride 1, c m >= 14 (c + m), 8x8 outputs or more) against
  * the definition: odd and even output sizes (a tile half outside), widths around its 8-tile steps, pads from 0 to
- * wider than the kernel and asymmetric, output channels around its panels of 6, bands of tile rows (a tall plane),
+ * wider than the kernel and asymmetric, output channels around its panels of 6, bands of tile rows (tall planes, the last band short),
  * two images; and a fused Relu or Clip, bit for bit the separate kernels. */
 static void test_conv_winograd(void)
 {
@@ -652,6 +652,7 @@ static void test_conv_winograd(void)
 		{32, 32, 8, 8, 1, 1, 1},   {32, 35, 9, 9, 1, 1, 2},  {33, 37, 13, 21, 0, 0, 1},
 		{40, 32, 10, 33, 2, 1, 1}, {32, 46, 15, 17, 4, 3, 1}, {36, 32, 40, 9, 1, 0, 1},
 		{33, 47, 64, 24, 1, 1, 1}, {48, 64, 14, 14, 1, 1, 1}, {96, 24, 12, 19, 1, 1, 1},
+		{32, 40, 76, 30, 1, 1, 2}, /* bands of 13 tile rows (its least tiles a band): 13, 13 and 12 */
 	};
 	static const struct exec_act acts[] = {{EXEC_ACT_RELU, 0, 0}, {EXEC_ACT_CLIP, -0.25f, 0.5f}};
 	int bad = 0, abad = 0, n = (int)(sizeof cases / sizeof cases[0]);
