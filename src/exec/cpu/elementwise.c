@@ -436,7 +436,9 @@ DEF_UNFV(hard_swish, x * vm_hard_sigmoid(x, vm_splat(1.0f / 6.0f), vm_splat(0.5f
 			memcpy(y + i, &x, (size_t)(n - i) * sizeof *y);                                           \
 		}                                                                                                 \
 	}
-/* a Relu or Clip (the Conv's act8 clamp: their kernels' bits) */
+/* nothing after it (the BatchNormalization kernel's own x * a + b), or a Relu or Clip (the Conv's act8 clamp:
+ * their kernels' bits) */
+DEF_BN_THEN(bn_alone_f32, (void)x)
 DEF_BN_THEN(bn_act_f32, act8_apply(&x, ac))
 DEF_BN_THEN(bn_hard_swish_f32, x = x * vm_hard_sigmoid(x, vm_splat(1.0f / 6.0f), vm_splat(0.5f)))
 DEF_BN_THEN(bn_hard_sigmoid_f32, x = vm_hard_sigmoid(x, A, B))
@@ -457,6 +459,8 @@ void cpu_bn_then_f(float *y, int64_t n, const float *ab, const struct exec_bn_of
 		bn_hard_swish_nodes_f32(y, n, ab, bn, &a);
 	else if (a.on)
 		bn_act_f32(y, n, ab, bn, &a);
+	else if (ab)
+		bn_alone_f32(y, n, ab, bn, &a);
 }
 DEF_UNF(leaky_relu, ov_leaky_relu_f(x, (float)P.a), ov_leaky_relu_d(x, P.a))
 DEF_UNF(elu, ov_elu_f(x, (float)P.a), ov_elu_d(x, P.a))

@@ -78,21 +78,18 @@ static void bn_coef(double sc, double bi, double mean, double var, double eps, d
 	*b = bi - mean * *a;
 }
 
-/* One channel's inner values in place, as the kernel below writes them, then what follows the node (in the same
- * pass where the kernel's is 8 floats at a time) */
+/* One channel's inner values in place, as the kernel below writes them (in float 8 at a time, or one in double),
+ * then what follows the node, in the same pass */
 static void bn_plane_f(float *y, int64_t inner, double a, double b, const struct exec_bn_offer *bn)
 {
 	const float ab[2] = {(float)a, (float)b};
 
-	if (inner > 1 && (bn->unary != EXEC_BN_NONE || bn->act.kind != EXEC_ACT_NONE)) {
+	if (inner > 1) {
 		cpu_bn_then_f(y, inner, ab, bn);
-		return;
-	}
-	if (inner > 1)
-		affine_f(y, y, inner, ab[0], ab[1]);
-	else if (inner == 1)
+	} else if (inner == 1) {
 		y[0] = (float)(y[0] * a + b);
-	cpu_bn_then_f(y, inner, NULL, bn);
+		cpu_bn_then_f(y, 1, NULL, bn);
+	}
 }
 
 int cpu_bn_apply_f(float *y, int64_t nb, int64_t c, int64_t inner, const struct exec_bn_offer *bn)

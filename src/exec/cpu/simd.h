@@ -99,9 +99,9 @@ typedef float v8f_any __attribute__((vector_size(32), aligned(4), may_alias));
 void cpu_act_f(float *restrict y, int64_t n, const struct exec_act *act);
 /* y[0..n) = y * sigmoid(y) in place (src/exec/cpu/elementwise.c): the Sigmoid kernel's bits times y, as its Mul. */
 void cpu_silu_f(float *y, int64_t n);
-/* y[0..n) = what follows the BatchNormalization of bn (a Relu or Clip, HardSwish, HardSigmoid, or HardSwish as
- * nodes) in place, after y * ab[0] + ab[1] in the same pass (ab NULL: after nothing) (src/exec/cpu/elementwise.c):
- * their kernels' bits; with nothing to follow, it does nothing at all (not even the scale and shift). */
+/* y[0..n) = y * ab[0] + ab[1] (ab NULL: left, done already), then what follows the BatchNormalization of bn (a
+ * Relu or Clip, HardSwish, HardSigmoid, HardSwish as nodes, or nothing), in place and in one pass
+ * (src/exec/cpu/elementwise.c): their kernels' bits. */
 void cpu_bn_then_f(float *y, int64_t n, const float *ab, const struct exec_bn_offer *bn);
 /* y = the BatchNormalization bn of y (nb images of c channels of inner values each), then what follows it, in place
  * (src/exec/cpu/norm.c): the kernels' bits.  1 (y untouched) when bn's parameters are not c values each. */
