@@ -57,30 +57,37 @@ int cpu_conv_winograd_takes(int64_t c, int64_t m, int64_t group, const struct op
 #define WG_MR 6
 
 /* U = G g G^T for each kernel g = W[m][c] (3x3), packed for cpu_panels_gemm: for each element e of the 4x4, panels
- * of 6 output channels (zero past M), each C x 6: u[((e * panels + m / 6) * C + c) * 6 + m % 6]. */
+ * of 6 output channels (zeros past M), each C x 6: u[((e * panels + m / 6) * C + c) * 6 + m % 6].  Every float of
+ * U is written (u needs no zeroing), a panel's six channels at a time so that each element's six are stored side
+ * by side. */
 static void wg_kernels(const float *w, int64_t M, int64_t C, float *u)
 {
 	int64_t panels = (M + WG_MR - 1) / WG_MR;
 
-	for (int64_t m = 0; m < M; m++)
-		for (int64_t c = 0; c < C; c++) {
-			const float *g = w + (m * C + c) * 9;
-			float t[4][3], r[4][4];
-			for (int j = 0; j < 3; j++) {
-				t[0][j] = g[j];
-				t[1][j] = 0.5f * (g[j] + g[3 + j] + g[6 + j]);
-				t[2][j] = 0.5f * (g[j] - g[3 + j] + g[6 + j]);
-				t[3][j] = g[6 + j];
+	for (int64_t p = 0; p < panels; p++)
+		for (int64_t c = 0; c < C; c++)
+			for (int64_t j6 = 0; j6 < WG_MR; j6++) {
+				int64_t m = p * WG_MR + j6;
+				float r[4][4] = {{0}};
+				if (m < M) {
+					const float *g = w + (m * C + c) * 9;
+					float t[4][3];
+					for (int j = 0; j < 3; j++) {
+						t[0][j] = g[j];
+						t[1][j] = 0.5f * (g[j] + g[3 + j] + g[6 + j]);
+						t[2][j] = 0.5f * (g[j] - g[3 + j] + g[6 + j]);
+						t[3][j] = g[6 + j];
+					}
+					for (int i = 0; i < 4; i++) {
+						r[i][0] = t[i][0];
+						r[i][1] = 0.5f * (t[i][0] + t[i][1] + t[i][2]);
+						r[i][2] = 0.5f * (t[i][0] - t[i][1] + t[i][2]);
+						r[i][3] = t[i][2];
+					}
+				}
+				for (int e = 0; e < 16; e++)
+					u[((e * panels + p) * C + c) * WG_MR + j6] = r[e / 4][e % 4];
 			}
-			for (int i = 0; i < 4; i++) {
-				r[i][0] = t[i][0];
-				r[i][1] = 0.5f * (t[i][0] + t[i][1] + t[i][2]);
-				r[i][2] = 0.5f * (t[i][0] - t[i][1] + t[i][2]);
-				r[i][3] = t[i][2];
-			}
-			for (int e = 0; e < 16; e++)
-				u[((e * panels + m / WG_MR) * C + c) * WG_MR + m % WG_MR] = r[e / 4][e % 4];
-		}
 }
 
 /* B^T d B for 8 tiles side by side: d[i][j] holds element (i, j) of each tile's patch; v[e] the 16 results. */
@@ -227,7 +234,6 @@ int cpu_conv_winograd_f(struct exec_kernel_ctx *k, const float *x, const float *
 		own = malloc(ubytes);
 		if (!own)
 			return xk_fail(k, "out of memory for the transformed kernels (%zu bytes)", ubytes);
-		memset(own, 0, ubytes);
 		wg_kernels(w, M, C, own);
 		u = own;
 		if (xk_derive(k, 1, 0x57470000u, own, ubytes))
