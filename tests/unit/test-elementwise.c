@@ -723,8 +723,8 @@ VM_CLONES static void vm_sweep(uint32_t step, struct vm_sweep *r)
 				uint32_t b = (uint32_t)(u + (uint64_t)(8 * i + j) * 977);
 				memcpy(&xw[i][j], &b, sizeof b);
 			}
-		vm_sigmoid_w(xw, sw);
-		vm_tanh_w(xw, tw);
+		vm_sigmoid_n(xw, sw, VM_W);
+		vm_tanh_n(xw, tw, VM_W);
 		for (int i = 0; i < VM_W; i++)
 			for (int j = 0; j < 8; j++)
 				r->w_bad += f_bits(sw[i][j]) != f_bits(ov_sigmoid_f(xw[i][j])) ||

@@ -300,19 +300,22 @@ struct un_family {
 	}
 
 /* float ops whose float32 loop goes 8 floats at a time (src/exec/cpu/vmath.h: VEXPR of the v8f x), the last few
- * through a buffer of 8, so that every element takes the same operations (F32V_REST: from i on) */
-#define F32V_REST(VEXPR)                                                                                  \
+ * through a buffer of 8, so that every element takes the same operations (F32V_EACH: STEP turning x, loaded from
+ * X, into what is stored to Y, from i on; F32V_REST: x = VEXPR) */
+#define F32V_EACH(STEP)                                                                                   \
 	for (; i + 8 <= n; i += 8) {                                                                      \
 		v8f x = LOAD8(X + i);                                                                     \
-		STORE8(Y + i, VEXPR);                                                                     \
+		STEP;                                                                                     \
+		STORE8(Y + i, x);                                                                         \
 	}                                                                                                 \
 	if (i < n) {                                                                                      \
 		float t[8] = {0};                                                                         \
 		memcpy(t, X + i, (size_t)(n - i) * sizeof *t);                                            \
 		v8f x = LOAD8(t);                                                                         \
-		x = VEXPR;                                                                                \
+		STEP;                                                                                     \
 		memcpy(Y + i, &x, (size_t)(n - i) * sizeof *Y);                                           \
 	}
+#define F32V_REST(VEXPR) F32V_EACH(x = (VEXPR))
 #define DEF_F32V(name, VEXPR)                                                                             \
 	VM_CLONES static void name(const void *xv, void *yv, int64_t n, const struct uparams *p)          \
 	{                                                                                                 \
@@ -391,15 +394,15 @@ DEF_UNF(cosh, coshf(x), cosh(x))
 DEF_UNF(asinh, asinhf(x), asinh(x))
 DEF_UNF(acosh, acoshf(x), acosh(x))
 DEF_UNF(atanh, atanhf(x), atanh(x))
-DEF_UNFVW(tanh, vm_tanh_w(xw, yw), vm_tanh(x), tanh(x))
+DEF_UNFVW(tanh, vm_tanh_n(xw, yw, VM_W), vm_tanh(x), tanh(x))
 DEF_UNF(floor, floorf(x), floor(x))
 DEF_UNF(ceil, ceilf(x), ceil(x))
 DEF_UNF(round, ov_round_f(x), ov_round_d(x))
-DEF_UNFVW(sigmoid, vm_sigmoid_w(xw, yw), vm_sigmoid(x), ov_sigmoid_d(x))
+DEF_UNFVW(sigmoid, vm_sigmoid_n(xw, yw, VM_W), vm_sigmoid(x), ov_sigmoid_d(x))
 DEF_UNFV(hard_sigmoid, vm_hard_sigmoid(x, A, B), ov_hard_sigmoid_d(x, P.a, P.b))
 /* x * sigmoid(x) in place, for the SiLU a Conv applies (exec_act): the Sigmoid kernel's operations, then the
  * product as Mul computes it */
-DEF_F32VW(silu_f32, vm_sigmoid_w(xw, yw); for (int j = 0; j < VM_W; j++) yw[j] = xw[j] * yw[j], x * vm_sigmoid(x))
+DEF_F32VW(silu_f32, vm_sigmoid_n(xw, yw, VM_W); for (int j = 0; j < VM_W; j++) yw[j] = xw[j] * yw[j], x * vm_sigmoid(x))
 void cpu_silu_f(float *y, int64_t n)
 {
 	static const struct uparams none; /* SiLU has no parameters */
@@ -410,31 +413,18 @@ void cpu_silu_f(float *y, int64_t n)
 DEF_UNFV(hard_swish, x * vm_hard_sigmoid(x, vm_splat(1.0f / 6.0f), vm_splat(0.5f)), ov_hard_swish_d(x))
 /* What follows a BatchNormalization fused into a Conv (exec_bn_offer), in place, in one pass with the
  * BatchNormalization's y * a + b before it (ab: {a, b}; NULL: none, done already): each its kernel's operations in
- * its order, 8 lanes at a time (the last few through a buffer of 8, as DEF_F32V), STEP turning x into the result. */
+ * its order, 8 lanes at a time (F32V_EACH, as DEF_F32V), STEP turning x into the result. */
 #define DEF_BN_THEN(name, STEP)                                                                                   \
 	VM_CLONES static void name(float *y, int64_t n, const float *ab, const struct exec_bn_offer *bn,          \
 				   const struct act8 *ac)                                                         \
 	{                                                                                                         \
 		const v8f av = vm_splat(ab ? ab[0] : 1.0f), bv = vm_splat(ab ? ab[1] : 0.0f);                     \
 		const v8f A = vm_splat(bn->alpha), B = vm_splat(bn->beta);                                        \
+		const float *X = y;                                                                               \
+		float *Y = y;                                                                                     \
 		(void)A, (void)B, (void)ac;                                                                       \
 		int64_t i = 0;                                                                                    \
-		for (; i + 8 <= n; i += 8) {                                                                      \
-			v8f x = LOAD8(y + i);                                                                     \
-			if (ab)                                                                                   \
-				x = x * av + bv;                                                                  \
-			STEP;                                                                                     \
-			STORE8(y + i, x);                                                                         \
-		}                                                                                                 \
-		if (i < n) {                                                                                      \
-			float t[8] = {0};                                                                         \
-			memcpy(t, y + i, (size_t)(n - i) * sizeof *t);                                            \
-			v8f x = LOAD8(t);                                                                         \
-			if (ab)                                                                                   \
-				x = x * av + bv;                                                                  \
-			STEP;                                                                                     \
-			memcpy(y + i, &x, (size_t)(n - i) * sizeof *y);                                           \
-		}                                                                                                 \
+		F32V_EACH(if (ab) x = x * av + bv; STEP)                                                          \
 	}
 /* nothing after it (the BatchNormalization kernel's own x * a + b), or a Relu or Clip (the Conv's act8 clamp:
  * their kernels' bits) */

@@ -2,7 +2,7 @@
  * the operations of ov_exp_f, ov_sigmoid_f, ov_tanh_f and ov_hard_sigmoid_f (src/exec/ops/ov-math.h), one for one,
  * in 8 lanes, so that every result is the scalar function's to the bit, and the CUDA backend's, which runs those;
  * where the sign of exp's argument is known (Sigmoid's -|x|, Tanh's 2|x|), 2^n is scaled in with one product fewer
- * and the same rounding (vm_exp_nonpos, vm_exp_nonneg: Sigmoid and Tanh 10% faster; the bits compared by hand
+ * and the same rounding (vm_exp_nonpos_n, vm_exp_nonneg_n: Sigmoid and Tanh 10% faster; the bits compared by hand
  * over all 2^32 floats).
  * -O2 left the scalar loops one element at a time (Sigmoid 3.3 ns an element, libm's tanhf 20: YOLO's SiLU and
  * magika's Tanh took a quarter of their runs); tests/unit/test-elementwise checks the bits against the scalar
@@ -49,27 +49,41 @@ VM_INLINE v8f vm_mask(v8u m, v8f a, v8f b)
 	return (v8f)(((v8u)a & m) | ((v8u)b & ~m));
 }
 
-/* ov_exp_f's reduction and polynomial: e^r for x = n ln 2 + r (the 1 + r + r^2 P(r) before the scaling), and k,
- * whose low bits hold n */
-VM_INLINE v8f vm_exp_core(v8f x, v8f *k)
+/* Each function below takes n vectors at once (1, or VM_W), step by step across them: the same operations on each
+ * whatever n, so the same bits.  One vector's chain of dependent operations (exp's reduction, polynomial and
+ * scaling, then a division) is longer than the out-of-order window reaches across loop iterations; two
+ * independent chains interleaved keep the arithmetic units busier (Sigmoid over 800K floats: 0.77 -> 0.65 ms;
+ * three or four spill AVX2's 16 registers and run slower).  n is a constant where they are inlined. */
+#define VM_W 2
+#define VM_EACH(n, stmt)                                                                                          \
+	do {                                                                                                      \
+		_Pragma("GCC unroll 2") for (int i_ = 0; i_ < (n); i_++) { stmt; }                                  \
+	} while (0)
+
+/* ov_exp_f's reduction and polynomial: y = e^r for x = n ln 2 + r (the 1 + r + r^2 P(r) before the scaling), and
+ * k, whose low bits hold n */
+VM_INLINE void vm_exp_core_n(const v8f *x, v8f *k, v8f *y, const int n)
 {
-	*k = x * vm_splat(1.44269504088896341f) + vm_splat(12582912.0f);
-	v8f fn = *k - vm_splat(12582912.0f);
-	v8f r = x - fn * vm_splat(0.693359375f);
-	r = r - fn * vm_splat(-2.12194440e-4f);
-	v8f p = vm_splat(1.9875691500e-4f);
-	p = p * r + vm_splat(1.3981999507e-3f);
-	p = p * r + vm_splat(8.3334519073e-3f);
-	p = p * r + vm_splat(4.1665795894e-2f);
-	p = p * r + vm_splat(1.6666665459e-1f);
-	p = p * r + vm_splat(5.0000001201e-1f);
-	return p * r * r + r + vm_splat(1.0f);
+	v8f fn[VM_W], r[VM_W], p[VM_W];
+
+	VM_EACH(n, k[i_] = x[i_] * vm_splat(1.44269504088896341f) + vm_splat(12582912.0f));
+	VM_EACH(n, fn[i_] = k[i_] - vm_splat(12582912.0f));
+	VM_EACH(n, r[i_] = x[i_] - fn[i_] * vm_splat(0.693359375f));
+	VM_EACH(n, r[i_] = r[i_] - fn[i_] * vm_splat(-2.12194440e-4f));
+	VM_EACH(n, p[i_] = vm_splat(1.9875691500e-4f) * r[i_] + vm_splat(1.3981999507e-3f));
+	VM_EACH(n, p[i_] = p[i_] * r[i_] + vm_splat(8.3334519073e-3f));
+	VM_EACH(n, p[i_] = p[i_] * r[i_] + vm_splat(4.1665795894e-2f));
+	VM_EACH(n, p[i_] = p[i_] * r[i_] + vm_splat(1.6666665459e-1f));
+	VM_EACH(n, p[i_] = p[i_] * r[i_] + vm_splat(5.0000001201e-1f));
+	VM_EACH(n, y[i_] = p[i_] * r[i_] * r[i_] + r[i_] + vm_splat(1.0f));
 }
 
 /* ov_exp_f */
 VM_INLINE v8f vm_exp(v8f x)
 {
-	v8f k, y = vm_exp_core(x, &k);
+	v8f k, y;
+
+	vm_exp_core_n(&x, &k, &y, 1);
 	v8i n = (v8i)((v8u)k - vm_usplat(0x4b400000u)), h = n / 2;
 	y = y * (v8f)((v8u)(h + 127) << 23) * (v8f)((v8u)(n - h + 127) << 23);
 	v8u under = (v8u)(x < vm_splat(-104.0f)), over = (v8u)(x > vm_splat(89.0f));
@@ -79,109 +93,73 @@ VM_INLINE v8f vm_exp(v8f x)
 /* ov_exp_f's result for x <= 0 (or NaN) in fewer operations: 2^n scaled in as 2^(n + 64), then 2^-64.  Both ways
  * round once: y * 2^h and y * 2^(n + 64) are exact (normal floats for n down to -150), and the last product is
  * y * 2^n rounded, so the bits are ov_exp_f's; x > 0 never comes (no overflow to patch). */
-VM_INLINE v8f vm_exp_nonpos(v8f x)
+VM_INLINE void vm_exp_nonpos_n(const v8f *x, v8f *y, const int n)
 {
-	v8f k, y = vm_exp_core(x, &k);
-	v8u s = (v8u)k - vm_usplat(0x4b400000u - 127u - 64u); /* n + 127 + 64 */
-	y = y * (v8f)(s << 23) * vm_splat(0x1p-64f);
-	return (v8f)((v8u)y & ~(v8u)(x < vm_splat(-104.0f)));
+	v8f k[VM_W];
+
+	vm_exp_core_n(x, k, y, n);
+	VM_EACH(n, y[i_] = y[i_] * (v8f)(((v8u)k[i_] - vm_usplat(0x4b400000u - 127u - 64u)) << 23) * /* n + 127 + 64 */
+			   vm_splat(0x1p-64f));
+	VM_EACH(n, y[i_] = (v8f)((v8u)y[i_] & ~(v8u)(x[i_] < vm_splat(-104.0f))));
 }
 
 /* The same for x >= 0 (or NaN): 2^(n - 64), then 2^64 (exact, then one rounding, which overflows where ov_exp_f's
  * does), and ov_exp_f's patch for x > 89. */
-VM_INLINE v8f vm_exp_nonneg(v8f x)
+VM_INLINE void vm_exp_nonneg_n(const v8f *x, v8f *y, const int n)
 {
-	v8f k, y = vm_exp_core(x, &k);
-	v8u s = (v8u)k - vm_usplat(0x4b400000u - 127u + 64u); /* n + 127 - 64 */
-	y = y * (v8f)(s << 23) * vm_splat(0x1p64f);
-	v8u over = (v8u)(x > vm_splat(89.0f));
-	return (v8f)(((v8u)y & ~over) | (over & vm_usplat(0x7f800000u)));
+	v8f k[VM_W];
+
+	vm_exp_core_n(x, k, y, n);
+	VM_EACH(n, y[i_] = y[i_] * (v8f)(((v8u)k[i_] - vm_usplat(0x4b400000u - 127u + 64u)) << 23) * /* n + 127 - 64 */
+			   vm_splat(0x1p64f));
+	VM_EACH(n, y[i_] = (v8f)(((v8u)y[i_] & ~(v8u)(x[i_] > vm_splat(89.0f))) |
+				 ((v8u)(x[i_] > vm_splat(89.0f)) & vm_usplat(0x7f800000u))));
 }
 
-/* ov_sigmoid_f */
+/* ov_sigmoid_f: e = e^-|x|, s = 1 / (1 + e), then s for x >= 0 and e s below */
+VM_INLINE void vm_sigmoid_n(const v8f *x, v8f *y, const int n)
+{
+	v8f a[VM_W], e[VM_W], s[VM_W];
+
+	VM_EACH(n, a[i_] = (v8f)((v8u)x[i_] | vm_usplat(0x80000000u)));
+	vm_exp_nonpos_n(a, e, n);
+	VM_EACH(n, s[i_] = vm_splat(1.0f) / (vm_splat(1.0f) + e[i_]));
+	VM_EACH(n, y[i_] = vm_mask((v8u)(x[i_] >= vm_splat(0.0f)), s[i_], e[i_] * s[i_]));
+}
+
 VM_INLINE v8f vm_sigmoid(v8f x)
 {
-	v8f e = vm_exp_nonpos((v8f)((v8u)x | vm_usplat(0x80000000u))); /* e^-|x| */
-	v8f s = vm_splat(1.0f) / (vm_splat(1.0f) + e), t = e * s;
-	return vm_mask((v8u)(x >= vm_splat(0.0f)), s, t);
+	v8f y;
+
+	vm_sigmoid_n(&x, &y, 1);
+	return y;
 }
 
-/* VM_W vectors at once, step by step across them: the same operations on each as the one-vector forms above, so
- * the same bits.  One vector's chain of dependent operations (exp's reduction, polynomial and scaling, then a
- * division) is longer than the out-of-order window reaches across loop iterations; two independent chains
- * interleaved keep the arithmetic units busier (Sigmoid over 800K floats: 0.77 -> 0.65 ms; three or four spill
- * AVX2's 16 registers and run slower). */
-#define VM_W 2
-#define VM_EACH(stmt)                                                                                             \
-	do {                                                                                                      \
-		_Pragma("GCC unroll 2") for (int i_ = 0; i_ < VM_W; i_++) { stmt; }                                  \
-	} while (0)
-
-/* vm_exp_core of x[0..VM_W) into y (k as there) */
-VM_INLINE void vm_exp_core_w(const v8f *x, v8f *k, v8f *y)
+/* ov_tanh_f: an odd polynomial in |x| below 0.625, 1 - 2 / (e^2|x| + 1) from there, |x|'s sign put back */
+VM_INLINE void vm_tanh_n(const v8f *x, v8f *y, const int n)
 {
-	v8f fn[VM_W], r[VM_W], p[VM_W];
+	v8f a[VM_W], z[VM_W], p[VM_W], small[VM_W], a2[VM_W], e[VM_W];
 
-	VM_EACH(k[i_] = x[i_] * vm_splat(1.44269504088896341f) + vm_splat(12582912.0f));
-	VM_EACH(fn[i_] = k[i_] - vm_splat(12582912.0f));
-	VM_EACH(r[i_] = x[i_] - fn[i_] * vm_splat(0.693359375f));
-	VM_EACH(r[i_] = r[i_] - fn[i_] * vm_splat(-2.12194440e-4f));
-	VM_EACH(p[i_] = vm_splat(1.9875691500e-4f) * r[i_] + vm_splat(1.3981999507e-3f));
-	VM_EACH(p[i_] = p[i_] * r[i_] + vm_splat(8.3334519073e-3f));
-	VM_EACH(p[i_] = p[i_] * r[i_] + vm_splat(4.1665795894e-2f));
-	VM_EACH(p[i_] = p[i_] * r[i_] + vm_splat(1.6666665459e-1f));
-	VM_EACH(p[i_] = p[i_] * r[i_] + vm_splat(5.0000001201e-1f));
-	VM_EACH(y[i_] = p[i_] * r[i_] * r[i_] + r[i_] + vm_splat(1.0f));
+	VM_EACH(n, a[i_] = (v8f)((v8u)x[i_] & vm_usplat(0x7fffffffu)));
+	VM_EACH(n, a2[i_] = a[i_] + a[i_]);
+	vm_exp_nonneg_n(a2, e, n);
+	VM_EACH(n, e[i_] = vm_splat(1.0f) - vm_splat(2.0f) / (e[i_] + vm_splat(1.0f)));
+	VM_EACH(n, z[i_] = x[i_] * x[i_]);
+	VM_EACH(n, p[i_] = vm_splat(-5.70498872745e-3f) * z[i_] + vm_splat(2.06390887954e-2f));
+	VM_EACH(n, p[i_] = p[i_] * z[i_] + vm_splat(-5.37397155531e-2f));
+	VM_EACH(n, p[i_] = p[i_] * z[i_] + vm_splat(1.33314422036e-1f));
+	VM_EACH(n, p[i_] = p[i_] * z[i_] + vm_splat(-3.33332819422e-1f));
+	VM_EACH(n, small[i_] = p[i_] * z[i_] * a[i_] + a[i_]);
+	VM_EACH(n, e[i_] = vm_mask((v8u)(a[i_] < vm_splat(0.625f)), small[i_], e[i_]));
+	VM_EACH(n, y[i_] = (v8f)((v8u)e[i_] | ((v8u)x[i_] & vm_usplat(0x80000000u))));
 }
 
-/* vm_sigmoid of x[0..VM_W) into y */
-VM_INLINE void vm_sigmoid_w(const v8f *x, v8f *y)
-{
-	v8f a[VM_W], k[VM_W], e[VM_W], s[VM_W];
-
-	VM_EACH(a[i_] = (v8f)((v8u)x[i_] | vm_usplat(0x80000000u)));
-	vm_exp_core_w(a, k, e);
-	VM_EACH(e[i_] = e[i_] * (v8f)(((v8u)k[i_] - vm_usplat(0x4b400000u - 127u - 64u)) << 23) * vm_splat(0x1p-64f));
-	VM_EACH(e[i_] = (v8f)((v8u)e[i_] & ~(v8u)(a[i_] < vm_splat(-104.0f))));
-	VM_EACH(s[i_] = vm_splat(1.0f) / (vm_splat(1.0f) + e[i_]));
-	VM_EACH(y[i_] = vm_mask((v8u)(x[i_] >= vm_splat(0.0f)), s[i_], e[i_] * s[i_]));
-}
-
-/* vm_tanh of x[0..VM_W) into y */
-VM_INLINE void vm_tanh_w(const v8f *x, v8f *y)
-{
-	v8f a[VM_W], z[VM_W], p[VM_W], small[VM_W], a2[VM_W], k[VM_W], e[VM_W];
-
-	VM_EACH(a[i_] = (v8f)((v8u)x[i_] & vm_usplat(0x7fffffffu)));
-	VM_EACH(a2[i_] = a[i_] + a[i_]);
-	vm_exp_core_w(a2, k, e);
-	VM_EACH(e[i_] = e[i_] * (v8f)(((v8u)k[i_] - vm_usplat(0x4b400000u - 127u + 64u)) << 23) * vm_splat(0x1p64f));
-	VM_EACH(e[i_] = (v8f)(((v8u)e[i_] & ~(v8u)(a2[i_] > vm_splat(89.0f))) |
-			      ((v8u)(a2[i_] > vm_splat(89.0f)) & vm_usplat(0x7f800000u))));
-	VM_EACH(e[i_] = vm_splat(1.0f) - vm_splat(2.0f) / (e[i_] + vm_splat(1.0f)));
-	VM_EACH(z[i_] = x[i_] * x[i_]);
-	VM_EACH(p[i_] = vm_splat(-5.70498872745e-3f) * z[i_] + vm_splat(2.06390887954e-2f));
-	VM_EACH(p[i_] = p[i_] * z[i_] + vm_splat(-5.37397155531e-2f));
-	VM_EACH(p[i_] = p[i_] * z[i_] + vm_splat(1.33314422036e-1f));
-	VM_EACH(p[i_] = p[i_] * z[i_] + vm_splat(-3.33332819422e-1f));
-	VM_EACH(small[i_] = p[i_] * z[i_] * a[i_] + a[i_]);
-	VM_EACH(e[i_] = vm_mask((v8u)(a[i_] < vm_splat(0.625f)), small[i_], e[i_]));
-	VM_EACH(y[i_] = (v8f)((v8u)e[i_] | ((v8u)x[i_] & vm_usplat(0x80000000u))));
-}
-
-/* ov_tanh_f */
 VM_INLINE v8f vm_tanh(v8f x)
 {
-	v8f a = (v8f)((v8u)x & vm_usplat(0x7fffffffu)), z = x * x;
-	v8f p = vm_splat(-5.70498872745e-3f);
-	p = p * z + vm_splat(2.06390887954e-2f);
-	p = p * z + vm_splat(-5.37397155531e-2f);
-	p = p * z + vm_splat(1.33314422036e-1f);
-	p = p * z + vm_splat(-3.33332819422e-1f);
-	v8f small = p * z * a + a;
-	v8f big = vm_splat(1.0f) - vm_splat(2.0f) / (vm_exp_nonneg(a + a) + vm_splat(1.0f));
-	v8f t = vm_mask((v8u)(a < vm_splat(0.625f)), small, big);
-	return (v8f)((v8u)t | ((v8u)x & vm_usplat(0x80000000u)));
+	v8f y;
+
+	vm_tanh_n(&x, &y, 1);
+	return y;
 }
 
 /* ov_hard_sigmoid_f: a x + b, below 0 gives 0, then above 1 gives 1 (NaN passes) */
