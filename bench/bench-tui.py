@@ -13,8 +13,8 @@ Without MODEL it runs issue 5's two models, made once into bench/data/ (ignored 
 chain (bench/make-chain.py) and torchvision's AlexNet, a 244 MB CNN (bench/make-alexnet.py, Debian's
 python3-torch; skipped with a note when torch is missing), and checks each against its bars: first frame under
 300 ms (chain) or 1 s (CNN), a key under 16 ms, and peak resident memory under 3x the file (the chain). Exit
-status 1 when a bar is missed. Peak RSS is the kernel's high-water mark, which a re-exec (cli/main.c starts again
-with one OpenBLAS thread) carries over: a small model's figure is mostly the first image's libraries."""
+status 1 when a bar is missed. Peak RSS is the kernel's high-water mark: a small model's figure is mostly the
+program's libraries."""
 import os
 import statistics
 import subprocess
