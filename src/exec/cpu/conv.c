@@ -3,13 +3,13 @@
  * (through the double path), Col2Im, DeformConv, and the helpers shared by the NN families (src/exec/ops/ops.h). */
 #include "config.h"
 
-#include <cblas.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "src/base/dtype.h"
+#include "src/exec/cpu/cblas.h"
 #include "src/exec/cpu/kernels.h"
 #include "src/exec/ops/ops.h"
 #include "src/exec/exec.h"
@@ -126,7 +126,9 @@ void cpu_gemm(int32_t dtype, int trans_a, int trans_b, int64_t m, int64_t n, int
 {
 	if (m <= 0 || n <= 0)
 		return;
-	if (m > INT_MAX || n > INT_MAX || kk > INT_MAX || lda > INT_MAX || ldb > INT_MAX || ldc > INT_MAX) {
+	/* CBLAS, loaded on the first product (src/exec/cpu/cblas.c); past its int sizes, or without it, a plain loop */
+	const struct cpu_cblas *bl = cpu_cblas();
+	if (!bl || m > INT_MAX || n > INT_MAX || kk > INT_MAX || lda > INT_MAX || ldb > INT_MAX || ldc > INT_MAX) {
 		if (dtype == OV_DT_FLOAT) {
 			NAIVE_GEMM(float)
 		} else {
@@ -155,20 +157,20 @@ void cpu_gemm(int32_t dtype, int trans_a, int trans_b, int64_t m, int64_t n, int
 			for (int64_t i = 0; i < (m == 1 ? n : m); i++)
 				((float *)c)[m == 1 ? i : i * ldc] = 0.0f;
 		if (m == 1) /* c = op(B)^T a: B is K x N (or N x K transposed) */
-			cblas_sgemv(CblasRowMajor, trans_b ? CblasNoTrans : CblasTrans, trans_b ? (int)n : (int)kk,
+			bl->sgemv(CblasRowMajor, trans_b ? CblasNoTrans : CblasTrans, trans_b ? (int)n : (int)kk,
 				    trans_b ? (int)kk : (int)n, (float)alpha, b, (int)ldb, a, trans_a ? (int)lda : 1,
 				    (float)beta, c, 1);
 		else /* c = op(A) b */
-			cblas_sgemv(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_a ? (int)kk : (int)m,
+			bl->sgemv(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_a ? (int)kk : (int)m,
 				    trans_a ? (int)m : (int)kk, (float)alpha, a, (int)lda, b, trans_b ? 1 : (int)ldb,
 				    (float)beta, c, (int)ldc);
 		return;
 	}
 	if (dtype == OV_DT_FLOAT)
-		cblas_sgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)kk, (float)alpha, a, (int)lda, b, (int)ldb,
+		bl->sgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)kk, (float)alpha, a, (int)lda, b, (int)ldb,
 			    (float)beta, c, (int)ldc);
 	else
-		cblas_dgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)kk, alpha, a, (int)lda, b, (int)ldb, beta, c,
+		bl->dgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)kk, alpha, a, (int)lda, b, (int)ldb, beta, c,
 			    (int)ldc);
 }
 

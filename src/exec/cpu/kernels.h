@@ -17,7 +17,8 @@ int cpu_via_f32(struct exec_kernel_ctx *k, exec_kernel_fn fn, unsigned keep_mask
  * types fail naming op. */
 int cpu_float_dispatch(struct exec_kernel_ctx *k, exec_kernel_fn fn, unsigned keep_mask, const char *op);
 
-/* C = alpha * op(A) * op(B) + beta * C, row-major, for dtype FLOAT (cblas_sgemm) or DOUBLE (cblas_dgemm). */
+/* C = alpha * op(A) * op(B) + beta * C, row-major, for dtype FLOAT (cblas_sgemm) or DOUBLE (cblas_dgemm), through
+ * the CBLAS library loaded on the first call (src/exec/cpu/cblas.c). */
 void cpu_gemm(int32_t dtype, int trans_a, int trans_b, int64_t m, int64_t n, int64_t kk, double alpha,
 	      const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c, int64_t ldc);
 

@@ -1,0 +1,54 @@
+/* CBLAS, loaded with dlopen when the first product needs it (cpu_gemm) instead of linked.  OpenBLAS costs a
+ * process about 2 ms when it is loaded (its relocations, its CPU detection, and a worker thread a core past the
+ * first, which spins waiting for work), and most runs never call it: the executor's own kernels take the float
+ * products of most models; info, dump, check and edit compute nothing.  The library configure found (its soname,
+ * OV_CBLAS_SONAME) is opened first, then the usual names; OpenBLAS reads OPENBLAS_NUM_THREADS when it is loaded,
+ * which cli/main.c sets to 1 unless the user chose.  Without a library (removed after the build), products run
+ * through cpu_gemm's plain loop in double, slower but right. */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "src/exec/cpu/cblas.h"
+
+#ifndef OV_CBLAS_SONAME
+#define OV_CBLAS_SONAME ""
+#endif
+
+static struct cpu_cblas table;
+static const char *loaded;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void load(void)
+{
+	static const char *const names[] = {OV_CBLAS_SONAME, "libopenblas.so.0", "libcblas.so.3", "libblas.so.3"};
+
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		if (!*names[i])
+			continue;
+		void *h = dlopen(names[i], RTLD_LAZY | RTLD_LOCAL);
+		if (!h)
+			continue;
+		/* dlsym's object pointers into function pointers: copied, as POSIX has them the same size */
+		void *sg = dlsym(h, "cblas_sgemm"), *dg = dlsym(h, "cblas_dgemm"), *sv = dlsym(h, "cblas_sgemv");
+		struct cpu_cblas t;
+		memcpy(&t.sgemm, &sg, sizeof sg);
+		memcpy(&t.dgemm, &dg, sizeof dg);
+		memcpy(&t.sgemv, &sv, sizeof sv);
+		if (sg && dg && sv) {
+			table = t;
+			loaded = names[i];
+			return; /* stays loaded for the process */
+		}
+		dlclose(h);
+	}
+}
+
+const struct cpu_cblas *cpu_cblas(void)
+{
+	pthread_once(&once, load);
+	return loaded ? &table : NULL;
+}
