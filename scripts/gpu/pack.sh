@@ -2,8 +2,9 @@
 # Pack what a GPU machine without a package registry needs to run onnxview's GPU checks (scripts/gpu/run.sh there):
 # from the CUDA build in this checkout, into .gpu/ (ignored by git; the device tool carries it: carry [".gpu"]):
 #   .gpu/onnxview-gpu.tar.xz   bin/onnxview, bin/gpu-suite (tests/gpu-suite.c), lib/ (every library `ldd` lists for
-#                              them but glibc's own: protobuf-c, Graphviz, OpenBLAS with libgfortran and libquadmath,
-#                              ncursesw, libstdc++...), share/onnxview, testdata/ (the ONNX backend tests that
+#                              them but glibc's own, and the CBLAS they load when a product needs it: protobuf-c,
+#                              Graphviz, OpenBLAS with libgfortran and libquadmath, ncursesw, libstdc++...),
+#                              share/onnxview, testdata/ (the ONNX backend tests that
 #                              tests/conformance-pass.txt lists, from Debian's libonnx-testdata)
 #   .gpu/PACKED.txt            what was packed: the commit, the build's --version, the libraries, the sizes
 # The test scripts and bench/ travel as files of the checkout; the op models are made there by tests/cuda.sh
@@ -33,8 +34,15 @@ mkdir -p "$stage/bin" "$stage/lib" "$stage/share" "$stage/testdata"
 cp "$ov" "$stage/bin/onnxview"
 cp "$suite" "$stage/bin/gpu-suite"
 strip --strip-debug "$stage/bin/onnxview" "$stage/bin/gpu-suite" 2>/dev/null || true
-# every library the two programs load, but glibc's (the GPU machine has its own) and the CUDA driver's
-ldd "$ov" "$suite" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u |
+# every library the two programs load, but glibc's (the GPU machine has its own) and the CUDA driver's; and the
+# CBLAS library, which they load with dlopen (src/exec/cpu/cblas.c: the soname configure found), with its own
+cblas=$(sed -n 's/^#define OV_CBLAS_SONAME "\(.*\)"$/\1/p' config.h)
+cblas_path=$( [ -n "$cblas" ] && /sbin/ldconfig -p 2>/dev/null | awk -v s="$cblas" '$1 == s { print $NF; exit }')
+[ -n "$cblas_path" ] || echo "pack.sh: the CBLAS library ($cblas) not found: the CPU's products will run through a plain loop there" >&2
+{
+	ldd "$ov" "$suite"
+	[ -n "$cblas_path" ] && echo "	$cblas => $cblas_path (0)" && ldd "$cblas_path"
+} | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u |
 	grep -Ev '/(libc|libm|libpthread|libdl|librt|libresolv|libutil|ld-linux[^/]*|libcuda|libnvidia[^/]*)\.so' |
 	while read -r lib; do
 		cp -L "$lib" "$stage/lib/"
