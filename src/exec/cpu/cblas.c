@@ -1,7 +1,9 @@
 /* CBLAS, loaded with dlopen when the first product needs it (cpu_gemm) instead of linked.  OpenBLAS costs a
  * process about 2 ms when it is loaded (its relocations, its CPU detection, and a worker thread a core past the
- * first, which spins waiting for work), and most runs never call it: the executor's own kernels take the float
- * products of most models; info, dump, check and edit compute nothing.  The library configure found (its soname,
+ * first, which spins waiting for work), and many processes never call it: info, dump, check, edit and a TUI that
+ * runs nothing compute no product; the executor's own kernels take most float products (a single run of a
+ * classifier still loads it for its batch-one Gemm's GEMV, a TUI or --repeat run does not: their kept weights go
+ * through cpu/sgemm.c).  The library configure found (its soname,
  * OV_CBLAS_SONAME) is opened first, then the usual names; OpenBLAS reads OPENBLAS_NUM_THREADS when it is loaded,
  * which cli/main.c sets to 1 unless the user chose.  Without a library (removed after the build), products run
  * through cpu_gemm's plain loop in double, slower but right. */

@@ -158,20 +158,20 @@ void cpu_gemm(int32_t dtype, int trans_a, int trans_b, int64_t m, int64_t n, int
 				((float *)c)[m == 1 ? i : i * ldc] = 0.0f;
 		if (m == 1) /* c = op(B)^T a: B is K x N (or N x K transposed) */
 			bl->sgemv(CblasRowMajor, trans_b ? CblasNoTrans : CblasTrans, trans_b ? (int)n : (int)kk,
-				    trans_b ? (int)kk : (int)n, (float)alpha, b, (int)ldb, a, trans_a ? (int)lda : 1,
-				    (float)beta, c, 1);
+				  trans_b ? (int)kk : (int)n, (float)alpha, b, (int)ldb, a, trans_a ? (int)lda : 1,
+				  (float)beta, c, 1);
 		else /* c = op(A) b */
 			bl->sgemv(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_a ? (int)kk : (int)m,
-				    trans_a ? (int)m : (int)kk, (float)alpha, a, (int)lda, b, trans_b ? 1 : (int)ldb,
-				    (float)beta, c, (int)ldc);
+				  trans_a ? (int)m : (int)kk, (float)alpha, a, (int)lda, b, trans_b ? 1 : (int)ldb,
+				  (float)beta, c, (int)ldc);
 		return;
 	}
 	if (dtype == OV_DT_FLOAT)
 		bl->sgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)kk, (float)alpha, a, (int)lda, b, (int)ldb,
-			    (float)beta, c, (int)ldc);
+			  (float)beta, c, (int)ldc);
 	else
 		bl->dgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)kk, alpha, a, (int)lda, b, (int)ldb, beta, c,
-			    (int)ldc);
+			  (int)ldc);
 }
 
 /* ---- im2col / col2im --------------------------------------------------------------------------------------- */
