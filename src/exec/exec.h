@@ -270,6 +270,10 @@ struct exec_backend_ops {
 	void *(*graph_end)(int keep, struct ov_error *err);
 	int (*graph_launch)(void *graph, const struct xtensor *const *inputs, size_t n, struct ov_error *err);
 	void (*graph_free)(void *graph);
+	/* optional: called before a run's first node, outside the run's time: the backend readies what its kernels
+	 * would otherwise load on first use (the CPU: its CBLAS library, src/exec/cpu/cblas.c), so that a first run's
+	 * node times are the nodes' own */
+	void (*run_ready)(void);
 };
 const struct exec_backend_ops *exec_backend_cpu(void);
 /* The CUDA backend (src/exec/cuda/backend.cu), or NULL with err saying why: no usable device ("no CUDA device:

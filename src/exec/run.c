@@ -1127,6 +1127,11 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 		}
 		dev_marks = be->prof_marks && be->prof_mark && be->prof_read && !be->prof_marks(need + 1);
 	}
+	/* what the backends would load on their first use (the CPU is every run's fallback), before the time */
+	if (be->run_ready)
+		be->run_ready();
+	if (be != cpu_be && cpu_be->run_ready)
+		cpu_be->run_ready();
 	double t0 = now_ms();
 	rec = record && kc && !prof && !replay_begin(kc, be, g, &p, fed, n_fed, slots);
 	if (dev_marks)
