@@ -38,7 +38,8 @@ strip --strip-debug "$stage/bin/onnxview" "$stage/bin/gpu-suite" 2>/dev/null || 
 # CBLAS library, which they load with dlopen (src/exec/cpu/cblas.c: the soname configure found), with its own
 cblas=$(sed -n 's/^#define OV_CBLAS_SONAME "\(.*\)"$/\1/p' config.h)
 cblas_path=$( [ -n "$cblas" ] && /sbin/ldconfig -p 2>/dev/null | awk -v s="$cblas" '$1 == s { print $NF; exit }')
-[ -n "$cblas_path" ] || echo "pack.sh: the CBLAS library ($cblas) not found: the CPU's products will run through a plain loop there" >&2
+[ -n "$cblas_path" ] ||
+	echo "pack.sh: the CBLAS library ($cblas) not found: the CPU's products will run through a plain loop there" >&2
 {
 	ldd "$ov" "$suite"
 	[ -n "$cblas_path" ] && echo "	$cblas => $cblas_path (0)" && ldd "$cblas_path"

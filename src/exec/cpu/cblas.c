@@ -1,9 +1,9 @@
 /* CBLAS, loaded with dlopen when a run is about to start (the CPU backend's run_ready, outside the run's time) or
  * by the first product (cpu_gemm), instead of linked.  OpenBLAS costs a process about 2 ms when it is loaded (its
  * relocations, its CPU detection, and a worker thread a core past the first, which spins waiting for work), and
- * many processes run nothing: info, dump, check, edit, and a TUI until its first run.  The library configure found (its soname,
- * OV_CBLAS_SONAME) is opened first, then the usual names; OpenBLAS reads OPENBLAS_NUM_THREADS when it is loaded,
- * which cli/main.c sets to 1 unless the user chose.  Without a library (removed after the build), products run
+ * many processes run nothing: info, dump, check, edit, and a TUI until its first run.  The library configure
+ * found (its soname, OV_CBLAS_SONAME) is opened first, then the usual names; OpenBLAS reads OPENBLAS_NUM_THREADS
+ * when it is loaded, which cli/main.c sets to 1 unless the user chose.  Without a library (removed after the build), products run
  * through cpu_gemm's plain loop in double, slower but right. */
 #include "config.h"
 
