@@ -68,6 +68,26 @@ np.save("a.npy", r.reshape(3, 4))
 np.save("b.npy", r + np.float32(1))
 sg = (1 / (1 + np.exp(-xs.astype(np.float64)))).astype(np.float32)
 np.save("c.npy", sg.reshape(2, 6))
+
+# same: products whose B is a constant, through the own kernel in a single run (B read as it lies) and with kept
+# constants (B packed once): a Gemm of 20 rows, K across two k blocks, bias and Relu after it; a MatMul with a B
+# that a Transpose of an initializer makes (a constant by folding; too big for the own kernel unless constant); a
+# batch-one Gemm
+xp = rng.standard_normal((20, 600)).astype(np.float32)
+x1 = rng.standard_normal((1, 600)).astype(np.float32)
+save("same", [
+    helper.make_node("Gemm", ["xp", "G", "gb"], ["g"], transB=1),
+    helper.make_node("Relu", ["g"], ["gr"]),
+    helper.make_node("Transpose", ["M"], ["MT"], perm=[1, 0]),
+    helper.make_node("MatMul", ["xp", "MT"], ["mm"]),
+    helper.make_node("Gemm", ["x1", "V", "vb"], ["v"], transB=1),
+], [vi("xp", T.FLOAT, [20, 600]), vi("x1", T.FLOAT, [1, 600])],
+   [vi("gr", T.FLOAT, None), vi("mm", T.FLOAT, None), vi("v", T.FLOAT, None)],
+   [("G", rng.standard_normal((48, 600)).astype(np.float32)), ("gb", rng.standard_normal(48).astype(np.float32)),
+    ("M", rng.standard_normal((130, 600)).astype(np.float32)),
+    ("V", rng.standard_normal((33, 600)).astype(np.float32)), ("vb", rng.standard_normal(33).astype(np.float32))])
+np.save("xp.npy", xp)
+np.save("x1.npy", x1)
 PY
 
 run() { "$ONNXVIEW" run "$@" >out.txt 2>err.txt; echo $? >rc.txt; }
@@ -98,6 +118,20 @@ run fold.onnx --input x=x.npy --repeat 2 --all --json
 check "--all with kept constants still reports the folded values" "$PYTHON" -c '
 import json; d = json.load(open("out.txt")); names = {v["name"] for v in d["values"]}
 assert {"WT", "Bi", "Bs", "s", "y"} <= names, names'
+
+# ---- the same bits in one run as in many ----
+run same.onnx --input xp=xp.npy --input x1=x1.npy --save one
+run same.onnx --input xp=xp.npy --input x1=x1.npy --repeat 2 --save many
+check "products of constant weights: a single run gives the bits of run --repeat (B read as it lies, B kept)" \
+	sh -c "cmp one/gr.npy many/gr.npy && cmp one/mm.npy many/mm.npy && cmp one/v.npy many/v.npy"
+check "and numpy's values" "$PYTHON" -c '
+import numpy as np, onnx
+from onnx import numpy_helper
+w = {t.name: numpy_helper.to_array(t).astype(np.float64) for t in onnx.load("same.onnx").graph.initializer}
+xp, x1 = np.load("xp.npy").astype(np.float64), np.load("x1.npy").astype(np.float64)
+for name, ref in (("gr", np.maximum(xp @ w["G"].T + w["gb"], 0)), ("mm", xp @ w["M"].T), ("v", x1 @ w["V"].T + w["vb"])):
+    got = np.load("one/%s.npy" % name)
+    assert np.abs(got - ref).max() <= 1e-4 * max(1, np.abs(ref).max()), name'
 
 # ---- taking an input ----
 run take.onnx --input x=xs.npy --expect a=a.npy --expect b=b.npy --expect c=c.npy --repeat 2

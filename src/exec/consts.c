@@ -118,4 +118,5 @@ void slot_keep(struct slot *s, struct xtensor *k)
 	s->t.devops = NULL;
 	s->t.host_stale = 0;
 	s->kept = k;
+	s->constant = 1;
 }

@@ -158,6 +158,11 @@ const void *xk_derived(const struct exec_kernel_ctx *k, size_t i, uint64_t tag);
 /* 1 when input i is a constant kept across runs (xk_derive would keep a block for it), so a kernel can choose a
  * way that pays only when what it derives is kept. */
 int xk_keeps(const struct exec_kernel_ctx *k, size_t i);
+/* 1 when input i has the same value every run: a constant, kept across runs or not (a single run's, a subgraph's),
+ * or a value computed from constants alone.  Whether a constant is kept depends on the run; whether it is a
+ * constant does not: a kernel that chooses its arithmetic by this (B's packing in a product) gives the same bits
+ * in a single run as in run --repeat and the TUI's runs. */
+int xk_constant(const struct exec_kernel_ctx *k, size_t i);
 int xk_derive(struct exec_kernel_ctx *k, size_t i, uint64_t tag, void *block, size_t bytes);
 
 /* Run subgraph sub of the kernel's node (If's branches, Loop's and Scan's bodies) on the CPU: its formal inputs

@@ -173,6 +173,17 @@ int xk_keeps(const struct exec_kernel_ctx *k, size_t i)
 	return kept_input(k, i) >= 0;
 }
 
+int xk_constant(const struct exec_kernel_ctx *k, size_t i)
+{
+	const struct exec_env *env = k->env;
+
+	if (!env || env->g != k->g || i >= k->n_in || !k->in[i] || k->node >= k->g->n_nodes ||
+	    i >= k->g->nodes[k->node].proto->n_input)
+		return 0;
+	int32_t id = k->g->nodes[k->node].in[i];
+	return id >= 0 && env->slots[id].constant && (k->in[i] == &env->slots[id].t || k->in[i] == env->slots[id].kept);
+}
+
 int xk_derive(struct exec_kernel_ctx *k, size_t i, uint64_t tag, void *block, size_t bytes)
 {
 	int32_t id = kept_input(k, i);
@@ -442,7 +453,9 @@ static int32_t silu_after(const struct graph *g, int32_t v, const struct slot *s
  * its outputs are kept with the constants; later runs read them and skip the node.  An Identity of a kept value is
  * that value under another name (no copy).  Nodes with subgraphs, of other domains, and the random ops are never
  * folded.  A run that feeds one of the inputs (an initializer given as an input) does not fold what depends on it,
- * and does not touch what earlier runs kept. */
+ * and does not touch what earlier runs kept.  A run that keeps no constants (a single run, a subgraph's) runs such
+ * a node the same way, with no offers, and marks its outputs constant: what is a constant (xk_constant) is the
+ * same in every run, only whether it is kept differs. */
 static int nondeterministic(const char *op)
 {
 	static const char *const ops[] = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
@@ -462,7 +475,7 @@ static int foldable(const struct graph *g, uint32_t n, const struct slot *slots,
 		return 0;
 	/* the inputs first: most nodes read a value computed in the run, and are answered there */
 	for (size_t i = 0; i < p->n_input; i++)
-		if (nd->in[i] >= 0 && (!slots[nd->in[i]].kept || slots[nd->in[i]].t.kind != XT_TENSOR))
+		if (nd->in[i] >= 0 && (!slots[nd->in[i]].constant || slots[nd->in[i]].t.kind != XT_TENSOR))
 			return 0;
 	for (size_t i = 0; i < p->n_output; i++)
 		if (nd->out[i] >= 0 && is_from[nd->out[i]])
@@ -487,6 +500,19 @@ static int fold_read(const struct graph *g, uint32_t n, struct slot *slots, stru
 		if (nd->out[i] >= 0)
 			slot_keep(&slots[nd->out[i]], &kc->t[nd->out[i]]);
 	return 1;
+}
+
+/* After node n ran from constants alone in a run that keeps none: its tensor outputs are constants too. */
+static int fold_mark(const struct graph *g, uint32_t n, struct slot *slots)
+{
+	const struct graph_node *nd = &g->nodes[n];
+
+	for (size_t i = 0; i < nd->proto->n_output; i++) {
+		int32_t id = nd->out[i];
+		if (id >= 0 && slots[id].t.data && slots[id].t.kind == XT_TENSOR)
+			slots[id].constant = 1;
+	}
+	return 0;
 }
 
 /* After node n ran: its outputs kept with the constants (their host data made current first, once). */
@@ -1093,6 +1119,7 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 			kc->t[v] = slots[v].t;
 			slot_keep(&slots[v], &kc->t[v]);
 		}
+		slots[v].constant = slots[v].t.kind == XT_TENSOR;
 	}
 
 	/* uses inside the cut; 'to' values (and everything with --all) are kept */
@@ -1163,22 +1190,24 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 			xt_free(dst);
 			*dst = *src;
 			memset(src, 0, sizeof *src);
-		} else if ((fold = kc && foldable(g, n, slots, p.is_from)) && fold_read(g, n, slots, kc)) {
+		} else if ((fold = foldable(g, n, slots, p.is_from)) && kc && fold_read(g, n, slots, kc)) {
 			/* computed by an earlier run, kept with the constants */
 			out->nodes_kept++;
 			continue;
 		} else if (fold) {
-			/* computed now, kept for the runs after (no offers: its outputs are kept as they are); not while
-			 * recording: what is kept must outlive the recording's memory */
+			/* computed from constants alone: with no offers, as its outputs are kept as they are; kept for the
+			 * runs after with kept constants, and marked constant without (so a single run's kernels choose
+			 * as the runs that keep it do: xk_constant); not while recording: what is kept must outlive the
+			 * recording's memory */
 			struct exec_kernel_ctx offer = {.act = {EXEC_ACT_NONE, 0, 0}, .add_act = {EXEC_ACT_NONE, 0, 0}};
-			if (rec) {
+			if (kc && rec) {
 				char where[300];
 				node_prefix(g, n, where, sizeof where);
 				ov_fail(err, OV_INVALID, "%s computes from constants, and was not kept by the run before", where);
 				goto done;
 			}
 			if (run_node(m, g, n, slots, p.is_from, be, &env, &offer, out, err) ||
-			    fold_keep(g, n, slots, kc, out, err))
+			    (kc ? fold_keep(g, n, slots, kc, out, err) : fold_mark(g, n, slots)))
 				goto done;
 		} else {
 			struct exec_kernel_ctx offer = {.act = {EXEC_ACT_NONE, 0, 0}, .add_act = {EXEC_ACT_NONE, 0, 0}};

@@ -32,6 +32,8 @@ struct slot {
 	uint8_t given;  /* moved into the result */
 	uint8_t shape;  /* shape arithmetic on the host: a Shape or Size output, or a small value computed from them
 	                   (and constants) on the CPU during a device backend's run (shape_arith) */
+	uint8_t constant; /* the same value every run, kept or not: a tensor initializer or Constant, or the output of
+	                     a node that keeping constants folds (foldable) computed from such alone (xk_constant) */
 };
 
 /* Constants kept across runs (src/exec/consts.c). */

@@ -19,6 +19,7 @@
 #include "src/model/model.h"
 #include "src/exec/ops/ov-resize.h"
 #include "src/exec/ops/ov-window.h"
+#include "src/exec/cpu/sgemm.h"
 #include "tests/unit/tap.h"
 
 #include "tests/unit/knode.h"
@@ -1336,6 +1337,49 @@ static void test_matmul(void)
 	OK(!vbad, "Gemm of a vector (M or N 1), every transpose, with and without C (%d wrong)", vbad);
 }
 
+/* The own product with B read as it lies (cpu_sgemm_direct: a single run's constant) against B packed first
+ * (cpu_sgemm_packed: the kept weights of run --repeat and the TUI): the same bits for every M up to a block of
+ * rows and past it, N with and without a partial panel, K across k blocks and with a tail of the 8 x 8 turns,
+ * B transposed or not and with a row stride wider than its columns, with the bias and activation epilogue. */
+static void test_sgemm_direct(void)
+{
+	static const int64_t ms[] = {1, 2, 5, 6, 7, 13, 144, 150}, ns[] = {2, 16, 37, 64, 100}, ks[] = {1, 7, 64, 515, 1100};
+	int bad = 0, cases = 0;
+	uint32_t seed = 7;
+	for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++)
+		for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++)
+			for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
+				for (int tb = 0; tb < 2; tb++) {
+					int64_t m = ms[mi], n = ns[ni], k = ks[ki], ldb = (tb ? k : n) + 3;
+					size_t bn = (size_t)(tb ? n : k) * (size_t)ldb;
+					float *a = malloc((size_t)(m * k) * sizeof *a), *b = malloc(bn * sizeof *b);
+					float *bias = malloc((size_t)n * sizeof *bias), *c1 = malloc((size_t)(m * n) * sizeof *c1);
+					float *c2 = malloc((size_t)(m * n) * sizeof *c2);
+					float *bp = malloc(cpu_sgemm_packed_floats(k, n) * sizeof *bp);
+					float *pan = malloc(SGEMM_PAN_FLOATS * sizeof *pan);
+					struct exec_act act = {EXEC_ACT_CLIP, -0.5f, 3.0f};
+					struct sgemm_epi e = {{bias, NULL}, {0, 0}, (m + n) % 2 ? &act : NULL};
+					for (int64_t i = 0; i < m * k; i++)
+						a[i] = (float)((seed = seed * 1103515245u + 12345u) >> 8) / 16777216.0f - 0.5f;
+					for (size_t i = 0; i < bn; i++)
+						b[i] = (float)((seed = seed * 1103515245u + 12345u) >> 8) / 16777216.0f - 0.5f;
+					for (int64_t i = 0; i < n; i++)
+						bias[i] = (float)i / 7.0f - 1.0f;
+					cpu_sgemm_pack(tb, k, n, b, ldb, bp);
+					cpu_sgemm_packed(m, n, k, a, k, bp, c1, n, &e);
+					cpu_sgemm_direct(m, n, k, a, k, tb, b, ldb, pan, c2, n, &e);
+					if (memcmp(c1, c2, (size_t)(m * n) * sizeof *c1)) {
+						if (bad < 5)
+							printf("#   differ: M %lld N %lld K %lld%s\n", (long long)m, (long long)n,
+							       (long long)k, tb ? " B transposed" : "");
+						bad++;
+					}
+					cases++;
+					free(a), free(b), free(bias), free(c1), free(c2), free(bp), free(pan);
+				}
+	OK(!bad, "sgemm: B read as it lies gives the bits of B packed (%d of %d shapes differ)", bad, cases);
+}
+
 static int einsum(const char *eq, const struct xtensor *const *in, size_t n, struct xtensor *y)
 {
 	struct tnode t;
@@ -2167,6 +2211,7 @@ int main(void)
 	test_values();
 	test_conv_transpose();
 	test_matmul();
+	test_sgemm_direct();
 	test_einsum();
 	test_pool();
 	test_maxpool_float();

@@ -9,7 +9,7 @@
 #include "src/exec/cpu/simd.h"
 
 #define SG_MR 6    /* rows per tile */
-#define SG_KC 512  /* k per block: a 16-column panel of it (32 KiB) serves every tile of the block; measured 4 to 5%
+#define SG_KC 512  /* k per block (SGEMM_PAN_FLOATS is SG_KC x SGEMM_NR): a 16-column panel of it (32 KiB) serves every tile of the block; measured 4 to 5%
                     * faster than 256 on the encoder's shapes with the weights cold in the cache */
 #define SG_MC 144  /* rows per block: the A block (144 x 512 floats) stays in L2 */
 
@@ -25,36 +25,76 @@ static int64_t sg_kblock(int64_t k)
 	return nkb ? (k + nkb - 1) / nkb : 1;
 }
 
+/* Columns [j0, j0 + nc) of k rows [k0, k0 + kc) of op(B) as one panel: kc rows of 16 floats, zeros past nc. */
+static inline __attribute__((always_inline)) void sg_pack_panel(int trans_b, int64_t k0, int64_t kc, int64_t j0,
+								int64_t nc, const float *b, int64_t ldb, float *p)
+{
+	if (nc < SGEMM_NR)
+		memset(p, 0, (size_t)kc * SGEMM_NR * sizeof *p);
+	if (!trans_b) {
+		for (int64_t q = 0; q < kc; q++)
+			if (nc == SGEMM_NR)
+				memcpy(p + q * SGEMM_NR, b + (k0 + q) * ldb + j0, SGEMM_NR * sizeof *p);
+			else
+				memcpy(p + q * SGEMM_NR, b + (k0 + q) * ldb + j0, (size_t)nc * sizeof *p);
+		return;
+	}
+	/* B is N x K: each of its rows is a column of the panel, turned 8 x 8 floats at a time in registers */
+	int64_t q0 = 0;
+	if (nc == SGEMM_NR) {
+		/* 8 rows at a time, each read from start to end (16 rows ldb apart can share one set of the L1) */
+		for (int h = 0; h < SGEMM_NR; h += 8)
+			for (q0 = 0; q0 + 8 <= kc; q0 += 8) {
+				v8f r[8];
+				for (int j = 0; j < 8; j++)
+					r[j] = LOAD8(b + (j0 + h + j) * ldb + k0 + q0);
+				v8_transpose(r);
+				for (int i = 0; i < 8; i++)
+					STORE8(p + (q0 + i) * SGEMM_NR + h, r[i]);
+			}
+	}
+	for (int64_t j = 0; j < nc; j++) {
+		const float *src = b + (j0 + j) * ldb + k0;
+		for (int64_t q = q0; q < kc; q++)
+			p[q * SGEMM_NR + j] = src[q];
+	}
+}
+
 /* The packed layout: k block after k block (sg_kblock), and in each, panel after panel of its kc rows of 16
  * floats; so the tiles of a block read it from start to end, and the hardware streams it in. */
-void cpu_sgemm_pack(int trans_b, int64_t k, int64_t n, const float *b, int64_t ldb, float *dst)
+NN_CLONES void cpu_sgemm_pack(int trans_b, int64_t k, int64_t n, const float *b, int64_t ldb, float *dst)
 {
 	int64_t kcb = sg_kblock(k), np = (n + SGEMM_NR - 1) / SGEMM_NR;
 
 	for (int64_t k0 = 0; k0 < k; k0 += kcb) {
 		int64_t kc = k - k0 < kcb ? k - k0 : kcb;
-		for (int64_t j0 = 0; j0 < n; j0 += SGEMM_NR) {
-			int64_t nc = n - j0 < SGEMM_NR ? n - j0 : SGEMM_NR;
-			float *p = dst + (size_t)k0 * (size_t)np * SGEMM_NR + (size_t)(j0 / SGEMM_NR) * (size_t)kc * SGEMM_NR;
-			if (nc < SGEMM_NR)
-				memset(p, 0, (size_t)kc * SGEMM_NR * sizeof *p);
-			if (trans_b) /* B is N x K: each of its rows is a column of the panel */
-				for (int64_t j = 0; j < nc; j++) {
-					const float *src = b + (j0 + j) * ldb + k0;
-					for (int64_t q = 0; q < kc; q++)
-						p[q * SGEMM_NR + j] = src[q];
-				}
-			else
-				for (int64_t q = 0; q < kc; q++)
-					memcpy(p + q * SGEMM_NR, b + (k0 + q) * ldb + j0, (size_t)nc * sizeof *p);
+		float *blk = dst + (size_t)k0 * (size_t)np * SGEMM_NR;
+		if (trans_b) {
+			for (int64_t j0 = 0; j0 < n; j0 += SGEMM_NR)
+				sg_pack_panel(1, k0, kc, j0, n - j0 < SGEMM_NR ? n - j0 : SGEMM_NR, b, ldb,
+					      blk + (size_t)(j0 / SGEMM_NR) * (size_t)kc * SGEMM_NR);
+			continue;
 		}
+		/* row by row of B, each read from start to end (a panel at a time would read kc rows ldb apart) */
+		int64_t full = n / SGEMM_NR;
+		for (int64_t q = 0; q < kc; q++) {
+			const float *src = b + (k0 + q) * ldb;
+			for (int64_t pi = 0; pi < full; pi++)
+				memcpy(blk + ((size_t)pi * (size_t)kc + (size_t)q) * SGEMM_NR, src + pi * SGEMM_NR,
+				       SGEMM_NR * sizeof *dst);
+		}
+		if (full * SGEMM_NR < n)
+			sg_pack_panel(0, k0, kc, full * SGEMM_NR, n - full * SGEMM_NR, b, ldb,
+				      blk + (size_t)full * (size_t)kc * SGEMM_NR);
 	}
 }
 
-/* One tile: c[0..mr)[0..16) = (load ? c : 0) + a[0..mr)[0..kc) * b (kc rows of 16), every element one chain of
- * fused multiply-adds in k order.  Inlined with a constant mr, so each row count is its own loop. */
+/* One tile: c[0..mr)[0..16) = (load ? c : 0) + a[0..mr)[0..kc) * b (kc rows of 16, ldb apart: SGEMM_NR in a
+ * panel), every element one chain of fused multiply-adds in k order.  Inlined with a constant mr, so each row count
+ * is its own loop. */
 static inline __attribute__((always_inline)) void sg_tile(int mr, int64_t kc, const float *a, int64_t lda,
-							  const float *b, float *c, int64_t ldc, int load, int pf)
+							  const float *b, int64_t ldb, float *c, int64_t ldc, int load,
+							  int pf)
 {
 	v8f c00 = {0}, c01 = {0}, c10 = {0}, c11 = {0}, c20 = {0}, c21 = {0};
 	v8f c30 = {0}, c31 = {0}, c40 = {0}, c41 = {0}, c50 = {0}, c51 = {0};
@@ -82,7 +122,7 @@ static inline __attribute__((always_inline)) void sg_tile(int mr, int64_t kc, co
 		x0 += av * b0;                               \
 		x1 += av * b1;                               \
 	}
-	for (int64_t q = 0; q < kc; q++, b += SGEMM_NR) {
+	for (int64_t q = 0; q < kc; q++, b += ldb) {
 		v8f b0 = LOAD8(b), b1 = LOAD8(b + 8);
 		if (pf) /* the same line of the next panel, which follows this one */
 			__builtin_prefetch(b + kc * SGEMM_NR);
@@ -109,19 +149,20 @@ static inline __attribute__((always_inline)) void sg_tile(int mr, int64_t kc, co
 }
 
 static inline __attribute__((always_inline)) void sg_tile_any(int mr, int64_t kc, const float *a, int64_t lda,
-							      const float *b, float *c, int64_t ldc, int load, int pf)
+							      const float *b, int64_t ldb, float *c, int64_t ldc,
+							      int load, int pf)
 {
 	if (pf) {
-		sg_tile(6, kc, a, lda, b, c, ldc, load, 1); /* only whole tiles prefetch */
+		sg_tile(6, kc, a, lda, b, ldb, c, ldc, load, 1); /* only whole tiles prefetch */
 		return;
 	}
 	switch (mr) {
-	case 6: sg_tile(6, kc, a, lda, b, c, ldc, load, 0); break;
-	case 5: sg_tile(5, kc, a, lda, b, c, ldc, load, 0); break;
-	case 4: sg_tile(4, kc, a, lda, b, c, ldc, load, 0); break;
-	case 3: sg_tile(3, kc, a, lda, b, c, ldc, load, 0); break;
-	case 2: sg_tile(2, kc, a, lda, b, c, ldc, load, 0); break;
-	default: sg_tile(1, kc, a, lda, b, c, ldc, load, 0); break;
+	case 6: sg_tile(6, kc, a, lda, b, ldb, c, ldc, load, 0); break;
+	case 5: sg_tile(5, kc, a, lda, b, ldb, c, ldc, load, 0); break;
+	case 4: sg_tile(4, kc, a, lda, b, ldb, c, ldc, load, 0); break;
+	case 3: sg_tile(3, kc, a, lda, b, ldb, c, ldc, load, 0); break;
+	case 2: sg_tile(2, kc, a, lda, b, ldb, c, ldc, load, 0); break;
+	default: sg_tile(1, kc, a, lda, b, ldb, c, ldc, load, 0); break;
 	}
 }
 
@@ -165,8 +206,23 @@ static inline __attribute__((always_inline)) void sg_epilogue(int mr, int64_t nc
 	}
 }
 
-NN_CLONES void cpu_sgemm_packed(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, const float *bp,
-				float *c, int64_t ldc, const struct sgemm_epi *e)
+/* B as the loops read it: its packed copy (bp), or where it lies (b, ldb, trans_b: op(B) is K x N). */
+struct sg_src {
+	const float *bp;
+	const float *b;
+	int64_t ldb;
+	int trans_b;
+	float *pan; /* SG_KC x SGEMM_NR floats: a panel of B packed as it is reached */
+};
+
+/* The product's loops (sgemm.h's contract), with B from src: from its packed copy, or (direct, a constant) from B
+ * as it lies: a panel that is 16 whole columns of an untransposed B is read in place by a single tile (one read of
+ * each line), any other is packed into src->pan when it is reached (for each block of rows: the caller packs all
+ * of B first when there are many), so the tiles that share it read it from L1, not rows ldb apart.  The
+ * tiles, their order and the epilogue are the same either way, so the results are too. */
+static inline __attribute__((always_inline)) void sg_run(int direct, int64_t m, int64_t n, int64_t k,
+							 const float *a, int64_t lda, const struct sg_src *src,
+							 float *c, int64_t ldc, const struct sgemm_epi *e)
 {
 	static const struct sgemm_epi none = {0};
 	struct act8 act;
@@ -193,23 +249,33 @@ NN_CLONES void cpu_sgemm_packed(int64_t m, int64_t n, int64_t k, const float *a,
 		for (int64_t i0 = 0; i0 < m; i0 += SG_MC) {
 			int64_t mc = m - i0 < SG_MC ? m - i0 : SG_MC;
 			for (int64_t j0 = 0; j0 < n; j0 += SGEMM_NR) {
-				int64_t nc = n - j0 < SGEMM_NR ? n - j0 : SGEMM_NR;
-				const float *b = bp + (size_t)k0 * (size_t)np * SGEMM_NR +
-						 (size_t)(j0 / SGEMM_NR) * (size_t)kc * SGEMM_NR;
-				int pf = j0 + SGEMM_NR < n && mc >= SG_MR; /* the first tile brings in the next panel */
+				int64_t nc = n - j0 < SGEMM_NR ? n - j0 : SGEMM_NR, ldb = SGEMM_NR;
+				const float *b;
+				int pf = 0;
+				if (!direct) {
+					b = src->bp + (size_t)k0 * (size_t)np * SGEMM_NR +
+					    (size_t)(j0 / SGEMM_NR) * (size_t)kc * SGEMM_NR;
+					pf = j0 + SGEMM_NR < n && mc >= SG_MR; /* the first tile brings in the next panel */
+				} else if (!src->trans_b && nc == SGEMM_NR && mc <= SG_MR) {
+					b = src->b + k0 * src->ldb + j0;
+					ldb = src->ldb;
+				} else {
+					sg_pack_panel(src->trans_b, k0, kc, j0, nc, src->b, src->ldb, src->pan);
+					b = src->pan;
+				}
 				for (int64_t i = i0; i < i0 + mc; i += SG_MR) {
 					int mr = i0 + mc - i < SG_MR ? (int)(i0 + mc - i) : SG_MR;
 					const float *ai = a + i * lda + k0;
 					float *ci = c + i * ldc + j0;
 					if (nc == SGEMM_NR) {
-						sg_tile_any(mr, kc, ai, lda, b, ci, ldc, load, pf && i == i0);
+						sg_tile_any(mr, kc, ai, lda, b, ldb, ci, ldc, load, pf && i == i0);
 					} else {
 						/* the last panel's columns past N are zeros in B: the tile runs in tmp */
 						if (load)
 							for (int r = 0; r < mr; r++)
 								memcpy(tmp + r * SGEMM_NR, ci + r * ldc,
 								       (size_t)nc * sizeof *tmp);
-						sg_tile_any(mr, kc, ai, lda, b, tmp, SGEMM_NR, load, 0);
+						sg_tile_any(mr, kc, ai, lda, b, SGEMM_NR, tmp, SGEMM_NR, load, 0);
 						for (int r = 0; r < mr; r++)
 							memcpy(ci + r * ldc, tmp + r * SGEMM_NR, (size_t)nc * sizeof *tmp);
 					}
@@ -221,29 +287,57 @@ NN_CLONES void cpu_sgemm_packed(int64_t m, int64_t n, int64_t k, const float *a,
 	}
 }
 
+NN_CLONES void cpu_sgemm_packed(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, const float *bp,
+				float *c, int64_t ldc, const struct sgemm_epi *e)
+{
+	struct sg_src src = {.bp = bp};
+
+	sg_run(0, m, n, k, a, lda, &src, c, ldc, e);
+}
+
+NN_CLONES void cpu_sgemm_direct(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, int trans_b,
+				const float *b, int64_t ldb, float *pan, float *c, int64_t ldc,
+				const struct sgemm_epi *e)
+{
+	struct sg_src src = {.b = b, .ldb = ldb, .trans_b = trans_b, .pan = pan};
+
+	sg_run(1, m, n, k, a, lda, &src, c, ldc, e);
+}
+
 /* The tag a packed copy is filed under: the layout (this packing) and the shape read from the constant. */
 static uint64_t sg_tag(int trans_b, int64_t kk)
 {
 	return ((uint64_t)0x5347u << 48) | ((uint64_t)(trans_b != 0) << 47) | ((uint64_t)kk & ((1ull << 47) - 1));
 }
 
-const float *cpu_sgemm_b(struct exec_kernel_ctx *k, size_t b_input, int trans_b, int64_t kk, int64_t n,
-			 const float *b, int64_t ldb, float **scratch)
+int cpu_sgemm_node(struct exec_kernel_ctx *k, size_t b_input, int trans_b, int64_t m, int64_t n, int64_t kk,
+		   const float *a, int64_t lda, const float *b, int64_t ldb, float *c, int64_t ldc,
+		   const struct sgemm_epi *e)
 {
 	uint64_t tag = sg_tag(trans_b, kk);
 	const float *kept = xk_derived(k, b_input, tag);
 
-	*scratch = NULL;
-	if (kept)
-		return kept;
-	size_t nf = cpu_sgemm_packed_floats(kk, n);
-	float *p = malloc((nf ? nf : 1) * sizeof *p);
-	if (!p) {
-		xk_fail(k, "out of memory");
-		return NULL;
+	if (kept) {
+		cpu_sgemm_packed(m, n, kk, a, lda, kept, c, ldc, e);
+		return 0;
 	}
+	size_t nf = cpu_sgemm_packed_floats(kk, n);
+	if (!xk_keeps(k, b_input) && m <= SG_MC) {
+		/* read once (one block of rows): packed a panel at a time into a buffer that stays in L1, not all of
+		 * B into memory it would touch once */
+		float *pan = malloc(SGEMM_PAN_FLOATS * sizeof *pan);
+		if (!pan)
+			return xk_fail(k, "out of memory");
+		cpu_sgemm_direct(m, n, kk, a, lda, trans_b, b, ldb, pan, c, ldc, e);
+		free(pan);
+		return 0;
+	}
+	float *p = malloc((nf ? nf : 1) * sizeof *p);
+	if (!p)
+		return xk_fail(k, "out of memory for B packed (%zu bytes)", nf * sizeof *p);
 	cpu_sgemm_pack(trans_b, kk, n, b, ldb, p);
+	cpu_sgemm_packed(m, n, kk, a, lda, p, c, ldc, e);
 	if (!xk_derive(k, b_input, tag, p, nf * sizeof *p))
-		*scratch = p;
-	return p;
+		free(p);
+	return 0;
 }

@@ -33,10 +33,18 @@ void cpu_sgemm_pack(int trans_b, int64_t k, int64_t n, const float *b, int64_t l
 void cpu_sgemm_packed(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, const float *bp, float *c,
 		      int64_t ldc, const struct sgemm_epi *e);
 
-/* B packed for the kernel's node: from the constants kept across runs when input b_input is one (packed at its
- * first use and filed with xk_derive), else packed now into *scratch (from malloc; the caller frees it).  NULL with
- * k failed when out of memory. */
-const float *cpu_sgemm_b(struct exec_kernel_ctx *k, size_t b_input, int trans_b, int64_t kk, int64_t n,
-			 const float *b, int64_t ldb, float **scratch);
+#define SGEMM_PAN_FLOATS (512 * SGEMM_NR) /* cpu_sgemm_direct's buffer: a panel of a k block */
+/* C = A times op(B) as cpu_sgemm_packed computes it (the same bits), B read where it lies (K x N, or N x K when
+ * trans_b; row stride ldb): a panel of it packed into pan (SGEMM_PAN_FLOATS) when the loops reach it, or read in
+ * place.  For one block of rows (M up to 144); more rows pack B again for each block. */
+void cpu_sgemm_direct(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, int trans_b, const float *b,
+		      int64_t ldb, float *pan, float *c, int64_t ldc, const struct sgemm_epi *e);
+/* C = A times op(B) (B input b_input of the kernel's node: K x N, or N x K when trans_b), then the epilogue, with
+ * cpu_sgemm_packed's results however B is read: a constant kept across runs is packed at its first use and filed
+ * with xk_derive; any other B is packed for this call, all of it, or when M is one block of rows, a panel at a time
+ * as the loops reach it.  0, or -1 with k failed (out of memory). */
+int cpu_sgemm_node(struct exec_kernel_ctx *k, size_t b_input, int trans_b, int64_t m, int64_t n, int64_t kk,
+		   const float *a, int64_t lda, const float *b, int64_t ldb, float *c, int64_t ldc,
+		   const struct sgemm_epi *e);
 
 #endif
