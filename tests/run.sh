@@ -692,6 +692,36 @@ else
 		[ "$threads" = 1 -a "$samples" -ge 3 ]
 fi
 
+# without a CBLAS library (OV_CBLAS naming one that is not there): --version says so, and the products CBLAS takes
+# (two inputs, no constant: a matrix product and a vector times a matrix) run through the plain loop, right
+"$PYTHON" - <<'EOF2'
+import numpy as np, onnx
+from onnx import helper, TensorProto as T
+vi = helper.make_tensor_value_info
+g = helper.make_graph([helper.make_node("MatMul", ["a", "b"], ["p"]), helper.make_node("MatMul", ["v", "b"], ["q"])],
+                      "nb", [vi("a", T.FLOAT, [70, 300]), vi("b", T.FLOAT, [300, 260]), vi("v", T.FLOAT, [1, 300])],
+                      [vi("p", T.FLOAT, [70, 260]), vi("q", T.FLOAT, [1, 260])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "nb.onnx")
+r = np.random.default_rng(5)
+a, b, v = (r.standard_normal(s).astype(np.float32) for s in ((70, 300), (300, 260), (1, 300)))
+for n, x in (("a", a), ("b", b), ("v", v)):
+    np.save(n + ".npy", x)
+np.save("p.npy", (a.astype(np.float64) @ b).astype(np.float32))
+np.save("q.npy", (v.astype(np.float64) @ b).astype(np.float32))
+EOF2
+OV_CBLAS=/nonexistent/libcblas.so "$ONNXVIEW" --version >ver.txt 2>&1
+check "OV_CBLAS naming no library: --version says none was found, and which name it tried" \
+	grep -q '^CBLAS: none found (tried /nonexistent/libcblas.so): products .* plain loop' ver.txt
+OV_CBLAS="$(printf '/x\033[31m')" "$ONNXVIEW" --version >ver.txt 2>&1
+check "the name it tried is shown with its escape byte escaped" \
+	sh -c 'grep -q "tried /x\\\\x1b\[31m)" ver.txt && ! grep -q "$(printf "\033")" ver.txt'
+OV_CBLAS=/nonexistent/libcblas.so "$ONNXVIEW" run nb.onnx --input a=a.npy --input b=b.npy --input v=v.npy \
+	--expect p=p.npy --expect q=q.npy --rtol 1e-5 --atol 1e-5 >out.txt 2>&1
+check "without CBLAS, a matrix product and a vector times a matrix of inputs agree with numpy (the plain loop)" \
+	grep -q '^PASS: 2 of 2' out.txt
+"$ONNXVIEW" --version >ver.txt 2>&1
+check "--version names the CBLAS library it loads" grep -q '^CBLAS: lib.*\.so' ver.txt
+
 run m.onnx --bogus
 check "an unknown option exits 2" [ "$(rc)" = 2 ]
 run m.onnx --rtol abc

@@ -3,16 +3,20 @@
  * relocations, its CPU detection, and a worker thread a core past the first, which spins waiting for work), and
  * many processes run nothing: info, dump, check, edit, and a TUI until its first run.  The library configure
  * found (its soname, OV_CBLAS_SONAME) is opened first, then the usual names; OpenBLAS reads OPENBLAS_NUM_THREADS
- * when it is loaded, which cli/main.c sets to 1 unless the user chose.  Without a library (removed after the build), products run
- * through cpu_gemm's plain loop in double, slower but right. */
+ * when it is loaded, which cli/main.c sets to 1 unless the user chose.  OV_CBLAS names another library (MKL's, a
+ * path) to open instead of all of these.  Without a library (removed after the build, or OV_CBLAS naming none),
+ * products run through cpu_gemm's plain loop in double, slower but right; --version says which (ov_cblas_describe). */
 #include "config.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "src/exec/cpu/cblas.h"
+#include "src/exec/device.h"
 
 #ifndef OV_CBLAS_SONAME
 #define OV_CBLAS_SONAME ""
@@ -22,11 +26,18 @@ static struct cpu_cblas table;
 static const char *loaded;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
+static const char *names[] = {OV_CBLAS_SONAME, "libopenblas.so.0", "libcblas.so.3", "libblas.so.3"};
+static size_t n_names = sizeof names / sizeof *names;
+
 static void load(void)
 {
-	static const char *const names[] = {OV_CBLAS_SONAME, "libopenblas.so.0", "libcblas.so.3", "libblas.so.3"};
+	const char *chosen = getenv("OV_CBLAS"); /* the user's library (a name or a path), and no other */
 
-	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+	if (chosen && *chosen) {
+		names[0] = chosen;
+		n_names = 1;
+	}
+	for (size_t i = 0; i < n_names; i++) {
 		if (!*names[i])
 			continue;
 		void *h = dlopen(names[i], RTLD_LAZY | RTLD_LOCAL);
@@ -51,4 +62,19 @@ const struct cpu_cblas *cpu_cblas(void)
 {
 	pthread_once(&once, load);
 	return loaded ? &table : NULL;
+}
+
+int ov_cblas_describe(char *buf, size_t n)
+{
+	if (cpu_cblas()) {
+		snprintf(buf, n, "%s", loaded);
+		return 1;
+	}
+	size_t at = (size_t)snprintf(buf, n, "none found (tried");
+	for (size_t i = 0; i < n_names && at < n; i++)
+		if (*names[i] && (i == 0 || strcmp(names[i], names[0])))
+			at += (size_t)snprintf(buf + at, n - at, " %s", names[i]);
+	if (at < n)
+		snprintf(buf + at, n - at, "): products the own kernels do not take run in a plain loop, slower");
+	return 0;
 }
