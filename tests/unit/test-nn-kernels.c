@@ -314,6 +314,24 @@ static void test_conv(void)
 	struct conv_case pw2 = pw;
 	pw2.s[0] = pw2.s[1] = 2;
 	OK(conv_check(&pw2, OV_DT_FLOAT, 1e-5, "pointwise strided"), "strided 1x1 Conv");
+	/* strided 1x1 Convs go through the pointwise paths on the positions they read, gathered: the register-blocked
+	 * kernel (few inputs, 64+ positions), the panels (many inputs), the plain product (few positions), with
+	 * strides unequal and past the plane's end, two groups, two images, 1-D */
+	static const int64_t s1x1[][8] = {
+		/* c, m, group, in h, in w, stride h, stride w, images */
+		{32, 24, 1, 40, 40, 2, 2, 1}, {300, 40, 1, 30, 28, 2, 2, 2}, {16, 20, 1, 9, 7, 3, 2, 1},
+		{64, 48, 2, 33, 17, 2, 1, 2}, {48, 64, 1, 1, 301, 1, 3, 1},
+	};
+	int s1bad = 0;
+	for (size_t i = 0; i < sizeof s1x1 / sizeof s1x1[0]; i++) {
+		const int64_t *q = s1x1[i];
+		struct conv_case sc = {.n = 2, .nb = q[7], .c = q[0], .m = q[1], .group = q[2], .in = {q[3], q[4]},
+				       .k = {1, 1}, .s = {q[5], q[6]}, .d = {1, 1}, .bias = (int)(i % 2)};
+		char what[64];
+		snprintf(what, sizeof what, "strided 1x1 case %zu", i);
+		s1bad += !conv_check(&sc, OV_DT_FLOAT, 1e-4, what);
+	}
+	OK(!s1bad, "strided 1x1 Convs through the pointwise paths match the naive loop (%d differ)", s1bad);
 	/* im2col tiles: 64 channels x 3x3 = 576 rows, 66x66 outputs: more than one tile */
 	struct conv_case big = {.n = 2, .nb = 1, .c = 64, .m = 3, .group = 1, .in = {66, 66}, .k = {3, 3},
 				.s = {1, 1}, .d = {1, 1}, .pb = {1, 1}, .pe = {1, 1}, .bias = 1};

@@ -700,9 +700,67 @@ struct conv_add {
 	int taken;
 };
 
+static int conv_paths(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *wt,
+		      const struct xtensor *b, int64_t group, const struct ops_window *w, const struct exec_act *act,
+		      struct conv_add *fuse, struct xtensor *y);
+
+/* A float 1x1 Conv with strides and no pads (ResNet's downsampling shortcuts): it reads only every s-th position,
+ * gathered here into planes of their own (a few hundred KiB), and is then a pointwise one, for the pointwise paths
+ * (panels or the register-blocked kernel, the offered Add too); the direct path, which reads the whole input in
+ * phases, ran ResNet-50's 256 -> 512 (28x28) in 3.9 ms against 2.5 for onnxruntime. */
+static int conv_strided_1x1(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *wt,
+			    const struct xtensor *b, int64_t group, const struct ops_window *w,
+			    const struct ops_window *w2, const struct exec_act *act, struct conv_add *fuse,
+			    struct xtensor *y)
+{
+	int64_t nb = x->dims[0], c = x->dims[1], oh_n = w2->out[0], ow_n = w2->out[1], os = oh_n * ow_n;
+	int64_t wd = w2->in[1], plane = w2->in[0] * wd, n = nb * c * os;
+	float *xs = malloc((size_t)(n ? n : 1) * sizeof *xs);
+
+	if (!xs)
+		return xk_fail(k, "out of memory for the strided positions (%lld x %lld)", (long long)(nb * c),
+			       (long long)os);
+	for (int64_t i = 0; i < nb * c; i++)
+		for (int64_t oh = 0; oh < oh_n; oh++)
+			copy_run(xs + i * os + oh * ow_n, (const float *)x->data + i * plane + oh * w2->s[0] * wd, 0, ow_n,
+				 w2->s[1], wd);
+	struct xtensor xg = *x;
+	struct ops_window w1 = *w;
+	xg.data = xs;
+	xg.numel = n;
+	xg.bytes = (size_t)xg.numel * sizeof *xs;
+	for (int i = 0; i < w->n; i++) {
+		xg.dims[2 + i] = w->out[i];
+		w1.in[i] = w->out[i];
+		w1.s[i] = 1;
+	}
+	w1.in_size = w->out_size;
+	int r = conv_paths(k, &xg, wt, b, group, &w1, act, fuse, y);
+	free(xs);
+	return r;
+}
+
 static int conv_compute(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *wt,
 			const struct xtensor *b, int64_t group, const struct ops_window *w, const struct exec_act *act,
 			struct conv_add *fuse, struct xtensor *y)
+{
+	struct ops_window w2;
+	int plain_1x1 = x->dtype == OV_DT_FLOAT && w->n <= 2 && w->out_size && group < x->dims[1], strided = 0;
+
+	for (int i = 0; plain_1x1 && i < w->n; i++) {
+		plain_1x1 = w->k[i] == 1 && !w->pb[i] && !w->pe[i];
+		strided |= w->s[i] > 1;
+	}
+	if (plain_1x1 && strided) {
+		window_2d(w, &w2);
+		return conv_strided_1x1(k, x, wt, b, group, w, &w2, act, fuse, y);
+	}
+	return conv_paths(k, x, wt, b, group, w, act, fuse, y);
+}
+
+static int conv_paths(struct exec_kernel_ctx *k, const struct xtensor *x, const struct xtensor *wt,
+		      const struct xtensor *b, int64_t group, const struct ops_window *w, const struct exec_act *act,
+		      struct conv_add *fuse, struct xtensor *y)
 {
 	int32_t dt = x->dtype;
 	size_t es = dt == OV_DT_FLOAT ? 4 : 8;
