@@ -116,17 +116,8 @@ NN_CLONES static void dc_block5(int64_t K, const int32_t *offs, const float *con
  * channels: group-major, then panel. */
 static void dc_pack(const float *w, int64_t group, int64_t mg, int64_t K, float *wp)
 {
-	int64_t panels = (mg + DC_CH - 1) / DC_CH;
-
 	for (int64_t g = 0; g < group; g++)
-		for (int64_t p = 0; p < panels; p++) {
-			float *dst = wp + (g * panels + p) * K * DC_CH;
-			for (int64_t k = 0; k < K; k++)
-				for (int64_t j = 0; j < DC_CH; j++) {
-					int64_t m = p * DC_CH + j;
-					dst[k * DC_CH + j] = m < mg ? w[(g * mg + m) * K + k] : 0.0f;
-				}
-		}
+		cpu_rows_pack(w + g * mg * K, K, mg, K, DC_CH, wp + g * cpu_rows_size(mg, K, DC_CH));
 }
 
 /* The padded input's rows and columns: the input with its pads, and at least what the windows reach. */
@@ -283,13 +274,7 @@ static int dr_conv(struct exec_kernel_ctx *k, const float *x, const float *w, co
 		if (!(own = malloc(wbytes)))
 			return xk_fail(k, "out of memory for the packed weights (%zu bytes)", wbytes);
 		for (int64_t gi = 0; gi < group; gi++)
-			for (int64_t bl = 0; bl < blocks; bl++)
-				for (int64_t kk = 0; kk < K; kk++)
-					for (int64_t i = 0; i < DR_MC; i++) {
-						int64_t o = bl * DR_MC + i;
-						own[((gi * blocks + bl) * K + kk) * DR_MC + i] =
-							o < mg ? w[(gi * mg + o) * K + kk] : 0.0f;
-					}
+			cpu_rows_pack(w + gi * mg * K, K, mg, K, DR_MC, own + gi * blocks * K * DR_MC);
 		wpk = own;
 		if (xk_derive(k, 1, tag, own, wbytes))
 			own = NULL;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/exec/cpu/kernels.h"
 #include "src/exec/cpu/sgemm.h"
 #include "src/exec/cpu/simd.h"
 
@@ -29,9 +30,9 @@ static int64_t sg_kblock(int64_t k)
 static inline __attribute__((always_inline)) void sg_pack_panel(int trans_b, int64_t k0, int64_t kc, int64_t j0,
 								int64_t nc, const float *b, int64_t ldb, float *p)
 {
-	if (nc < SGEMM_NR)
-		memset(p, 0, (size_t)kc * SGEMM_NR * sizeof *p);
 	if (!trans_b) {
+		if (nc < SGEMM_NR)
+			memset(p, 0, (size_t)kc * SGEMM_NR * sizeof *p);
 		for (int64_t q = 0; q < kc; q++)
 			if (nc == SGEMM_NR)
 				memcpy(p + q * SGEMM_NR, b + (k0 + q) * ldb + j0, SGEMM_NR * sizeof *p);
@@ -39,25 +40,8 @@ static inline __attribute__((always_inline)) void sg_pack_panel(int trans_b, int
 				memcpy(p + q * SGEMM_NR, b + (k0 + q) * ldb + j0, (size_t)nc * sizeof *p);
 		return;
 	}
-	/* B is N x K: each of its rows is a column of the panel, turned 8 x 8 floats at a time in registers */
-	int64_t q0 = 0;
-	if (nc == SGEMM_NR) {
-		/* 8 rows at a time, each read from start to end (16 rows ldb apart can share one set of the L1) */
-		for (int h = 0; h < SGEMM_NR; h += 8)
-			for (q0 = 0; q0 + 8 <= kc; q0 += 8) {
-				v8f r[8];
-				for (int j = 0; j < 8; j++)
-					r[j] = LOAD8(b + (j0 + h + j) * ldb + k0 + q0);
-				v8_transpose(r);
-				for (int i = 0; i < 8; i++)
-					STORE8(p + (q0 + i) * SGEMM_NR + h, r[i]);
-			}
-	}
-	for (int64_t j = 0; j < nc; j++) {
-		const float *src = b + (j0 + j) * ldb + k0;
-		for (int64_t q = q0; q < kc; q++)
-			p[q * SGEMM_NR + j] = src[q];
-	}
+	/* B is N x K: each of its rows is a column of the panel (the shared packing of rows, zeros past nc) */
+	cpu_rows_pack(b + j0 * ldb + k0, ldb, nc, kc, SGEMM_NR, p);
 }
 
 /* The packed layout: k block after k block (sg_kblock), and in each, panel after panel of its kc rows of 16
