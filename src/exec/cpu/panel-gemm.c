@@ -32,7 +32,16 @@ NN_CLONES void cpu_rows_pack(const float *a, int64_t lda, int64_t m, int64_t k, 
 			int live = rest <= 0 ? 0 : rest < wdt ? (int)rest : wdt; /* rows that hold values */
 			float *dst = ap + p * k * mr + h;
 			int64_t kk = 0;
-			if (live)
+			if (live == 8) /* whole groups: the rows loaded straight into registers */
+				for (; kk + 8 <= k; kk += 8) {
+					v8f r[8];
+					for (int j = 0; j < 8; j++)
+						r[j] = LOAD8(a + (r0 + j) * lda + kk);
+					v8_transpose(r);
+					for (int i = 0; i < 8; i++)
+						STORE8(dst + (kk + i) * mr, r[i]);
+				}
+			else if (live)
 				for (; kk + 8 <= k; kk += 8) {
 					v8f r[8];
 					for (int j = 0; j < 8; j++) {
