@@ -60,34 +60,44 @@ int cpu_conv_winograd_takes(int64_t c, int64_t m, int64_t group, const struct op
  * of 6 output channels (zeros past M), each C x 6: u[((e * panels + m / 6) * C + c) * 6 + m % 6].  Every float of
  * U is written (u needs no zeroing), a panel's six channels at a time so that each element's six are stored side
  * by side. */
-static void wg_kernels(const float *w, int64_t M, int64_t C, float *u)
+NN_CLONES static void wg_kernels(const float *w, int64_t M, int64_t C, float *u)
 {
 	int64_t panels = (M + WG_MR - 1) / WG_MR;
 
-	for (int64_t p = 0; p < panels; p++)
-		for (int64_t c = 0; c < C; c++)
-			for (int64_t j6 = 0; j6 < WG_MR; j6++) {
-				int64_t m = p * WG_MR + j6;
-				float r[4][4] = {{0}};
-				if (m < M) {
-					const float *g = w + (m * C + c) * 9;
-					float t[4][3];
-					for (int j = 0; j < 3; j++) {
-						t[0][j] = g[j];
-						t[1][j] = 0.5f * (g[j] + g[3 + j] + g[6 + j]);
-						t[2][j] = 0.5f * (g[j] - g[3 + j] + g[6 + j]);
-						t[3][j] = g[6 + j];
-					}
-					for (int i = 0; i < 4; i++) {
-						r[i][0] = t[i][0];
-						r[i][1] = 0.5f * (t[i][0] + t[i][1] + t[i][2]);
-						r[i][2] = 0.5f * (t[i][0] - t[i][1] + t[i][2]);
-						r[i][3] = t[i][2];
-					}
+	/* a panel's six kernels of one input channel in six lanes (two more zero), their taps turned into lanes in
+	 * registers: the same additions and halvings as one kernel at a time, each element's six written as one */
+	for (int64_t p = 0; p < panels; p++) {
+		int live = M - p * WG_MR < WG_MR ? (int)(M - p * WG_MR) : WG_MR;
+		for (int64_t c = 0; c < C; c++) {
+			v8f g[9], t[4][3], r[16];
+			float g8[8] = {0};
+			for (int j = 0; j < 8; j++) {
+				g[j] = (v8f){0};
+				if (j < live) {
+					const float *k = w + ((p * WG_MR + j) * C + c) * 9;
+					g[j] = LOAD8(k);
+					g8[j] = k[8];
 				}
-				for (int e = 0; e < 16; e++)
-					u[((e * panels + p) * C + c) * WG_MR + j6] = r[e / 4][e % 4];
 			}
+			v8_transpose(g); /* g[tap][lane] */
+			g[8] = LOAD8(g8);
+			v8f half = {0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f};
+			for (int j = 0; j < 3; j++) {
+				t[0][j] = g[j];
+				t[1][j] = half * (g[j] + g[3 + j] + g[6 + j]);
+				t[2][j] = half * (g[j] - g[3 + j] + g[6 + j]);
+				t[3][j] = g[6 + j];
+			}
+			for (int i = 0; i < 4; i++) {
+				r[4 * i] = t[i][0];
+				r[4 * i + 1] = half * (t[i][0] + t[i][1] + t[i][2]);
+				r[4 * i + 2] = half * (t[i][0] - t[i][1] + t[i][2]);
+				r[4 * i + 3] = t[i][2];
+			}
+			for (int e = 0; e < 16; e++)
+				memcpy(u + ((e * panels + p) * C + c) * WG_MR, &r[e], WG_MR * sizeof *u);
+		}
+	}
 }
 
 /* B^T d B for 8 tiles side by side: d[i][j] holds element (i, j) of each tile's patch; v[e] the 16 results. */
