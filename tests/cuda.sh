@@ -1503,6 +1503,12 @@ run transformer_shapes.onnx --input ids=random --backend cuda --repeat 3 --json
 check "run --repeat 3 of that block: a later run copies the input up and the output down, nothing else" "$PYTHON" -c '
 import json; r = json.load(open("out.txt"))["repeat"]
 assert r["copies"]["to_device"] == 1 and r["copies"]["to_host"] == 1 and r["same_bits"], r'
+# and in a single run, which keeps no constants: shape arithmetic that reads constants (Gather's index, Concat's
+# fixed sizes) stays on the host too, as with kept ones (xk_constant's rule), so only y comes down
+run transformer_shapes.onnx --input ids=random --backend cuda --json
+check "a single run of that block on CUDA copies only the output down (no shape brought back mid-run)" "$PYTHON" -c '
+import json; d = json.load(open("out.txt"))
+assert d["copies"]["to_host"] == 1, d["copies"]'
 # --repeat: the weights go up once (BatchNormalization's four parameters too: it folds them on the device); a later
 # run copies the input up, the output down, and nothing else
 run resnet_tail.onnx --input x=random --backend cuda --repeat 3 --json

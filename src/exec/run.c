@@ -541,9 +541,9 @@ static int fold_keep(const struct graph *g, uint32_t n, struct slot *slots, stru
  * Slice's ends.  On a device backend each of those small nodes would be a launch, and the node reading the result
  * on the host (a shape, the ends) would wait for the device and copy it back, stopping the queue in the middle of
  * the run.  So under a device backend a node of the ops below whose inputs are all shape values (SHAPE_MAX
- * elements at most, on the host: Shape and Size outputs, values made from them this way) or small kept constants,
- * at least one of them a shape value, runs on the CPU, as part of the plan and not as a fallback; its small
- * outputs are shape values in turn. */
+ * elements at most, on the host: Shape and Size outputs, values made from them this way) or small constants (kept
+ * or not: a single run's too, xk_constant's rule), at least one of them a shape value, runs on the CPU, as part of
+ * the plan and not as a fallback; its small outputs are shape values in turn. */
 #define SHAPE_MAX 1024
 
 static int shape_op(const char *op)
@@ -580,7 +580,7 @@ static int shape_arith(const struct graph *g, uint32_t n, const struct slot *slo
 			continue;
 		const struct slot *s = &slots[id];
 		const struct xtensor *t = s->kept ? s->kept : &s->t;
-		if (t->kind != XT_TENSOR || t->host_stale || t->numel > SHAPE_MAX || (!s->shape && !s->kept))
+		if (t->kind != XT_TENSOR || t->host_stale || t->numel > SHAPE_MAX || (!s->shape && !s->constant))
 			return 0;
 		any |= s->shape;
 	}
