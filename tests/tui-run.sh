@@ -115,6 +115,35 @@ screen bad_cuda 100x30 ':run --backend cuda<Enter>'
 check ":run --backend cuda where it cannot run: a message naming CUDA" sh -c '[ "$(cat bad_cuda.rc)" -eq 0 ] && grep -qi "cuda" bad_cuda.txt'
 screen bad_tf32 100x30 ':run --tf32<Enter>'
 check ":run --tf32 without --backend cuda: says what it is for" has bad_tf32 "run: --tf32 is for --backend cuda"
+# The TUI keeps the constants from run to run (the weights packed once), a single `run` keeps none: products of
+# constant weights (a MatMul past the size the own kernel takes for any B, a batch-one Gemm) give the same bits
+if have_python_onnx; then
+	"$PYTHON" - <<'EOF2'
+import numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto as T
+r = np.random.default_rng(9)
+vi = helper.make_tensor_value_info
+g = helper.make_graph([helper.make_node("MatMul", ["x", "W"], ["y"]),
+                       helper.make_node("Gemm", ["x1", "V", "vb"], ["v"], transB=1)], "fc",
+                      [vi("x", T.FLOAT, [3, 600]), vi("x1", T.FLOAT, [1, 600])],
+                      [vi("y", T.FLOAT, [3, 130]), vi("v", T.FLOAT, [1, 33])],
+                      [numpy_helper.from_array(r.standard_normal((600, 130)).astype(np.float32), "W"),
+                       numpy_helper.from_array(r.standard_normal((33, 600)).astype(np.float32), "V"),
+                       numpy_helper.from_array(r.standard_normal(33).astype(np.float32), "vb")])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "fc.onnx")
+np.save("fx.npy", r.standard_normal((3, 600)).astype(np.float32))
+np.save("fx1.npy", r.standard_normal((1, 600)).astype(np.float32))
+EOF2
+	"$ONNXVIEW" run fc.onnx --input x=fx.npy --input x1=fx1.npy --save fc_one >/dev/null 2>&1
+	printf '%s' ':run --input x=fx.npy --input x1=fx1.npy --expect y=fc_one/y.npy --expect v=fc_one/v.npy --rtol 0 --atol 0<Enter>' >fc.keys
+	LC_ALL=C.UTF-8 timeout 20 "$ONNXVIEW" --keys fc.keys --dump fc.txt --size 120x30 fc.onnx >fc.out 2>fc.err
+	check "the TUI's run (constants kept) gives the bits of a single run: a MatMul and a batch-one Gemm of weights" \
+		sh -c "grep -q \"^PASS 'y' against fc_one/y.npy: 0 of 390 differ\" fc.txt &&
+		       grep -q \"^PASS 'v' against fc_one/v.npy: 0 of 33 differ\" fc.txt"
+else
+	skip "python3 with onnx is needed to make the products' model"
+fi
+
 screen help 100x60 '?'
 check "the help lists R, v and V" sh -c 'grep -q "^ *R .*run the model up to the selected node" help.txt && grep -q "^ *v .*computed output" help.txt && grep -q "^ *V .*A - B" help.txt'
 done_testing
