@@ -452,6 +452,58 @@ void cpu_bn_then_f(float *y, int64_t n, const float *ab, const struct exec_bn_of
 	else if (ab)
 		bn_alone_f32(y, n, ab, bn, &a);
 }
+
+/* The same, over nb x c planes of inner >= 8 values in one call, plane p's {a, b} at ab[2 * (p % c)]: for the small
+ * planes of a Conv's output (7x7, 14x14), where a call per plane cost more than its arithmetic.  A plane's last
+ * values (inner % 8) are its last 8 read before the plane is written, computed again and stored over them: each
+ * value comes out of the same operations either way (the same bits), and nothing goes through a buffer. */
+#define DEF_BN_PLANES(name, STEP)                                                                                 \
+	VM_CLONES static void name(float *y, int64_t planes, int64_t c, int64_t inner, const float *ab,           \
+				   const struct exec_bn_offer *bn, const struct act8 *ac)                         \
+	{                                                                                                         \
+		const v8f A = vm_splat(bn->alpha), B = vm_splat(bn->beta);                                        \
+		(void)A, (void)B, (void)ac;                                                                       \
+		for (int64_t p = 0, ch = 0; p < planes; p++, ch = ch + 1 == c ? 0 : ch + 1) {                    \
+			float *Y = y + p * inner;                                                                 \
+			const v8f av = vm_splat(ab[2 * ch]), bv = vm_splat(ab[2 * ch + 1]);                       \
+			const v8f end = LOAD8(Y + inner - 8);                                                     \
+			int64_t i = 0;                                                                            \
+			for (; i + 8 <= inner; i += 8) {                                                          \
+				v8f x = LOAD8(Y + i) * av + bv;                                                   \
+				STEP;                                                                             \
+				STORE8(Y + i, x);                                                                 \
+			}                                                                                         \
+			if (i < inner) {                                                                          \
+				v8f x = end * av + bv;                                                            \
+				STEP;                                                                             \
+				STORE8(Y + inner - 8, x);                                                         \
+			}                                                                                         \
+		}                                                                                                 \
+	}
+DEF_BN_PLANES(bn_alone_planes_f32, (void)x)
+DEF_BN_PLANES(bn_act_planes_f32, act8_apply(&x, ac))
+DEF_BN_PLANES(bn_hard_swish_planes_f32, x = x * vm_hard_sigmoid(x, vm_splat(1.0f / 6.0f), vm_splat(0.5f)))
+DEF_BN_PLANES(bn_hard_sigmoid_planes_f32, x = vm_hard_sigmoid(x, A, B))
+DEF_BN_PLANES(bn_hard_swish_nodes_planes_f32, v8f s = x + A; act8_apply(&s, ac); x = x * s / B)
+
+void cpu_bn_planes_f(float *y, int64_t planes, int64_t c, int64_t inner, const float *ab,
+		     const struct exec_bn_offer *bn)
+{
+	struct act8 a;
+
+	act8_init(&a, &bn->act);
+	if (bn->unary == EXEC_BN_HARDSWISH)
+		bn_hard_swish_planes_f32(y, planes, c, inner, ab, bn, &a);
+	else if (bn->unary == EXEC_BN_HARDSIGMOID)
+		bn_hard_sigmoid_planes_f32(y, planes, c, inner, ab, bn, &a);
+	else if (bn->unary == EXEC_BN_HARDSWISH_NODES)
+		bn_hard_swish_nodes_planes_f32(y, planes, c, inner, ab, bn, &a);
+	else if (a.on)
+		bn_act_planes_f32(y, planes, c, inner, ab, bn, &a);
+	else
+		bn_alone_planes_f32(y, planes, c, inner, ab, bn, &a);
+}
+
 DEF_UNF(leaky_relu, ov_leaky_relu_f(x, (float)P.a), ov_leaky_relu_d(x, P.a))
 DEF_UNF(elu, ov_elu_f(x, (float)P.a), ov_elu_d(x, P.a))
 DEF_UNF(selu, ov_selu_f(x, (float)P.a, (float)P.b), ov_selu_d(x, P.a, P.b))

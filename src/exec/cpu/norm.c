@@ -92,6 +92,9 @@ static void bn_plane_f(float *y, int64_t inner, double a, double b, const struct
 	}
 }
 
+/* The largest planes cpu_bn_planes_f takes (larger: a call per plane costs nothing beside its values) */
+#define BN_PLANES_MAX 1024
+
 int cpu_bn_apply_f(float *y, int64_t nb, int64_t c, int64_t inner, const struct exec_bn_offer *bn)
 {
 	const struct xtensor *p[4] = {bn->scale, bn->b, bn->mean, bn->var};
@@ -100,6 +103,20 @@ int cpu_bn_apply_f(float *y, int64_t nb, int64_t c, int64_t inner, const struct 
 		if (!p[i] || p[i]->dtype != OV_DT_FLOAT || p[i]->numel != c || !p[i]->data)
 			return 1;
 	const float *sc = bn->scale->data, *bi = bn->b->data, *mean = bn->mean->data, *var = bn->var->data;
+	/* small planes (from 8 values: 7x7, 14x14): every plane in one call, each channel's {a, b} rounded as
+	 * bn_plane_f rounds them */
+	float *ab = inner >= 8 && inner <= BN_PLANES_MAX ? malloc((size_t)c * 2 * sizeof *ab) : NULL;
+	if (ab) {
+		for (int64_t ch = 0; ch < c; ch++) {
+			double a, b;
+			bn_coef(sc[ch], bi[ch], mean[ch], var[ch], bn->eps, &a, &b);
+			ab[2 * ch] = (float)a;
+			ab[2 * ch + 1] = (float)b;
+		}
+		cpu_bn_planes_f(y, nb * c, c, inner, ab, bn);
+		free(ab);
+		return 0;
+	}
 	for (int64_t ch = 0; ch < c; ch++) {
 		double a, b;
 		bn_coef(sc[ch], bi[ch], mean[ch], var[ch], bn->eps, &a, &b);

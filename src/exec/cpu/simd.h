@@ -103,6 +103,10 @@ void cpu_silu_f(float *y, int64_t n);
  * Relu or Clip, HardSwish, HardSigmoid, HardSwish as nodes, or nothing), in place and in one pass
  * (src/exec/cpu/elementwise.c): their kernels' bits. */
 void cpu_bn_then_f(float *y, int64_t n, const float *ab, const struct exec_bn_offer *bn);
+/* The same over planes (nb x c of them, inner >= 8 values each) in place, in one call: plane p's {a, b} at
+ * ab[2 * (p % c)] (src/exec/cpu/elementwise.c). */
+void cpu_bn_planes_f(float *y, int64_t planes, int64_t c, int64_t inner, const float *ab,
+		     const struct exec_bn_offer *bn);
 /* y = the BatchNormalization bn of y (nb images of c channels of inner values each), then what follows it, in place
  * (src/exec/cpu/norm.c): the kernels' bits.  1 (y untouched) when bn's parameters are not c values each. */
 int cpu_bn_apply_f(float *y, int64_t nb, int64_t c, int64_t inner, const struct exec_bn_offer *bn);
