@@ -2,6 +2,8 @@
 """Node by node: onnxview's CPU backend against onnxruntime's CPU provider (one thread each), on one model.
 
 Usage: /opt/onnxview-ort/bin/python bench/compare-profile.py MODEL ONNXVIEW [ONNXVIEW...] [--procs K] [--top N]
+                                                           [--shape NAME=DxD..]...
+The inputs are seeded normal values, of the model's shapes with each dynamic dim 1 unless --shape gives one.
 onnxruntime's profile (SessionOptions.enable_profiling, 60 runs) gives each of its kernels' fastest time; each
 onnxview binary runs `run --profile --repeat 30 --json` K times (6 by default) and each node's fastest time over
 them is kept.  onnxruntime fuses (Conv with its Clip, Relu or Add) and names a kernel after its output tensor;
@@ -24,7 +26,12 @@ import onnxruntime as ort
 
 def main():
     args = sys.argv[1:]
-    procs, top = 6, 30
+    procs, top, shapes = 6, 30, {}
+    while "--shape" in args:
+        i = args.index("--shape")
+        name, _, dims = args[i + 1].partition("=")
+        shapes[name] = [int(v) for v in dims.split("x")]
+        del args[i:i + 2]
     for flag in ("--procs", "--top"):
         if flag in args:
             i = args.index(flag)
@@ -57,7 +64,8 @@ def main():
     sess = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
     feeds, args_in = {}, []
     for k, inp in enumerate(sess.get_inputs()):
-        x = np.random.default_rng(k).standard_normal([s if isinstance(s, int) else 1 for s in inp.shape])
+        shape = shapes.get(inp.name) or [s if isinstance(s, int) else 1 for s in inp.shape]
+        x = np.random.default_rng(k).standard_normal(shape)
         x = x.astype(np.float32)
         path = os.path.join(d, f"in{k}.npy")
         np.save(path, x)
