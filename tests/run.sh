@@ -722,6 +722,31 @@ check "without CBLAS, a matrix product and a vector times a matrix of inputs agr
 "$ONNXVIEW" --version >ver.txt 2>&1
 check "--version names the CBLAS library it loads" grep -q '^CBLAS: lib.*\.so' ver.txt
 
+# CBLAS is opened by the first product that needs it, not by every run (2 to 4 ms of a process): the node that
+# opened it says so, and the time is taken out of the run's; a run whose products the own kernels take (a Gemm of
+# constant weights, convolutions) never opens it
+"$ONNXVIEW" run nb.onnx --input a=a.npy --input b=b.npy --input v=v.npy --json >cb.json 2>&1
+check "a product of two inputs opens CBLAS once, and its node's note says so with the time it took" \
+	"$PYTHON" -c 'import json,sys; n=json.load(open("cb.json"))["notes"]; sys.exit(not (len(n) == 1 and n[0]["node"] == 0 and
+		n[0]["text"].startswith("opened the CBLAS library lib") and "ms, not counted in the times" in n[0]["text"]))'
+"$PYTHON" - <<'EOF2'
+import numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto as T
+r = np.random.default_rng(6)
+g = helper.make_graph([helper.make_node("Gemm", ["x", "w", "c"], ["g"], transB=1), helper.make_node("Relu", ["g"], ["y"]),
+                       helper.make_node("Conv", ["i", "k"], ["z"], pads=[1, 1, 1, 1])], "own",
+                      [helper.make_tensor_value_info("x", T.FLOAT, [5, 64]),
+                       helper.make_tensor_value_info("i", T.FLOAT, [1, 8, 12, 12])],
+                      [helper.make_tensor_value_info("y", T.FLOAT, [5, 32]), helper.make_tensor_value_info("z", T.FLOAT, None)],
+                      [numpy_helper.from_array(r.standard_normal((32, 64)).astype(np.float32), "w"),
+                       numpy_helper.from_array(r.standard_normal(32).astype(np.float32), "c"),
+                       numpy_helper.from_array(r.standard_normal((16, 8, 3, 3)).astype(np.float32), "k")])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "own.onnx")
+EOF2
+LD_DEBUG=files "$ONNXVIEW" run own.onnx --input random >own.txt 2>&1
+check "a run whose products the own kernels take opens no CBLAS library, and notes none" \
+	sh -c 'grep -q "^ran 3 nodes" own.txt && ! grep -q "file=lib.*blas" own.txt && ! grep -q "CBLAS" own.txt'
+
 run m.onnx --bogus
 check "an unknown option exits 2" [ "$(rc)" = 2 ]
 run m.onnx --rtol abc

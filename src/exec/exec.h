@@ -147,6 +147,9 @@ int xk_fail(struct exec_kernel_ctx *k, const char *fmt, ...) __attribute__((form
 /* File a short note about how the node ran (e.g. the convolution algorithm a library chose) in the result, which
  * reports it with the node; informational, so a note that cannot be stored (no result, out of memory) is dropped. */
 void xk_note(struct exec_kernel_ctx *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* ms of the node's time went to a cost of the process, not of the node (a library opened on its first use): taken
+ * out of the node's time and the run's (exec_result.setup_ms); the kernel says what in a note. */
+void xk_setup_ms(struct exec_kernel_ctx *k, double ms);
 
 /* Data a kernel derives from a constant input once (weights packed for its inner loop) and keeps with the
  * constants from one run to the next (exec_consts: the TUI's runs, run --repeat).  xk_derived: the block filed for
@@ -275,10 +278,6 @@ struct exec_backend_ops {
 	void *(*graph_end)(int keep, struct ov_error *err);
 	int (*graph_launch)(void *graph, const struct xtensor *const *inputs, size_t n, struct ov_error *err);
 	void (*graph_free)(void *graph);
-	/* optional: called before a run's first node, outside the run's time: the backend readies what its kernels
-	 * would otherwise load on first use (the CPU: its CBLAS library, src/exec/cpu/cblas.c), so that a first run's
-	 * node times are the nodes' own */
-	void (*run_ready)(void);
 };
 const struct exec_backend_ops *exec_backend_cpu(void);
 /* The CUDA backend (src/exec/cuda/backend.cu), or NULL with err saying why: no usable device ("no CUDA device:
@@ -385,7 +384,8 @@ struct exec_result {
 	/* copies between the host and a device backend's memory (none on the CPU): values uploaded (inputs,
 	 * constants, what a CPU node computed) and values brought back (for a CPU node, or handed back) */
 	uint64_t to_device, to_device_bytes, to_host, to_host_bytes;
-	double ms;                    /* wall time of the nodes */
+	double ms;                    /* wall time of the nodes, less setup_ms */
+	double setup_ms;              /* time inside nodes that was the process's, not theirs (xk_setup_ms) */
 	/* with opt->profile: one entry per node run, in the order they ran (subgraphs inside their node) */
 	struct exec_node_time *prof;
 	size_t n_prof;

@@ -156,6 +156,12 @@ void xk_note(struct exec_kernel_ctx *k, const char *fmt, ...)
 	r->n_notes++;
 }
 
+void xk_setup_ms(struct exec_kernel_ctx *k, double ms)
+{
+	if (k->res && ms > 0)
+		k->res->setup_ms += ms;
+}
+
 int xk_own_strings(struct exec_kernel_ctx *k, struct xtensor *t)
 {
 	if (t->dtype != OV_DT_STRING)

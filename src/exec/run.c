@@ -1154,12 +1154,7 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 		}
 		dev_marks = be->prof_marks && be->prof_mark && be->prof_read && !be->prof_marks(need + 1);
 	}
-	/* what the backends would load on their first use (the CPU is every run's fallback), before the time */
-	if (be->run_ready)
-		be->run_ready();
-	if (be != cpu_be && cpu_be->run_ready)
-		cpu_be->run_ready();
-	double t0 = now_ms();
+	double t0 = now_ms(), setup0 = out->setup_ms;
 	rec = record && kc && !prof && !replay_begin(kc, be, g, &p, fed, n_fed, slots);
 	if (dev_marks)
 		be->prof_mark(0);
@@ -1177,7 +1172,7 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 			goto done;
 		}
 		size_t fallbacks = out->n_fallback;
-		double tn = prof ? now_ms() : 0;
+		double tn = prof ? now_ms() : 0, setup_n = out->setup_ms;
 		int fold = 0;
 		/* Constant nodes were folded above */
 		if (nd->proto->n_output && nd->out[0] >= 0 && g->values[nd->out[0]].origin == VALUE_CONSTANT)
@@ -1294,7 +1289,7 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 			struct exec_node_time *t = &out->prof[out->n_prof++];
 			t->node = n;
 			t->fused = fused[n] != -1;
-			t->host_ms = now_ms() - tn;
+			t->host_ms = now_ms() - tn - (out->setup_ms - setup_n);
 			t->device_ms = -1;
 			if (dev_marks)
 				be->prof_mark(out->n_prof);
@@ -1323,7 +1318,7 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 	}
 	if (be->run_wait && be->run_wait(err))
 		goto done;
-	out->ms = now_ms() - t0;
+	out->ms = now_ms() - t0 - (out->setup_ms - setup0);
 	if (kc) {
 		kc->runs++;
 		kc->up_bytes = out->to_device_bytes;

@@ -54,7 +54,18 @@ static int cpu_run_node(struct exec_kernel_ctx *k)
 		}
 		return ov_fail(k->err, OV_INVALID, "no CPU kernel for %s (opset %" PRId64 ")", op, k->opset);
 	}
-	return fn(k);
+	/* CBLAS opened by this node's first product (src/exec/cpu/cblas.c): a cost of the process, not of the node
+	 * (one opened before, for --version's line, is no node's) */
+	const char *lib;
+	(void)cpu_cblas_take_load_ms(&lib);
+	int rc = fn(k);
+	double ms = cpu_cblas_take_load_ms(&lib);
+	if (ms >= 0) {
+		xk_setup_ms(k, ms);
+		xk_note(k, "opened the CBLAS library %s for its matrix products: %.1f ms, not counted in the times",
+			lib ? lib : "(none found: a plain loop)", ms);
+	}
+	return rc;
 }
 
 static const char *cpu_describe(void)
@@ -62,18 +73,11 @@ static const char *cpu_describe(void)
 	return "CPU (C kernels, CBLAS for matrix products)";
 }
 
-/* CBLAS, which cpu_gemm would load on its first product (about 2 ms), before the run's time starts */
-static void cpu_run_ready(void)
-{
-	(void)cpu_cblas();
-}
-
 static const struct exec_backend_ops cpu_backend = {
 	.name = "cpu",
 	.supports_op = cpu_supports_op,
 	.run_node = cpu_run_node,
 	.describe = cpu_describe,
-	.run_ready = cpu_run_ready,
 };
 
 const struct exec_backend_ops *exec_backend_cpu(void)

@@ -1,7 +1,10 @@
-/* CBLAS, loaded with dlopen when a run is about to start (the CPU backend's run_ready, outside the run's time) or
- * by the first product (cpu_gemm), instead of linked.  OpenBLAS costs a process about 2 ms when it is loaded (its
- * relocations, its CPU detection, and a worker thread a core past the first, which spins waiting for work), and
- * many processes run nothing: info, dump, check, edit, and a TUI until its first run.  The library configure
+/* CBLAS, loaded with dlopen by the first product that needs it (cpu_gemm), instead of linked.  OpenBLAS costs a
+ * process 2 to 4 ms when it is loaded (its relocations, libgfortran's, its CPU detection, and a worker thread a core
+ * past the first, which spins waiting for work), and many processes need none of it: info, dump, check, edit, a TUI
+ * until its first run, and most runs (MatMul, Gemm and the convolutions go through the own kernels; CBLAS takes
+ * what they do not: double, products of two computed values past 64K, the generic convolution path).  The time
+ * the load took is handed to the CPU backend (cpu_cblas_take_load_ms), which takes it out of that node's time and
+ * says so in its note.  The library configure
  * found (its soname, OV_CBLAS_SONAME) is opened first, then the usual names; OpenBLAS reads OPENBLAS_NUM_THREADS
  * when it is loaded, which cli/main.c sets to 1 unless the user chose.  OV_CBLAS names another library (MKL's, a
  * path) to open instead of all of these.  Without a library (removed after the build, or OV_CBLAS naming none),
@@ -14,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "src/exec/cpu/cblas.h"
 #include "src/exec/device.h"
@@ -25,11 +29,38 @@
 static struct cpu_cblas table;
 static const char *loaded;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+static uint64_t load_ns; /* how long load() took, until cpu_cblas_take_load_ms takes it */
 
 static const char *names[] = {OV_CBLAS_SONAME, "libopenblas.so.0", "libcblas.so.3", "libblas.so.3"};
 static size_t n_names = sizeof names / sizeof *names;
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void open_one(void);
+
 static void load(void)
+{
+	uint64_t t0 = mono_ns();
+
+	open_one();
+	__atomic_store_n(&load_ns, mono_ns() - t0 + 1, __ATOMIC_RELEASE);
+}
+
+double cpu_cblas_take_load_ms(const char **name)
+{
+	uint64_t ns = __atomic_exchange_n(&load_ns, 0, __ATOMIC_ACQ_REL);
+
+	*name = loaded;
+	return ns ? (double)(ns - 1) / 1e6 : -1.0;
+}
+
+static void open_one(void)
 {
 	const char *chosen = getenv("OV_CBLAS"); /* the user's library (a name or a path), and no other */
 

@@ -3,6 +3,7 @@
 #define OV_EXEC_CPU_CBLAS_H
 
 #include <cblas.h>
+#include <stdint.h>
 
 /* The functions cpu_gemm calls, with cblas.h's prototypes. */
 struct cpu_cblas {
@@ -13,5 +14,8 @@ struct cpu_cblas {
 
 /* The library's functions, loaded on the first call (thread-safe); NULL when no CBLAS library can be opened. */
 const struct cpu_cblas *cpu_cblas(void);
+/* Once after the library was opened (or looked for in vain): the milliseconds that took, and its name in *name (NULL
+ * when none was found); -1 at every other call. */
+double cpu_cblas_take_load_ms(const char **name);
 
 #endif

@@ -824,7 +824,7 @@ static double cuda_prof_read(size_t i)
 }
 
 // name, supports_op, run_node, describe, run_end, run_wait, prof_marks, prof_mark, prof_read, graph_begin,
-// graph_input, graph_end, graph_launch, graph_free; no run_ready (C++17 has no designated initializers)
+// graph_input, graph_end, graph_launch, graph_free (C++17 has no designated initializers)
 static const struct exec_backend_ops cuda_backend = {
 	"cuda",          cuda_supports_op, cuda_run_node,  cuda_describe,  cuda_run_end,
 	cuda_run_wait,   cuda_prof_marks,  cuda_prof_mark, cuda_prof_read, cu_graph_begin,
