@@ -516,6 +516,61 @@ static void test_conv_act(void)
 		}
 	OK(!dwbad, "3x3 depthwise, widths 1 to 19, strides 1 and 2 (%d differ)", dwbad);
 
+	/* depthwise windows on small planes (src/exec/cpu/depthwise.c): 8 channels in the lanes, eight output
+	 * positions at a time across rows, the rest one plane at a time.  Nine channels, each the same plane and
+	 * kernel: channel 8 goes by planes, so every channel must give its bits; and the definition's values.  Planes
+	 * whose positions are and are not a multiple of 8, 5x5 and dilated 3x3 windows, strides 1 and 2. */
+	int lanebad = 0;
+	const int64_t lane_geom[][5] = {{7, 7, 5, 1, 1}, {14, 14, 5, 1, 1}, {14, 14, 5, 2, 1}, {9, 12, 3, 1, 2},
+					{6, 5, 3, 2, 2}, {3, 11, 5, 1, 1}, {8, 8, 5, 1, 1}};
+	for (size_t gi = 0; gi < sizeof lane_geom / sizeof lane_geom[0]; gi++) {
+		const int64_t *q = lane_geom[gi];
+		int64_t kk = q[2], pad = (kk - 1) / 2 * q[4];
+		struct conv_case c = {.n = 2, .nb = 2, .c = 9, .m = 9, .group = 9, .in = {q[0], q[1]}, .k = {kk, kk},
+				      .s = {q[3], q[3]}, .d = {q[4], q[4]}, .pb = {pad, pad}, .pe = {pad, pad}, .bias = 1};
+		struct tnode t;
+		struct xtensor x, w, b, y, ref;
+		int64_t out[5], plane = q[0] * q[1], taps = kk * kk;
+		conv_setup(&c, OV_DT_FLOAT, &t, &x, &w, &b, out);
+		float *xf = x.data, *wf = w.data, *bf = b.data;
+		for (int64_t n = 0; n < 2; n++)
+			for (int64_t ch = 0; ch < 9; ch++)
+				memcpy(xf + (n * 9 + ch) * plane, xf, (size_t)plane * sizeof *xf);
+		for (int64_t ch = 1; ch < 9; ch++) {
+			memcpy(wf + ch * taps, wf, (size_t)taps * sizeof *wf);
+			bf[ch] = bf[0];
+		}
+		const struct xtensor *in[3] = {&x, &w, &b};
+		char what[80];
+		snprintf(what, sizeof what, "%lldx%lld plane, %lldx%lld window, stride %lld, dilation %lld",
+			 (long long)q[0], (long long)q[1], (long long)kk, (long long)kk, (long long)q[3], (long long)q[4]);
+		if (run(&t, 11, in, 3, &y, 1)) {
+			printf("#   %s: %s\n", what, t.err.msg);
+			lanebad++;
+		} else {
+			int64_t on = out[2] * out[3];
+			const float *yf = y.data;
+			int same = 1;
+			for (int64_t n = 0; n < 2; n++)
+				for (int64_t ch = 0; ch < 9; ch++)
+					same &= !memcmp(yf + (n * 9 + ch) * on, yf, (size_t)on * sizeof *yf);
+			mk(&ref, OV_DT_DOUBLE, 4, out, NULL);
+			conv_ref(&c, &x, &w, &b, &ref, out + 2);
+			double e = diff(&y, &ref);
+			if (!same || e > 1e-5) {
+				printf("#   %s: %s, error %g\n", what, same ? "same bits" : "channels differ", e);
+				lanebad++;
+			}
+			xt_free(&ref);
+			xt_free(&y);
+		}
+		xt_free(&x);
+		xt_free(&w);
+		xt_free(&b);
+	}
+	OK(!lanebad, "depthwise windows on small planes: the lanes give the planes' bits, and the definition's values "
+		     "(%d of 7 differ)", lanebad);
+
 	/* the direct pointwise kernel (64 positions or more, few inputs): outputs not a multiple of its 4 rows,
 	 * positions past the blocks of 24 and of 8, groups, two images, one input */
 	int pwbad = 0, pwn = 0;

@@ -335,32 +335,58 @@ struct dwk {
 	int64_t h, wd, oh_n, ow_n, kh_n, kw_n, sh, sw, dh, dw;
 	int64_t wp;   /* positions per buffer row */
 	int32_t *idx; /* input position (row-major in the plane) -> its buffer position */
+	int32_t *at;  /* output position -> the buffer position of its window's first tap */
+	int32_t *tap; /* tap (row by row) -> its buffer position from the window's first */
 	v8f *buf;     /* the padded positions of 8 channels, zeros in the border */
 	v8f *obuf;    /* oh_n * ow_n output positions */
 	v8f *w;       /* the taps of 8 channels */
 	struct act8 act;
 };
 
-/* Output positions of 8 channels from the buffer. */
+/* Output positions of 8 channels from the buffer: eight positions at a time in the plane's order, across its rows
+ * (eight sums in flight: one sum's taps wait on each other, and four left the adders half idle on 5x5 kernels),
+ * then the last few as below; each sum the same (the bias, then the taps row by row). */
 static inline __attribute__((always_inline)) void dwk_compute(const struct dwk *g, const v8f *bv)
 {
 	v8f *o = g->obuf;
-	int64_t wp = g->wp, sw = g->sw;
+	int64_t wp = g->wp, sw = g->sw, out_n = g->oh_n * g->ow_n, taps = g->kh_n * g->kw_n, q = 0;
 
-	for (int64_t oh = 0; oh < g->oh_n; oh++) {
+	for (; q + 8 <= out_n; q += 8, o += 8) {
+		v8f a[8];
+		const v8f *p[8];
+#pragma GCC unroll 8
+		for (int i = 0; i < 8; i++) {
+			a[i] = *bv;
+			p[i] = g->buf + g->at[q + i];
+		}
+		for (int64_t t = 0; t < taps; t++) {
+			v8f wv = g->w[t];
+			int64_t off = g->tap[t];
+#pragma GCC unroll 8
+			for (int i = 0; i < 8; i++)
+				a[i] += wv * p[i][off];
+		}
+#pragma GCC unroll 8
+		for (int i = 0; i < 8; i++) {
+			if (g->act.on)
+				act8_apply(&a[i], &g->act);
+			o[i] = a[i];
+		}
+	}
+	for (int64_t oh = q / g->ow_n; oh < g->oh_n; oh++) {
 		const v8f *row = g->buf + oh * g->sh * wp;
-		int64_t ow = 0;
+		int64_t ow = oh == q / g->ow_n ? q % g->ow_n : 0;
 		for (; ow + 4 <= g->ow_n; ow += 4, o += 4) {
 			v8f a0 = *bv, a1 = a0, a2 = a0, a3 = a0;
 			const v8f *p = row + ow * sw;
 			for (int64_t kh = 0, t = 0; kh < g->kh_n; kh++)
 				for (int64_t kw = 0; kw < g->kw_n; kw++, t++) {
-					const v8f *q = p + kh * g->dh * wp + kw * g->dw;
+					const v8f *r = p + kh * g->dh * wp + kw * g->dw;
 					v8f wv = g->w[t];
-					a0 += wv * q[0];
-					a1 += wv * q[sw];
-					a2 += wv * q[2 * sw];
-					a3 += wv * q[3 * sw];
+					a0 += wv * r[0];
+					a1 += wv * r[sw];
+					a2 += wv * r[2 * sw];
+					a3 += wv * r[3 * sw];
 				}
 			if (g->act.on) {
 				act8_apply(&a0, &g->act);
@@ -664,7 +690,7 @@ int cpu_depthwise_f(struct exec_kernel_ctx *k, const float *x, const float *wt, 
 				.sw = w2->s[1], .dh = w2->d[0], .dw = w2->d[1], .wp = wp};
 		act8_init(&t.act, act);
 		t.buf = aligned_alloc(32, (size_t)(hp * wp + oh_n * ow_n + kh_n * kw_n) * sizeof(v8f));
-		t.idx = malloc((size_t)(h * wd + 1) * sizeof *t.idx);
+		t.idx = malloc((size_t)(h * wd + 1 + oh_n * ow_n + kh_n * kw_n) * sizeof *t.idx);
 		if (!t.buf || !t.idx) {
 			free(t.buf);
 			free(t.idx);
@@ -675,6 +701,12 @@ int cpu_depthwise_f(struct exec_kernel_ctx *k, const float *x, const float *wt, 
 		t.w = t.obuf + oh_n * ow_n;
 		for (int64_t q = 0; q < h * wd; q++)
 			t.idx[q] = (int32_t)((q / wd + pt) * wp + q % wd + pl);
+		t.at = t.idx + h * wd + 1;
+		t.tap = t.at + oh_n * ow_n;
+		for (int64_t q = 0; q < oh_n * ow_n; q++)
+			t.at[q] = (int32_t)(q / ow_n * t.sh * wp + q % ow_n * t.sw);
+		for (int64_t i = 0; i < kh_n * kw_n; i++)
+			t.tap[i] = (int32_t)(i / kw_n * t.dh * wp + i % kw_n * t.dw);
 		c8 = c_n / 8 * 8;
 		for (int64_t b = 0; b < nb; b++)
 			depthwise_k_t(x + b * c_n * h * wd, c8, wt, bias, y + b * c_n * oh_n * ow_n, &t);
