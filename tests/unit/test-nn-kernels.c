@@ -867,7 +867,7 @@ static void test_conv_strips(void)
 		/* c, m, h, w, takes */
 		{40, 13, 7, 7, 1},    {300, 25, 1, 5, 1},  {130, 30, 14, 14, 1}, {150, 49, 1, 257, 1}, {129, 7, 17, 17, 1},
 		{200, 17, 3, 100, 1}, {16, 24, 12, 12, 1}, {3, 5, 1, 1, 1},   {96, 33, 14, 14, 1},  {40, 30, 1, 101, 1},
-		{192, 32, 28, 28, 1}, {5, 9, 8, 9, 1},     {150, 30, 1, 261, 1},
+		{192, 32, 28, 28, 1}, {5, 9, 8, 9, 1},     {150, 30, 1, 261, 1}, {300, 200, 1, 1, 1}, {17, 96, 1, 1, 1},
 	};
 	int addbad = 0, addn = (int)(sizeof adds / sizeof adds[0]);
 	for (int i = 0; i < addn; i++) {
@@ -880,6 +880,50 @@ static void test_conv_strips(void)
 			 (long long)h[2], (long long)h[3]);
 		addbad += !conv_add_check(&c, i % 3 ? &acts[i % 4] : NULL, i % 2 ? 7 * i : -1, (int)h[4], what);
 	}
+	/* one position through four whole strips at once (sg_one4: 96 output channels or more): against the definition,
+	 * with each activation to the separate kernels' bits, and to the bits of the one-strip blocks that compute a
+	 * plane of two positions, both the same column */
+	static const int64_t one4[][3] = {{1, 96, 1}, {17, 97, 2}, {300, 120, 1}, {129, 200, 1}, {64, 1280, 1}};
+	int onebad = 0;
+	for (int i = 0; i < 5; i++) {
+		const int64_t *o = one4[i];
+		struct conv_case c1 = {.n = 2, .nb = 1 + (i == 3), .c = o[0] * o[2], .m = o[1] * o[2], .group = o[2],
+				       .in = {1, 1}, .k = {1, 1}, .s = {1, 1}, .d = {1, 1}, .bias = i != 2};
+		char what[96];
+		snprintf(what, sizeof what, "one position, %lld->%lld, group %lld", (long long)c1.c, (long long)c1.m,
+			 (long long)c1.group);
+		onebad += !conv_check(&c1, OV_DT_FLOAT, 1e-4, what);
+		onebad += !conv_act_check(&c1, OV_DT_FLOAT, &acts[i % 4], i == 1 ? 3 : -1, what);
+		struct conv_case c2 = c1;
+		c2.in[1] = 2;
+		struct tnode t1, t2;
+		struct xtensor x1, w1, b1, x2, w2, b2, y1, y2;
+		int64_t out1[5], out2[5];
+		conv_setup(&c1, OV_DT_FLOAT, &t1, &x1, &w1, &b1, out1);
+		conv_setup(&c2, OV_DT_FLOAT, &t2, &x2, &w2, &b2, out2);
+		memcpy(w2.data, w1.data, w1.bytes);
+		memcpy(b2.data, b1.data, b1.bytes);
+		for (int64_t q = 0; q < x1.numel; q++)
+			((float *)x2.data)[2 * q] = ((float *)x2.data)[2 * q + 1] = ((const float *)x1.data)[q];
+		const struct xtensor *in1[3] = {&x1, &w1, &b1}, *in2[3] = {&x2, &w2, &b2};
+		if (run(&t1, 11, in1, 3, &y1, 1) || run(&t2, 11, in2, 3, &y2, 1)) {
+			printf("#   %s: %s %s\n", what, t1.err.msg, t2.err.msg);
+			onebad++;
+		} else {
+			int same = 1;
+			for (int64_t q = 0; q < y1.numel; q++)
+				same &= !memcmp((const float *)y1.data + q, (const float *)y2.data + 2 * q, sizeof(float)) &&
+					!memcmp((const float *)y1.data + q, (const float *)y2.data + 2 * q + 1, sizeof(float));
+			if (!same)
+				printf("#   %s: not the bits of a plane of two\n", what);
+			onebad += !same;
+			xt_free(&y1);
+			xt_free(&y2);
+		}
+		xt_free(&x1), xt_free(&w1), xt_free(&b1), xt_free(&x2), xt_free(&w2), xt_free(&b2);
+	}
+	OK(!onebad, "pointwise Conv of one position through four strips at once: the definition's values, the separate "
+		    "kernels' bits with an activation, a plane of two's bits (%d differ)", onebad);
 	/* a 3x3 Conv (the direct path) leaves the Add to the runner */
 	struct conv_case c3 = {.n = 2, .nb = 1, .c = 16, .m = 16, .group = 1, .in = {9, 9}, .k = {3, 3}, .s = {1, 1},
 			       .d = {1, 1}, .pb = {1, 1}, .pe = {1, 1}, .bias = 1};

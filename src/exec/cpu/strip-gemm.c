@@ -123,6 +123,48 @@ static inline __attribute__((always_inline)) void sg_block(const float *ap, cons
 	}
 }
 
+/* One position (a 1x1 plane: a squeeze-and-excitation block, a classifier) through four whole strips at once: 12
+ * sums in flight where one strip's 3 would wait on the multiply-adds' latency, each the same sum as sg_block's
+ * (the bias, then the inputs in order), and its epilogue; as the first of the strips, c and ad at their first
+ * channel.  The 4 strips' weights stream from memory side by side. */
+static inline __attribute__((always_inline)) void sg_one4(const float *as, int64_t k, const float *b, int64_t ldb,
+							  const float *bv, const struct act8 *a, float *c, int64_t ldc,
+							  const float *ad)
+{
+	v8f s[4][3];
+
+#pragma GCC unroll 4
+	for (int q = 0; q < 4; q++)
+#pragma GCC unroll 3
+		for (int v = 0; v < 3; v++)
+			s[q][v] = LOAD8(bv + q * SG_MR + 8 * v);
+	for (int64_t kk = 0; kk < k; kk++) {
+		float x = b[kk * ldb];
+		v8f xv = {x, x, x, x, x, x, x, x};
+#pragma GCC unroll 4
+		for (int q = 0; q < 4; q++)
+#pragma GCC unroll 3
+			for (int v = 0; v < 3; v++)
+				s[q][v] += xv * LOAD8(as + q * k * SG_MR + kk * SG_MR + 8 * v);
+	}
+	for (int q = 0; q < 4; q++) {
+		float t[SG_MR];
+		for (int v = 0; v < 3; v++) {
+			if (ad) {
+				float u[8];
+				for (int i = 0; i < 8; i++)
+					u[i] = ad[(q * SG_MR + 8 * v + i) * ldc];
+				s[q][v] += LOAD8(u);
+			}
+			if (a->on)
+				act8_apply(&s[q][v], a);
+			STORE8(t + 8 * v, s[q][v]);
+		}
+		for (int i = 0; i < SG_MR; i++)
+			c[(q * SG_MR + i) * ldc] = t[i];
+	}
+}
+
 /* The positions in blocks of 4, the last few of 3 so that no block of 1 or 2 is needed (from 6 positions on):
  * n4 positions in blocks of 4, then blocks of 3, then single ones. */
 static int64_t sg_fours(int64_t n)
@@ -177,7 +219,16 @@ NN_CLONES void cpu_strips_gemm(const float *ap, int64_t m, int64_t k, const floa
 			for (; j < n; j++)
 				xp[j * k + kk] = row[j];
 		}
-	for (int64_t s = 0; s < strips; s++) {
+	int64_t s = 0;
+	/* one position: whole strips four at a time */
+	for (; n == 1 && s + 4 <= m / SG_MR; s += 4) {
+		float bv[4 * SG_MR] = {0};
+		if (bias)
+			memcpy(bv, bias + s * SG_MR, sizeof bv);
+		sg_one4(ap + s * k * SG_MR, k, xp ? xp : b, xp ? 1 : ldb, bv, &a, c + s * SG_MR * ldc, ldc,
+			add ? add + s * SG_MR * ldc : NULL);
+	}
+	for (; s < strips; s++) {
 		const float *as = ap + s * k * SG_MR, *pf = s + 1 < strips ? as + k * SG_MR : NULL;
 		int mr = (int)(m - s * SG_MR < SG_MR ? m - s * SG_MR : SG_MR);
 		float bv[SG_MR] = {0};
