@@ -3,7 +3,7 @@
 
 Usage: /opt/onnxview-ort/bin/python bench/compare-profile.py MODEL ONNXVIEW [ONNXVIEW...] [--procs K] [--top N]
                                                            [--shape NAME=DxD..]...
-The inputs are seeded normal values, of the model's shapes with each dynamic dim 1 unless --shape gives one.
+The inputs are seeded normal values (integers below 256 for an integer input), of the model's shapes with each dynamic dim 1 unless --shape gives one.
 onnxruntime's profile (SessionOptions.enable_profiling, 60 runs) gives each of its kernels' fastest time; each
 onnxview binary runs `run --profile --repeat 30 --json` K times (6 by default) and each node's fastest time over
 them is kept.  onnxruntime fuses (Conv with its Clip, Relu or Add) and names a kernel after its output tensor;
@@ -65,8 +65,11 @@ def main():
     feeds, args_in = {}, []
     for k, inp in enumerate(sess.get_inputs()):
         shape = shapes.get(inp.name) or [s if isinstance(s, int) else 1 for s in inp.shape]
-        x = np.random.default_rng(k).standard_normal(shape)
-        x = x.astype(np.float32)
+        rng = np.random.default_rng(k)
+        if "int" in inp.type:  # integers (token ids, bytes): below 256, which every such model here reads
+            x = rng.integers(0, 256, shape).astype(np.int64 if "int64" in inp.type else np.int32)
+        else:
+            x = rng.standard_normal(shape).astype(np.float32)
         path = os.path.join(d, f"in{k}.npy")
         np.save(path, x)
         feeds[inp.name] = x
