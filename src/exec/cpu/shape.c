@@ -492,7 +492,8 @@ static int k_concat(struct exec_kernel_ctx *k)
 			}
 		d[axis] += t->dims[axis];
 	}
-	if (xk_output(k, 0, x->dtype, x->rank, d))
+	/* every byte is written below (strings: the pointers, then owned), so no zeros first but for strings */
+	if ((x->dtype == OV_DT_STRING ? xk_output : xk_output_raw)(k, 0, x->dtype, x->rank, d))
 		return -1;
 	struct xtensor *y = k->out[0];
 	size_t es = xt_elem_size(x->dtype);
