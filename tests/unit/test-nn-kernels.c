@@ -710,6 +710,13 @@ static void test_conv_direct(void)
 		rabad += !conv_act_check(&c, OV_DT_FLOAT, &acts[it % 3], it % 6 == 0 ? 5 : -1, what);
 		rtotal++;
 	}
+	/* a first layer over an image whose split input passes the caches (321 x 333, stride 2: about 1.3 MB), done
+	 * row after row for every block of channels */
+	struct conv_case big = {.n = 2, .nb = 1, .c = 3, .m = 18, .group = 1, .in = {321, 333}, .k = {3, 3}, .s = {2, 2},
+				.d = {1, 1}, .pb = {1, 1}, .pe = {1, 0}, .bias = 1};
+	rbad += !conv_check(&big, OV_DT_FLOAT, 1e-4, "direct by rows, 3->18 on 321x333, stride 2");
+	rabad += !conv_act_check(&big, OV_DT_FLOAT, &acts[1], 7, "direct by rows, 3->18 on 321x333, stride 2");
+	rtotal++;
 	OK(!rbad, "direct Conv by rows (few products) matches the naive loop on %d geometries (%d differ)", rtotal,
 	   rbad);
 	OK(!rabad, "... and with a fused Relu/Clip gives the separate kernels' bits (%d of %d differ)", rabad, rtotal);
