@@ -717,6 +717,23 @@ static void test_conv_direct(void)
 	rbad += !conv_check(&big, OV_DT_FLOAT, 1e-4, "direct by rows, 3->18 on 321x333, stride 2");
 	rabad += !conv_act_check(&big, OV_DT_FLOAT, &acts[1], 7, "direct by rows, 3->18 on 321x333, stride 2");
 	rtotal++;
+	/* few input channels with more products (up to 160): a 7x7 first layer, 8 channels 3x3, 4 channels 5x5 */
+	struct conv_case few[] = {
+		{.n = 2, .nb = 1, .c = 3, .m = 21, .group = 1, .in = {40, 45}, .k = {7, 7}, .s = {2, 2}, .d = {1, 1},
+		 .pb = {3, 3}, .pe = {3, 2}, .bias = 1},
+		{.n = 2, .nb = 2, .c = 8, .m = 10, .group = 1, .in = {9, 30}, .k = {3, 3}, .s = {1, 1}, .d = {1, 1},
+		 .pb = {1, 1}, .pe = {1, 1}, .bias = 0},
+		{.n = 2, .nb = 1, .c = 8, .m = 12, .group = 2, .in = {17, 40}, .k = {5, 5}, .s = {2, 2}, .d = {1, 1},
+		 .pb = {2, 2}, .pe = {2, 2}, .bias = 1},
+	};
+	for (int i = 0; i < 3; i++) {
+		char what[64];
+		snprintf(what, sizeof what, "direct by rows, %lld channels, %lldx%lld window", (long long)few[i].c,
+			 (long long)few[i].k[0], (long long)few[i].k[1]);
+		rbad += !conv_check(&few[i], OV_DT_FLOAT, 1e-4, what);
+		rabad += !conv_act_check(&few[i], OV_DT_FLOAT, &acts[i], i == 1 ? 9 : -1, what);
+		rtotal++;
+	}
 	OK(!rbad, "direct Conv by rows (few products) matches the naive loop on %d geometries (%d differ)", rtotal,
 	   rbad);
 	OK(!rabad, "... and with a fused Relu/Clip gives the separate kernels' bits (%d of %d differ)", rabad, rtotal);
