@@ -941,8 +941,9 @@ static int conv_paths(struct exec_kernel_ctx *k, const struct xtensor *x, const 
  * out of the L2 cache and read back.  Here the depthwise Conv's output is made in bands of rows, each band's
  * expanded rows computed just before it into a buffer that stays in L2 (the rows two bands share moved down, not
  * computed twice), by the kernels the two Convs run apart (pointwise_f, cpu_depthwise_rows): the same bits.  Taken
- * on AVX-512 machines too, where it was once left out: there the expansion apart is pointwise_f as well, and the
- * block measured 0.70 against 0.64 ms (MobileNetV2's features.2, Zen 4 with AVX-512). */
+ * on AVX-512 machines too, where it was once left out (the expansion apart is pointwise_f there as well): on a Zen 4
+ * with AVX-512 the block and the two Convs apart measured level (MobileNetV2's features.2, 0.64 to 0.82 ms both,
+ * twelve processes each), so one way on every machine. */
 
 /* Bytes of expanded rows a band holds at most (half the L2 cache of the machine it was measured on: smaller bands
  * pay more for each band than they gain), and the fewest the expanded tensor of one image must have for the block to
