@@ -54,7 +54,8 @@ static void load(void)
 
 double cpu_cblas_take_load_ms(const char **name)
 {
-	uint64_t ns = __atomic_exchange_n(&load_ns, 0, __ATOMIC_ACQ_REL);
+	/* a plain load first: this is asked around every CPU node, and the library opens once a process */
+	uint64_t ns = __atomic_load_n(&load_ns, __ATOMIC_ACQUIRE) ? __atomic_exchange_n(&load_ns, 0, __ATOMIC_ACQ_REL) : 0;
 
 	*name = loaded;
 	return ns ? (double)(ns - 1) / 1e6 : -1.0;

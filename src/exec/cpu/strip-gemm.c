@@ -40,6 +40,29 @@ static inline __attribute__((always_inline)) void sg_add_pair(v8f *r, const floa
 	*r += __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7);
 }
 
+/* One position's sums of a strip (mv vectors: mr of its channels kept) finished: ad added (NULL: nothing; one
+ * value a channel, ldc apart), the activation applied, stored into c (ldc apart). */
+static inline __attribute__((always_inline)) void sg_store_one(v8f *s, int mv, int mr, const float *ad,
+							       const struct act8 *a, float *c, int64_t ldc)
+{
+	float t[SG_MR];
+
+#pragma GCC unroll 3
+	for (int v = 0; v < mv; v++) {
+		if (ad) {
+			float u[8] = {0};
+			for (int i = 0; i < 8 && 8 * v + i < mr; i++)
+				u[i] = ad[(8 * v + i) * ldc];
+			s[v] += LOAD8(u);
+		}
+		if (a->on)
+			act8_apply(&s[v], a);
+		STORE8(t + 8 * v, s[v]);
+	}
+	for (int i = 0; i < mr; i++)
+		c[i * ldc] = t[i];
+}
+
 /* One block: nr positions (b, b + 1, ... in each of B's rows, ldb apart) by 8 * mv channels (ap's strip), over all
  * k inputs, the sums starting from the bias (bv, 8 * mv of them); mr channels of the block stored into C (rows ldc
  * apart, c at the block's first channel and position), ad added first (NULL: nothing; laid out as C, at the
@@ -78,21 +101,7 @@ static inline __attribute__((always_inline)) void sg_block(const float *ap, cons
 		}
 	}
 	if (nr == 1) {
-		float t[SG_MR];
-#pragma GCC unroll 3
-		for (int v = 0; v < mv; v++) {
-			if (ad) {
-				float u[8] = {0};
-				for (int i = 0; i < 8 && 8 * v + i < mr; i++)
-					u[i] = ad[(8 * v + i) * ldc];
-				s[0][v] += LOAD8(u);
-			}
-			if (a->on)
-				act8_apply(&s[0][v], a);
-			STORE8(t + 8 * v, s[0][v]);
-		}
-		for (int i = 0; i < mr; i++)
-			c[i * ldc] = t[i];
+		sg_store_one(s[0], mv, mr, ad, a, c, ldc);
 		return;
 	}
 	/* 4 (or 3) positions by 8 channels turned into 8 rows of 4 positions, as two 4 x 4 transposes in the halves:
@@ -147,22 +156,8 @@ static inline __attribute__((always_inline)) void sg_one4(const float *as, int64
 			for (int v = 0; v < 3; v++)
 				s[q][v] += xv * LOAD8(as + q * k * SG_MR + kk * SG_MR + 8 * v);
 	}
-	for (int q = 0; q < 4; q++) {
-		float t[SG_MR];
-		for (int v = 0; v < 3; v++) {
-			if (ad) {
-				float u[8];
-				for (int i = 0; i < 8; i++)
-					u[i] = ad[(q * SG_MR + 8 * v + i) * ldc];
-				s[q][v] += LOAD8(u);
-			}
-			if (a->on)
-				act8_apply(&s[q][v], a);
-			STORE8(t + 8 * v, s[q][v]);
-		}
-		for (int i = 0; i < SG_MR; i++)
-			c[(q * SG_MR + i) * ldc] = t[i];
-	}
+	for (int q = 0; q < 4; q++)
+		sg_store_one(s[q], 3, SG_MR, ad ? ad + q * SG_MR * ldc : NULL, a, c + q * SG_MR * ldc, ldc);
 }
 
 /* The positions in blocks of 4, the last few of 3 so that no block of 1 or 2 is needed (from 6 positions on):
