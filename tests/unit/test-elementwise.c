@@ -699,9 +699,9 @@ static int64_t ulp_diff(float a, float b)
 }
 
 struct vm_sweep {
-	long values, exp_bad, sig_bad, tanh_bad, hs_bad, w_bad;
-	int64_t tanh_ulps;
-	float tanh_worst;
+	long values, exp_bad, sig_bad, tanh_bad, hs_bad, erf_bad, gelu_bad, w_bad;
+	int64_t tanh_ulps, erf_ulps;
+	float tanh_worst, erf_worst;
 };
 
 /* Every step-th float bit pattern (and the ones after it): the lanes against the scalar functions (and the forms
@@ -717,7 +717,8 @@ VM_CLONES static void vm_sweep(uint32_t step, struct vm_sweep *r)
 		}
 		v8f e = vm_exp(x), sg = vm_sigmoid(x), th = vm_tanh(x);
 		v8f hs = vm_hard_sigmoid(x, vm_splat(0.2f), vm_splat(0.5f));
-		v8f xw[VM_W], sw[VM_W], tw[VM_W];
+		v8f er = vm_erf(x), ge = vm_gelu(x), gt = vm_gelu_tanh(x);
+		v8f xw[VM_W], sw[VM_W], tw[VM_W], ew[VM_W], gw[VM_W], hw[VM_W];
 		for (int i = 0; i < VM_W; i++)
 			for (int j = 0; j < 8; j++) {
 				uint32_t b = (uint32_t)(u + (uint64_t)(8 * i + j) * 977);
@@ -725,21 +726,33 @@ VM_CLONES static void vm_sweep(uint32_t step, struct vm_sweep *r)
 			}
 		vm_sigmoid_n(xw, sw, VM_W);
 		vm_tanh_n(xw, tw, VM_W);
+		vm_erf_n(xw, ew, VM_W);
+		vm_gelu_n(xw, gw, VM_W);
+		vm_gelu_tanh_n(xw, hw, VM_W);
 		for (int i = 0; i < VM_W; i++)
 			for (int j = 0; j < 8; j++)
 				r->w_bad += f_bits(sw[i][j]) != f_bits(ov_sigmoid_f(xw[i][j])) ||
-					    f_bits(tw[i][j]) != f_bits(ov_tanh_f(xw[i][j]));
+					    f_bits(tw[i][j]) != f_bits(ov_tanh_f(xw[i][j])) ||
+					    f_bits(ew[i][j]) != f_bits(ov_erf_f(xw[i][j])) ||
+					    f_bits(gw[i][j]) != f_bits(ov_gelu_f(xw[i][j])) ||
+					    f_bits(hw[i][j]) != f_bits(ov_gelu_tanh_f(xw[i][j]));
 		for (int j = 0; j < 8; j++) {
 			r->values++;
 			r->exp_bad += f_bits(e[j]) != f_bits(ov_exp_f(x[j]));
 			r->sig_bad += f_bits(sg[j]) != f_bits(ov_sigmoid_f(x[j]));
 			r->tanh_bad += f_bits(th[j]) != f_bits(ov_tanh_f(x[j]));
 			r->hs_bad += f_bits(hs[j]) != f_bits(ov_hard_sigmoid_f(x[j], 0.2f, 0.5f));
+			r->erf_bad += f_bits(er[j]) != f_bits(ov_erf_f(x[j]));
+			r->gelu_bad += f_bits(ge[j]) != f_bits(ov_gelu_f(x[j])) ||
+				       f_bits(gt[j]) != f_bits(ov_gelu_tanh_f(x[j]));
 			if (x[j] != x[j])
 				continue;
 			int64_t d = ulp_diff(ov_tanh_f(x[j]), (float)tanh((double)x[j]));
 			if (d > r->tanh_ulps)
 				r->tanh_ulps = d, r->tanh_worst = x[j];
+			d = ulp_diff(ov_erf_f(x[j]), (float)erf((double)x[j]));
+			if (d > r->erf_ulps)
+				r->erf_ulps = d, r->erf_worst = x[j];
 		}
 	}
 }
@@ -748,11 +761,31 @@ static void test_vmath(void)
 {
 	struct vm_sweep r = {0};
 	vm_sweep(4093, &r);
-	OK(r.exp_bad == 0 && r.sig_bad == 0 && r.tanh_bad == 0 && r.hs_bad == 0,
+	OK(r.exp_bad == 0 && r.sig_bad == 0 && r.tanh_bad == 0 && r.hs_bad == 0 && r.erf_bad == 0 && r.gelu_bad == 0,
 	   "8 lanes give the scalar functions' bits on %ld floats (differ: exp %ld, sigmoid %ld, tanh %ld, "
-	   "hard sigmoid %ld)", r.values, r.exp_bad, r.sig_bad, r.tanh_bad, r.hs_bad);
-	OK(r.w_bad == 0, "%d vectors at once give the scalar functions' bits on %ld more floats (sigmoid and tanh: %ld "
-	   "differ)", VM_W, r.values * VM_W, r.w_bad);
+	   "hard sigmoid %ld, erf %ld, gelu %ld)", r.values, r.exp_bad, r.sig_bad, r.tanh_bad, r.hs_bad, r.erf_bad,
+	   r.gelu_bad);
+	OK(r.w_bad == 0, "%d vectors at once give the scalar functions' bits on %ld more floats (sigmoid, tanh, erf "
+	   "and the two gelus: %ld differ)", VM_W, r.values * VM_W, r.w_bad);
+	OK(r.erf_ulps <= 2, "ov_erf_f within 2 ulp of erf (worst %lld ulp, at %a)", (long long)r.erf_ulps,
+	   (double)r.erf_worst);
+	/* erf's two pieces meet at 0.84375 and it reaches 1 at 3.92: more floats there, every 61st up to 4.5 */
+	int64_t eu = 0;
+	float ew = 0;
+	for (uint32_t b = 0; b <= f_bits(4.5f); b += 61) {
+		float v;
+		memcpy(&v, &b, sizeof v);
+		int64_t d = ulp_diff(ov_erf_f(v), (float)erf((double)v));
+		if (d > eu)
+			eu = d, ew = v;
+	}
+	OK(eu <= 2, "ov_erf_f within 2 ulp of erf on every 61st float from 0 to 4.5 (worst %lld ulp, at %a)",
+	   (long long)eu, (double)ew);
+	OK(f_bits(ov_erf_f(-0.0f)) == 0x80000000u && ov_erf_f(INFINITY) == 1.0f && ov_erf_f(-INFINITY) == -1.0f &&
+	   ov_erf_f(NAN) != ov_erf_f(NAN) && ov_erf_f(3.92f) == 1.0f && ov_erf_f(-1e6f) == -1.0f &&
+	   ulp_diff(ov_erf_f(1e-30f), (float)erf(1e-30f)) <= 1 &&
+	   ulp_diff(ov_erf_f(-0.84375f), (float)erf(-0.84375)) <= 1 && ulp_diff(ov_erf_f(0.84374994f), (float)erf(0.84374994)) <= 1,
+	   "ov_erf_f at the edges: -0, infinities, NaN, where it reaches 1, tiny x, the pieces' meeting point");
 	OK(r.tanh_ulps <= 2, "ov_tanh_f within 2 ulp of tanh (worst %lld ulp, at %a)", (long long)r.tanh_ulps,
 	   (double)r.tanh_worst);
 	OK(f_bits(ov_tanh_f(-0.0f)) == 0x80000000u && ov_tanh_f(INFINITY) == 1.0f && ov_tanh_f(-INFINITY) == -1.0f &&
@@ -767,17 +800,20 @@ static void test_vmath(void)
 	for (int64_t i = 0; i < n; i++)
 		xv[i] = (float)(i - 10) * 0.37f + (i % 3 ? 0.0f : 1e-3f);
 	xv[3] = NAN, xv[4] = -INFINITY, xv[5] = -0.0f;
-	const char *ops[] = {"Sigmoid", "Tanh", "HardSigmoid", "HardSwish"};
-	for (int o = 0; o < 4; o++) {
+	const char *ops[] = {"Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Erf", "Gelu", "Gelu"};
+	struct tattr tanh_form = {"approximate", 's', 0, 0, "tanh"};
+	for (int o = 0; o < 7; o++) {
 		const struct xtensor *in[1] = {&x};
-		int bad = run(ops[o], 14, in, 1, &y, 1, NULL, 0) != 0 || y.numel != n;
+		int bad = run(ops[o], 20, in, 1, &y, 1, o == 6 ? &tanh_form : NULL, o == 6) != 0 || y.numel != n;
 		for (int64_t i = 0; !bad && i < n; i++) {
 			float v = ((const float *)y.data)[i];
 			float want = o == 0 ? ov_sigmoid_f(xv[i]) : o == 1 ? ov_tanh_f(xv[i]) :
-				     o == 2 ? ov_hard_sigmoid_f(xv[i], 0.2f, 0.5f) : ov_hard_swish_f(xv[i]);
+				     o == 2 ? ov_hard_sigmoid_f(xv[i], 0.2f, 0.5f) : o == 3 ? ov_hard_swish_f(xv[i]) :
+				     o == 4 ? ov_erf_f(xv[i]) : o == 5 ? ov_gelu_f(xv[i]) : ov_gelu_tanh_f(xv[i]);
 			bad = f_bits(v) != f_bits(want);
 		}
-		OK(!bad, "%s on 21 floats (two blocks of 8 and 5 more): each one the scalar function's bits", ops[o]);
+		OK(!bad, "%s%s on 21 floats (two blocks of 8 and 5 more): each one the scalar function's bits", ops[o],
+		   o == 6 ? " (tanh)" : "");
 		xt_free(&y);
 	}
 	xt_free(&x);

@@ -205,14 +205,47 @@ static inline OV_HD double ov_hard_sigmoid_d(double x, double alpha, double beta
 static inline OV_HD float ov_hard_swish_f(float x) { return x * ov_hard_sigmoid_f(x, 1.0f / 6.0f, 0.5f); }
 static inline OV_HD double ov_hard_swish_d(double x) { return x * ov_hard_sigmoid_d(x, 1.0 / 6.0, 0.5); }
 
+/* erf for float32 without branches or calls, as ov_exp_f, so that both backends give the same bits (libm's erff and
+ * CUDA's differ in the last bit) and the CPU's runs 8 at a time (src/exec/cpu/vmath.h; libm's erff cost 11 ns an
+ * element).  erf |x| with x's sign: below |x| = 0.84375 as a + a R(a^2), R of degree 5; above it as 1 - e^Q(a),
+ * Q of degree 10 fitted to log erfc on [0.84375, 3.92] (weighted least squares, coefficients rounded to float);
+ * past 3.92, where erf rounds to 1, a is held at 3.92, which gives 1.  Within 1.5 ulp of the exact result
+ * over every float up to 4.5; tests/unit/test-elementwise checks every 61st for 2 ulp); NaN for NaN, +-1 for +-inf. */
+static inline OV_HD float ov_erf_f(float x)
+{
+	float a = fabsf(x), z = a * a;
+	float r = -6.360081607e-04f;
+	r = r * z + 5.058695562e-03f;
+	r = r * z + -2.680703439e-02f;
+	r = r * z + 1.128282547e-01f;
+	r = r * z + -3.761258125e-01f;
+	r = r * z + 1.283791661e-01f;
+	float small = a + a * r;
+	float t = a > 3.92f ? 3.92f : a; /* NaN stays NaN */
+	float q = -7.649522615e-08f;
+	q = q * t + 1.833881583e-06f;
+	q = q * t + -1.771898133e-05f;
+	q = q * t + 7.225900481e-05f;
+	q = q * t + 1.334253175e-04f;
+	q = q * t + -3.545671934e-03f;
+	q = q * t + 2.426828071e-02f;
+	q = q * t + -1.075290069e-01f;
+	q = q * t + -6.337587237e-01f;
+	q = q * t + -1.129388094e+00f;
+	q = q * t + 1.580019743e-04f;
+	float big = 1.0f - ov_exp_f(q);
+	uint32_t m = 0u - (uint32_t)(a < 0.84375f); /* a mask, as in ov_tanh_f; NaN takes big, which is NaN */
+	return ov_bits_f32((ov_f32_bits(small) & m) | (ov_f32_bits(big) & ~m) | (ov_f32_bits(x) & 0x80000000u));
+}
+
 /* exact Gelu: x/2 * (1 + erf(x/sqrt(2))) */
-static inline OV_HD float ov_gelu_f(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752440f)); }
+static inline OV_HD float ov_gelu_f(float x) { return 0.5f * x * (1.0f + ov_erf_f(x * 0.70710678118654752440f)); }
 static inline OV_HD double ov_gelu_d(double x) { return 0.5 * x * (1.0 + erf(x * 0.70710678118654752440)); }
 
-/* Gelu approximate="tanh": x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))) */
+/* Gelu approximate="tanh": x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))), ov_tanh_f's tanh */
 static inline OV_HD float ov_gelu_tanh_f(float x)
 {
-	return 0.5f * x * (1.0f + tanhf(0.79788456080286535588f * (x + 0.044715f * x * x * x)));
+	return 0.5f * x * (1.0f + ov_tanh_f(0.79788456080286535588f * (x + 0.044715f * x * x * x)));
 }
 
 static inline OV_HD double ov_gelu_tanh_d(double x)
