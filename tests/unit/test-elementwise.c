@@ -800,20 +800,42 @@ static void test_vmath(void)
 	for (int64_t i = 0; i < n; i++)
 		xv[i] = (float)(i - 10) * 0.37f + (i % 3 ? 0.0f : 1e-3f);
 	xv[3] = NAN, xv[4] = -INFINITY, xv[5] = -0.0f;
-	const char *ops[] = {"Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Erf", "Gelu", "Gelu"};
-	struct tattr tanh_form = {"approximate", 's', 0, 0, "tanh"};
-	for (int o = 0; o < 7; o++) {
+	const char *ops[] = {"Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Erf", "Gelu", "Gelu", "LeakyRelu",
+			     "ThresholdedRelu", "Sqrt"};
+	struct tattr attr[] = {{"approximate", 's', 0, 0, "tanh"}, {"alpha", 'f', 0, 0.1f, NULL},
+			       {"alpha", 'f', 0, 0.75f, NULL}};
+	for (int o = 0; o < 10; o++) {
 		const struct xtensor *in[1] = {&x};
-		int bad = run(ops[o], 20, in, 1, &y, 1, o == 6 ? &tanh_form : NULL, o == 6) != 0 || y.numel != n;
+		const struct tattr *at = o >= 6 && o <= 8 ? &attr[o - 6] : NULL;
+		int bad = run(ops[o], 20, in, 1, &y, 1, at, at != NULL) != 0 || y.numel != n;
 		for (int64_t i = 0; !bad && i < n; i++) {
 			float v = ((const float *)y.data)[i];
 			float want = o == 0 ? ov_sigmoid_f(xv[i]) : o == 1 ? ov_tanh_f(xv[i]) :
 				     o == 2 ? ov_hard_sigmoid_f(xv[i], 0.2f, 0.5f) : o == 3 ? ov_hard_swish_f(xv[i]) :
-				     o == 4 ? ov_erf_f(xv[i]) : o == 5 ? ov_gelu_f(xv[i]) : ov_gelu_tanh_f(xv[i]);
+				     o == 4 ? ov_erf_f(xv[i]) : o == 5 ? ov_gelu_f(xv[i]) : o == 6 ? ov_gelu_tanh_f(xv[i]) :
+				     o == 7 ? ov_leaky_relu_f(xv[i], 0.1f) : o == 8 ? ov_thresholded_relu_f(xv[i], 0.75f) :
+				     sqrtf(xv[i]);
 			bad = f_bits(v) != f_bits(want);
 		}
 		OK(!bad, "%s%s on 21 floats (two blocks of 8 and 5 more): each one the scalar function's bits", ops[o],
 		   o == 6 ? " (tanh)" : "");
+		xt_free(&y);
+	}
+	/* PRelu by a mask: the scalar select's bits, a slope per element and one for all (NaN, -inf and -0 in x) */
+	struct xtensor sl;
+	for (int one = 0; one < 2; one++) {
+		int64_t sn = one ? 1 : n;
+		mk(&sl, OV_DT_FLOAT, 1, &sn, NULL);
+		for (int64_t i = 0; i < sn; i++)
+			((float *)sl.data)[i] = one ? 0.25f : (float)(i % 5) * 0.3f - 0.4f;
+		const struct xtensor *in[2] = {&x, &sl};
+		int bad = run("PRelu", 16, in, 2, &y, 1, NULL, 0) != 0 || y.numel != n;
+		for (int64_t i = 0; !bad && i < n; i++) {
+			float a = xv[i], b = ((const float *)sl.data)[one ? 0 : i], want = a < 0 ? a * b : a;
+			bad = f_bits(((const float *)y.data)[i]) != f_bits(want);
+		}
+		OK(!bad, "PRelu on 21 floats, %s: each one the select's bits", one ? "one slope" : "a slope each");
+		xt_free(&sl);
 		xt_free(&y);
 	}
 	xt_free(&x);

@@ -504,7 +504,9 @@ void cpu_bn_planes_f(float *y, int64_t planes, int64_t c, int64_t inner, const f
 		bn_alone_planes_f32(y, planes, c, inner, ab, bn, &a);
 }
 
-DEF_UNF(leaky_relu, ov_leaky_relu_f(x, (float)P.a), ov_leaky_relu_d(x, P.a))
+/* ov_leaky_relu_f and ov_thresholded_relu_f by masks (the selects left a branch per element: LeakyRelu took 4.6 ns
+ * an element on random signs); the same operations, so the same bits */
+DEF_UNFV(leaky_relu, vm_mask((v8u)(x < vm_splat(0.0f)), A * x, x), ov_leaky_relu_d(x, P.a))
 DEF_UNF(elu, ov_elu_f(x, (float)P.a), ov_elu_d(x, P.a))
 DEF_UNF(selu, ov_selu_f(x, (float)P.a, (float)P.b), ov_selu_d(x, P.a, P.b))
 DEF_UNF(celu, ov_celu_f(x, (float)P.a), ov_celu_d(x, P.a))
@@ -514,7 +516,7 @@ DEF_UNF(mish, ov_mish_f(x), ov_mish_d(x))
 DEF_UNF(swish, x * ov_sigmoid_f((float)P.a * x), x * ov_sigmoid_d(P.a * x))
 DEF_UNF(softplus, ov_softplus_f(x), ov_softplus_d(x))
 DEF_UNF(softsign, ov_softsign_f(x), ov_softsign_d(x))
-DEF_UNF(thresholded_relu, ov_thresholded_relu_f(x, (float)P.a), ov_thresholded_relu_d(x, P.a))
+DEF_UNFV(thresholded_relu, (v8f)((v8u)x & (v8u)(x > A)), ov_thresholded_relu_d(x, P.a))
 /* Mean's last step: divide by the count in P.a */
 DEF_UNF(div_by, x / (float)P.a, x / P.a)
 
@@ -830,7 +832,15 @@ DEF_BIN4(mod, ov_mod_f(a, b), ov_mod_d(a, b), ov_mod_i64(a, b), ov_mod_u64(a, b)
 DEF_BIN4(fmod, fmodf(a, b), fmod(a, b), ov_fmod_i64(a, b), ov_mod_u64(a, b))
 DEF_BIN4(min, ov_min_f(a, b), ov_min_d(a, b), a < b ? a : b, a < b ? a : b)
 DEF_BIN4(max, ov_max_f(a, b), ov_max_d(a, b), a > b ? a : b, a > b ? a : b)
-DEF_BIN4(prelu, a < 0 ? a * b : a, a < 0 ? a * b : a, a < 0 ? ov_mul_i64(a, b) : a, a)
+/* PRelu in float32 by a mask: the select left a branch per element (4.6 ns each on random signs); the same product,
+ * so the same bits */
+static inline float prelu_f(float a, float b)
+{
+	uint32_t m = 0u - (uint32_t)(a < 0.0f);
+
+	return ov_bits_f32((ov_f32_bits(a) & ~m) | (ov_f32_bits(a * b) & m));
+}
+DEF_BIN4(prelu, prelu_f(a, b), a < 0 ? a * b : a, a < 0 ? ov_mul_i64(a, b) : a, a)
 DEF_BIN4(pow, powf(a, b), pow(a, b), ov_pow_i64(a, b), ov_pow_u64(a, b))
 /* Pow by a scalar 2 (a decomposed LayerNorm's variance): the product, which is pow's exact result rounded once */
 DEF_BIN(square_f32, float, float, float, a * a)
