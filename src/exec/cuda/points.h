@@ -48,7 +48,7 @@ static inline OV_HD float cu_un_apply(int op, float x, float a, float b)
 	case CU_U_SQRT: return sqrtf(x);
 	case CU_U_RECIPROCAL: return ov_reciprocal_f(x);
 	case CU_U_EXP: return ov_exp_f(x);
-	case CU_U_LOG: return logf(x);
+	case CU_U_LOG: return ov_log_f(x);
 	case CU_U_ERF: return ov_erf_f(x);
 	case CU_U_SIN: return sinf(x);
 	case CU_U_COS: return cosf(x);

@@ -291,15 +291,55 @@ static inline OV_HD float ov_shrink_f(float x, float bias, float lambd)
 	return x < -lambd ? x + bias : x > lambd ? x - bias : 0.0f;
 }
 
-/* log(1 + exp(x)) without overflow */
-static inline OV_HD float ov_softplus_f(float x) { return x > 0.0f ? x + log1pf(expf(-x)) : log1pf(expf(x)); }
+/* log for float32 without branches or calls, as ov_exp_f (both backends' Log, Softplus and Mish, so they agree bit for
+ * bit; libm's logf is a call per element): x = 2^e m with m in [sqrt(1/2), sqrt 2) (subnormal x scaled by 2^23
+ * first), log m = t - t^2/2 + t^3 P(t) for t = m - 1 (exact), P of degree 7 fitted to (log1p t - t + t^2/2) / t^3
+ * (weighted least squares, coefficients rounded to float), e ln 2 added in two parts (ln 2's high part has few
+ * bits, so e times it is exact).  Within 1 ulp of the exact result (over every positive float);
+ * tests/unit/test-elementwise checks a sample.  0 gives -inf, below 0 NaN, +inf +inf, NaN NaN. */
+static inline OV_HD float ov_log_f(float x)
+{
+	uint32_t sub = 0u - (uint32_t)(x < 0x1p-126f); /* zero and below too: patched at the end */
+	float xs = x * ov_bits_f32((0x4b000000u & sub) | (0x3f800000u & ~sub));
+	uint32_t ix = ov_f32_bits(xs) + (0x3f800000u - 0x3f3504f3u);
+	float fe = (float)((int32_t)(ix >> 23) - 127 - (int32_t)(sub & 23u));
+	float t = ov_bits_f32((ix & 0x007fffffu) + 0x3f3504f3u) - 1.0f;
+	float p = -7.634465396e-02f;
+	p = p * t + 1.276157051e-01f;
+	p = p * t + -1.316019148e-01f;
+	p = p * t + 1.420175880e-01f;
+	p = p * t + -1.662335694e-01f;
+	p = p * t + 2.000122666e-01f;
+	p = p * t + -2.500082254e-01f;
+	p = p * t + 3.333333135e-01f;
+	float t2 = t * t;
+	float y = t * t2 * p;
+	y = y + fe * -2.12194440e-4f;
+	y = y + -0.5f * t2;
+	y = t + y;
+	y = y + fe * 0.693359375f;
+	uint32_t zero = 0u - (uint32_t)(x == 0.0f), neg = 0u - (uint32_t)(x < 0.0f);
+	uint32_t inf = 0u - (uint32_t)(x > 0x1.fffffep127f), nan = 0u - (uint32_t)(x != x);
+	return ov_bits_f32((ov_f32_bits(y) & ~(zero | neg | inf | nan)) | (zero & 0xff800000u) | (neg & 0x7fc00000u) |
+			   (inf & 0x7f800000u) | (nan & ov_f32_bits(x)));
+}
+
+/* log(1 + exp(x)) without overflow, branch-free as ov_exp_f: max(x, 0) + log1p(u) for u = e^-|x| in (0, 1], log1p
+ * as log(w) for w = 1 + u plus what the rounding of w lost, (u - (w - 1)) / w (w - 1 and that difference are
+ * exact), so that a tiny u (x far below 0) still comes out as u.  NaN gives NaN. */
+static inline OV_HD float ov_softplus_f(float x)
+{
+	float u = ov_exp_f(-fabsf(x)), w = 1.0f + u;
+	float l = ov_log_f(w) + (u - (w - 1.0f)) / w;
+	return (x > 0.0f ? x : 0.0f) + l;
+}
 static inline OV_HD double ov_softplus_d(double x) { return x > 0.0 ? x + log1p(exp(-x)) : log1p(exp(x)); }
 
 static inline OV_HD float ov_softsign_f(float x) { return x / (1.0f + fabsf(x)); }
 static inline OV_HD double ov_softsign_d(double x) { return x / (1.0 + fabs(x)); }
 
-/* x * tanh(softplus(x)) */
-static inline OV_HD float ov_mish_f(float x) { return x * tanhf(ov_softplus_f(x)); }
+/* x * tanh(softplus(x)), ov_tanh_f's tanh */
+static inline OV_HD float ov_mish_f(float x) { return x * ov_tanh_f(ov_softplus_f(x)); }
 static inline OV_HD double ov_mish_d(double x) { return x * tanh(ov_softplus_d(x)); }
 
 /* -1, 0, 1 (NaN stays NaN) */
