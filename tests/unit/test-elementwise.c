@@ -707,8 +707,8 @@ static int64_t ulp_diff(float a, float b)
 
 struct vm_sweep {
 	long values, exp_bad, sig_bad, tanh_bad, hs_bad, erf_bad, gelu_bad, log_bad, w_bad;
-	int64_t tanh_ulps, erf_ulps, log_ulps, sp_ulps;
-	float tanh_worst, erf_worst, log_worst, sp_worst;
+	int64_t tanh_ulps, erf_ulps, log_ulps, sp_ulps, em1_ulps;
+	float tanh_worst, erf_worst, log_worst, sp_worst, em1_worst;
 };
 
 /* Every step-th float bit pattern (and the ones after it): the lanes against the scalar functions (and the forms
@@ -725,8 +725,9 @@ VM_CLONES static void vm_sweep(uint32_t step, struct vm_sweep *r)
 		v8f e = vm_exp(x), sg = vm_sigmoid(x), th = vm_tanh(x);
 		v8f hs = vm_hard_sigmoid(x, vm_splat(0.2f), vm_splat(0.5f));
 		v8f er = vm_erf(x), ge = vm_gelu(x), gt = vm_gelu_tanh(x), lg = vm_log(x), sp = vm_softplus(x);
-		v8f mi = vm_mish(x);
+		v8f mi = vm_mish(x), em = vm_expm1(x);
 		v8f xw[VM_W], sw[VM_W], tw[VM_W], ew[VM_W], gw[VM_W], hw[VM_W], lw[VM_W], pw[VM_W], mw[VM_W];
+		v8f qw[VM_W];
 		for (int i = 0; i < VM_W; i++)
 			for (int j = 0; j < 8; j++) {
 				uint32_t b = (uint32_t)(u + (uint64_t)(8 * i + j) * 977);
@@ -740,6 +741,7 @@ VM_CLONES static void vm_sweep(uint32_t step, struct vm_sweep *r)
 		vm_log_n(xw, lw, VM_W);
 		vm_softplus_n(xw, pw, VM_W);
 		vm_mish_n(xw, mw, VM_W);
+		vm_expm1_n(xw, qw, VM_W);
 		for (int i = 0; i < VM_W; i++)
 			for (int j = 0; j < 8; j++)
 				r->w_bad += f_bits(sw[i][j]) != f_bits(ov_sigmoid_f(xw[i][j])) ||
@@ -748,7 +750,8 @@ VM_CLONES static void vm_sweep(uint32_t step, struct vm_sweep *r)
 					    f_bits(gw[i][j]) != f_bits(ov_gelu_f(xw[i][j])) ||
 					    f_bits(hw[i][j]) != f_bits(ov_gelu_tanh_f(xw[i][j])) ||
 					    !same_f(lw[i][j], ov_log_f(xw[i][j])) ||
-					    !same_f(pw[i][j], ov_softplus_f(xw[i][j])) || !same_f(mw[i][j], ov_mish_f(xw[i][j]));
+					    !same_f(pw[i][j], ov_softplus_f(xw[i][j])) || !same_f(mw[i][j], ov_mish_f(xw[i][j])) ||
+					    f_bits(qw[i][j]) != f_bits(ov_expm1_f(xw[i][j]));
 		for (int j = 0; j < 8; j++) {
 			r->values++;
 			r->exp_bad += f_bits(e[j]) != f_bits(ov_exp_f(x[j]));
@@ -759,7 +762,7 @@ VM_CLONES static void vm_sweep(uint32_t step, struct vm_sweep *r)
 			r->gelu_bad += f_bits(ge[j]) != f_bits(ov_gelu_f(x[j])) ||
 				       f_bits(gt[j]) != f_bits(ov_gelu_tanh_f(x[j]));
 			r->log_bad += !same_f(lg[j], ov_log_f(x[j])) || !same_f(sp[j], ov_softplus_f(x[j])) ||
-				      !same_f(mi[j], ov_mish_f(x[j]));
+				      !same_f(mi[j], ov_mish_f(x[j])) || f_bits(em[j]) != f_bits(ov_expm1_f(x[j]));
 			if (x[j] != x[j])
 				continue;
 			double xd = x[j], spd = xd > 0 ? xd + log1p(exp(-xd)) : log1p(exp(xd));
@@ -770,6 +773,9 @@ VM_CLONES static void vm_sweep(uint32_t step, struct vm_sweep *r)
 				d = ulp_diff(ov_softplus_f(x[j]), (float)spd);
 				if (d > r->sp_ulps)
 					r->sp_ulps = d, r->sp_worst = x[j];
+				d = xd < 88 ? ulp_diff(ov_expm1_f(x[j]), (float)expm1(xd)) : 0;
+				if (d > r->em1_ulps)
+					r->em1_ulps = d, r->em1_worst = x[j];
 			}
 			int64_t d = ulp_diff(ov_tanh_f(x[j]), (float)tanh((double)x[j]));
 			if (d > r->tanh_ulps)
@@ -788,10 +794,10 @@ static void test_vmath(void)
 	OK(r.exp_bad == 0 && r.sig_bad == 0 && r.tanh_bad == 0 && r.hs_bad == 0 && r.erf_bad == 0 && r.gelu_bad == 0 &&
 	   r.log_bad == 0,
 	   "8 lanes give the scalar functions' bits on %ld floats (differ: exp %ld, sigmoid %ld, tanh %ld, "
-	   "hard sigmoid %ld, erf %ld, gelu %ld, log, softplus or mish %ld)", r.values, r.exp_bad, r.sig_bad,
+	   "hard sigmoid %ld, erf %ld, gelu %ld, log, softplus, mish or expm1 %ld)", r.values, r.exp_bad, r.sig_bad,
 	   r.tanh_bad, r.hs_bad, r.erf_bad, r.gelu_bad, r.log_bad);
 	OK(r.w_bad == 0, "%d vectors at once give the scalar functions' bits on %ld more floats (sigmoid, tanh, erf, "
-	   "the two gelus, log, softplus and mish: %ld differ)", VM_W, r.values * VM_W, r.w_bad);
+	   "the two gelus, log, softplus, mish and expm1: %ld differ)", VM_W, r.values * VM_W, r.w_bad);
 	OK(r.log_ulps <= 1, "ov_log_f within 1 ulp of log (worst %lld ulp, at %a)", (long long)r.log_ulps,
 	   (double)r.log_worst);
 	OK(r.sp_ulps <= 3, "ov_softplus_f within 3 ulp of log1p(exp) (worst %lld ulp, at %a)", (long long)r.sp_ulps,
@@ -802,6 +808,11 @@ static void test_vmath(void)
 	   ulp_diff(ov_log_f(0x1p-149f), (float)log(0x1p-149)) <= 1 &&
 	   ulp_diff(ov_log_f(0x1.fffffep127f), (float)log(0x1.fffffep127)) <= 1,
 	   "ov_log_f at the edges: zeros, below zero, infinities, NaN, 1, the least subnormal, the greatest float");
+	OK(r.em1_ulps <= 2, "ov_expm1_f within 2 ulp of expm1 (worst %lld ulp, at %a)", (long long)r.em1_ulps,
+	   (double)r.em1_worst);
+	OK(ov_expm1_f(-INFINITY) == -1.0f && ov_expm1_f(INFINITY) == INFINITY && ov_expm1_f(NAN) != ov_expm1_f(NAN) &&
+	   f_bits(ov_expm1_f(-0.0f)) == 0x80000000u && ov_expm1_f(1e-30f) == 1e-30f && ov_expm1_f(-200.0f) == -1.0f,
+	   "ov_expm1_f at the edges: infinities, NaN, -0, tiny and very negative x");
 	OK(ov_softplus_f(-INFINITY) == 0.0f && ov_softplus_f(INFINITY) == INFINITY &&
 	   ov_softplus_f(NAN) != ov_softplus_f(NAN) && ov_softplus_f(-30.0f) == (float)exp(-30.0) &&
 	   ov_softplus_f(100.0f) == 100.0f && ov_mish_f(100.0f) == 100.0f && ov_mish_f(-0.0f) == 0.0f,
@@ -823,7 +834,8 @@ static void test_vmath(void)
 	OK(f_bits(ov_erf_f(-0.0f)) == 0x80000000u && ov_erf_f(INFINITY) == 1.0f && ov_erf_f(-INFINITY) == -1.0f &&
 	   ov_erf_f(NAN) != ov_erf_f(NAN) && ov_erf_f(3.92f) == 1.0f && ov_erf_f(-1e6f) == -1.0f &&
 	   ulp_diff(ov_erf_f(1e-30f), (float)erf(1e-30f)) <= 1 &&
-	   ulp_diff(ov_erf_f(-0.84375f), (float)erf(-0.84375)) <= 1 && ulp_diff(ov_erf_f(0.84374994f), (float)erf(0.84374994)) <= 1,
+	   ulp_diff(ov_erf_f(-0.84375f), (float)erf(-0.84375)) <= 1 &&
+	   ulp_diff(ov_erf_f(0.84374994f), (float)erf(0.84374994)) <= 1,
 	   "ov_erf_f at the edges: -0, infinities, NaN, where it reaches 1, tiny x, the pieces' meeting point");
 	OK(r.tanh_ulps <= 2, "ov_tanh_f within 2 ulp of tanh (worst %lld ulp, at %a)", (long long)r.tanh_ulps,
 	   (double)r.tanh_worst);
@@ -840,12 +852,12 @@ static void test_vmath(void)
 		xv[i] = (float)(i - 10) * 0.37f + (i % 3 ? 0.0f : 1e-3f);
 	xv[3] = NAN, xv[4] = -INFINITY, xv[5] = -0.0f;
 	const char *ops[] = {"Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Erf", "Gelu", "Gelu", "LeakyRelu",
-			     "ThresholdedRelu", "Sqrt", "Log", "Softplus", "Mish"};
+			     "ThresholdedRelu", "Sqrt", "Log", "Softplus", "Mish", "Elu", "Selu", "Celu"};
 	struct tattr attr[] = {{"approximate", 's', 0, 0, "tanh"}, {"alpha", 'f', 0, 0.1f, NULL},
-			       {"alpha", 'f', 0, 0.75f, NULL}};
-	for (int o = 0; o < 13; o++) {
+			       {"alpha", 'f', 0, 0.75f, NULL}, {"alpha", 'f', 0, 0.7f, NULL}, {"alpha", 'f', 0, 1.3f, NULL}};
+	for (int o = 0; o < 16; o++) {
 		const struct xtensor *in[1] = {&x};
-		const struct tattr *at = o >= 6 && o <= 8 ? &attr[o - 6] : NULL;
+		const struct tattr *at = o >= 6 && o <= 8 ? &attr[o - 6] : o == 13 ? &attr[3] : o == 15 ? &attr[4] : NULL;
 		int bad = run(ops[o], 20, in, 1, &y, 1, at, at != NULL) != 0 || y.numel != n;
 		for (int64_t i = 0; !bad && i < n; i++) {
 			float v = ((const float *)y.data)[i];
@@ -854,7 +866,9 @@ static void test_vmath(void)
 				     o == 4 ? ov_erf_f(xv[i]) : o == 5 ? ov_gelu_f(xv[i]) : o == 6 ? ov_gelu_tanh_f(xv[i]) :
 				     o == 7 ? ov_leaky_relu_f(xv[i], 0.1f) : o == 8 ? ov_thresholded_relu_f(xv[i], 0.75f) :
 				     o == 9 ? sqrtf(xv[i]) : o == 10 ? ov_log_f(xv[i]) : o == 11 ? ov_softplus_f(xv[i]) :
-				     ov_mish_f(xv[i]);
+				     o == 12 ? ov_mish_f(xv[i]) : o == 13 ? ov_elu_f(xv[i], 0.7f) :
+				     o == 14 ? ov_selu_f(xv[i], (float)OV_SELU_ALPHA, (float)OV_SELU_GAMMA) :
+				     ov_celu_f(xv[i], 1.3f);
 			bad = o >= 10 ? !same_f(v, want) : f_bits(v) != f_bits(want);
 		}
 		OK(!bad, "%s%s on 21 floats (two blocks of 8 and 5 more): each one the scalar function's bits", ops[o],

@@ -507,9 +507,10 @@ void cpu_bn_planes_f(float *y, int64_t planes, int64_t c, int64_t inner, const f
 /* ov_leaky_relu_f and ov_thresholded_relu_f by masks (the selects left a branch per element: LeakyRelu took 4.6 ns
  * an element on random signs); the same operations, so the same bits */
 DEF_UNFV(leaky_relu, vm_mask((v8u)(x < vm_splat(0.0f)), A * x, x), ov_leaky_relu_d(x, P.a))
-DEF_UNF(elu, ov_elu_f(x, (float)P.a), ov_elu_d(x, P.a))
-DEF_UNF(selu, ov_selu_f(x, (float)P.a, (float)P.b), ov_selu_d(x, P.a, P.b))
-DEF_UNF(celu, ov_celu_f(x, (float)P.a), ov_celu_d(x, P.a))
+/* Elu, Selu and Celu by masks over vm_expm1 and vm_exp: ov_elu_f's, ov_selu_f's and ov_celu_f's operations */
+DEF_UNFV(elu, vm_mask((v8u)(x < vm_splat(0.0f)), A * vm_expm1(x), x), ov_elu_d(x, P.a))
+DEF_UNFV(selu, vm_mask((v8u)(x <= vm_splat(0.0f)), B * (A * vm_exp(x) - A), B * x), ov_selu_d(x, P.a, P.b))
+DEF_UNFV(celu, vm_mask((v8u)(x < vm_splat(0.0f)), A * vm_expm1(x / A), x), ov_celu_d(x, P.a))
 DEF_UNFVW(gelu, vm_gelu_n(xw, yw, VM_W), vm_gelu(x), ov_gelu_d(x))
 DEF_UNFVW(gelu_tanh, vm_gelu_tanh_n(xw, yw, VM_W), vm_gelu_tanh(x), ov_gelu_tanh_d(x))
 DEF_UNFVW(mish, vm_mish_n(xw, yw, VM_W), vm_mish(x), ov_mish_d(x))
