@@ -7,7 +7,8 @@
 # block (against numpy), and a LayerNormalization written out as nodes
 # taken into its first ReduceMean, all to the bits of the separate kernels (--all runs nothing fused), and
 # refused where a value between is watched or the pattern is another; float32 ReduceSum/ReduceMean over trailing
-# axes, Softmax/LogSoftmax and LayerNormalization over float32 rows against numpy.
+# axes, Softmax/LogSoftmax and LayerNormalization over float32 rows against numpy; Einsum as batched products
+# (src/exec/cpu/gemm.c's einsum_as_gemm) and through its general loop against numpy.
 . "$(dirname "$0")/lib.sh"
 
 have_python_onnx || skip_all "python3 with onnx and numpy is needed to make the test models"
@@ -83,6 +84,24 @@ save("gemm", [helper.make_node("Reshape", ["x", "s2"], ["x2"]),
 for n, v in [("x", x), ("q", q), ("kt", kt), ("g1", g1), ("g2", g2), ("g3", g3), ("g4", mm(x2, w2)), ("h", h),
              ("res", res), ("att", mm(q, kt))]:
     np.save(n + ".npy", v)
+
+# Einsum of two float32 inputs: batched products (attention's scores, a broadcast batch, an implicit output, two
+# summed labels, a transposed output, a matrix times a vector, an outer product) through the GEMM, and a diagonal
+# through the general loop; all against numpy in double
+eins = [("bhqd,bhkd->bhqk", (2, 3, 5, 8), (2, 3, 7, 8)), ("ij,jk->ki", (9, 17), (17, 4)),
+        ("...ij,...jk->...ik", (2, 1, 3, 4), (5, 4, 6)), ("bij,bjk", (3, 4, 5), (3, 5, 2)),
+        ("bshd,hdo->bso", (2, 3, 4, 5), (4, 5, 6)), ("ij,j->i", (6, 33), (33,)), ("i,j->ij", (5,), (7,)),
+        ("ii,i->i", (4, 4), (4,))]
+nodes, ins, outs = [], [], []
+for i, (eq, sa, sb) in enumerate(eins):
+    ea, eb = r(*sa), r(*sb)
+    ey = np.einsum(eq, ea.astype(np.float64), eb.astype(np.float64)).astype(np.float32)
+    nodes.append(helper.make_node("Einsum", [f"ea{i}", f"eb{i}"], [f"ey{i}"], equation=eq))
+    ins += [vi(f"ea{i}", T.FLOAT, list(sa)), vi(f"eb{i}", T.FLOAT, list(sb))]
+    outs.append(vi(f"ey{i}", T.FLOAT, list(ey.shape)))
+    for n, v in ((f"ea{i}", ea), (f"eb{i}", eb), (f"ey{i}", ey)):
+        np.save(n + ".npy", v)
+save("einsum", nodes, ins, outs, opset=12)
 
 # a LayerNormalization as torch 1.13 writes it (opset 13), over rows of 37 (a tail past 32) and 64
 def ln_nodes(p, x, g, b, axes=(-1,), expo="two", eps="eps", out="y"):
@@ -350,6 +369,14 @@ check "opset 18, the axes as an input: the pattern is found" grep -q "ran as one
 "$ONNXVIEW" run ln18.onnx --input x=lnx64.npy --save f18 >/dev/null 2>&1
 "$ONNXVIEW" run ln18.onnx --input x=lnx64.npy --all --save a18 >/dev/null 2>&1
 check "... to the bits of its nodes run apart" same f18/y.npy a18/y.npy
+
+# ---- Einsum
+ein=""
+for i in 0 1 2 3 4 5 6 7; do ein="$ein --input ea$i=ea$i.npy --input eb$i=eb$i.npy --expect ey$i=ey$i.npy"; done
+# shellcheck disable=SC2086
+run einsum.onnx $ein
+check "Einsum: attention's scores, a broadcast batch, an implicit output, two summed labels, a transposed output, a matrix times a vector, an outer product and a diagonal match numpy" \
+	[ "$(rc)" = 0 ]
 
 # ---- float32 sums over trailing axes
 run red.onnx --input x=xr.npy --expect s1=s1.npy --expect m2=m2.npy --expect m0=m0.npy --expect m15=m15.npy
