@@ -1722,6 +1722,7 @@ struct mp_case {
 	int n;                          /* spatial rank, 1 or 2 */
 	int64_t nb, c, in[2], k[2], s[2], d[2], pb[2], pe[2];
 	int ceil;
+	int avg, cip; /* AveragePool (count_include_pad) instead of MaxPool */
 };
 
 /* MaxPool of float x by the rule every backend shares: from -inf, a later tap v > m takes v (NaN is skipped, a
@@ -1733,22 +1734,28 @@ static void maxpool_ref(const struct mp_case *mc, const float *x, float *y, cons
 	int64_t kh_n = mc->n == 2 ? mc->k[0] : 1, kw_n = mc->k[mc->n - 1];
 	int64_t sh = mc->n == 2 ? mc->s[0] : 1, sw = mc->s[mc->n - 1], dh = mc->n == 2 ? mc->d[0] : 1;
 	int64_t dw = mc->d[mc->n - 1], pt = mc->n == 2 ? mc->pb[0] : 0, pl = mc->pb[mc->n - 1];
+	int64_t pbot = mc->n == 2 ? mc->pe[0] : 0, pr = mc->pe[mc->n - 1];
 
 	for (int64_t p = 0; p < mc->nb * mc->c; p++)
 		for (int64_t oh = 0; oh < oh_n; oh++)
 			for (int64_t ow = 0; ow < ow_n; ow++) {
 				float m = -INFINITY;
-				int any = 0;
+				double sum = 0;
+				int64_t any = 0, padded = 0;
 				for (int64_t kh = 0; kh < kh_n; kh++)
 					for (int64_t kw = 0; kw < kw_n; kw++) {
 						int64_t ih = oh * sh - pt + kh * dh, iw = ow * sw - pl + kw * dw;
+						padded += ih >= -pt && ih < ih_n + pbot && iw >= -pl && iw < iw_n + pr;
 						if (ih < 0 || ih >= ih_n || iw < 0 || iw >= iw_n)
 							continue;
 						float v = x[(p * ih_n + ih) * iw_n + iw];
-						any = 1;
+						any++;
 						m = v > m ? v : m;
+						sum += (double)v;
 					}
-				y[(p * oh_n + oh) * ow_n + ow] = any ? m : 0.0f;
+				int64_t div = mc->cip ? padded : any;
+				y[(p * oh_n + oh) * ow_n + ow] = mc->avg ? (div ? (float)(sum / (double)div) : 0.0f)
+									 : any ? m : 0.0f;
 			}
 }
 
@@ -1770,14 +1777,16 @@ static int maxpool_check(const struct mp_case *mc, int nan_every, const char *wh
 	mk_rand(&x, OV_DT_FLOAT, n + 2, xd);
 	for (int64_t i = 0; nan_every > 0 && i < x.numel; i += nan_every)
 		((float *)x.data)[i] = NAN;
-	node(&t, "MaxPool");
+	node(&t, mc->avg ? "AveragePool" : "MaxPool");
 	set_ints(&t, "kernel_shape", mc->k, (size_t)n);
 	set_ints(&t, "strides", mc->s, (size_t)n);
 	set_ints(&t, "dilations", mc->d, (size_t)n);
 	set_ints(&t, "pads", pads, (size_t)(2 * n));
 	set_int(&t, "ceil_mode", mc->ceil);
+	if (mc->avg)
+		set_int(&t, "count_include_pad", mc->cip);
 	const struct xtensor *in[1] = {&x};
-	if (run(&t, 12, in, 1, &y, 1)) {
+	if (run(&t, mc->avg ? 19 : 12, in, 1, &y, 1)) {
 		printf("#   %s: %s\n", what, t.err.msg);
 		xt_free(&x);
 		return 0;
@@ -1835,6 +1844,44 @@ static void test_maxpool_float(void)
 		total++;
 	}
 	OK(!bad, "float MaxPool follows the rule on %d geometries (%d differ)", total, bad);
+
+	/* AveragePool: each output the double sum of its taps in row-major order over the taps (or the padded taps),
+	 * rounded once, bit for bit: the interior columns that go a row at a time and the edges (DenseNet's 2x2
+	 * stride 2, Inception's 3x3 stride 1 pads 1 at widths around the blocks of 4, then random geometries) */
+	bad = total = 0;
+	for (int64_t wd = 1; wd <= 41; wd += (wd < 20 ? 1 : 7)) {
+		struct mp_case a2 = {.n = 2, .nb = 1, .c = 3, .in = {wd % 5 + 2, wd}, .k = {2, 2}, .s = {2, 2},
+				     .d = {1, 1}, .avg = 1};
+		struct mp_case a3 = {.n = 2, .nb = 2, .c = 2, .in = {wd % 6 + 1, wd}, .k = {3, 3}, .s = {1, 1},
+				     .d = {1, 1}, .pb = {1, 1}, .pe = {1, 1}, .avg = 1, .cip = (int)(wd & 1)};
+		if (wd >= 2)
+			bad += !maxpool_check(&a2, 0, "AveragePool 2x2 s2");
+		bad += !maxpool_check(&a3, 0, "AveragePool 3x3 s1 pads 1");
+		total += 1 + (wd >= 2);
+	}
+	for (int it = 0; it < 300; it++) {
+		struct mp_case mc = {.n = 1 + (int)irand(0, 1), .nb = irand(1, 2), .c = irand(1, 3), .ceil = it % 3 == 1,
+				     .avg = 1, .cip = it % 2};
+		for (int i = 0; i < mc.n; i++) {
+			mc.in[i] = irand(1, 40);
+			mc.k[i] = irand(1, 4);
+			mc.s[i] = irand(1, 3);
+			mc.d[i] = irand(1, 2);
+			mc.pb[i] = irand(0, mc.k[i] - 1);
+			mc.pe[i] = irand(0, mc.k[i] - 1);
+			if ((mc.k[i] - 1) * mc.d[i] + 1 > mc.in[i] + mc.pb[i] + mc.pe[i])
+				mc.d[i] = 1;
+			if (mc.k[i] > mc.in[i] + mc.pb[i] + mc.pe[i])
+				mc.k[i] = mc.in[i] + mc.pb[i] + mc.pe[i];
+		}
+		char what[224];
+		snprintf(what, sizeof what, "avg case %d: %dD k %lld s %lld d %lld pads %lld,%lld ceil %d cip %d", it, mc.n,
+			 (long long)mc.k[mc.n - 1], (long long)mc.s[mc.n - 1], (long long)mc.d[mc.n - 1],
+			 (long long)mc.pb[mc.n - 1], (long long)mc.pe[mc.n - 1], mc.ceil, mc.cip);
+		bad += !maxpool_check(&mc, 0, what);
+		total++;
+	}
+	OK(!bad, "float AveragePool gives the double sums' bits on %d geometries (%d differ)", total, bad);
 
 	/* NaN: skipped beside numbers, -inf for a window of NaN alone (the rule CUDA's points.h shares) */
 	struct mp_case nan = {.n = 2, .nb = 1, .c = 2, .in = {9, 20}, .k = {3, 3}, .s = {2, 2}, .d = {1, 1},
