@@ -671,6 +671,33 @@ static int k_slice_run(struct exec_kernel_ctx *k, int v)
 	int64_t inner = 1;
 	for (int a = q; a < x->rank; a++)
 		inner *= x->dims[a];
+	/* step 1 on axis q - 1: each index of the axes before it is one run of d[q - 1] * inner elements, copied whole
+	 * (the offsets below would take one entry per element of the run, written and then scanned: a channel Slice
+	 * of 32 x 80 x 80 took 0.21 ms, six times onnxruntime's) */
+	if (st[q - 1] == 1) {
+		size_t es = xt_elem_size(x->dtype), run = (size_t)(d[q - 1] * inner) * es;
+		/* element strides of x seen with rank q (axis q - 1 the runs: its dim times inner) */
+		int64_t xs[MAXR], idx[MAXR] = {0}, outer = 1;
+		xs[q - 1] = 1;
+		for (int a = q - 2; a >= 0; a--)
+			xs[a] = xs[a + 1] * x->dims[a + 1] * (a + 1 == q - 1 ? inner : 1);
+		for (int a = 0; a < q - 1; a++)
+			outer *= d[a];
+		char *yp = y->data;
+		const char *xp = x->data;
+		for (int64_t o = 0; o < outer; o++, yp += run) {
+			int64_t off = s0[q - 1] * inner;
+			for (int a = 0; a < q - 1; a++)
+				off += (s0[a] + idx[a] * st[a]) * xs[a];
+			memcpy(yp, xp + (size_t)off * es, run);
+			for (int a = q - 2; a >= 0; a--) {
+				if (++idx[a] < d[a])
+					break;
+				idx[a] = 0;
+			}
+		}
+		return xk_own_strings(k, y);
+	}
 	/* x and y seen with rank q: axis q - 1 holds the runs (its offsets count elements) */
 	struct xtensor xv = *x, yv = *y;
 	xv.rank = yv.rank = q;
