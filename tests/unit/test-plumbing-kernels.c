@@ -13,6 +13,7 @@
 
 #include "src/base/dtype.h"
 #include "src/exec/exec.h"
+#include "src/exec/ops/ov-math.h"
 #include "tests/unit/tap.h"
 
 #include "tests/unit/knode.h"
@@ -668,6 +669,63 @@ static void test_gather(void)
 
 /* ---- reductions, ArgMax, TopK ------------------------------------------------------------------------------------ */
 
+/* float32 ArgMax and ArgMin against the rule both backends share (ov_arg_step_d: the first extreme, or the last
+ * with select_last_index; a NaN counts as the extreme): values from a few (ties, +0 and -0, NaN in some tensors),
+ * the axis first, middle and last, rows of outputs across and around the 8 lanes, every combination of the two
+ * attributes */
+static void test_argmax_float(void)
+{
+	static const float vals[] = {-1.0f, 0.0f, -0.0f, 1.0f, 2.0f, 2.0f, -3.0f, 0.5f};
+	uint32_t seed = 12345;
+	int bad = 0, total = 0;
+
+	for (int it = 0; it < 96; it++) {
+		int64_t dims[3] = {1 + it % 3, (int64_t[]){1, 2, 7, 9, 33}[it % 5], (int64_t[]){1, 3, 8, 13, 17, 24}[it % 6]};
+		struct xtensor x, y;
+		mk(&x, OV_DT_FLOAT, 3, dims, NULL);
+		float *xv = x.data;
+		for (int64_t i = 0; i < x.numel; i++) {
+			seed = seed * 1103515245u + 12345u;
+			xv[i] = vals[(seed >> 16) % 8];
+			if (it % 4 == 3 && (seed >> 8) % 11 == 0)
+				xv[i] = NAN;
+		}
+		int axis = it % 3;
+		int64_t len = dims[axis], outer = 1, inner = 1;
+		for (int a = 0; a < axis; a++)
+			outer *= dims[a];
+		for (int a = axis + 1; a < 3; a++)
+			inner *= dims[a];
+		for (int mode = 0; mode < 4; mode++) {
+			int want_max = mode & 1, last = mode >> 1;
+			struct tnode t;
+			node(&t, want_max ? "ArgMax" : "ArgMin");
+			set_int(&t, "axis", axis);
+			set_int(&t, "select_last_index", last);
+			const struct xtensor *in[1] = {&x};
+			int ok = run(&t, 13, in, 1, &y, 1) == 0 && y.numel == outer * inner;
+			for (int64_t o = 0; ok && o < outer; o++)
+				for (int64_t q = 0; ok && q < inner; q++) {
+					const float *xp = xv + o * len * inner + q;
+					double bv = xp[0];
+					int64_t best = 0;
+					for (int64_t j = 1; j < len; j++)
+						ov_arg_step_d(xp[j * inner], j, want_max, last, &bv, &best);
+					ok = ((const int64_t *)y.data)[o * inner + q] == best;
+				}
+			if (!ok && bad < 3)
+				printf("#   %s axis %d of [%lld,%lld,%lld] last %d: differs\n", want_max ? "ArgMax" : "ArgMin",
+				       axis, (long long)dims[0], (long long)dims[1], (long long)dims[2], last);
+			bad += !ok;
+			total++;
+			xt_free(&y);
+		}
+		xt_free(&x);
+	}
+	OK(!bad, "float32 ArgMax/ArgMin follow the shared rule on %d cases (ties, zeros of both signs, NaN; %d differ)",
+	   total, bad);
+}
+
 static void test_reduce(void)
 {
 	struct xtensor x, a, y;
@@ -938,6 +996,7 @@ int main(void)
 	test_hostile_sizes();
 	test_gather();
 	test_reduce();
+	test_argmax_float();
 	test_detection();
 	test_misc_hostile();
 	return tap_done();

@@ -82,6 +82,7 @@ static void store_i(struct xtensor *t, int64_t i, int64_t v)
 
 typedef float v8f_r __attribute__((vector_size(32)));
 typedef float v8f_r_any __attribute__((vector_size(32), aligned(4), may_alias));
+typedef int32_t v8i_r __attribute__((vector_size(32)));
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 /* no fp-contract: the layer norm must round after every operation, as its nodes do */
@@ -442,6 +443,91 @@ REDUCE_KERNELS(reduce_sum_square, R_SUMSQ)
 
 /* ---- ArgMax, ArgMin ---------------------------------------------------------------------------------------- */
 
+/* ArgMax/ArgMin of float32 over an axis of len (outer blocks of len x inner), ov_arg_step_d's rule (the first
+ * extreme, or the last with select_last_index; a NaN is the extreme, the first NaN or the last), read where the
+ * values lie instead of through xt_get one by one (YOLOv8's [1, 80, 8400] over axis 1 took 2.1 ms, onnxruntime
+ * 0.42): across a row of inner outputs 8 lanes keep their extreme and its index; along a contiguous axis (inner 1)
+ * the extreme first, then its first (last) index.  A block that holds a NaN takes the scalar steps. */
+static void arg_steps_f(const float *xp, int64_t len, int64_t inner, int want_max, int last, int64_t *yo)
+{
+	double bv = xp[0];
+	int64_t best = 0;
+
+	for (int64_t j = 1; j < len; j++)
+		ov_arg_step_d(xp[j * inner], j, want_max, last, &bv, &best);
+	*yo = best;
+}
+
+RED_CLONES static void arg_rows_f(const float *x, int64_t *y, int64_t outer, int64_t len, int64_t inner, int want_max,
+				  int last)
+{
+	for (int64_t o = 0; o < outer; o++) {
+		const float *xp = x + o * len * inner;
+		int64_t *yo = y + o * inner, in = 0;
+		if (inner == 1) {
+			v8f_r m = {0};
+			float mx = xp[0];
+			int nan = mx != mx;
+			int64_t j = 0;
+			if (len >= 8) {
+				m = *(const v8f_r_any *)xp;
+				v8i_r bad = (v8i_r)(m != m);
+				for (j = 8; j + 8 <= len; j += 8) {
+					v8f_r v = *(const v8f_r_any *)(xp + j);
+					bad |= (v8i_r)(v != v);
+					v8i_r take = (v8i_r)(want_max ? v > m : v < m);
+					m = (v8f_r)(((v8i_r)v & take) | ((v8i_r)m & ~take));
+				}
+				for (int q = 0; q < 8; q++) {
+					nan |= bad[q] != 0;
+					mx = want_max ? (m[q] > mx ? m[q] : mx) : (m[q] < mx ? m[q] : mx);
+				}
+			}
+			for (; j < len; j++) {
+				nan |= xp[j] != xp[j];
+				mx = want_max ? (xp[j] > mx ? xp[j] : mx) : (xp[j] < mx ? xp[j] : mx);
+			}
+			if (nan) {
+				arg_steps_f(xp, len, 1, want_max, last, yo);
+				continue;
+			}
+			/* the first (last) index holding the extreme (either zero for a zero extreme, as the steps) */
+			int64_t b = last ? len - 1 : 0;
+			if (last)
+				while (xp[b] != mx)
+					b--;
+			else
+				while (xp[b] != mx)
+					b++;
+			*yo = b;
+			continue;
+		}
+		for (; in + 8 <= inner; in += 8) {
+			v8f_r bv = *(const v8f_r_any *)(xp + in);
+			v8i_r bi = {0}, bad = (v8i_r)(bv != bv);
+			for (int64_t j = 1; j < len; j++) {
+				v8f_r v = *(const v8f_r_any *)(xp + j * inner + in);
+				v8i_r take = (v8i_r)(want_max ? v > bv : v < bv);
+				if (last)
+					take |= (v8i_r)(v == bv);
+				int32_t jj = (int32_t)j;
+				v8i_r jv = {jj, jj, jj, jj, jj, jj, jj, jj};
+				bad |= (v8i_r)(v != v);
+				bv = (v8f_r)(((v8i_r)v & take) | ((v8i_r)bv & ~take));
+				bi = (jv & take) | (bi & ~take);
+			}
+			for (int q = 0; q < 8; q++) {
+				if (bad[q])
+					arg_steps_f(xp + in + q, len, inner, want_max, last, yo + in + q);
+				else
+					yo[in + q] = bi[q];
+			}
+		}
+		for (; in < inner; in++)
+			arg_steps_f(xp + in, len, inner, want_max, last, yo + in);
+	}
+}
+
 static int arg_run(struct exec_kernel_ctx *k, int want_max)
 {
 	const struct xtensor *x = xk_in(k, 0);
@@ -468,6 +554,10 @@ static int arg_run(struct exec_kernel_ctx *k, int want_max)
 	int64_t *y = k->out[0]->data;
 	int ints = is_int_type(x->dtype);
 	int uns = x->dtype == OV_DT_UINT64;
+	if (x->dtype == OV_DT_FLOAT && len > 0 && len < INT32_MAX) {
+		arg_rows_f(x->data, y, outer, len, inner, want_max, last_index);
+		return 0;
+	}
 	for (int64_t o = 0; o < outer; o++)
 		for (int64_t in = 0; in < inner; in++) {
 			int64_t best = 0, base = o * len * inner + in;
