@@ -34,8 +34,72 @@
 			}                                                                                        \
 	}
 
-DEFINE_PASS(float, pass_f, ov_resize_tap_sum_f)
 DEFINE_PASS(double, pass_d, ov_resize_tap_sum_d)
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define RS_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define RS_CLONES
+#endif
+typedef float v8f_rs __attribute__((vector_size(32), aligned(4), may_alias));
+typedef double v4d_rs __attribute__((vector_size(32)));
+
+/* The float pass: DEFINE_PASS's loops with ov_resize_tap_sum_f's operations, in vectors (it took 1.8 ns an output: a
+ * 2x bilinear upscale of 64 x 80 x 80 ran 4.5 ms, twice onnxruntime's).  Along an inner axis (stride inner) each
+ * output row is a float sum from 0 of its nonzero taps (the weight rounded to float, times the input row) in
+ * order: here tap by tap across the row, 8 at a time.  Along the last axis (stride 1) each output is a double sum
+ * from 0 of weight times input in order: here 4 outputs at a time when they all have the same number of taps.
+ * No multiply-add is fused (the clones do not ask for it), so the bits are ov_resize_tap_sum_f's, as CUDA's. */
+RS_CLONES static void pass_f(const float *x, float *y, int64_t outer, int64_t in, int64_t out, int64_t inner,
+			     const struct resize_axis *ax)
+{
+	int64_t same_n = out ? ax->n[0] : 0;
+	for (int64_t o = 1; o < out && same_n >= 0; o++)
+		if (ax->n[o] != same_n)
+			same_n = -1;
+	for (int64_t ou = 0; ou < outer; ou++) {
+		const float *xo = x + ou * in * inner;
+		float *yo = y + ou * out * inner;
+		if (inner == 1) {
+			int64_t o = 0;
+			if (same_n > 0)
+				for (; o + 4 <= out; o += 4) {
+					v4d_rs acc = {0, 0, 0, 0};
+					for (int64_t t = 0; t < same_n; t++) {
+						v4d_rs wv = {ax->w[ax->woff[o] + t], ax->w[ax->woff[o + 1] + t],
+							     ax->w[ax->woff[o + 2] + t], ax->w[ax->woff[o + 3] + t]};
+						v4d_rs xv = {xo[ax->lo[o] + t], xo[ax->lo[o + 1] + t], xo[ax->lo[o + 2] + t],
+							     xo[ax->lo[o + 3] + t]};
+						acc += wv * xv;
+					}
+					for (int q = 0; q < 4; q++)
+						yo[o + q] = (float)acc[q];
+				}
+			for (; o < out; o++)
+				yo[o] = ov_resize_tap_sum_f(xo + ax->lo[o], 1, ax->w + ax->woff[o], ax->n[o]);
+			continue;
+		}
+		for (int64_t o = 0; o < out; o++) {
+			float *yr = yo + o * inner;
+			const double *w = ax->w + ax->woff[o];
+			const float *xr = xo + ax->lo[o] * inner;
+			int64_t i = 0;
+			for (; i + 8 <= inner; i += 8) {
+				v8f_rs acc = {0};
+				for (int64_t t = 0; t < ax->n[o]; t++) {
+					float wt = (float)w[t];
+					if (wt == 0)
+						continue;
+					v8f_rs wv = {wt, wt, wt, wt, wt, wt, wt, wt};
+					acc += wv * *(const v8f_rs *)(xr + t * inner + i);
+				}
+				*(v8f_rs *)(yr + i) = acc;
+			}
+			for (; i < inner; i++)
+				yr[i] = ov_resize_tap_sum_f(xr + i, inner, w, ax->n[o]);
+		}
+	}
+}
 
 /* Linear and cubic: one pass per axis that changes, in float (float tensors) or double (the rest). */
 static int resize_filter(struct exec_kernel_ctx *k, const struct resize_params *p, struct resize_axis *axes,
@@ -233,6 +297,29 @@ static int depth_space(struct exec_kernel_ctx *k, int to_space)
 	const char *src = x->data;
 	char *dst = k->out[0]->data;
 	int64_t n = x->dims[0], c = x->dims[1], h = x->dims[2], w = x->dims[3], oc = p.out[1], oh = p.out[2], ow = p.out[3];
+	/* 4-byte elements a row at a time: the source channel and row of an output row are fixed but for the column's
+	 * place in its block (every element went through ov_depth_space_src and a memcpy: 2.1 times onnxruntime) */
+	if (es == 4 && p.b > 0) {
+		const uint32_t *sx = (const uint32_t *)src;
+		uint32_t *dy = (uint32_t *)dst;
+		for (int64_t in = 0; in < n; in++)
+			for (int64_t co = 0; co < oc; co++)
+				for (int64_t y = 0; y < oh; y++) {
+					uint32_t *yr = dy + ((in * oc + co) * oh + y) * ow;
+					for (int64_t bx = 0; bx < p.b; bx++) {
+						int64_t ci, yi, xi;
+						ov_depth_space_src(to_space, p.crd, p.b, c, oc, co, y, bx, &ci, &yi, &xi);
+						const uint32_t *xr = sx + ((in * c + ci) * h + yi) * w;
+						if (to_space) /* xx = xi * b + bx, xi = 0.. */
+							for (int64_t q = 0; q < w; q++)
+								yr[q * p.b + bx] = xr[q];
+						else if (bx == 0) /* xi = xx * b + the block's column, xx = 0.. */
+							for (int64_t q = 0; q < ow; q++)
+								yr[q] = xr[xi + q * p.b];
+					}
+				}
+		return 0;
+	}
 	for (int64_t in = 0; in < n; in++)
 		for (int64_t co = 0; co < oc; co++)
 			for (int64_t y = 0; y < oh; y++)
