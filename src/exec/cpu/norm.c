@@ -237,32 +237,43 @@ static int kernel_batchnorm(struct exec_kernel_ctx *k)
 /* Normalise groups of gsize contiguous values (n * groups of them), then y = yhat * scale[ch] + bias[ch] where
  * ch = the channel (channels of inner values each).  The statistics in ops/ov-math.h's 16 lanes (ov_norm_stats16;
  * for float32 lanesum.h's vectors, the same bits), as cuda/norm.cu computes them. */
-static void group_norm(int32_t dt, const void *xd, void *yd, int64_t ngroups, int64_t gsize, int64_t inner,
-		       int64_t c, const double *scale, const double *bias, double eps, int per_group, int64_t groups)
+/* The float32 groups of group_norm: the sums in the caller's target (lanesum.h is inlined: AVX2 in the x86-64-v3
+ * clone; the function had none, so they ran in SSE2), each channel's run through affine_f (8 at a time, a multiply
+ * then an add: the loop's bits).  InstanceNormalization over 64 x 80 x 80 took 0.44 ms, 3.5 times onnxruntime. */
+VM_CLONES static void group_norm_f(const float *xd, float *yd, int64_t ngroups, int64_t gsize, int64_t inner,
+				   int64_t c, const double *scale, const double *bias, double eps, int per_group,
+				   int64_t groups)
 {
 	for (int64_t g = 0; g < ngroups; g++) {
 		int64_t base = g * gsize;
-		if (dt == OV_DT_FLOAT) {
-			const float *xp = (const float *)xd + base;
-			double m = ov_norm_mean(cpu_sum16_f(xp, gsize), gsize);
-			double inv = ov_norm_inv(cpu_sumsq16_f(xp, gsize, m), gsize, eps);
-			for (int64_t i = 0; i < gsize; i += inner) {
-				int64_t ch = (base + i) / inner % c;
-				int64_t pi = per_group ? g % groups : ch;
-				float a = (float)(inv * scale[pi]), b = (float)(bias[pi] - m * inv * scale[pi]);
-				float *yp = (float *)yd + base + i;
-				for (int64_t j = 0; j < inner; j++)
-					yp[j] = xp[i + j] * a + b;
-			}
-		} else {
-			const double *xp = (const double *)xd + base;
-			double m, inv;
-			ov_norm_stats16(xd, OV_DT_DOUBLE, base, gsize, eps, &m, &inv);
-			for (int64_t i = 0; i < gsize; i++) {
-				int64_t ch = (base + i) / inner % c;
-				int64_t pi = per_group ? g % groups : ch;
-				((double *)yd)[base + i] = (xp[i] - m) * inv * scale[pi] + bias[pi];
-			}
+		const float *xp = xd + base;
+		double m = ov_norm_mean(cpu_sum16_f(xp, gsize), gsize);
+		double inv = ov_norm_inv(cpu_sumsq16_f(xp, gsize, m), gsize, eps);
+		for (int64_t i = 0; i < gsize; i += inner) {
+			int64_t ch = (base + i) / inner % c;
+			int64_t pi = per_group ? g % groups : ch;
+			float a = (float)(inv * scale[pi]), b = (float)(bias[pi] - m * inv * scale[pi]);
+			affine_f(xp + i, yd + base + i, inner, a, b);
+		}
+	}
+}
+
+static void group_norm(int32_t dt, const void *xd, void *yd, int64_t ngroups, int64_t gsize, int64_t inner,
+		       int64_t c, const double *scale, const double *bias, double eps, int per_group, int64_t groups)
+{
+	if (dt == OV_DT_FLOAT) {
+		group_norm_f(xd, yd, ngroups, gsize, inner, c, scale, bias, eps, per_group, groups);
+		return;
+	}
+	for (int64_t g = 0; g < ngroups; g++) {
+		int64_t base = g * gsize;
+		const double *xp = (const double *)xd + base;
+		double m, inv;
+		ov_norm_stats16(xd, OV_DT_DOUBLE, base, gsize, eps, &m, &inv);
+		for (int64_t i = 0; i < gsize; i++) {
+			int64_t ch = (base + i) / inner % c;
+			int64_t pi = per_group ? g % groups : ch;
+			((double *)yd)[base + i] = (xp[i] - m) * inv * scale[pi] + bias[pi];
 		}
 	}
 }
