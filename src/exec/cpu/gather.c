@@ -124,6 +124,14 @@ static int scatter_run(struct exec_kernel_ctx *k, int nd)
 	 * kernel always has */
 	if (p.red != OV_SCATTER_NONE && !ov_scatter_red_type(x->dtype))
 		p.n = 0;
+	/* without a reduction each unit is one contiguous run on both sides, copied whole, in order (it went element by
+	 * element: a ScatterND of 32 rows of 6400 floats took 0.67 ms, eleven times onnxruntime's) */
+	if (p.red == OV_SCATTER_NONE) {
+		size_t run = (size_t)p.slice * es;
+		for (int64_t t = 0; t < p.n && run; t++)
+			memcpy((char *)y->data + (size_t)p.offs[t] * es, (const char *)u->data + (size_t)t * run, run);
+		p.n = 0;
+	}
 	for (int64_t t = 0; t < p.n; t++)
 		for (int64_t e = 0; e < p.slice; e++) {
 			int64_t yi = p.offs[t] + e, ui = t * p.slice + e;
