@@ -347,9 +347,9 @@ static int kernel_space_to_depth(struct exec_kernel_ctx *k)
 
 enum gs_pad { GS_ZEROS, GS_BORDER, GS_REFLECTION };
 
-/* The value of plane xp at integer position idx (one per spatial dim) under the padding mode. */
-static double gs_pixel(const struct xtensor *x, int64_t plane_off, const int64_t *dims, int r, const int64_t *idx,
-		       enum gs_pad pad, int align)
+/* The offset in a plane of integer position idx (one per spatial dim) under the padding mode; -1 for a position
+ * that reads 0 (zeros padding). */
+static int64_t gs_offset(const int64_t *dims, int r, const int64_t *idx, enum gs_pad pad, int align)
 {
 	int64_t off = 0;
 
@@ -357,7 +357,7 @@ static double gs_pixel(const struct xtensor *x, int64_t plane_off, const int64_t
 		int64_t v = idx[i];
 		if (v < 0 || v >= dims[i]) {
 			if (pad == GS_ZEROS)
-				return 0;
+				return -1;
 			if (pad == GS_REFLECTION) {
 				double lo = align ? 0 : -0.5, hi = align ? (double)(dims[i] - 1) : (double)dims[i] - 0.5;
 				v = (int64_t)floor(ov_grid_reflect((double)v, lo, hi) + 0.5);
@@ -366,7 +366,31 @@ static double gs_pixel(const struct xtensor *x, int64_t plane_off, const int64_t
 		}
 		off = off * dims[i] + v;
 	}
-	return x->dtype == OV_DT_FLOAT ? ((const float *)x->data)[plane_off + off] : xt_get(x, plane_off + off);
+	return off;
+}
+
+/* Points [o0, o0 + np) of image n, every channel: the sum in double of each tap's weight (cw) times its value
+ * (coff: the offset in the plane, -1 for a zero), the taps of point o at (o - o0) * combos, in order. */
+static void gs_points(const struct xtensor *x, struct xtensor *y, int64_t n, int64_t c, int64_t plane, int64_t opts,
+		      int64_t o0, int64_t np, const int64_t *coff, const double *cw, int64_t combos)
+{
+	for (int64_t ch = 0; ch < c; ch++) {
+		int64_t plane_off = (n * c + ch) * plane;
+		const float *xp = x->dtype == OV_DT_FLOAT ? (const float *)x->data + plane_off : NULL;
+		for (int64_t q = 0; q < np; q++) {
+			const int64_t *co = coff + q * combos;
+			const double *w = cw + q * combos;
+			int64_t at = (n * c + ch) * opts + o0 + q;
+			double acc = 0;
+			for (int64_t cb = 0; cb < combos; cb++)
+				if (w[cb] != 0)
+					acc += w[cb] * (co[cb] < 0 ? 0.0 : xp ? (double)xp[co[cb]] : xt_get(x, plane_off + co[cb]));
+			if (xp)
+				((float *)y->data)[at] = (float)acc;
+			else
+				xt_set(y, at, acc);
+		}
+	}
 }
 
 static int kernel_grid_sample(struct exec_kernel_ctx *k)
@@ -422,7 +446,20 @@ static int kernel_grid_sample(struct exec_kernel_ctx *k)
 	int64_t combos = 1;
 	for (int i = 0; i < r; i++)
 		combos *= ntap;
-	for (int64_t n = 0; n < nb; n++)
+	/* each point's taps (offset in the plane, or -1 for a zero; the product of the axes' weights) are the same for
+	 * every channel: found once per point (they were found again for each channel: 64 x 80 x 80 bilinear took
+	 * 10 ms, thirteen times onnxruntime's); each channel then sums weight times value in the same order */
+	/* every point's taps at once where they take at most 64 MB (then channel by channel over the points, each
+	 * plane read in one sweep), else one point's at a time */
+	int64_t keep = opts <= (4ll << 20) / combos ? opts : 1;
+	int64_t *coff = malloc((size_t)(keep * combos) * sizeof *coff);
+	double *cw = malloc((size_t)(keep * combos) * sizeof *cw);
+	if (!coff || !cw) {
+		free(coff);
+		free(cw);
+		return xk_fail(k, "out of memory");
+	}
+	for (int64_t n = 0; n < nb; n++) {
 		for (int64_t o = 0; o < opts; o++) {
 			double wt[XT_MAX_RANK][4];
 			int64_t base[XT_MAX_RANK];
@@ -449,28 +486,27 @@ static int kernel_grid_sample(struct exec_kernel_ctx *k)
 										: ov_cubic_kernel((double)(j - 1) - t, -0.75);
 				}
 			}
-			for (int64_t ch = 0; ch < c; ch++) {
-				int64_t plane_off = (n * c + ch) * plane;
-				double acc = 0;
-				for (int64_t cb = 0; cb < combos; cb++) {
-					int64_t idx[XT_MAX_RANK], rem = cb;
-					double w = 1;
-					for (int i = r - 1; i >= 0; i--) {
-						int j = (int)(rem % ntap);
-						rem /= ntap;
-						idx[i] = base[i] + j;
-						w *= wt[i][j];
-					}
-					if (w != 0)
-						acc += w * gs_pixel(x, plane_off, dims, r, idx, pad, align);
+			for (int64_t cb = 0; cb < combos; cb++) {
+				int64_t idx[XT_MAX_RANK], rem = cb;
+				double w = 1;
+				for (int i = r - 1; i >= 0; i--) {
+					int j = (int)(rem % ntap);
+					rem /= ntap;
+					idx[i] = base[i] + j;
+					w *= wt[i][j];
 				}
-				int64_t at = (n * c + ch) * opts + o;
-				if (y->dtype == OV_DT_FLOAT)
-					((float *)y->data)[at] = (float)acc;
-				else
-					xt_set(y, at, acc);
+				int64_t slot = (keep > 1 ? o : 0) * combos + cb;
+				cw[slot] = w;
+				coff[slot] = w != 0 ? gs_offset(dims, r, idx, pad, align) : -1;
 			}
+			if (keep == 1)
+				gs_points(x, y, n, c, plane, opts, o, 1, coff, cw, combos);
 		}
+		if (keep > 1)
+			gs_points(x, y, n, c, plane, opts, 0, opts, coff, cw, combos);
+	}
+	free(coff);
+	free(cw);
 	return 0;
 }
 
