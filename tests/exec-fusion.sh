@@ -86,12 +86,12 @@ for n, v in [("x", x), ("q", q), ("kt", kt), ("g1", g1), ("g2", g2), ("g3", g3),
     np.save(n + ".npy", v)
 
 # Einsum of two float32 inputs: batched products (attention's scores, a broadcast batch, an implicit output, two
-# summed labels, a transposed output, a matrix times a vector, an outer product) through the GEMM, and a diagonal
-# through the general loop; all against numpy in double
+# summed labels, a transposed output, a matrix times a vector, an outer product, a summed label of size 0) through
+# the GEMM, and a diagonal through the general loop; all against numpy in double
 eins = [("bhqd,bhkd->bhqk", (2, 3, 5, 8), (2, 3, 7, 8)), ("ij,jk->ki", (9, 17), (17, 4)),
         ("...ij,...jk->...ik", (2, 1, 3, 4), (5, 4, 6)), ("bij,bjk", (3, 4, 5), (3, 5, 2)),
         ("bshd,hdo->bso", (2, 3, 4, 5), (4, 5, 6)), ("ij,j->i", (6, 33), (33,)), ("i,j->ij", (5,), (7,)),
-        ("ii,i->i", (4, 4), (4,))]
+        ("ii,i->i", (4, 4), (4,)), ("ij,jk->ik", (3, 0), (0, 4))]
 nodes, ins, outs = [], [], []
 for i, (eq, sa, sb) in enumerate(eins):
     ea, eb = r(*sa), r(*sb)
@@ -372,10 +372,10 @@ check "... to the bits of its nodes run apart" same f18/y.npy a18/y.npy
 
 # ---- Einsum
 ein=""
-for i in 0 1 2 3 4 5 6 7; do ein="$ein --input ea$i=ea$i.npy --input eb$i=eb$i.npy --expect ey$i=ey$i.npy"; done
+for i in 0 1 2 3 4 5 6 7 8; do ein="$ein --input ea$i=ea$i.npy --input eb$i=eb$i.npy --expect ey$i=ey$i.npy"; done
 # shellcheck disable=SC2086
 run einsum.onnx $ein
-check "Einsum: attention's scores, a broadcast batch, an implicit output, two summed labels, a transposed output, a matrix times a vector, an outer product and a diagonal match numpy" \
+check "Einsum: attention's scores, a broadcast batch, an implicit output, two summed labels, a transposed output, a matrix times a vector, an outer product, a diagonal and an empty sum match numpy" \
 	[ "$(rc)" = 0 ]
 
 # ---- float32 sums over trailing axes

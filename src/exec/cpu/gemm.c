@@ -494,7 +494,13 @@ static int einsum_as_gemm(struct exec_kernel_ctx *k, const int labels[][XT_MAX_R
 	}
 	if (nb + nm + nk > XT_MAX_RANK || nb + nk + nn > XT_MAX_RANK || nb + nm + nn > XT_MAX_RANK)
 		return 1;
-	if (!y->numel)
+	/* the gathered blocks may outgrow the inputs (a broadcast batch): past 2^32 floats each, the general loop
+	 * (which refuses what is too large) rather than sizes that could overflow */
+	const double lim = 4294967296.0;
+	if ((double)bs * (double)ms * (double)ks > lim || (double)bs * (double)ks * (double)ns > lim ||
+	    (double)bs * (double)ms * (double)ns > lim)
+		return 1;
+	if (!y->numel || !ks) /* nothing, or empty sums: the output's zeros */
 		return 0;
 	/* the three blocks' label lists, dims and strides: A [b m k], B [b k n], the product [b m n] */
 	int la[XT_MAX_RANK], lb[XT_MAX_RANK], lc[XT_MAX_RANK], na = 0, nbb = 0, nc = 0;

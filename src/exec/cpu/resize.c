@@ -439,7 +439,7 @@ static int kernel_grid_sample(struct exec_kernel_ctx *k)
 	if (xk_output(k, 0, x->dtype, x->rank, out))
 		return -1;
 	struct xtensor *y = k->out[0];
-	if (!plane) /* nothing to sample from: zeros */
+	if (!plane || !opts) /* nothing to sample from (zeros), or no point to sample */
 		return 0;
 	const int64_t *dims = x->dims + 2;
 	int ntap = mode == OV_RM_CUBIC ? 4 : mode == OV_RM_LINEAR ? 2 : 1;
