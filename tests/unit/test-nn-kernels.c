@@ -1807,6 +1807,27 @@ static int maxpool_check(const struct mp_case *mc, int nan_every, const char *wh
 	return ok;
 }
 
+/* A random pooling geometry into mc (its kind and ceil_mode kept): 1-D or 2-D, kernels 1 to 4, strides 1 to 3,
+ * dilations 1 and 2, pads up to pad_mul times the kernel plus pad_add (the window kept inside the padded input) */
+static void pool_rand_geometry(struct mp_case *mc, int64_t pad_mul, int64_t pad_add)
+{
+	mc->n = 1 + (int)irand(0, 1);
+	mc->nb = irand(1, 2);
+	mc->c = irand(1, 3);
+	for (int i = 0; i < mc->n; i++) {
+		mc->in[i] = irand(1, 40);
+		mc->k[i] = irand(1, 4);
+		mc->s[i] = irand(1, 3);
+		mc->d[i] = irand(1, 2);
+		mc->pb[i] = irand(0, pad_mul * mc->k[i] + pad_add);
+		mc->pe[i] = irand(0, pad_mul * mc->k[i] + pad_add);
+		if ((mc->k[i] - 1) * mc->d[i] + 1 > mc->in[i] + mc->pb[i] + mc->pe[i])
+			mc->d[i] = 1;
+		if (mc->k[i] > mc->in[i] + mc->pb[i] + mc->pe[i])
+			mc->k[i] = mc->in[i] + mc->pb[i] + mc->pe[i];
+	}
+}
+
 static void test_maxpool_float(void)
 {
 	int bad = 0, total = 0;
@@ -1823,19 +1844,8 @@ static void test_maxpool_float(void)
 	/* random geometries: kernels 1 to 4, strides 1 to 3, dilations 1 and 2, pads up to twice the kernel's
 	 * edge (windows wholly in the padding give 0), ceil_mode, 1-D and 2-D */
 	for (int it = 0; it < 300; it++) {
-		struct mp_case mc = {.n = 1 + (int)irand(0, 1), .nb = irand(1, 2), .c = irand(1, 3), .ceil = it % 3 == 1};
-		for (int i = 0; i < mc.n; i++) {
-			mc.in[i] = irand(1, 40);
-			mc.k[i] = irand(1, 4);
-			mc.s[i] = irand(1, 3);
-			mc.d[i] = irand(1, 2);
-			mc.pb[i] = irand(0, 2 * mc.k[i]);
-			mc.pe[i] = irand(0, 2 * mc.k[i]);
-			if ((mc.k[i] - 1) * mc.d[i] + 1 > mc.in[i] + mc.pb[i] + mc.pe[i])
-				mc.d[i] = 1;
-			if (mc.k[i] > mc.in[i] + mc.pb[i] + mc.pe[i])
-				mc.k[i] = mc.in[i] + mc.pb[i] + mc.pe[i];
-		}
+		struct mp_case mc = {.ceil = it % 3 == 1};
+		pool_rand_geometry(&mc, 2, 0);
 		char what[160];
 		snprintf(what, sizeof what, "case %d: %dD k %lld s %lld d %lld pads %lld,%lld ceil %d", it, mc.n,
 			 (long long)mc.k[mc.n - 1], (long long)mc.s[mc.n - 1], (long long)mc.d[mc.n - 1],
@@ -1860,20 +1870,8 @@ static void test_maxpool_float(void)
 		total += 1 + (wd >= 2);
 	}
 	for (int it = 0; it < 300; it++) {
-		struct mp_case mc = {.n = 1 + (int)irand(0, 1), .nb = irand(1, 2), .c = irand(1, 3), .ceil = it % 3 == 1,
-				     .avg = 1, .cip = it % 2};
-		for (int i = 0; i < mc.n; i++) {
-			mc.in[i] = irand(1, 40);
-			mc.k[i] = irand(1, 4);
-			mc.s[i] = irand(1, 3);
-			mc.d[i] = irand(1, 2);
-			mc.pb[i] = irand(0, mc.k[i] - 1);
-			mc.pe[i] = irand(0, mc.k[i] - 1);
-			if ((mc.k[i] - 1) * mc.d[i] + 1 > mc.in[i] + mc.pb[i] + mc.pe[i])
-				mc.d[i] = 1;
-			if (mc.k[i] > mc.in[i] + mc.pb[i] + mc.pe[i])
-				mc.k[i] = mc.in[i] + mc.pb[i] + mc.pe[i];
-		}
+		struct mp_case mc = {.ceil = it % 3 == 1, .avg = 1, .cip = it % 2};
+		pool_rand_geometry(&mc, 1, -1);
 		char what[224];
 		snprintf(what, sizeof what, "avg case %d: %dD k %lld s %lld d %lld pads %lld,%lld ceil %d cip %d", it, mc.n,
 			 (long long)mc.k[mc.n - 1], (long long)mc.s[mc.n - 1], (long long)mc.d[mc.n - 1],

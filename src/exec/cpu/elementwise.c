@@ -266,14 +266,21 @@ __attribute__((target("avx,f16c"))) static void f16_to_f32_f16c(const uint16_t *
 }
 #endif
 
+/* Whether the CPU converts by F16C (a load and a test of what the loader found: no cache to race on) */
+static int have_f16c(void)
+{
+#ifdef HAVE_F16C_PATH
+	return __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+#else
+	return 0;
+#endif
+}
+
 /* float32 to float16: F16C where the CPU has it (the scalar loop took 4.5 ns an element) */
 static void f32_to_f16(const float *s, uint16_t *d, int64_t n)
 {
 #ifdef HAVE_F16C_PATH
-	static int f16c = -1;
-	if (f16c < 0)
-		f16c = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
-	if (f16c) {
+	if (have_f16c()) {
 		f32_to_f16_f16c(s, d, n);
 		return;
 	}
@@ -286,10 +293,7 @@ static void f32_to_f16(const float *s, uint16_t *d, int64_t n)
 static void f16_to_f32(const uint16_t *s, float *d, int64_t n)
 {
 #ifdef HAVE_F16C_PATH
-	static int f16c = -1;
-	if (f16c < 0)
-		f16c = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
-	if (f16c) {
+	if (have_f16c()) {
 		f16_to_f32_f16c(s, d, n);
 		return;
 	}
