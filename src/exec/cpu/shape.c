@@ -350,6 +350,58 @@ TRANSPOSE_TILE(uint16_t)
 TRANSPOSE_TILE(uint32_t)
 TRANSPOSE_TILE(uint64_t)
 
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#include <immintrin.h>
+/* tile_uint32_t with the whole 8x8 blocks of each tile moved through AVX2 registers (eight rows loaded, transposed
+ * by unpacks, shuffles and lane swaps, eight columns stored: pure moves, the same bits), the rest of the tile as
+ * tile_uint32_t moves it.  The element-at-a-time loop ran a [1,64,80,80] NCHW -> NHWC at 1.5 times onnxruntime. */
+__attribute__((target("avx2"))) static void tile8_u32(uint32_t *out, const uint32_t *in, int64_t nj, int64_t nl,
+							int64_t oj, int64_t il)
+{
+	for (int64_t jb = 0; jb < nj; jb += TILE)
+		for (int64_t lb = 0; lb < nl; lb += TILE) {
+			int64_t je = jb + TILE < nj ? jb + TILE : nj, le = lb + TILE < nl ? lb + TILE : nl;
+			int64_t j8 = jb + (je - jb) / 8 * 8, l8 = lb + (le - lb) / 8 * 8;
+			for (int64_t j = jb; j < j8; j += 8)
+				for (int64_t l = lb; l < l8; l += 8) {
+					__m256 r[8], t[8], u[8];
+					for (int q = 0; q < 8; q++)
+						r[q] = _mm256_loadu_ps((const float *)(const void *)(in + j + (l + q) * il));
+					for (int q = 0; q < 8; q += 2) {
+						t[q] = _mm256_unpacklo_ps(r[q], r[q + 1]);
+						t[q + 1] = _mm256_unpackhi_ps(r[q], r[q + 1]);
+					}
+					for (int q = 0; q < 8; q += 4) {
+						u[q] = _mm256_shuffle_ps(t[q], t[q + 2], 0x44);
+						u[q + 1] = _mm256_shuffle_ps(t[q], t[q + 2], 0xee);
+						u[q + 2] = _mm256_shuffle_ps(t[q + 1], t[q + 3], 0x44);
+						u[q + 3] = _mm256_shuffle_ps(t[q + 1], t[q + 3], 0xee);
+					}
+					for (int q = 0; q < 4; q++) {
+						_mm256_storeu_ps((float *)(void *)(out + (j + q) * oj + l),
+								 _mm256_permute2f128_ps(u[q], u[q + 4], 0x20));
+						_mm256_storeu_ps((float *)(void *)(out + (j + q + 4) * oj + l),
+								 _mm256_permute2f128_ps(u[q], u[q + 4], 0x31));
+					}
+				}
+			/* the ragged rest: the columns past l8 of the whole rows, then the rows past j8 */
+			for (int64_t j = jb; j < je; j++) {
+				uint32_t *o = out + j * oj;
+				const uint32_t *sp = in + j;
+				for (int64_t l = j < j8 ? l8 : lb; l < le; l++)
+					o[l] = sp[l * il];
+			}
+		}
+}
+
+/* The CPU moves 4-byte tiles by tile8_u32 (AVX2: a load and a test of what the loader found) */
+static int have_avx2(void)
+{
+	return __builtin_cpu_supports("avx2");
+}
+#define HAVE_TILE8 1
+#endif
+
 static void tile_bytes(char *out, const char *in, int64_t nj, int64_t nl, int64_t oj, int64_t il, size_t es)
 {
 	for (int64_t j = 0; j < nj; j++)
@@ -412,7 +464,16 @@ static void transpose_run(struct xtensor *out, const struct xtensor *x, const in
 			switch (es) {
 			case 1: tile_uint8_t((uint8_t *)op, (const uint8_t *)ip, od[J], od[L], os[J], is[L]); break;
 			case 2: tile_uint16_t((uint16_t *)(void *)op, (const uint16_t *)(const void *)ip, od[J], od[L], os[J], is[L]); break;
-			case 4: tile_uint32_t((uint32_t *)(void *)op, (const uint32_t *)(const void *)ip, od[J], od[L], os[J], is[L]); break;
+			case 4:
+#ifdef HAVE_TILE8
+				if (have_avx2()) {
+					tile8_u32((uint32_t *)(void *)op, (const uint32_t *)(const void *)ip, od[J], od[L], os[J],
+						  is[L]);
+					break;
+				}
+#endif
+				tile_uint32_t((uint32_t *)(void *)op, (const uint32_t *)(const void *)ip, od[J], od[L], os[J], is[L]);
+				break;
 			case 8: tile_uint64_t((uint64_t *)(void *)op, (const uint64_t *)(const void *)ip, od[J], od[L], os[J], is[L]); break;
 			default: tile_bytes(op, ip, od[J], od[L], os[J], is[L], es); break;
 			}
