@@ -29,6 +29,9 @@ static void consts_clear(struct exec_consts *c)
 		free(c->derived[i].block);
 	free(c->derived);
 	free(c->head);
+	free(c->dims_dep);
+	c->dims_dep = NULL;
+	c->dims_stale = 0;
 	c->head = NULL;
 	c->derived = NULL;
 	c->n_derived = c->cap_derived = 0;
@@ -93,16 +96,44 @@ int consts_derive(struct exec_consts *c, uint32_t id, uint64_t tag, void *block,
 
 /* c ready to keep g's constants (emptied when it kept another index's): 1, or 0 when there is none to use (no c,
  * a graph without a serial, or no memory for the table: the run then converts its constants as without one). */
+/* The values kept because they depend only on shapes (dims_dep), and what kernels derived from them, dropped; with
+ * them any recording, which may read their device copies. */
+static void consts_drop_dims(struct exec_consts *c)
+{
+	replay_free(c);
+	for (uint32_t v = 0; v < c->n; v++) {
+		if (!c->dims_dep[v])
+			continue;
+		xt_free(&c->t[v]);
+		c->dims_dep[v] = 0;
+		if (!c->head)
+			continue;
+		for (uint32_t i = c->head[v]; i; i = c->derived[i - 1].next) {
+			free(c->derived[i - 1].block);
+			c->derived[i - 1].block = NULL;
+			c->derived[i - 1].bytes = 0;
+		}
+		c->head[v] = 0;
+	}
+	c->dims_stale = 0;
+}
+
 int consts_for(struct exec_consts *c, const struct graph *g)
 {
 	if (!c || !g->serial)
 		return 0;
-	if (c->serial == g->serial && c->n == g->n_values)
+	if (c->serial == g->serial && c->n == g->n_values) {
+		if (c->dims_stale)
+			consts_drop_dims(c);
 		return 1;
+	}
 	consts_clear(c);
 	c->t = calloc(g->n_values + 1, sizeof *c->t);
-	if (!c->t)
+	c->dims_dep = calloc(g->n_values + 1, 1);
+	if (!c->t || !c->dims_dep) {
+		consts_clear(c);
 		return 0;
+	}
 	c->n = g->n_values;
 	c->serial = g->serial;
 	return 1;

@@ -446,95 +446,6 @@ static int32_t silu_after(const struct graph *g, int32_t v, const struct slot *s
 	return -1;
 }
 
-/* ---- folding: nodes of constants computed once ----
- *
- * With constants kept across runs (exec_consts), a node whose every input is kept (an initializer, a Constant, or
- * the output of a node folded before it) gives the same values every run: the first run computes it as usual and
- * its outputs are kept with the constants; later runs read them and skip the node.  An Identity of a kept value is
- * that value under another name (no copy).  Nodes with subgraphs, of other domains, and the random ops are never
- * folded.  A run that feeds one of the inputs (an initializer given as an input) does not fold what depends on it,
- * and does not touch what earlier runs kept.  A run that keeps no constants (a single run, a subgraph's) runs such
- * a node the same way, with no offers, and marks its outputs constant: what is a constant (xk_constant) is the
- * same in every run, only whether it is kept differs. */
-static int nondeterministic(const char *op)
-{
-	static const char *const ops[] = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
-					  "Multinomial", "Bernoulli", "Dropout"};
-	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-		if (!strcmp(op, ops[i]))
-			return 1;
-	return 0;
-}
-
-static int foldable(const struct graph *g, uint32_t n, const struct slot *slots, const uint8_t *is_from)
-{
-	const struct graph_node *nd = &g->nodes[n];
-	const Onnx__NodeProto *p = nd->proto;
-
-	if (nd->n_sub || !p->n_output || !p->op_type || (p->domain && *p->domain && strcmp(p->domain, "ai.onnx")))
-		return 0;
-	/* the inputs first: most nodes read a value computed in the run, and are answered there */
-	for (size_t i = 0; i < p->n_input; i++)
-		if (nd->in[i] >= 0 && (!slots[nd->in[i]].constant || slots[nd->in[i]].t.kind != XT_TENSOR))
-			return 0;
-	for (size_t i = 0; i < p->n_output; i++)
-		if (nd->out[i] >= 0 && is_from[nd->out[i]])
-			return 0;
-	return !nondeterministic(p->op_type);
-}
-
-/* Node n's outputs from the kept values (1), or 0 when they are still to be computed. */
-static int fold_read(const struct graph *g, uint32_t n, struct slot *slots, struct exec_consts *kc)
-{
-	const struct graph_node *nd = &g->nodes[n];
-	const Onnx__NodeProto *p = nd->proto;
-
-	if (!strcmp(p->op_type, "Identity") && p->n_input == 1 && nd->in[0] >= 0 && p->n_output == 1 && nd->out[0] >= 0) {
-		slot_keep(&slots[nd->out[0]], slots[nd->in[0]].kept);
-		return 1;
-	}
-	for (size_t i = 0; i < p->n_output; i++)
-		if (nd->out[i] >= 0 && !kc->t[nd->out[i]].data)
-			return 0;
-	for (size_t i = 0; i < p->n_output; i++)
-		if (nd->out[i] >= 0)
-			slot_keep(&slots[nd->out[i]], &kc->t[nd->out[i]]);
-	return 1;
-}
-
-/* After node n ran from constants alone in a run that keeps none: its tensor outputs are constants too. */
-static int fold_mark(const struct graph *g, uint32_t n, struct slot *slots)
-{
-	const struct graph_node *nd = &g->nodes[n];
-
-	for (size_t i = 0; i < nd->proto->n_output; i++) {
-		int32_t id = nd->out[i];
-		if (id >= 0 && slots[id].t.data && slots[id].t.kind == XT_TENSOR)
-			slots[id].constant = 1;
-	}
-	return 0;
-}
-
-/* After node n ran: its outputs kept with the constants (their host data made current first, once). */
-static int fold_keep(const struct graph *g, uint32_t n, struct slot *slots, struct exec_consts *kc,
-		     struct exec_result *res, struct ov_error *err)
-{
-	const struct graph_node *nd = &g->nodes[n];
-
-	for (size_t i = 0; i < nd->proto->n_output; i++) {
-		int32_t id = nd->out[i];
-		if (id < 0 || !slots[id].t.data || slots[id].t.kind != XT_TENSOR)
-			continue;
-		if (to_host(res, &slots[id].t, err))
-			return -1;
-		xt_free(&kc->t[id]);
-		kc->t[id] = slots[id].t;
-		memset(&slots[id].t, 0, sizeof slots[id].t);
-		slot_keep(&slots[id], &kc->t[id]);
-	}
-	return 0;
-}
-
 /* ---- shape arithmetic stays on the host ----
  *
  * Exports compute sizes at run time: Shape, then Gather, Unsqueeze, Concat, Cast, Div... into Reshape's shape or
@@ -598,6 +509,159 @@ static void shape_mark(const struct graph *g, uint32_t n, struct slot *slots)
 		    slots[id].t.numel <= SHAPE_MAX)
 			slots[id].shape = 1;
 	}
+}
+
+/* ---- folding: nodes of constants computed once ----
+ *
+ * With constants kept across runs (exec_consts), a node whose every input is kept (an initializer, a Constant, or
+ * the output of a node folded before it) gives the same values every run: the first run computes it as usual and
+ * its outputs are kept with the constants; later runs read them and skip the node.  An Identity of a kept value is
+ * that value under another name (no copy).  Nodes with subgraphs, of other domains, and the random ops are never
+ * folded.  A run that feeds one of the inputs (an initializer given as an input) does not fold what depends on it,
+ * and does not touch what earlier runs kept.  A run that keeps no constants (a single run, a subgraph's) runs such
+ * a node the same way, with no offers, and marks its outputs constant: what is a constant (xk_constant) is the
+ * same in every run, only whether it is kept differs. */
+static int nondeterministic(const char *op)
+{
+	static const char *const ops[] = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
+					  "Multinomial", "Bernoulli", "Dropout"};
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+		if (!strcmp(op, ops[i]))
+			return 1;
+	return 0;
+}
+
+static int foldable(const struct graph *g, uint32_t n, const struct slot *slots, const uint8_t *is_from)
+{
+	const struct graph_node *nd = &g->nodes[n];
+	const Onnx__NodeProto *p = nd->proto;
+
+	if (nd->n_sub || !p->n_output || !p->op_type || (p->domain && *p->domain && strcmp(p->domain, "ai.onnx")))
+		return 0;
+	/* the inputs first: most nodes read a value computed in the run, and are answered there */
+	for (size_t i = 0; i < p->n_input; i++)
+		if (nd->in[i] >= 0 && (!slots[nd->in[i]].constant || slots[nd->in[i]].t.kind != XT_TENSOR))
+			return 0;
+	for (size_t i = 0; i < p->n_output; i++)
+		if (nd->out[i] >= 0 && is_from[nd->out[i]])
+			return 0;
+	return !nondeterministic(p->op_type);
+}
+
+/* Whether the slot reads a kept value that depends on shapes (dims_keep). */
+static int kept_dims(const struct exec_consts *kc, const struct slot *s)
+{
+	return s->kept && s->kept >= kc->t && s->kept < kc->t + kc->n && kc->dims_dep[s->kept - kc->t];
+}
+
+/* Node n's outputs from the kept values (1), or 0 when they are still to be computed.  A kept value that depends
+ * on shapes is a shape value too (shape_arith: what is computed from it stays on the host). */
+static int fold_read(const struct graph *g, uint32_t n, struct slot *slots, struct exec_consts *kc)
+{
+	const struct graph_node *nd = &g->nodes[n];
+	const Onnx__NodeProto *p = nd->proto;
+
+	if (!strcmp(p->op_type, "Identity") && p->n_input == 1 && nd->in[0] >= 0 && p->n_output == 1 && nd->out[0] >= 0) {
+		slot_keep(&slots[nd->out[0]], slots[nd->in[0]].kept);
+		slots[nd->out[0]].shape = slots[nd->in[0]].shape;
+		return 1;
+	}
+	for (size_t i = 0; i < p->n_output; i++)
+		if (nd->out[i] >= 0 && !kc->t[nd->out[i]].data)
+			return 0;
+	for (size_t i = 0; i < p->n_output; i++)
+		if (nd->out[i] >= 0) {
+			slot_keep(&slots[nd->out[i]], &kc->t[nd->out[i]]);
+			slots[nd->out[i]].shape = kc->dims_dep[nd->out[i]] && kc->t[nd->out[i]].numel <= SHAPE_MAX;
+		}
+	return 1;
+}
+
+/* After node n ran from constants alone in a run that keeps none: its tensor outputs are constants too. */
+static int fold_mark(const struct graph *g, uint32_t n, struct slot *slots)
+{
+	const struct graph_node *nd = &g->nodes[n];
+
+	for (size_t i = 0; i < nd->proto->n_output; i++) {
+		int32_t id = nd->out[i];
+		if (id >= 0 && slots[id].t.data && slots[id].t.kind == XT_TENSOR)
+			slots[id].constant = 1;
+	}
+	return 0;
+}
+
+/* After node n ran: its outputs kept with the constants (their host data made current first, once). */
+static int fold_keep(const struct graph *g, uint32_t n, struct slot *slots, struct exec_consts *kc,
+		     struct exec_result *res, struct ov_error *err)
+{
+	const struct graph_node *nd = &g->nodes[n];
+	int dims = 0;
+
+	for (size_t i = 0; i < nd->proto->n_input; i++)
+		dims |= nd->in[i] >= 0 && kept_dims(kc, &slots[nd->in[i]]);
+	for (size_t i = 0; i < nd->proto->n_output; i++) {
+		int32_t id = nd->out[i];
+		if (id < 0 || !slots[id].t.data || slots[id].t.kind != XT_TENSOR)
+			continue;
+		if (to_host(res, &slots[id].t, err))
+			return -1;
+		xt_free(&kc->t[id]);
+		kc->t[id] = slots[id].t;
+		kc->dims_dep[id] = (uint8_t)dims;
+		memset(&slots[id].t, 0, sizeof slots[id].t);
+		slot_keep(&slots[id], &kc->t[id]);
+	}
+	return 0;
+}
+
+/* ---- values that depend only on shapes, kept while the shapes stay ----
+ *
+ * With kept constants, a Shape or Size output equal to the one an earlier run kept is that kept value, a constant
+ * of this run: the nodes computed from it and constants alone (Gather, Concat, Cast, Div... into Reshape's shape,
+ * an attention's scale) then fold as nodes of constants do (foldable, fold_read), their device copies kept with
+ * them, instead of running on the host and being copied to the device again in every run.  An output seen for the
+ * first time is kept the same way (not while recording: that run keeps nothing new).  One that differs (other
+ * input shapes; a shape that depends on values) is used as computed, and everything kept from the old one is
+ * dropped at the start of the next run (consts_for), before anything refers to it.  The Shape and Size nodes
+ * themselves run every time: they read dims on the host, and they are the check. */
+static int same_tensor(const struct xtensor *a, const struct xtensor *b)
+{
+	return a->kind == XT_TENSOR && b->kind == XT_TENSOR && a->dtype == b->dtype && a->rank == b->rank &&
+	       a->bytes == b->bytes && !memcmp(a->dims, b->dims, (size_t)a->rank * sizeof a->dims[0]) &&
+	       !a->host_stale && !b->host_stale && (!a->bytes || !memcmp(a->data, b->data, a->bytes));
+}
+
+static int dims_keep(const struct graph *g, uint32_t n, struct slot *slots, struct exec_consts *kc, int rec,
+		     struct exec_result *res, struct ov_error *err)
+{
+	const struct graph_node *nd = &g->nodes[n];
+
+	for (size_t i = 0; i < nd->proto->n_output; i++) {
+		int32_t id = nd->out[i];
+		if (id < 0)
+			continue;
+		struct slot *s = &slots[id];
+		struct xtensor *k = &kc->t[id];
+		if (!s->t.data || s->t.kind != XT_TENSOR || s->kept || s->t.numel > SHAPE_MAX)
+			continue;
+		if (to_host(res, &s->t, err))
+			return -1;
+		if (k->data) {
+			/* (one kept from a constant, of an initializer this run feeds, is no shape to drop) */
+			if (same_tensor(k, &s->t)) {
+				xt_free(&s->t);
+				slot_keep(s, k);
+			} else if (kc->dims_dep[id]) {
+				kc->dims_stale = 1;
+			}
+		} else if (!rec) {
+			*k = s->t;
+			kc->dims_dep[id] = 1;
+			memset(&s->t, 0, sizeof s->t);
+			slot_keep(s, k);
+		}
+	}
+	return 0;
 }
 
 /* The inputs node n's kernel may take (exec_kernel_ctx.take): n is their last reader (no later node, nor a subgraph
@@ -1193,17 +1257,20 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 			/* computed from constants alone: with no offers, as its outputs are kept as they are; kept for the
 			 * runs after with kept constants, and marked constant without (so a single run's kernels choose
 			 * as the runs that keep it do: xk_constant); not while recording: what is kept must outlive the
-			 * recording's memory */
+			 * recording's memory.  Shape arithmetic on kept shape values stays on the host. */
 			struct exec_kernel_ctx offer = {.act = {EXEC_ACT_NONE, 0, 0}, .add_act = {EXEC_ACT_NONE, 0, 0}};
+			int arith = be != cpu_be && shape_arith(g, n, slots);
 			if (kc && rec) {
 				char where[300];
 				node_prefix(g, n, where, sizeof where);
 				ov_fail(err, OV_INVALID, "%s computes from constants, and was not kept by the run before", where);
 				goto done;
 			}
-			if (run_node(m, g, n, slots, p.is_from, be, &env, &offer, out, err) ||
+			if (run_node(m, g, n, slots, p.is_from, arith ? cpu_be : be, &env, &offer, out, err) ||
 			    (kc ? fold_keep(g, n, slots, kc, out, err) : fold_mark(g, n, slots)))
 				goto done;
+			if (arith)
+				shape_mark(g, n, slots);
 		} else {
 			struct exec_kernel_ctx offer = {.act = {EXEC_ACT_NONE, 0, 0}, .add_act = {EXEC_ACT_NONE, 0, 0}};
 			struct exec_ln_offer ln;
@@ -1233,6 +1300,8 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 				offer.bn = &bn;
 			offer.take = takeable(g, n, slots, p.is_from, opt->keep_all);
 			if (run_node(m, g, n, slots, p.is_from, arith ? cpu_be : be, &env, &offer, out, err))
+				goto done;
+			if (kc && is_dims_op(nd->proto) && dims_keep(g, n, slots, kc, rec, out, err))
 				goto done;
 			if (be != cpu_be && (arith || is_dims_op(nd->proto)))
 				shape_mark(g, n, slots);

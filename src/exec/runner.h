@@ -56,6 +56,11 @@ struct exec_consts {
 	int replay_state;      /* REPLAY_UNTRIED, _KEPT (replay holds it), _OFF (the backend records none), _REFUSED */
 	char replay_why[sizeof(((struct ov_error *)0)->msg)]; /* with _REFUSED: why */
 	uint32_t runs;         /* runs with these constants that went well */
+	/* values that depend only on shapes (run.c, dims_keep): by value id, 1 where the kept tensor is a Shape or
+	 * Size output, or was computed from one; dims_stale: a run saw such an output differ from the kept one, and
+	 * the next run's consts_for drops them all before anything refers to them */
+	uint8_t *dims_dep;
+	int dims_stale;
 	uint64_t up_bytes, ups; /* what the last of them copied to the device */
 };
 enum { REPLAY_UNTRIED, REPLAY_KEPT, REPLAY_OFF, REPLAY_REFUSED };

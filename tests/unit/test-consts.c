@@ -2,7 +2,8 @@
  * backend that "uploads" every input it has no copy of, as the CUDA backend's cu_input does: a kept constant is
  * uploaded by the first run only, a new graph index (an edit) drops what was kept, a fed value still replaces an
  * initializer, every device copy is released, and --repeat notices a run whose bits differ; and what a kernel derives
- * from a kept constant (xk_derive: packed weights) is kept with it. */
+ * from a kept constant (xk_derive: packed weights) is kept with it; values computed from Shape outputs are kept while
+ * the shapes stay, and dropped when they change. */
 #include "config.h"
 
 #include <stdio.h>
@@ -438,6 +439,162 @@ static int raw_runs(const char *what, const char *name, int aligned)
 	return 0;
 }
 
+/* ---- values that depend only on shapes (run.c, dims_keep) ----
+ * y = Mul(Reshape(x, Concat(Unsqueeze(Shape(x)[0]), [-1])), Cast(Shape(x)[1])): x [N, C] times C, of shape [N, C],
+ * the way exports compute a Reshape's shape and an attention's scale from a Shape. */
+struct spec {
+	const char *op, *in[2], *out, *attr;
+	int64_t value;
+};
+
+static struct ov_model *make_shape_model(void)
+{
+	static const struct spec specs[] = {
+		{"Shape", {"x"}, "s", NULL, 0},
+		{"Gather", {"s", "i0"}, "n", NULL, 0},
+		{"Gather", {"s", "i1"}, "c", NULL, 0},
+		{"Unsqueeze", {"n", "ax"}, "nu", NULL, 0},
+		{"Concat", {"nu", "m1"}, "shp", "axis", 0},
+		{"Reshape", {"x", "shp"}, "xr", NULL, 0},
+		{"Cast", {"c"}, "cf", "to", OV_DT_FLOAT},
+		{"Mul", {"xr", "cf"}, "y", NULL, 0},
+	};
+	enum { NS = sizeof specs / sizeof specs[0] };
+	static const char *const init_names[4] = {"i0", "i1", "ax", "m1"};
+	int64_t init_vals[4] = {0, 1, 0, -1}, one = 1;
+	Onnx__ModelProto m = ONNX__MODEL_PROTO__INIT;
+	Onnx__GraphProto g = ONNX__GRAPH_PROTO__INIT;
+	Onnx__OperatorSetIdProto op = ONNX__OPERATOR_SET_ID_PROTO__INIT;
+	Onnx__OperatorSetIdProto *ops[1] = {&op};
+	Onnx__NodeProto nodes[NS], *np[NS];
+	Onnx__AttributeProto attrs[NS], *ap[NS];
+	Onnx__TensorProto inits[4], *ip[4];
+	Onnx__ValueInfoProto vx = ONNX__VALUE_INFO_PROTO__INIT, vy = ONNX__VALUE_INFO_PROTO__INIT;
+	Onnx__ValueInfoProto *vin[1] = {&vx}, *vout[1] = {&vy};
+	struct ov_model *model = NULL;
+	struct ov_error e = {0};
+
+	for (int i = 0; i < NS; i++) {
+		onnx__node_proto__init(&nodes[i]);
+		np[i] = &nodes[i];
+		nodes[i].op_type = (char *)specs[i].op;
+		nodes[i].n_input = specs[i].in[1] ? 2 : 1;
+		nodes[i].input = (char **)specs[i].in;
+		nodes[i].n_output = 1;
+		nodes[i].output = (char **)&specs[i].out;
+		if (specs[i].attr) {
+			onnx__attribute_proto__init(&attrs[i]);
+			ap[i] = &attrs[i];
+			attrs[i].name = (char *)specs[i].attr;
+			attrs[i].has_type = 1, attrs[i].type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+			attrs[i].has_i = 1, attrs[i].i = specs[i].value;
+			nodes[i].n_attribute = 1, nodes[i].attribute = &ap[i];
+		}
+	}
+	for (int i = 0; i < 4; i++) {
+		onnx__tensor_proto__init(&inits[i]);
+		ip[i] = &inits[i];
+		inits[i].name = (char *)init_names[i];
+		inits[i].has_data_type = 1, inits[i].data_type = OV_DT_INT64;
+		inits[i].n_int64_data = 1, inits[i].int64_data = &init_vals[i];
+		if (i >= 2) /* ax and m1 are vectors, i0 and i1 scalars */
+			inits[i].n_dims = 1, inits[i].dims = &one;
+	}
+	vx.name = "x";
+	vy.name = "y";
+	g.name = "g", g.n_node = NS, g.node = np, g.n_initializer = 4, g.initializer = ip;
+	g.n_input = 1, g.input = vin, g.n_output = 1, g.output = vout;
+	op.has_version = 1, op.version = 13;
+	m.has_ir_version = 1, m.ir_version = 8, m.graph = &g, m.n_opset_import = 1, m.opset_import = ops;
+	size_t len = onnx__model_proto__get_packed_size(&m);
+	uint8_t *bytes = malloc(len);
+	onnx__model_proto__pack(&m, bytes);
+	if (model_load_buffer(&model, bytes, len, "shape.onnx", &e))
+		model = NULL;
+	free(bytes);
+	return model;
+}
+
+/* One run of the shape model on x [rows, cols] (x[i] = i): 0 when y is x * cols of x's shape, with the nodes run
+ * and kept and the uploads it made. */
+static int shape_run(struct ov_model *m, const struct graph *g, struct exec_options *opt, int64_t rows, int64_t cols,
+		     uint32_t *run, uint32_t *kept, int *ups)
+{
+	float xv[64];
+	int64_t dims[2] = {rows, cols};
+	struct exec_input in[1] = {{"x", {0}}};
+	struct exec_result r;
+	struct ov_error e = {0};
+	int bad = 0;
+
+	*run = *kept = 0;
+	*ups = 0;
+	for (int i = 0; i < rows * cols; i++)
+		xv[i] = (float)i;
+	xt_wrap(&in[0].t, OV_DT_FLOAT, 2, dims, xv);
+	uploads = 0;
+	if (exec_run(m, g, opt, in, 1, &r, &e)) {
+		printf("# shape model: %s\n", e.msg);
+		return -1;
+	}
+	const struct xtensor *y = r.n_values && r.values[0].present ? &r.values[0].t : NULL;
+	bad = !y || y->rank != 2 || y->dims[0] != rows || y->dims[1] != cols;
+	for (int i = 0; !bad && i < rows * cols; i++)
+		bad = ((const float *)y->data)[i] != (float)i * (float)cols;
+	*run = r.nodes_run;
+	*kept = r.nodes_kept;
+	*ups = uploads;
+	exec_result_free(&r);
+	return bad;
+}
+
+static void shape_fold(void)
+{
+	struct ov_model *m = make_shape_model();
+	struct graph *g = NULL;
+	struct ov_error e = {0};
+	uint32_t run = 0, kept = 0;
+	int ups = 0, ups1 = 0, rc;
+
+	if (!m || graph_build(&g, m->proto->graph, &e)) {
+		OK(0, "the shape model loads: %s", e.msg);
+		graph_free(g);
+		model_free(m);
+		return;
+	}
+	struct exec_options opt = {.backend = &fake, .consts = exec_consts_new()};
+	live = 0;
+	rc = shape_run(m, g, &opt, 2, 3, &run, &kept, &ups1);
+	OK(rc == 0 && run == 8 && kept == 0,
+	   "shapes: the first run computes x * 3 with every node (%u run, %u kept)", run, kept);
+	rc = shape_run(m, g, &opt, 2, 3, &run, &kept, &ups);
+	OK(rc == 0 && run == 3 && kept == 5 && ups == ups1 - 2,
+	   "the next, x of the same shape: Shape, Reshape and Mul run, the 5 nodes computed from the Shape are kept, "
+	   "with their device copies (%u run, %u kept, %d uploads after %d)", run, kept, ups, ups1);
+	rc = shape_run(m, g, &opt, 4, 5, &run, &kept, &ups);
+	OK(rc == 0 && run == 8 && kept == 0,
+	   "x of another shape: its Shape differs from the kept one, every node runs, y is x * 5 (%u run, %u kept)",
+	   run, kept);
+	rc = shape_run(m, g, &opt, 4, 5, &run, &kept, &ups);
+	OK(rc == 0 && run == 8 && kept == 0,
+	   "the next run drops what the old shape gave, and keeps the new one's (%u run, %u kept)", run, kept);
+	rc = shape_run(m, g, &opt, 4, 5, &run, &kept, &ups);
+	OK(rc == 0 && run == 3 && kept == 5 && ups == ups1 - 2,
+	   "then folds them again (%u run, %u kept, %d uploads)", run, kept, ups);
+	rc = shape_run(m, g, &opt, 2, 3, &run, &kept, &ups);
+	rc |= shape_run(m, g, &opt, 2, 3, &run, &kept, &ups);
+	rc |= shape_run(m, g, &opt, 2, 3, &run, &kept, &ups);
+	OK(rc == 0 && run == 3 && kept == 5,
+	   "and back to the first shape: right every run, folded from the third (%u run, %u kept)", run, kept);
+	opt.consts = (exec_consts_free(opt.consts), NULL);
+	OK(live == 0, "nothing is left on the fake device (%d live)", live);
+	rc = shape_run(m, g, &opt, 2, 3, &run, &kept, &ups);
+	OK(rc == 0 && run == 8 && kept == 0,
+	   "a run without kept constants runs every node");
+	graph_free(g);
+	model_free(m);
+}
+
 int main(void)
 {
 	struct ov_model *m = make_model(10.0f);
@@ -672,6 +829,7 @@ int main(void)
 	}
 	if (done)
 		raw_shrinks(name);
+	shape_fold();
 	OK(done, "some name length puts the payload on 4 bytes");
 	done = 0;
 	for (int len = 1; len < 9 && !done; len++) {
