@@ -781,6 +781,31 @@ static int gather_launch(struct exec_kernel_ctx *k, const void *x, const int64_t
 	return CU_LAUNCH(k, gather_kernel<T>, cu_grid(n), CU_BLOCK, (const T *)x, ix, (T *)y, ni, len, inner, n);
 }
 
+// A few indices (GATHER_ARGS at most: a scalar index is what exports take q, k and v apart with, or a class token)
+// go to the kernel as an argument, with no buffer to allocate and copy up in every run.
+#define GATHER_ARGS 8
+struct gather_ix {
+	int64_t v[GATHER_ARGS];
+};
+
+template <typename T>
+static __global__ void gather_few_kernel(const T *x, struct gather_ix ix, T *y, int64_t ni, int64_t len,
+					 int64_t inner, int64_t n)
+{
+	CU_FOR(t, n)
+	{
+		int64_t q = t / inner, c = t - q * inner, b = q / ni, i = q - b * ni;
+		y[t] = x[(b * len + ix.v[i]) * inner + c];
+	}
+}
+
+template <typename T>
+static int gather_few_launch(struct exec_kernel_ctx *k, const void *x, const struct gather_ix *ix, void *y,
+			     int64_t ni, int64_t len, int64_t inner, int64_t n)
+{
+	return CU_LAUNCH(k, gather_few_kernel<T>, cu_grid(n), CU_BLOCK, (const T *)x, *ix, (T *)y, ni, len, inner, n);
+}
+
 // The indices are read and checked on the host, as the CPU checks them before reading anything: one out of range
 // is declined, and the CPU fails the node naming it.
 static int k_gather(struct exec_kernel_ctx *k)
@@ -819,7 +844,16 @@ static int k_gather(struct exec_kernel_ctx *k)
 	{
 		struct xtensor *y = k->out[0];
 		int64_t inner = xk_numel(x->rank - axis - 1, x->dims + axis + 1);
-		if (y->numel) {
+		if (y->numel && ni <= GATHER_ARGS) {
+			struct gather_ix few = {};
+			memcpy(few.v, ix, (size_t)ni * sizeof *ix);
+			const void *dx = cu_input(k, &bufs, 0);
+			void *dy = dx ? cu_alloc(k, &bufs, y->bytes) : NULL;
+			if (!dy ||
+			    CU_BY_SIZE(cu_move_size(x->dtype), gather_few_launch, k, dx, &few, dy, ni, len, inner, y->numel) ||
+			    cu_output(k, &bufs, 0, dy))
+				goto out;
+		} else if (y->numel) {
 			size_t ib = (size_t)ni * sizeof *ix;
 			const void *dx = cu_input(k, &bufs, 0);
 			int64_t *dix = dx ? (int64_t *)cu_alloc(k, &bufs, ib) : NULL;

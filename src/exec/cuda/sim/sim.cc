@@ -625,14 +625,17 @@ void cusim_check_ptr(const char *name, int i, const void *p)
 	}
 }
 
-// CU_LAUNCH_SYNC blocks: each thread of the block is a coroutine on this OS thread; __syncthreads() switches back
-// to the scheduler, which runs every thread of the block up to the barrier before any goes past it.
+// CU_LAUNCH_SYNC blocks: each thread of the block is a coroutine on this OS thread, run in rounds, each thread in a
+// round up to its next barrier or shuffle.  A thread at __syncthreads() waits there until every thread of the block
+// that has not ended is at one, as on the GPU: threads that go through shuffles while others wait at a barrier
+// (a half warp summing a row the whole block loaded) do so in the rounds between.
 struct fiber {
 	ucontext_t ctx;
 	uint3 tid;
 	unsigned lin;  // the thread's linear index in its block (x fastest), as CUDA numbers the lanes of warps
 	unsigned shfl; // how many shuffles it has been through
 	int done;
+	int at_barrier;
 };
 static ucontext_t scheduler;
 static struct fiber *current;
@@ -654,6 +657,7 @@ void __syncthreads(void)
 		bad_launch = 1;
 		return;
 	}
+	current->at_barrier = 1;
 	swapcontext(&current->ctx, &scheduler);
 }
 
@@ -718,6 +722,7 @@ static int run_block_sync(struct fiber *fs, char *stacks, uint64_t threads, dim3
 				f->lin = (unsigned)i;
 				f->shfl = 0;
 				f->done = 0;
+				f->at_barrier = 0;
 				shfl_count[0][i] = shfl_count[1][i] = 0; // nothing left from the block before
 				if (getcontext(&f->ctx))
 					return -1;
@@ -727,16 +732,25 @@ static int run_block_sync(struct fiber *fs, char *stacks, uint64_t threads, dim3
 				makecontext(&f->ctx, fiber_main, 0);
 			}
 	for (uint64_t live = threads; live;) {
+		int ran = 0;
 		live = 0;
 		for (i = 0; i < threads; i++) {
 			if (fs[i].done)
 				continue;
+			if (fs[i].at_barrier) {
+				live++;
+				continue;
+			}
 			current = &fs[i];
 			threadIdx = fs[i].tid;
 			if (swapcontext(&scheduler, &fs[i].ctx))
 				return -1;
+			ran = 1;
 			live += !fs[i].done;
 		}
+		if (!ran) // every thread still running is at a barrier: they all go on
+			for (i = 0; i < threads; i++)
+				fs[i].at_barrier = 0;
 	}
 	return 0;
 }
