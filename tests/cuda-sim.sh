@@ -310,6 +310,15 @@ OV_CUDASIM_STATS=1 run "$SRCNN" --input random --backend cuda --repeat 3
 check "run --repeat 3: a later run copies the input and Resize's tables up, not the weights" \
 	grep -q '^repeat: a later run copies 2 to the device (6208 bytes), 1 to the host (9216 bytes)$' out.txt
 check "and every kept constant leaves the device when the program ends" grep -q ', 0 bytes still allocated$' err.txt
+# freed buffers wait on the host by size for the next node that asks (cuda/backend.cu's cache): a warm run takes
+# all its buffers from there, so 5 runs ask the pool for no more memory than 2 do, and all of it goes back at exit
+allocs_of() { sed -n 's/^cudasim: .* \([0-9]*\) allocations,.*/\1/p' err.txt; }
+OV_CUDASIM_STATS=1 run "$SRCNN" --input random --backend cuda --repeat 2
+allocs2=$(allocs_of)
+OV_CUDASIM_STATS=1 run "$SRCNN" --input random --backend cuda --repeat 5
+allocs5=$(allocs_of)
+check "warm runs take their device buffers from the cache: 5 runs allocate as often as 2 ($allocs5, $allocs2)" \
+	sh -c "[ -n '$allocs2' ] && [ '$allocs5' = '$allocs2' ] && grep -q ', 0 bytes still allocated$' err.txt"
 # what depends only on shapes is decided once: chain's 4 convolutions have 2 geometries, asked about once each
 # over 3 runs; warm runs wait for the device once at the end, not after every node (OV_CUDA_SYNC=1 waits after each)
 count_of() { sed -n "s/^cudasim: .* \([0-9]*\) $1.*/\1/p" err.txt; }

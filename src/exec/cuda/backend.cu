@@ -129,26 +129,215 @@ int cu_sync_ok(struct exec_kernel_ctx *k)
 }
 
 // ---- memory ----
+//
+// Buffers come from the device's pool, stream-ordered (cudaMallocAsync, cudaFreeAsync), and freed ones are kept on
+// the host by size class for the next node that asks: every node runs on the one stream, so a buffer freed there
+// can be handed on at once, as the pool itself would, without the two calls (a microsecond or more of host time
+// each, at every node).  Classes: multiples of 512 bytes up to 1 MiB, of 1 MiB up to 64 MiB; larger buffers go
+// straight back.  At most CACHE_MAX bytes wait in the classes; the rest goes back to the pool, and so does all of
+// it when an allocation fails (then tried again), when the TUI is idle (exec_cuda_release) and at exit.  Nothing
+// while a run is recorded as a graph: its buffers are the graph's (capture.cu), and frees of older ones wait for it.
+
+#define CACHE_SMALL (1u << 20)
+#define CACHE_BIG (64u << 20)
+#define CACHE_CLASSES (CACHE_SMALL / 512 + CACHE_BIG / CACHE_SMALL + 1)
+#define CACHE_MAX ((size_t)1 << 30)
+
+// a buffer the cache handed out, by address: its class (open addressing, a power of 2 slots, key NULL: free)
+struct cache_live {
+	void *p;
+	unsigned cls;
+};
+
+static struct {
+	struct {
+		void **p;
+		unsigned n, cap;
+	} cls[CACHE_CLASSES];
+	struct cache_live *live;
+	size_t n_live, cap_live;
+	size_t cached; // bytes waiting in the classes
+	int exit_hook;
+} cache;
+
+// The class of a request of bytes and its size (0: none, the buffer is not cached).
+static unsigned cache_class(size_t bytes, size_t *size)
+{
+	if (bytes <= CACHE_SMALL) {
+		*size = (bytes + 511) / 512 * 512;
+		return (unsigned)(*size / 512);
+	}
+	if (bytes <= CACHE_BIG) {
+		*size = (bytes + CACHE_SMALL - 1) / CACHE_SMALL * CACHE_SMALL;
+		return (unsigned)(CACHE_SMALL / 512 + *size / CACHE_SMALL);
+	}
+	*size = bytes;
+	return 0;
+}
+
+static size_t class_bytes(unsigned c)
+{
+	return c <= CACHE_SMALL / 512 ? (size_t)c * 512 : (size_t)(c - CACHE_SMALL / 512) * CACHE_SMALL;
+}
+
+static size_t live_slot(void *p)
+{
+	uintptr_t h = (uintptr_t)p >> 9;
+	h ^= h >> 17;
+	h *= 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 20) & (cache.cap_live - 1);
+}
+
+static int live_put(void *p, unsigned c)
+{
+	if (2 * (cache.n_live + 1) > cache.cap_live) {
+		size_t nc = cache.cap_live ? 2 * cache.cap_live : 1024, oc = cache.cap_live;
+		struct cache_live *nl = (struct cache_live *)calloc(nc, sizeof *nl), *ol = cache.live;
+		if (!nl)
+			return -1;
+		cache.live = nl;
+		cache.cap_live = nc;
+		for (size_t i = 0; i < oc; i++)
+			if (ol[i].p) {
+				size_t j = live_slot(ol[i].p);
+				while (nl[j].p)
+					j = (j + 1) & (nc - 1);
+				nl[j] = ol[i];
+			}
+		free(ol);
+	}
+	size_t j = live_slot(p);
+	while (cache.live[j].p)
+		j = (j + 1) & (cache.cap_live - 1);
+	cache.live[j].p = p;
+	cache.live[j].cls = c;
+	cache.n_live++;
+	return 0;
+}
+
+// p's class, taken out of the table (0: p is not the cache's).
+static unsigned live_take(void *p)
+{
+	if (!cache.n_live)
+		return 0;
+	size_t j = live_slot(p), mask = cache.cap_live - 1;
+	while (cache.live[j].p && cache.live[j].p != p)
+		j = (j + 1) & mask;
+	if (!cache.live[j].p)
+		return 0;
+	unsigned c = cache.live[j].cls;
+	cache.live[j].p = NULL;
+	cache.n_live--;
+	// the entries after it in its run move up where they can (deletion without tombstones)
+	for (size_t k = (j + 1) & mask; cache.live[k].p; k = (k + 1) & mask) {
+		size_t home = live_slot(cache.live[k].p);
+		if ((k > j && (home <= j || home > k)) || (k < j && home <= j && home > k)) {
+			cache.live[j] = cache.live[k];
+			cache.live[k].p = NULL;
+			j = k;
+		}
+	}
+	return c;
+}
+
+// Every buffer waiting in the classes back to the pool.
+static void cache_flush(void)
+{
+	for (unsigned c = 0; c < CACHE_CLASSES; c++) {
+		for (unsigned i = 0; i < cache.cls[c].n; i++)
+			cudaFreeAsync(cache.cls[c].p[i], cu_dev.stream);
+		cache.cls[c].n = 0;
+	}
+	cache.cached = 0;
+}
+
+static void cache_at_exit(void)
+{
+	if (cu_dev.ready && cu_dev.pools)
+		cache_flush();
+	for (unsigned c = 0; c < CACHE_CLASSES; c++) {
+		free(cache.cls[c].p);
+		cache.cls[c].p = NULL;
+		cache.cls[c].cap = 0;
+	}
+	free(cache.live);
+	cache.live = NULL;
+	cache.n_live = cache.cap_live = 0;
+}
 
 static cudaError_t raw_alloc(void **p, size_t bytes)
 {
 	*p = NULL;
 	if (bytes == 0)
 		bytes = 1;
-	cudaError_t e = cu_dev.pools ? cudaMallocAsync(p, bytes, cu_dev.stream) : cudaMalloc(p, bytes);
-	if (e == cudaSuccess && cu_capturing())
-		cu_cap_allocated(*p);
-	return e;
+	if (!cu_dev.pools)
+		return cudaMalloc(p, bytes);
+	if (cu_capturing()) {
+		cudaError_t e = cudaMallocAsync(p, bytes, cu_dev.stream);
+		if (e == cudaSuccess)
+			cu_cap_allocated(*p);
+		return e;
+	}
+	size_t size;
+	unsigned c = cache_class(bytes, &size);
+	if (c && cache.cls[c].n) {
+		*p = cache.cls[c].p[--cache.cls[c].n];
+		cache.cached -= size;
+#ifdef OV_CUDA_SIM
+		memset(*p, 0xff, size); // as the simulator's fresh memory: what nobody wrote still reads as NaN
+#endif
+		if (!live_put(*p, c))
+			return cudaSuccess;
+		cudaFreeAsync(*p, cu_dev.stream); // no room to remember it: not handed out
+		*p = NULL;
+		return cudaErrorMemoryAllocation;
+	}
+	cudaError_t e = cudaMallocAsync(p, size, cu_dev.stream);
+	if (e == cudaErrorMemoryAllocation && cache.cached) {
+		cudaGetLastError();
+		cache_flush();
+		e = cudaMallocAsync(p, size, cu_dev.stream);
+	}
+	if (e != cudaSuccess || !c)
+		return e;
+	if (!cache.exit_hook) {
+		cache.exit_hook = 1;
+		atexit(cache_at_exit);
+	}
+	if (live_put(*p, c)) { // no room to remember it: not cached
+		cudaFreeAsync(*p, cu_dev.stream);
+		*p = NULL;
+		return cudaErrorMemoryAllocation;
+	}
+	return cudaSuccess;
 }
 
 static void raw_free(void *p)
 {
 	if (!p || cu_cap_free(p))
 		return;
-	if (cu_dev.pools)
-		cudaFreeAsync(p, cu_dev.stream);
-	else
+	if (!cu_dev.pools) {
 		cudaFree(p);
+		return;
+	}
+	unsigned c = live_take(p);
+	size_t size = c ? class_bytes(c) : 0;
+	if (c && cache.cached + size <= CACHE_MAX) {
+		if (cache.cls[c].n == cache.cls[c].cap) {
+			unsigned nc = cache.cls[c].cap ? 2 * cache.cls[c].cap : 8;
+			void **np = (void **)realloc(cache.cls[c].p, nc * sizeof *np);
+			if (np) {
+				cache.cls[c].p = np;
+				cache.cls[c].cap = nc;
+			}
+		}
+		if (cache.cls[c].n < cache.cls[c].cap) {
+			cache.cls[c].p[cache.cls[c].n++] = p;
+			cache.cached += size;
+			return;
+		}
+	}
+	cudaFreeAsync(p, cu_dev.stream);
 }
 
 cudaError_t cu_raw_alloc(void **p, size_t bytes)
@@ -913,6 +1102,8 @@ extern "C" void exec_cuda_release(void)
 	ws_buf = NULL;
 	ws_bytes = 0;
 	cu_ws_gen++;
+	if (cu_dev.pools)
+		cache_flush();
 	if (cu_sync() == cudaSuccess && cu_dev.pools) {
 		cudaMemPoolTrimTo(cu_dev.pool, 0);
 		cudaDeviceGraphMemTrim(0); // what graphs (OV_CUDA_GRAPH) hold and do not use now

@@ -37,6 +37,7 @@ static struct {
 	cudaError_t pending;      // a fault while a kernel ran: sticky from the next synchronisation on
 	int64_t copies[4], bytes[4], launches, memsets;
 	int64_t waits;            // cudaStreamQuery calls: how often the host looked whether the stream was done
+	int64_t allocations;      // cudaMalloc and cudaMallocAsync calls that gave memory
 } sim;
 
 extern int cusim_blas_started, cusim_dnn_started, cusim_dnn_choices; // blas.cc, dnn.cc
@@ -46,12 +47,12 @@ static void report(void)
 	fprintf(stderr,
 		"cudasim: H2D %lld copies %lld bytes, D2H %lld copies %lld bytes, D2D %lld copies %lld bytes, "
 		"%lld launches, %lld memsets, %lld waits, cuBLAS started %d, cuDNN started %d, %d convolution heuristics, "
-		"peak device memory %zu bytes, %zu bytes still allocated\n",
+		"%lld allocations, peak device memory %zu bytes, %zu bytes still allocated\n",
 		(long long)sim.copies[cudaMemcpyHostToDevice], (long long)sim.bytes[cudaMemcpyHostToDevice],
 		(long long)sim.copies[cudaMemcpyDeviceToHost], (long long)sim.bytes[cudaMemcpyDeviceToHost],
 		(long long)sim.copies[cudaMemcpyDeviceToDevice], (long long)sim.bytes[cudaMemcpyDeviceToDevice],
 		(long long)sim.launches, (long long)sim.memsets, (long long)sim.waits, cusim_blas_started,
-		cusim_dnn_started, cusim_dnn_choices, sim.peak, sim.in_use);
+		cusim_dnn_started, cusim_dnn_choices, (long long)sim.allocations, sim.peak, sim.in_use);
 }
 
 static void setup(void)
@@ -439,6 +440,7 @@ static cudaError_t device_alloc(void **p, size_t bytes)
 	memset(q, 0xff, n ? n : 256); // what nobody wrote reads as NaN (or -1)
 	mem_live((uintptr_t)q, bytes, 1);
 	*p = q;
+	sim.allocations++;
 	return cudaSuccess;
 }
 
