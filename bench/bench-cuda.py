@@ -187,11 +187,13 @@ def bench(ov, outdir, names, runs, tf32, md):
         print(f"{name}: PyTorch eager {t_torch:.3f} ms (medians {t_torch_before:.3f} before, {t_torch_after:.3f} after onnxview), onnxview {rp['median_ms']:.3f} ms (min {rp['min_ms']:.3f}; "
               f"ratio {ratio:.2f}x); first run {rp['first_ms']:.1f} ms; whole process {wall:.2f} s; max abs diff "
               f"{diff:.3g} (outputs up to {ymax:.3g}); {row['cpu_nodes']} nodes on the CPU; same bits each run: {row['same_bits']}"
-              + (f"; CUDA graph: run {rp['graph']['recorded_run']} recorded, {rp['graph']['replays']} launches, "
-                 f"not replayed because: {rp['graph']['why_not']}" if rp.get("graph") else ""), flush=True)
+              + (f"; CUDA graph: run {rp['graph']['recorded_run']} recorded, {rp['graph']['replays']} launches"
+                 + (f", not replayed because: {rp['graph']['why_not']}" if rp['graph'].get('why_not') else "")
+                 if rp.get("graph") else ""), flush=True)
     if md and rows:
         with open(md, "a") as f:
-            graph = "; warm runs replayed as a CUDA graph (OV_CUDA_GRAPH=1)" if os.environ.get("OV_CUDA_GRAPH") == "1" else ""
+            graph = ("; warm runs replayed as a CUDA graph (OV_CUDA_GRAPH=1, the default)"
+                     if os.environ.get("OV_CUDA_GRAPH", "1") == "1" else "; warm runs node by node (OV_CUDA_GRAPH=0)")
             f.write(f"\n{mode}; {line}; PyTorch {torch.__version__}; median of {runs} warm runs{graph}\n\n")
             f.write("| model | PyTorch eager ms | onnxview warm ms (min) | ratio | first run ms | process s | "
                     "max abs diff | max abs output | CPU nodes |\n|---|---|---|---|---|---|---|---|---|\n")

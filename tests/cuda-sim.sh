@@ -305,8 +305,9 @@ run "$SRCNN" --input random --backend cuda --profile
 check "run --profile on CUDA: the text gives the device's total" \
 	grep -qE '^profile of run 1: 6 nodes, [0-9.]+ ms on the host, [0-9.]+ ms on the device$' out.txt
 
-# constants stay on the device from one run to the next: run --repeat, and the TUI's runs until an edit
-OV_CUDASIM_STATS=1 run "$SRCNN" --input random --backend cuda --repeat 3
+# constants stay on the device from one run to the next: run --repeat, and the TUI's runs until an edit (node by
+# node: without the graph a warm run is by default)
+OV_CUDA_GRAPH=0 OV_CUDASIM_STATS=1 run "$SRCNN" --input random --backend cuda --repeat 3
 check "run --repeat 3: a later run copies the input and Resize's tables up, not the weights" \
 	grep -q '^repeat: a later run copies 2 to the device (6208 bytes), 1 to the host (9216 bytes)$' out.txt
 check "and every kept constant leaves the device when the program ends" grep -q ', 0 bytes still allocated$' err.txt
@@ -672,7 +673,7 @@ print("# %d outputs compared" % n)
 sys.exit(bad != 0 or n != 130)
 '
 
-# ---- CUDA graphs (OV_CUDA_GRAPH=1): run 2 of --repeat recorded, later runs one launch of the graph ----
+# ---- CUDA graphs (the default; OV_CUDA_GRAPH=0 turns them off): run 2 of --repeat recorded, later runs one launch of the graph ----
 # the simulator records a captured stream's work instead of running it, gives graph memory fixed addresses live only
 # during a launch, and invalidates a capture at a call it cannot take (a wait, pageable memory, a foreign free)
 "$PYTHON" - <<'EOF'
@@ -692,17 +693,17 @@ np.save("x26.npy", np.arange(12, dtype=np.float32).reshape(2, 6) - 5)
 EOF
 # (cuDNN alone in both processes: the simulator's timing of the three ways is the host's, and may choose otherwise
 # in another process)
-OV_CUDA_CONV_BLAS=0 run "$SRCNN" --input random --backend cuda --repeat 4 --save nograph
-OV_CUDA_CONV_BLAS=0 OV_CUDA_GRAPH=1 OV_CUDASIM_STATS=1 run "$SRCNN" --input random --backend cuda --repeat 4 --save graph
-check "OV_CUDA_GRAPH=1: run 2 is recorded as a graph and runs 3 and 4 launch it" \
+OV_CUDA_CONV_BLAS=0 OV_CUDA_GRAPH=0 run "$SRCNN" --input random --backend cuda --repeat 4 --save nograph
+OV_CUDA_CONV_BLAS=0 OV_CUDASIM_STATS=1 run "$SRCNN" --input random --backend cuda --repeat 4 --save graph
+check "by default run 2 is recorded as a graph and runs 3 and 4 launch it" \
 	grep -q "^repeat: run 2 was recorded as a graph of the device's work; 2 later runs launched it$" out.txt
 check "and every run gives the bits of the runs without a graph" \
 	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '^repeat: every run gave the same bits' out.txt && cmp -s nograph/output.npy graph/output.npy"
 check "a launch copies the input up and the output down, nothing else" \
 	grep -q '^repeat: a later run copies 1 to the device (1024 bytes), 1 to the host (9216 bytes)$' out.txt
 check "and the graph's memory is given back at exit" grep -q ', 0 bytes still allocated$' err.txt
-run "$SRCNN" --input random --backend cuda --repeat 3
-check "without OV_CUDA_GRAPH no run is recorded and the report says nothing of graphs" sh -c '! grep -qi graph out.txt'
+OV_CUDA_GRAPH=0 run "$SRCNN" --input random --backend cuda --repeat 3
+check "with OV_CUDA_GRAPH=0 no run is recorded and the report says nothing of graphs" sh -c '! grep -qi graph out.txt'
 OV_CUDA_GRAPH=1 run "$SRCNN" --input random --backend cuda --repeat 3 --json
 check "JSON: repeat.graph gives the run recorded, the launches and no reason" "$PYTHON" -c '
 import json; g = json.load(open("out.txt"))["repeat"]["graph"]

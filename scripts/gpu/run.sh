@@ -286,19 +286,19 @@ say "## Warm runs against PyTorch eager (bench/bench-cuda.py)"
 if [ "${skip#* bench }" = "$skip" ] && [ -s "$EXP/runs.txt" ]; then
 	# the third pass: float32 again with the convolutions' algorithms from cuDNN's heuristics instead of timed
 	# (OV_CUDA_CONV_FIND=0), to show what the timed choice gains and costs on the first run
-	# graph: float32 with the warm runs replayed as a CUDA graph (OV_CUDA_GRAPH=1; bench.txt's report lines say
-	# whether each model was recorded, or why not)
+	# graph: float32 with the warm runs replayed as a CUDA graph (OV_CUDA_GRAPH=1, the default; the other passes
+	# set 0 to time the runs node by node; bench.txt's report lines say whether each model was recorded, or why not)
 	for tf in ${GPU_RUN_BENCH:-plain graph --tf32 heuristics}; do
 		[ "$tf" = plain ] && tf=
 		l=$(limit 75)
 		[ "$l" -gt 0 ] || { say "- bench $tf: no time left"; continue; }
 		s=$(elapsed)
-		find=1 flag=$tf pw=1 graph=
+		find=1 flag=$tf pw=1 graph=0
 		[ "$tf" = heuristics ] && find=0 flag=
 		[ "$tf" = graph ] && graph=1 flag=
 		# cudnn: every convolution through cuDNN (OV_CUDA_CONV_BLAS=0), not timed against cuBLAS products
 		[ "$tf" = cudnn ] && pw=0 flag=
-		say "- bench pass: ${tf:-plain} (OV_CUDA_CONV_FIND=$find OV_CUDA_CONV_BLAS=${pw/1/timed} OV_CUDA_GRAPH=${graph:-0} ${flag})"
+		say "- bench pass: ${tf:-plain} (OV_CUDA_CONV_FIND=$find OV_CUDA_CONV_BLAS=${pw/1/timed} OV_CUDA_GRAPH=$graph ${flag})"
 		# shellcheck disable=SC2086
 		OV_CUDA_GRAPH=$graph OV_CUDA_CONV_BLAS=${pw/1/} OV_CUDA_CONV_FIND=$find timeout -k 5 "$l" "$PYTHON" "$ROOT/bench/bench-cuda.py" bench "$OV" "$EXP" \
 			$models --runs 20 $flag --md "$R" >>"$OUT/bench.txt" 2>&1

@@ -255,7 +255,7 @@ struct exec_backend_ops {
 	void (*prof_mark)(size_t i);
 	double (*prof_read)(size_t i);
 	/* optional, replay of warm runs as one recorded graph of the device's work (exec_run; the CUDA backend's CUDA
-	 * graphs, asked for with OV_CUDA_GRAPH=1):
+	 * graphs, by default; OV_CUDA_GRAPH=0 turns them off):
 	 * - graph_begin: the work the nodes queue from now on is recorded instead of run.  kept: the tensors kept
 	 *   across runs (one of them copied to the device for the first time would be recorded as if it changed at
 	 *   every launch: the recording fails); up_bytes, ups: what the run before copied to the device (room for

@@ -159,7 +159,7 @@ void run_repeat_json(struct json *j, const struct run_repeat *rr)
 	else
 		json_null(j);
 	json_kstr(j, "differing_value", rr->differing_value);
-	if (rr->graph_recorded || rr->graph_why) { /* only when a replay was asked for (OV_CUDA_GRAPH=1) */
+	if (rr->graph_recorded || rr->graph_why) { /* only when a backend records (the CUDA one, unless OV_CUDA_GRAPH=0) */
 		json_key(j, "graph");
 		json_obj(j);
 		json_key(j, "recorded_run");

@@ -176,7 +176,7 @@ int cu_take_offers(struct exec_kernel_ctx *k, const struct xtensor *y, struct cu
 int cu_epilogue(struct exec_kernel_ctx *k, float *y, int64_t total, const struct cu_epi *e);
 
 /* ---- CUDA graphs (cuda/capture.cu) ----
- * A warm run recorded as a CUDA graph and replayed (exec_backend_ops.graph_*, asked for with OV_CUDA_GRAPH=1): while
+ * A warm run recorded as a CUDA graph and replayed (exec_backend_ops.graph_*, by default; OV_CUDA_GRAPH=0 turns it off): while
  * the stream is captured, the backend's own calls behave as a recording needs them to:
  * - cu_alloc and the other allocations become the graph's memory (cu_cap_allocated); a free of one of them is a free
  *   in the graph, a free of memory from before the capture waits until the graph has run (cu_cap_free);

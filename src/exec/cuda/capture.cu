@@ -1,5 +1,5 @@
 // Warm runs recorded as a CUDA graph and replayed (exec_backend_ops.graph_*; cuda/backend.h says what the backend's
-// calls do while the stream is captured).  Asked for with OV_CUDA_GRAPH=1.
+// calls do while the stream is captured).  On by default; OV_CUDA_GRAPH=0 turns it off.
 //
 // The runner records a warm run (constants kept, every plan made): the stream is captured in thread-local mode, the
 // graph's inputs are placed on the device through a pinned arena, and the nodes run as usual, except that their
@@ -150,7 +150,7 @@ static int asked(void)
 	static int v = -1;
 
 	if (v < 0) {
-		v = exec_knob("OV_CUDA_GRAPH") == 1;
+		v = exec_knob("OV_CUDA_GRAPH") != 0;
 	}
 	return v;
 }
