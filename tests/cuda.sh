@@ -1255,6 +1255,20 @@ inits = [c("w", 8, 3, 3, 3), c("bs", 8), c("bb", 8), c("bm", 8),
          numpy_helper.from_array(rng.uniform(0.5, 1.5, 8).astype(np.float32), "bv"), c("fc", 10, 8), c("fb", 10)]
 g = helper.make_graph(nodes, "tail", [vi("x", T.FLOAT, [2, 3, 9, 9])], [vi("y", T.FLOAT, [2, 10])], inits)
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 15)]), "resnet_tail.onnx")
+# chains of element-wise nodes, run as one kernel on CUDA (src/exec/chain.c, cuda/chain.cu): exact GELU as torch
+# writes it out, SiLU, and one with scalars on the left, x on either side and a scalar of rank 1
+f32 = lambda name, v: numpy_helper.from_array(np.array(v, dtype=np.float32), name)
+chains = {
+    "chain_gelu": [n("Div", ["x", "sq2"], ["a"]), n("Erf", ["a"], ["b"]), n("Add", ["b", "one"], ["c"]),
+                   n("Mul", ["x", "c"], ["d"]), n("Mul", ["d", "half"], ["y"])],
+    "chain_silu": [n("Sigmoid", ["x"], ["s"]), n("Mul", ["x", "s"], ["y"])],
+    "chain_mixed": [n("Sub", ["one", "x"], ["a"]), n("Exp", ["a"], ["b"]), n("Mul", ["b", "x"], ["c"]),
+                    n("Div", ["two1", "c"], ["d"]), n("Tanh", ["d"], ["e"]), n("Sub", ["x", "e"], ["y"])],
+}
+for name, ns in chains.items():
+    g = helper.make_graph(ns, name, [vi("x", T.FLOAT, [16, 300])], [vi("y", T.FLOAT, [16, 300])],
+                          [f32("sq2", 1.4142135), f32("one", 1.0), f32("half", 0.5), f32("two1", [2.0])])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), name + ".onnx")
 EOF
 # The models made above, each on the CPU then on CUDA, in one process (tests/gpu-suite.c: one CUDA context, each
 # model under a watchdog): the op models (manifest.txt: the CPU's outputs saved as cpu_NAME/, the CUDA backend's
@@ -1504,6 +1518,21 @@ for m in transformer_block resnet_tail; do
 	check "a $(echo $m | tr _ ' ') matches the CPU on CUDA with no node on the CPU" \
 		sh -c "[ \$(cat rc.txt) = 0 ] && ! grep -q 'on the CPU' out.txt"
 done
+for m in chain_gelu:5 chain_silu:2 chain_mixed:6; do
+	k=${m#*:} m=${m%:*}
+	"$ONNXVIEW" run $m.onnx --input x=random --save cpu_$m >/dev/null 2>&1
+	run $m.onnx --input x=random --backend cuda --profile --save cuda_$m
+	fused=$([ $k = 2 ] && echo '1 node was' || echo "$((k - 1)) nodes were")
+	check "$(echo $m | tr _ ' '): the $k element-wise nodes run as one kernel on CUDA, with the CPU's bits" \
+		sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '^  $fused fused into a node before them' out.txt &&
+		       cmp -s cpu_$m/y.npy cuda_$m/y.npy"
+done
+# a value between watched (--to) ends the chain there: Div, Erf and Add as one, then the two Muls one by one (a
+# chain starts where x is a tensor and the other operand a scalar)
+run chain_gelu.onnx --input x=random --backend cuda --profile --to c,y --save cuda_chain_gelu_to
+check "a value of the chain asked for with --to ends it there, and the output keeps the CPU's bits" \
+	sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '^  2 nodes were fused into a node before them' out.txt &&
+	       cmp -s cpu_chain_gelu/y.npy cuda_chain_gelu_to/y.npy"
 "$ONNXVIEW" run transformer_shapes.onnx --input ids=random --save cpu_transformer_shapes >/dev/null 2>&1
 run transformer_shapes.onnx --input ids=random --backend cuda --expect y=cpu_transformer_shapes/y.npy --rtol 1e-4 \
 	--atol 1e-5

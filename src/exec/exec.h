@@ -89,6 +89,13 @@ struct exec_kernel_ctx {
 	 * and skips them.  Ignoring the offer is correct. */
 	const struct exec_bn_offer *bn;
 	int bn_done;
+	/* The runner's offer, on a device backend, to run the chain of element-wise float32 nodes that starts at this
+	 * one as one pass (exact GELU written out is five: Div, Erf, Add, Mul, Mul): see exec_chain_offer.  A kernel
+	 * may write the last node's output as its output 0, each element through every step as the nodes' own
+	 * kernels would compute it, and set chain_done; the runner hands it on as the last node's output and skips
+	 * the others.  Ignoring the offer is correct. */
+	const struct exec_chain_offer *chain;
+	int chain_done;
 	/* Inputs the kernel may take as they are (bit i: input i): the node is their last reader, and the runner
 	 * owns them and watches them not (xk_take_input). */
 	unsigned take;
@@ -105,6 +112,25 @@ struct exec_dw_offer {
 	uint32_t node;
 	const struct xtensor *w, *b; /* b NULL: none */
 	struct exec_act act;
+};
+
+/* A chain of element-wise float32 nodes (src/exec/chain.c): x, input x of the first node, goes through steps in
+ * order, each a unary op of the value so far (no attributes), or a binary one of the value so far and a float32
+ * scalar c (a value on the host, at either side), or of it and x itself (either side: SiLU's Mul, GELU's);
+ * every value between is read by the next step alone and watched by nobody.  The first step is the kernel's own
+ * node; nodes[i] is step i's node. */
+#define EXEC_CHAIN_MAX 8
+enum exec_chain_arg { EXEC_CHAIN_UNARY, EXEC_CHAIN_C_RIGHT, EXEC_CHAIN_C_LEFT, EXEC_CHAIN_X_RIGHT, EXEC_CHAIN_X_LEFT };
+struct exec_chain_step {
+	const char *op;
+	enum exec_chain_arg arg;
+	float c;
+	uint32_t node;
+};
+struct exec_chain_offer {
+	int n;
+	size_t x;
+	struct exec_chain_step step[EXEC_CHAIN_MAX];
 };
 
 /* An inference BatchNormalization (epsilon eps) and what follows it: a Relu or Clip (act, unary NONE), a

@@ -275,7 +275,7 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 		.m = m, .g = g, .node = n, .opset = model_opset(m, domain), .in = in, .n_in = p->n_input,
 		.out = out, .n_out = p->n_output, .err = err, .res = res, .env = env, .act = offer->act,
 		.add = offer->add, .add_act = offer->add_act, .ln = offer->ln, .dw = offer->dw, .bn = offer->bn,
-		.take = offer->take,
+		.chain = offer->chain, .take = offer->take,
 		.runs = env ? env->runs : 0,
 	};
 	if (!*domain || !strcmp(domain, "ai.onnx")) {
@@ -338,6 +338,7 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 	offer->ln_done = offer->ln && k.ln_done;
 	offer->dw_done = offer->dw && k.dw_done;
 	offer->bn_done = offer->bn && k.bn_done;
+	offer->chain_done = offer->chain && k.chain_done;
 	for (size_t i = 0; i < p->n_output; i++) {
 		int32_t id = nd->out[i];
 		if (id >= 0 && !slots[id].t.data && (slots[id].uses || slots[id].pinned)) {
@@ -363,8 +364,8 @@ out:
 /* Value v goes to one node only, as its input slot (any slot when slot < 0), and nobody else sees it: it is no
  * graph output, not watched (--to, --all) nor fed.  That node (one output, in the default domain, no subgraph,
  * its output not fed), or -1. */
-static int32_t sole_consumer(const struct graph *g, int32_t v, int slot, const struct slot *slots,
-			     const uint8_t *is_from, int keep_all)
+int32_t run_sole_consumer(const struct graph *g, int32_t v, int slot, const struct slot *slots,
+			  const uint8_t *is_from, int keep_all)
 {
 	if (keep_all || v < 0)
 		return -1;
@@ -381,13 +382,13 @@ static int32_t sole_consumer(const struct graph *g, int32_t v, int slot, const s
 	return (int32_t)c;
 }
 
-/* The Relu or Clip that value v goes to, when a kernel may apply it in its place (sole_consumer, as input 0); Clip
- * (opset 11 on: bounds are inputs) has float32 scalar bounds already at hand.  Returns the consumer and fills act,
+/* The Relu or Clip that value v goes to, when a kernel may apply it in its place (run_sole_consumer, as input 0);
+ * Clip (opset 11 on: bounds are inputs) has float32 scalar bounds already at hand.  Returns the consumer and fills act,
  * or -1. */
 static int32_t act_after(struct ov_model *m, const struct graph *g, int32_t v, const struct slot *slots,
 			 const uint8_t *is_from, int keep_all, struct exec_act *act)
 {
-	int32_t c = sole_consumer(g, v, 0, slots, is_from, keep_all);
+	int32_t c = run_sole_consumer(g, v, 0, slots, is_from, keep_all);
 	if (c < 0)
 		return -1;
 	const struct graph_node *cn = &g->nodes[c];
@@ -413,7 +414,7 @@ static int32_t act_after(struct ov_model *m, const struct graph *g, int32_t v, c
 }
 
 /* The Mul that computes SiLU of value v, exported as Sigmoid(v) and Mul(v, that) (in either order): v goes to
- * those two nodes only, the Sigmoid's output to the Mul only, nothing between watched (as sole_consumer has it).
+ * those two nodes only, the Sigmoid's output to the Mul only, nothing between watched (as run_sole_consumer has it).
  * Returns the Mul and fills *sig with the Sigmoid, or -1. */
 static int32_t silu_after(const struct graph *g, int32_t v, const struct slot *slots, const uint8_t *is_from,
 			  int keep_all, int32_t *sig)
@@ -432,7 +433,7 @@ static int32_t silu_after(const struct graph *g, int32_t v, const struct slot *s
 		int32_t s = g->nodes[sn].out[0];
 		if (sp->n_output != 1 || s < 0 || is_from[s])
 			return -1;
-		int32_t c = sole_consumer(g, s, -1, slots, is_from, keep_all);
+		int32_t c = run_sole_consumer(g, s, -1, slots, is_from, keep_all);
 		if (c != (int32_t)mn)
 			return -1;
 		const struct graph_node *mnd = &g->nodes[mn];
@@ -695,7 +696,7 @@ static void fusable(struct ov_model *m, const struct graph *g, uint32_t n, const
 	if (nd->proto->n_output < 1)
 		return;
 	int32_t v = nd->out[0];
-	int32_t c = sole_consumer(g, v, -1, slots, is_from, keep_all);
+	int32_t c = run_sole_consumer(g, v, -1, slots, is_from, keep_all);
 	if (c < 0)
 		return;
 	const Onnx__NodeProto *cp = g->nodes[c].proto;
@@ -735,7 +736,7 @@ static int fusable_dw(struct ov_model *m, const struct graph *g, uint32_t n, int
 	    (p->domain && *p->domain && strcmp(p->domain, "ai.onnx")))
 		return 0;
 	int32_t v = act_node >= 0 ? g->nodes[act_node].out[0] : g->nodes[n].out[0];
-	int32_t c = sole_consumer(g, v, 0, slots, is_from, keep_all);
+	int32_t c = run_sole_consumer(g, v, 0, slots, is_from, keep_all);
 	if (c < 0 || strcmp(g->nodes[c].proto->op_type ? g->nodes[c].proto->op_type : "", "Conv"))
 		return 0;
 	const struct graph_node *cn = &g->nodes[c];
@@ -802,11 +803,11 @@ static int hard_swish_nodes(struct ov_model *m, const struct graph *g, int32_t v
 			return 0;
 		int32_t t = g->nodes[cl].out[0];
 		const struct graph_node *mnd = &g->nodes[mn];
-		if (sole_consumer(g, t, -1, slots, is_from, keep_all) != (int32_t)mn ||
+		if (run_sole_consumer(g, t, -1, slots, is_from, keep_all) != (int32_t)mn ||
 		    strcmp(mnd->proto->op_type ? mnd->proto->op_type : "", "Mul") || mnd->proto->n_input != 2 ||
 		    !((mnd->in[0] == v && mnd->in[1] == t) || (mnd->in[0] == t && mnd->in[1] == v)))
 			return 0;
-		int32_t dn = sole_consumer(g, mnd->out[0], 0, slots, is_from, keep_all);
+		int32_t dn = run_sole_consumer(g, mnd->out[0], 0, slots, is_from, keep_all);
 		const Onnx__NodeProto *dp = dn >= 0 ? g->nodes[dn].proto : NULL;
 		const float *d = dp && dp->n_input == 2 ? scalar_f32(slots, g->nodes[dn].in[1], rank) : NULL;
 		if (!dp || strcmp(dp->op_type ? dp->op_type : "", "Div") || !d)
@@ -835,7 +836,7 @@ static int fusable_bn(struct ov_model *m, const struct graph *g, uint32_t n, con
 	if (keep_all || !p->op_type || strcmp(p->op_type, "Conv") || p->n_output != 1 ||
 	    (p->domain && *p->domain && strcmp(p->domain, "ai.onnx")))
 		return 0;
-	int32_t c = sole_consumer(g, g->nodes[n].out[0], 0, slots, is_from, keep_all);
+	int32_t c = run_sole_consumer(g, g->nodes[n].out[0], 0, slots, is_from, keep_all);
 	const Onnx__NodeProto *cp = c >= 0 ? g->nodes[c].proto : NULL;
 	if (!cp || strcmp(cp->op_type ? cp->op_type : "", "BatchNormalization") || cp->n_input != 5)
 		return 0;
@@ -859,7 +860,7 @@ static int fusable_bn(struct ov_model *m, const struct graph *g, uint32_t n, con
 	if ((nodes[1] = act_after(m, g, v, slots, is_from, keep_all, &o->act)) >= 0 ||
 	    (x >= 0 && hard_swish_nodes(m, g, v, slots[x].t.rank, slots, is_from, keep_all, o, nodes + 1)))
 		return 1;
-	int32_t a = sole_consumer(g, v, 0, slots, is_from, keep_all);
+	int32_t a = run_sole_consumer(g, v, 0, slots, is_from, keep_all);
 	const Onnx__NodeProto *ap = a >= 0 ? g->nodes[a].proto : NULL;
 	const char *op = ap && ap->op_type ? ap->op_type : "";
 	if (!ap || ap->n_input != 1)
@@ -911,7 +912,7 @@ static int mean_over_last(struct ov_model *m, const struct graph *g, uint32_t n,
 static int32_t next_op(const struct graph *g, int32_t v, int slot, const char *op, size_t n_in,
 		       const struct slot *slots, const uint8_t *is_from)
 {
-	int32_t c = sole_consumer(g, v, slot, slots, is_from, 0);
+	int32_t c = run_sole_consumer(g, v, slot, slots, is_from, 0);
 	const char *o = c >= 0 ? g->nodes[c].proto->op_type : NULL;
 
 	return o && !strcmp(o, op) && (!n_in || g->nodes[c].proto->n_input == n_in) ? c : -1;
@@ -1290,6 +1291,15 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 				offer.act.kind = EXEC_ACT_SILU;
 			if (fusable_ln(m, g, n, slots, p.is_from, opt->keep_all, &ln, ln_nodes))
 				offer.ln = &ln;
+			/* a chain of element-wise nodes from here, on a device: offered instead of an Add or activation */
+			struct exec_chain_offer chain;
+			if (be != cpu_be && !arith && !offer.ln &&
+			    chain_find(g, n, slots, p.is_from, opt->keep_all, &chain)) {
+				offer.chain = &chain;
+				offer.add = NULL;
+				offer.act.kind = offer.add_act.kind = EXEC_ACT_NONE;
+				add_node = act_node = sig_node = -1;
+			}
 			/* the CPU's block of a pointwise and a depthwise Conv (a device backend has none) */
 			if (be == cpu_be && add_node < 0 && sig_node < 0 &&
 			    fusable_dw(m, g, n, act_node, slots, p.is_from, opt->keep_all, &dw, dw_nodes))
@@ -1305,7 +1315,11 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 				goto done;
 			if (be != cpu_be && (arith || is_dims_op(nd->proto)))
 				shape_mark(g, n, slots);
-			if (offer.ln_done) {
+			if (offer.chain_done) {
+				/* the chain's last output is computed: each node after the first hands it on */
+				for (int i = 1; i < chain.n; i++)
+					fused[chain.step[i].node] = g->nodes[chain.step[i - 1].node].out[0];
+			} else if (offer.ln_done) {
 				/* the layer norm is computed: it becomes the last Add's output now, the nodes between
 				 * are skipped */
 				struct xtensor *src = &slots[nd->out[0]].t;

@@ -67,6 +67,15 @@ enum { REPLAY_UNTRIED, REPLAY_KEPT, REPLAY_OFF, REPLAY_REFUSED };
 
 /* c ready to keep g's constants: 1, or 0 when there is none to use (the run converts its constants itself). */
 int consts_for(struct exec_consts *c, const struct graph *g);
+/* Value v goes to one node only, as its input slot (any slot when slot < 0), and nobody else sees it: it is no
+ * graph output, not watched (--to, --all) nor fed.  That node (one output, in the default domain, no subgraph,
+ * its output not fed), or -1 (run.c). */
+int32_t run_sole_consumer(const struct graph *g, int32_t v, int slot, const struct slot *slots,
+			  const uint8_t *is_from, int keep_all);
+/* The chain of element-wise float32 nodes that starts at node n, when there is one of two nodes or more that a
+ * device backend may run as one pass (exec_chain_offer): 1 with o filled, else 0 (chain.c). */
+int chain_find(const struct graph *g, uint32_t n, const struct slot *slots, const uint8_t *is_from, int keep_all,
+	       struct exec_chain_offer *o);
 /* What a kernel derived from kept value id under tag (xk_derived), or NULL. */
 const void *consts_derived(const struct exec_consts *c, uint32_t id, uint64_t tag);
 /* Keep block (malloc'd, bytes long) as derived from kept value id under tag, for as long as the value is kept:

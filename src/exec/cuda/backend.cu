@@ -894,7 +894,9 @@ static int cuda_run_node(struct exec_kernel_ctx *k)
 		return EXEC_DECLINE;
 	run_serial = k->g->serial;
 	cu_dev.sync_each = always_sync() || !run_serial || run_serial != warm_serial;
-	int rc = fn(k);
+	int rc = k->chain ? cu_chain(k) : EXEC_DECLINE;
+	if (rc == EXEC_DECLINE)
+		rc = fn(k);
 	if (rc < 0)
 		run_failed = 1;
 	return rc;

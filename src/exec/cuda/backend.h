@@ -278,6 +278,10 @@ struct cu_b16 {
 	 : (es) == 4 ? fn<uint32_t>(__VA_ARGS__) : (es) == 8 ? fn<uint64_t>(__VA_ARGS__)                  \
 	 : fn<struct cu_b16>(__VA_ARGS__))
 
+/* The chain of element-wise nodes the runner offers (exec_kernel_ctx.chain) as one kernel (cuda/chain.cu): 0 with
+ * chain_done set, EXEC_DECLINE (the node's own kernel runs), or -1 with the node's error. */
+int cu_chain(struct exec_kernel_ctx *k);
+
 /* The op families' kernels (each file's table; the backend looks ops up in all of them). */
 extern const struct exec_kernel cuda_elementwise_kernels[];
 extern const size_t cuda_elementwise_count;
