@@ -6,7 +6,7 @@
  * in the same order, a float32 between steps, so the bits are the nodes'.  A chain starts at a node whose input x
  * is a float32 tensor, and grows while the value so far goes to one node only (run_sole_consumer: not watched,
  * not an output) that is one of the ops below with that value as an operand and, for a binary op, a float32
- * scalar on the host (numel 1, rank no more than the value's, so the shape stays) or x itself as the other. */
+ * scalar constant (numel 1, rank no more than the value's, so the shape stays) or x itself as the other. */
 #include "config.h"
 
 #include <string.h>
@@ -30,10 +30,12 @@ static int chain_binary(const char *op)
 	return !strcmp(op, "Add") || !strcmp(op, "Sub") || !strcmp(op, "Mul") || !strcmp(op, "Div");
 }
 
-/* Value id as a float32 scalar on the host that keeps a value of rank rank its shape: 1 with *c, else 0. */
+/* Value id as a float32 scalar constant on the host that keeps a value of rank rank its shape: 1 with *c, else 0.
+ * A constant (xk_constant's rule; a value kept because it depends on shapes alone is one while they stay): the
+ * kernel takes c by value, and a run recorded as a graph replays it so; an input's value may change. */
 static int host_scalar(const struct slot *slots, int32_t id, int rank, float *c)
 {
-	if (id < 0)
+	if (id < 0 || !slots[id].constant)
 		return 0;
 	const struct xtensor *t = slots[id].kept ? slots[id].kept : &slots[id].t;
 	if (!t->data || t->host_stale || t->kind != XT_TENSOR || t->dtype != OV_DT_FLOAT || t->numel != 1 ||

@@ -116,7 +116,7 @@ struct exec_dw_offer {
 
 /* A chain of element-wise float32 nodes (src/exec/chain.c): x, input x of the first node, goes through steps in
  * order, each a unary op of the value so far (no attributes), or a binary one of the value so far and a float32
- * scalar c (a value on the host, at either side), or of it and x itself (either side: SiLU's Mul, GELU's);
+ * scalar constant c (at either side), or of it and x itself (either side: SiLU's Mul, GELU's);
  * every value between is read by the next step alone and watched by nobody.  The first step is the kernel's own
  * node; nodes[i] is step i's node. */
 #define EXEC_CHAIN_MAX 8

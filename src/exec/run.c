@@ -405,7 +405,8 @@ static int32_t act_after(struct ov_model *m, const struct graph *g, int32_t v, c
 		const struct xtensor *t = cn->in[i] >= 0 ? &slots[cn->in[i]].t : NULL;
 		if (!t)
 			continue;
-		if (!t->data || t->host_stale || t->dtype != OV_DT_FLOAT || t->numel != 1)
+		/* a constant: the kernel takes the bound by value, and a run recorded as a graph replays it so */
+		if (!t->data || t->host_stale || t->dtype != OV_DT_FLOAT || t->numel != 1 || !slots[cn->in[i]].constant)
 			return -1;
 		*(i == 1 ? &a.lo : &a.hi) = *(const float *)t->data;
 	}
