@@ -652,6 +652,16 @@ model("GroupNorm_f16", "GroupNormalization", [("x", H, [2, 4, 3, 3])], [2, 4, 3,
       [("scale", rnd(4).astype(np.float16)), ("bias", rnd(4).astype(np.float16))], opset=21, tol="0 0")
 model("GroupNorm_f64", "GroupNormalization", [("x", D, [2, 4, 3, 3])], [2, 4, 3, 3], {"num_groups": 4},
       [("scale", rnd(4).astype(np.float64)), ("bias", rnd(4).astype(np.float64))], opset=18, tol="0 0")
+# groups of 1024 values or more, when there are few, are summed a block to a group from shared memory, in pieces of
+# 8192 floats or 4096 doubles (stats_block_kernel): one piece, several pieces with a short last one, float64
+gnb = [("block1", F, [1, 8, 40, 40], 2), ("block3", F, [2, 4, 75, 80], 1), ("block_f64", D, [1, 4, 50, 50], 2),
+       ("block_exact", F, [1, 2, 64, 128], 1)]
+for name, t, xs, g in gnb:
+    model("GroupNorm_" + name, "GroupNormalization", [("x", t, xs)], xs, {"num_groups": g, "epsilon": 1e-4},
+          [("scale", rnd(xs[1]).astype(np.float64 if t == D else np.float32)),
+           ("bias", rnd(xs[1]).astype(np.float64 if t == D else np.float32))], opset=21, tol="0 0")
+model("InstanceNorm_block", "InstanceNormalization", [("x", F, [1, 3, 100, 100])], [1, 3, 100, 100],
+      {"epsilon": 1e-4}, [("scale", rnd(3)), ("bias", rnd(3))], opset=6, tol="0 0")
 
 # MeanVarianceNormalization: the default axes (0, 2, 3), one axis, all of them, negative ones; float16, float64
 for i, (xs, axes) in enumerate((([2, 3, 4, 5], None), ([2, 3, 4, 5], [1]), ([3, 4, 5], [0, 1, 2]),

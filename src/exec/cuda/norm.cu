@@ -11,7 +11,8 @@
 //   cpu_float_dispatch takes them).  The statistics of each row or group in double in ops/ov-math.h's 16 lanes
 //   (ov_norm_stats16), a lane to a thread, 16 threads a row: LayerNormalization's kernel then writes the row's
 //   outputs with the same threads (layernorm_rows_kernel; a row of 128 to 4096 values goes to a block, from shared
-//   memory, the same sums: layernorm_block_kernel), the group normalisations' statistics go to a second
+//   memory, the same sums: layernorm_block_kernel; so do up to 1024 groups of 1024 values or more, a piece at a
+//   time: stats_block_kernel), the group normalisations' statistics go to a second
 //   kernel, one thread per element (cu_group_norm_f/_d); BatchNormalization's per element (cu_batchnorm_f).  The
 //   parameter vectors are read on the device, of any numeric type, as the CPU's xt_get reads them (cu_get_d), so
 //   constant ones are uploaded once and stay there from one run to the next; BatchNormalization folds its four
@@ -250,6 +251,65 @@ static __global__ void stats_rows_kernel(const void *x, int dt, int64_t len, dou
 	}
 }
 
+// The same statistics with a block to a row, for few long rows (an instance or group normalisation's groups of
+// thousands of values): the block's threads copy the row into shared memory a piece at a time (STATS_CHUNK bytes,
+// a multiple of 16 values), and its first 16 threads go on with their sums over each piece (ov_lane16_sum_acc:
+// the same elements in the same order as stats_rows_kernel's lanes, so the same bits); a row that fits is copied
+// once for both sums.  16 threads a row reading the device's memory one load after the other took most of a
+// diffusion model's GroupNormalization time.
+#define STATS_CHUNK 32768
+#define STATS_MIN 1024
+#define STATS_ROWS 1024
+#define STATS_BLOCK 256
+
+static __global__ void stats_block_kernel(const void *x, int dt, int64_t len, double eps, double *mean, double *inv,
+					  int64_t n)
+{
+	__shared__ union {
+		double d[STATS_CHUNK / sizeof(double)];
+		float f[STATS_CHUNK / sizeof(float)];
+	} piece;
+	__shared__ double stat;
+	const int dbl = dt == OV_DT_DOUBLE;
+	const int64_t chunk = dbl ? (int64_t)(STATS_CHUNK / sizeof(double)) : (int64_t)(STATS_CHUNK / sizeof(float));
+	const void *pc = dbl ? (const void *)piece.d : (const void *)piece.f;
+	const int lane = (int)threadIdx.x;
+
+	for (int64_t r = blockIdx.x; r < n; r += gridDim.x) {
+		double m = 0, acc = 0;
+		for (int pass = 0; pass < 2; pass++) {
+			acc = 0;
+			for (int64_t c0 = 0; c0 < len; c0 += chunk) {
+				int64_t cn = len - c0 < chunk ? len - c0 : chunk;
+				if (pass == 0 || len > chunk) { // a row that fits is still there for the second pass
+					__syncthreads(); // the piece before is summed
+					for (int64_t j = threadIdx.x; j < cn; j += blockDim.x) {
+						if (dbl)
+							piece.d[j] = ((const double *)x)[r * len + c0 + j];
+						else
+							piece.f[j] = ((const float *)x)[r * len + c0 + j];
+					}
+					__syncthreads();
+				}
+				if (lane < ROW_LANES)
+					acc = pass == 0 ? ov_lane16_sum_acc(acc, pc, dt, 0, cn, lane)
+							: ov_lane16_sqdev_acc(acc, pc, dt, 0, cn, m, lane);
+			}
+			if (lane < ROW_LANES) {
+				double t = lanes_sum(0xffffu, acc);
+				if (pass == 0 && lane == 0)
+					stat = ov_norm_mean(t, len);
+				if (pass == 1 && lane == 0) {
+					mean[r] = m;
+					inv[r] = ov_norm_inv(t, len, eps);
+				}
+			}
+			__syncthreads();
+			m = stat;
+		}
+	}
+}
+
 // ---- LayerNormalization ----
 
 // X's dims and Scale's and B's broadcast strides (ops_layernorm_setup's), by value to the kernel.
@@ -471,9 +531,11 @@ static int group_run(struct exec_kernel_ctx *k, int64_t groups, int per_group)
 			     : NULL;
 	double *dinv = dm ? (double *)cu_alloc(k, &bufs, (size_t)ng * sizeof(double)) : NULL;
 	void *dy = dinv ? cu_alloc(k, &bufs, (size_t)x->numel * (dt == OV_DT_DOUBLE ? 8 : 4)) : NULL;
+	double eps = (double)xk_attr_float(k, "epsilon", 1e-5f);
 	if (!dy ||
-	    CU_LAUNCH_SYNC(k, stats_rows_kernel, row_grid(ng), ROW_BLOCK, dx, dt, gsize,
-			   (double)xk_attr_float(k, "epsilon", 1e-5f), dm, dinv, ng) ||
+	    (gsize >= STATS_MIN && ng <= STATS_ROWS
+		     ? CU_LAUNCH_SYNC(k, stats_block_kernel, (unsigned)ng, STATS_BLOCK, dx, dt, gsize, eps, dm, dinv, ng)
+		     : CU_LAUNCH_SYNC(k, stats_rows_kernel, row_grid(ng), ROW_BLOCK, dx, dt, gsize, eps, dm, dinv, ng)) ||
 	    CU_LAUNCH(k, groupnorm_kernel, cu_grid(x->numel), CU_BLOCK, dx, dt, dm, dinv, sc, bi, gsize, inner, c,
 		      groups, per_group, dy, x->numel) ||
 	    cu_output_fd(k, &bufs, 0, dy, dt))

@@ -493,10 +493,11 @@ static inline OV_HD double ov_norm_load(const void *x, int dt, int64_t i)
 }
 
 /* Lane lane's part of the sum of the n values at base: its elements added in order, read four at a time first
- * (a GPU thread then waits for four loads at once instead of one after the other; the sum is the same). */
-static inline OV_HD double ov_lane16_sum(const void *x, int dt, int64_t base, int64_t n, int lane)
+ * (a GPU thread then waits for four loads at once instead of one after the other; the sum is the same).  The _acc
+ * forms go on from the sum s of the values before base (base a multiple of 16 past the first: the lanes keep
+ * their elements), so a long row summed a piece at a time gives the same bits. */
+static inline OV_HD double ov_lane16_sum_acc(double s, const void *x, int dt, int64_t base, int64_t n, int lane)
 {
-	double s = 0;
 	int64_t j = lane;
 
 	for (; j + 48 < n; j += 64) {
@@ -512,10 +513,15 @@ static inline OV_HD double ov_lane16_sum(const void *x, int dt, int64_t base, in
 	return s;
 }
 
-/* Lane lane's part of the sum of the squared differences of the n values at base to m (in order, read as above). */
-static inline OV_HD double ov_lane16_sqdev(const void *x, int dt, int64_t base, int64_t n, double m, int lane)
+static inline OV_HD double ov_lane16_sum(const void *x, int dt, int64_t base, int64_t n, int lane)
 {
-	double s = 0;
+	return ov_lane16_sum_acc(0, x, dt, base, n, lane);
+}
+
+/* Lane lane's part of the sum of the squared differences of the n values at base to m (in order, read as above). */
+static inline OV_HD double ov_lane16_sqdev_acc(double s, const void *x, int dt, int64_t base, int64_t n, double m,
+					       int lane)
+{
 	int64_t j = lane;
 
 	for (; j + 48 < n; j += 64) {
@@ -531,6 +537,11 @@ static inline OV_HD double ov_lane16_sqdev(const void *x, int dt, int64_t base, 
 		s += d * d;
 	}
 	return s;
+}
+
+static inline OV_HD double ov_lane16_sqdev(const void *x, int dt, int64_t base, int64_t n, double m, int lane)
+{
+	return ov_lane16_sqdev_acc(0, x, dt, base, n, m, lane);
 }
 
 /* The mean from the sum of n values; 1/sqrt(variance + eps) from the sum of their squared differences. */
