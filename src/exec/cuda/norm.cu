@@ -255,8 +255,8 @@ static __global__ void stats_rows_kernel(const void *x, int dt, int64_t len, dou
 // thousands of values): the block's threads copy the row into shared memory a piece at a time (STATS_CHUNK bytes,
 // a multiple of 16 values), and its first 16 threads go on with their sums over each piece (ov_lane16_sum_acc:
 // the same elements in the same order as stats_rows_kernel's lanes, so the same bits); a row that fits is copied
-// once for both sums.  16 threads a row reading the device's memory one load after the other took most of a
-// diffusion model's GroupNormalization time.
+// once for both sums.  With 16 threads a group, a few groups of thousands of values keep a handful of threads
+// busy on the whole device, each waiting for its loads one after the other (not measured on a GPU yet).
 #define STATS_CHUNK 32768
 #define STATS_MIN 1024
 #define STATS_ROWS 1024
