@@ -19,10 +19,7 @@ static int chain_unary(const char *op)
 {
 	static const char *const ops[] = {"Abs", "Neg", "Relu", "Sqrt", "Reciprocal", "Exp", "Log", "Erf", "Tanh",
 					  "Sigmoid", "Softplus", "Softsign", "Floor", "Ceil", "Sin", "Cos"};
-	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-		if (!strcmp(op, ops[i]))
-			return 1;
-	return 0;
+	return RUN_OP_IN(op, ops);
 }
 
 static int chain_binary(const char *op)

@@ -466,10 +466,7 @@ static int shape_op(const char *op)
 		"Abs", "Floor", "Ceil", "Sqrt", "Pow", "Reciprocal", "Equal", "Less", "Greater", "LessOrEqual",
 		"GreaterOrEqual", "Not", "And", "Or", "Where", "Min", "Max", "Reshape", "Flatten", "Identity",
 		"ReduceProd", "ReduceSum", "ReduceMin", "ReduceMax", "Range", "Sign", "CastLike"};
-	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-		if (!strcmp(op, ops[i]))
-			return 1;
-	return 0;
+	return RUN_OP_IN(op, ops);
 }
 
 static int is_dims_op(const Onnx__NodeProto *p)
@@ -527,10 +524,7 @@ static int nondeterministic(const char *op)
 {
 	static const char *const ops[] = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
 					  "Multinomial", "Bernoulli", "Dropout"};
-	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-		if (!strcmp(op, ops[i]))
-			return 1;
-	return 0;
+	return RUN_OP_IN(op, ops);
 }
 
 static int foldable(const struct graph *g, uint32_t n, const struct slot *slots, const uint8_t *is_from)

@@ -4,6 +4,7 @@
 #define OV_EXEC_RUNNER_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "src/exec/exec.h"
 
@@ -67,6 +68,16 @@ enum { REPLAY_UNTRIED, REPLAY_KEPT, REPLAY_OFF, REPLAY_REFUSED };
 
 /* c ready to keep g's constants: 1, or 0 when there is none to use (the run converts its constants itself). */
 int consts_for(struct exec_consts *c, const struct graph *g);
+/* Whether op is one of the n names in ops. */
+static inline int run_op_in(const char *op, const char *const *ops, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(op, ops[i]))
+			return 1;
+	return 0;
+}
+#define RUN_OP_IN(op, ops) run_op_in((op), (ops), sizeof(ops) / sizeof((ops)[0]))
+
 /* Value v goes to one node only, as its input slot (any slot when slot < 0), and nobody else sees it: it is no
  * graph output, not watched (--to, --all) nor fed.  That node (one output, in the default domain, no subgraph,
  * its output not fed), or -1 (run.c). */

@@ -18,6 +18,26 @@
 #include "src/exec/repeat.h"
 #include "tests/unit/tap.h"
 
+/* Model m (graph g, opset 13) packed and loaded from memory as name, or NULL. */
+static struct ov_model *pack_load(Onnx__ModelProto *m, Onnx__GraphProto *g, Onnx__OperatorSetIdProto **ops,
+				  const char *name)
+{
+	struct ov_model *model = NULL;
+	struct ov_error e = {0};
+
+	ops[0]->has_version = 1, ops[0]->version = 13;
+	m->has_ir_version = 1, m->ir_version = 8, m->graph = g, m->n_opset_import = 1, m->opset_import = ops;
+	size_t len = onnx__model_proto__get_packed_size(m);
+	uint8_t *bytes = malloc(len);
+	if (!bytes)
+		return NULL;
+	onnx__model_proto__pack(m, bytes);
+	if (model_load_buffer(&model, bytes, len, name, &e))
+		model = NULL;
+	free(bytes);
+	return model;
+}
+
 /* y = Add(x, W), W an initializer float32[2,3] of value w */
 static struct ov_model *make_model(float w)
 {
@@ -34,8 +54,6 @@ static struct ov_model *make_model(float w)
 	Onnx__TensorProto *inits[1] = {&t};
 	Onnx__ValueInfoProto vx = ONNX__VALUE_INFO_PROTO__INIT, vy = ONNX__VALUE_INFO_PROTO__INIT;
 	Onnx__ValueInfoProto *vin[1] = {&vx}, *vout[1] = {&vy};
-	struct ov_model *model = NULL;
-	struct ov_error e = {0};
 
 	n.op_type = "Add", n.name = "add", n.n_input = 2, n.input = in, n.n_output = 1, n.output = out;
 	t.name = "W", t.n_dims = 2, t.dims = dims, t.has_data_type = 1, t.data_type = OV_DT_FLOAT;
@@ -44,15 +62,7 @@ static struct ov_model *make_model(float w)
 	vy.name = "y";
 	g.name = "g", g.n_node = 1, g.node = np, g.n_initializer = 1, g.initializer = inits;
 	g.n_input = 1, g.input = vin, g.n_output = 1, g.output = vout;
-	op.has_version = 1, op.version = 13;
-	m.has_ir_version = 1, m.ir_version = 8, m.graph = &g, m.n_opset_import = 1, m.opset_import = ops;
-	size_t len = onnx__model_proto__get_packed_size(&m);
-	uint8_t *bytes = malloc(len);
-	onnx__model_proto__pack(&m, bytes);
-	if (model_load_buffer(&model, bytes, len, "mem.onnx", &e))
-		model = NULL;
-	free(bytes);
-	return model;
+	return pack_load(&m, &g, ops, "mem.onnx");
 }
 
 /* ---- a fake device: a copy is a malloc'd buffer ---- */
@@ -471,8 +481,6 @@ static struct ov_model *make_shape_model(void)
 	Onnx__TensorProto inits[4], *ip[4];
 	Onnx__ValueInfoProto vx = ONNX__VALUE_INFO_PROTO__INIT, vy = ONNX__VALUE_INFO_PROTO__INIT;
 	Onnx__ValueInfoProto *vin[1] = {&vx}, *vout[1] = {&vy};
-	struct ov_model *model = NULL;
-	struct ov_error e = {0};
 
 	for (int i = 0; i < NS; i++) {
 		onnx__node_proto__init(&nodes[i]);
@@ -504,15 +512,7 @@ static struct ov_model *make_shape_model(void)
 	vy.name = "y";
 	g.name = "g", g.n_node = NS, g.node = np, g.n_initializer = 4, g.initializer = ip;
 	g.n_input = 1, g.input = vin, g.n_output = 1, g.output = vout;
-	op.has_version = 1, op.version = 13;
-	m.has_ir_version = 1, m.ir_version = 8, m.graph = &g, m.n_opset_import = 1, m.opset_import = ops;
-	size_t len = onnx__model_proto__get_packed_size(&m);
-	uint8_t *bytes = malloc(len);
-	onnx__model_proto__pack(&m, bytes);
-	if (model_load_buffer(&model, bytes, len, "shape.onnx", &e))
-		model = NULL;
-	free(bytes);
-	return model;
+	return pack_load(&m, &g, ops, "shape.onnx");
 }
 
 /* One run of the shape model on x [rows, cols] (x[i] = i): 0 when y is x * cols of x's shape, with the nodes run

@@ -318,6 +318,20 @@ struct ln_bcast {
 	int64_t dims[XT_MAX_RANK], sstr[XT_MAX_RANK], bstr[XT_MAX_RANK];
 };
 
+// Element i's Scale and B offsets through the full broadcast (Scale and B not laid out as the row).
+static __device__ __forceinline__ void ln_param_index(const struct ln_bcast *bc, int64_t i, int64_t *si, int64_t *bi)
+{
+	int64_t q = i;
+
+	*si = *bi = 0;
+	for (int a = bc->rank - 1; a >= 0; a--) {
+		int64_t p = q % bc->dims[a];
+		q /= bc->dims[a];
+		*si += p * bc->sstr[a];
+		*bi += p * bc->bstr[a];
+	}
+}
+
 // LayerNormalization of rows of len, 16 threads a row: the statistics (ov_norm_stats16; rounded to float for
 // stash_type float), the Mean and InvStdDev outputs when asked (in type st), then the row's outputs, Scale and B at
 // the row's position when they are laid out as the row (row_params), else through the full broadcast.
@@ -341,16 +355,8 @@ static __global__ void layernorm_rows_kernel(struct ln_bcast bc, int row_params,
 #endif
 		for (int64_t j = lane; j < len; j += ROW_LANES) {
 			int64_t i = base + j, si = j, bi = j;
-			if (!row_params) {
-				int64_t q = i;
-				si = bi = 0;
-				for (int a = bc.rank - 1; a >= 0; a--) {
-					int64_t p = q % bc.dims[a];
-					q /= bc.dims[a];
-					si += p * bc.sstr[a];
-					bi += p * bc.bstr[a];
-				}
-			}
+			if (!row_params)
+				ln_param_index(&bc, i, &si, &bi);
 			double v = cu_layernorm_value(cu_load_d(x, dt, i), m, iv, cu_load_d(s, dt, si),
 						      b ? cu_load_d(b, dt, bi) : 0.0);
 			cu_store_d(y, dt, i, v);
@@ -401,16 +407,8 @@ static __global__ void layernorm_block_kernel(struct ln_bcast bc, int row_params
 			cu_store_d(inv_out, st, r, iv);
 		for (int64_t j = threadIdx.x; j < len; j += blockDim.x) {
 			int64_t i = base + j, si = j, bi = j;
-			if (!row_params) {
-				int64_t q = i;
-				si = bi = 0;
-				for (int a = bc.rank - 1; a >= 0; a--) {
-					int64_t p = q % bc.dims[a];
-					q /= bc.dims[a];
-					si += p * bc.sstr[a];
-					bi += p * bc.bstr[a];
-				}
-			}
+			if (!row_params)
+				ln_param_index(&bc, i, &si, &bi);
 			double v = cu_layernorm_value(row[j], m, iv, cu_load_d(s, dt, si), b ? cu_load_d(b, dt, bi) : 0.0);
 			cu_store_d(y, dt, i, v);
 		}
