@@ -188,6 +188,24 @@ if [ "${skip#* concurrent }" = "$skip" ] && [ "$(limit 80)" -gt 0 ]; then
 			say "one whole \`onnxview run $(basename "$(dirname "$model")")/$(basename "$model") --backend $2\` ($1): $best ms (exit $rc)"
 		fi
 	done
+	# where a small run's time goes: the driver's own start (cuInit and the primary context, timed in python
+	# without its start-up), and the lone Add again with every module loaded at once (CUDA_MODULE_LOADING=EAGER)
+	timeout 30 "$PYTHON" - >>"$R" 2>&1 <<'PY' || true
+import ctypes, time
+try:
+    cu = ctypes.CDLL("libcuda.so.1")
+    t = time.perf_counter(); r = cu.cuInit(0); t1 = time.perf_counter()
+    ctx, dev = ctypes.c_void_p(), ctypes.c_int()
+    cu.cuDeviceGet(ctypes.byref(dev), 0); r2 = cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev)
+    t2 = time.perf_counter()
+    print("the driver alone: cuInit %.0f ms (%d), the primary context %.0f ms more (%d)" % ((t1 - t) * 1e3, r, (t2 - t1) * 1e3, r2))
+except OSError as e:
+    print("the driver alone: not measured (%s)" % e)
+PY
+	a=$(date +%s%N)
+	CUDA_MODULE_LOADING=EAGER timeout 30 "$OV" run "$W/testdata/node/test_add/model.onnx" --input random --backend cuda >/dev/null 2>&1
+	rc=$? t=$((($(date +%s%N) - a) / 1000000))
+	say "one whole \`onnxview run test_add/model.onnx --backend cuda\` with CUDA_MODULE_LOADING=EAGER: $t ms (exit $rc)"
 	say '```'
 else
 	say "- left out (GPU_RUN_SKIP or time)"
