@@ -216,6 +216,7 @@ static struct named *named_find(struct named *list, size_t n, const char *name)
 static int load_data_set(struct run_state *s, const char *dir, int take_inputs, const char *const *to, size_t n_to)
 {
 	char path[4096];
+	size_t found = 0;
 
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass == 0 && !take_inputs)
@@ -265,8 +266,15 @@ static int load_data_set(struct run_state *s, const char *dir, int take_inputs, 
 			*list = nn;
 			nn[*n] = (struct named){.name = name, .source = strdup(path), .t = t, .have = 1, .from_set = 1};
 			(*n)++;
+			if (pass)
+				found++;
 		}
 	}
+	/* a folder without outputs would compare nothing, and say nothing: .npy files of one's own go by name */
+	if (!found)
+		return ov_fail(&s->e, OV_USAGE,
+			       "--expect %s: no output_0.pb there (a data set holds input_N.pb and output_N.pb; a file "
+			       "of one's own goes as --expect NAME=FILE)", dir);
 	return 0;
 }
 

@@ -102,6 +102,12 @@ check "both outputs of the data set are compared" grep -q "^PASS: 2 of 2" out.tx
 run m.onnx --expect ds_bad
 check "a data set that disagrees exits 1" [ "$(rc)" = 1 ]
 check "the failing output is named" grep -q "FAIL against ds_bad/output_1.pb" out.txt
+# a folder with no output_N.pb (say, .npy files saved by --save) would compare nothing: a usage error saying so
+mkdir -p npy_only && cp y.npy npy_only/
+run m.onnx --input x=x.npy --input x2=x2.npy --expect npy_only
+check "--expect DIR without output_0.pb: exit 2, one line naming the folder and --expect NAME=FILE" \
+	sh -c "[ \$(cat rc.txt) = 2 ] && [ \$(wc -l <err.txt) = 1 ] &&
+	       grep -q 'expect npy_only: no output_0.pb there .*--expect NAME=FILE' err.txt"
 
 # (the first line holds the time taken)
 run m.onnx --input x=random --input x2=random:7
