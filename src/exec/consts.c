@@ -94,10 +94,9 @@ int consts_derive(struct exec_consts *c, uint32_t id, uint64_t tag, void *block,
 	return 1;
 }
 
-/* c ready to keep g's constants (emptied when it kept another index's): 1, or 0 when there is none to use (no c,
- * a graph without a serial, or no memory for the table: the run then converts its constants as without one). */
 /* The values kept because they depend only on shapes (dims_dep), and what kernels derived from them, dropped; with
- * them any recording, which may read their device copies. */
+ * them any recording, which may read their device copies.  consts_for calls it at a run's start when a run saw a
+ * Shape or Size output differ from its kept one (dims_stale). */
 static void consts_drop_dims(struct exec_consts *c)
 {
 	replay_free(c);
@@ -118,6 +117,8 @@ static void consts_drop_dims(struct exec_consts *c)
 	c->dims_stale = 0;
 }
 
+/* c ready to keep g's constants (emptied when it kept another index's): 1, or 0 when there is none to use (no c,
+ * a graph without a serial, or no memory for the table: the run then converts its constants as without one). */
 int consts_for(struct exec_consts *c, const struct graph *g)
 {
 	if (!c || !g->serial)

@@ -12,7 +12,8 @@
  * - a kernel's pointer arguments must point into live device allocations (a host pointer faults, as on the GPU);
  * - launch geometry within the device's limits; a kernel that calls __syncthreads() or a warp shuffle
  *   (__shfl_sync, __shfl_down_sync, __shfl_xor_sync) must be launched with CU_LAUNCH_SYNC (its block's threads
- *   then run side by side as coroutines, meeting at each barrier and each shuffle); a shuffle fails the run when
+ *   then run side by side as coroutines: a thread at a barrier waits there for every thread still running, a
+ *   shuffle's lanes meet at it); a shuffle fails the run when
  *   its lane is not in its mask, or when the lane it reads is not in the mask, does not exist, or did not reach
  *   the same shuffle (a lane that left the loop, or took another branch: undefined on the GPU);
  * - faults are sticky, as a CUDA context's are: after one, every call fails;
