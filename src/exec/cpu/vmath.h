@@ -57,6 +57,15 @@ VM_INLINE v8f vm_mask(v8u m, v8f a, v8f b)
  * independent chains interleaved keep the arithmetic units busier (Sigmoid over 800K floats: 0.77 -> 0.65 ms;
  * three or four spill AVX2's 16 registers and run slower).  n is a constant where they are inlined. */
 #define VM_W 2
+/* vm_NAME(x): vm_NAME_n on one vector */
+#define VM_ONE(name)                                                                                              \
+	VM_INLINE v8f vm_##name(v8f x)                                                                             \
+	{                                                                                                          \
+		v8f y;                                                                                             \
+		vm_##name##_n(&x, &y, 1);                                                                          \
+		return y;                                                                                          \
+	}
+
 #define VM_EACH(n, stmt)                                                                                          \
 	do {                                                                                                      \
 		_Pragma("GCC unroll 2") for (int i_ = 0; i_ < (n); i_++) { stmt; }                                  \
@@ -129,13 +138,7 @@ VM_INLINE void vm_sigmoid_n(const v8f *x, v8f *y, const int n)
 	VM_EACH(n, y[i_] = vm_mask((v8u)(x[i_] >= vm_splat(0.0f)), s[i_], e[i_] * s[i_]));
 }
 
-VM_INLINE v8f vm_sigmoid(v8f x)
-{
-	v8f y;
-
-	vm_sigmoid_n(&x, &y, 1);
-	return y;
-}
+VM_ONE(sigmoid)
 
 /* ov_tanh_f: an odd polynomial in |x| below 0.625, 1 - 2 / (e^2|x| + 1) from there, |x|'s sign put back */
 VM_INLINE void vm_tanh_n(const v8f *x, v8f *y, const int n)
@@ -156,13 +159,7 @@ VM_INLINE void vm_tanh_n(const v8f *x, v8f *y, const int n)
 	VM_EACH(n, y[i_] = (v8f)((v8u)e[i_] | ((v8u)x[i_] & vm_usplat(0x80000000u))));
 }
 
-VM_INLINE v8f vm_tanh(v8f x)
-{
-	v8f y;
-
-	vm_tanh_n(&x, &y, 1);
-	return y;
-}
+VM_ONE(tanh)
 
 /* ov_erf_f: a + a R(a^2) below 0.84375, 1 - e^Q(a) from there (Q < 0 there: vm_exp_nonpos_n), with a held at 3.92,
  * then x's sign */
@@ -193,13 +190,7 @@ VM_INLINE void vm_erf_n(const v8f *x, v8f *y, const int n)
 	VM_EACH(n, y[i_] = (v8f)((v8u)e[i_] | ((v8u)x[i_] & vm_usplat(0x80000000u))));
 }
 
-VM_INLINE v8f vm_erf(v8f x)
-{
-	v8f y;
-
-	vm_erf_n(&x, &y, 1);
-	return y;
-}
+VM_ONE(erf)
 
 /* ov_gelu_f: x/2 (1 + erf(x / sqrt 2)), ov_erf_f's erf */
 VM_INLINE void vm_gelu_n(const v8f *x, v8f *y, const int n)
@@ -211,13 +202,7 @@ VM_INLINE void vm_gelu_n(const v8f *x, v8f *y, const int n)
 	VM_EACH(n, y[i_] = vm_splat(0.5f) * x[i_] * (vm_splat(1.0f) + e[i_]));
 }
 
-VM_INLINE v8f vm_gelu(v8f x)
-{
-	v8f y;
-
-	vm_gelu_n(&x, &y, 1);
-	return y;
-}
+VM_ONE(gelu)
 
 /* ov_gelu_tanh_f: x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), ov_tanh_f's tanh */
 VM_INLINE void vm_gelu_tanh_n(const v8f *x, v8f *y, const int n)
@@ -230,13 +215,7 @@ VM_INLINE void vm_gelu_tanh_n(const v8f *x, v8f *y, const int n)
 	VM_EACH(n, y[i_] = vm_splat(0.5f) * x[i_] * (vm_splat(1.0f) + e[i_]));
 }
 
-VM_INLINE v8f vm_gelu_tanh(v8f x)
-{
-	v8f y;
-
-	vm_gelu_tanh_n(&x, &y, 1);
-	return y;
-}
+VM_ONE(gelu_tanh)
 
 /* ov_log_f: subnormals scaled by 2^23, x = 2^e m, t = m - 1, t - t^2/2 + t^3 P(t) + e ln 2, the special values
  * patched in */
@@ -274,13 +253,7 @@ VM_INLINE void vm_log_n(const v8f *x, v8f *y, const int n)
 	VM_EACH(n, y[i_] = (v8f)(((v8u)p[i_] & ~sub[i_]) | ix[i_]));
 }
 
-VM_INLINE v8f vm_log(v8f x)
-{
-	v8f y;
-
-	vm_log_n(&x, &y, 1);
-	return y;
-}
+VM_ONE(log)
 
 /* ov_softplus_f: max(x, 0) + log(w) + (u - (w - 1)) / w for u = e^-|x|, w = 1 + u */
 VM_INLINE void vm_softplus_n(const v8f *x, v8f *y, const int n)
@@ -295,13 +268,7 @@ VM_INLINE void vm_softplus_n(const v8f *x, v8f *y, const int n)
 	VM_EACH(n, y[i_] = vm_mask((v8u)(x[i_] > vm_splat(0.0f)), x[i_], vm_splat(0.0f)) + l[i_]);
 }
 
-VM_INLINE v8f vm_softplus(v8f x)
-{
-	v8f y;
-
-	vm_softplus_n(&x, &y, 1);
-	return y;
-}
+VM_ONE(softplus)
 
 /* ov_mish_f: x tanh(softplus(x)) */
 VM_INLINE void vm_mish_n(const v8f *x, v8f *y, const int n)
@@ -313,13 +280,7 @@ VM_INLINE void vm_mish_n(const v8f *x, v8f *y, const int n)
 	VM_EACH(n, y[i_] = x[i_] * t[i_]);
 }
 
-VM_INLINE v8f vm_mish(v8f x)
-{
-	v8f y;
-
-	vm_mish_n(&x, &y, 1);
-	return y;
-}
+VM_ONE(mish)
 
 /* ov_expm1_f: x + (x^2/2 + x^3 P(x)) (with x's sign) below |x| = 0.5, e^x - 1 from there */
 VM_INLINE void vm_expm1_n(const v8f *x, v8f *y, const int n)
@@ -337,13 +298,7 @@ VM_INLINE void vm_expm1_n(const v8f *x, v8f *y, const int n)
 	VM_EACH(n, y[i_] = vm_mask((v8u)((v8f)((v8u)x[i_] & vm_usplat(0x7fffffffu)) < vm_splat(0.5f)), p[i_], e[i_]));
 }
 
-VM_INLINE v8f vm_expm1(v8f x)
-{
-	v8f y;
-
-	vm_expm1_n(&x, &y, 1);
-	return y;
-}
+VM_ONE(expm1)
 
 /* ov_hard_sigmoid_f: a x + b, below 0 gives 0, then above 1 gives 1 (NaN passes) */
 VM_INLINE v8f vm_hard_sigmoid(v8f x, v8f a, v8f b)
