@@ -727,7 +727,7 @@ VM_CLONES static void vm_sweep(uint32_t step, struct vm_sweep *r)
 		v8f er = vm_erf(x), ge = vm_gelu(x), gt = vm_gelu_tanh(x), lg = vm_log(x), sp = vm_softplus(x);
 		v8f mi = vm_mish(x), em = vm_expm1(x);
 		v8f xw[VM_W], sw[VM_W], tw[VM_W], ew[VM_W], gw[VM_W], hw[VM_W], lw[VM_W], pw[VM_W], mw[VM_W];
-		v8f qw[VM_W];
+		v8f qw[VM_W], xe[VM_W];
 		for (int i = 0; i < VM_W; i++)
 			for (int j = 0; j < 8; j++) {
 				uint32_t b = (uint32_t)(u + (uint64_t)(8 * i + j) * 977);
@@ -742,6 +742,7 @@ VM_CLONES static void vm_sweep(uint32_t step, struct vm_sweep *r)
 		vm_softplus_n(xw, pw, VM_W);
 		vm_mish_n(xw, mw, VM_W);
 		vm_expm1_n(xw, qw, VM_W);
+		vm_exp_n(xw, xe, VM_W);
 		for (int i = 0; i < VM_W; i++)
 			for (int j = 0; j < 8; j++)
 				r->w_bad += f_bits(sw[i][j]) != f_bits(ov_sigmoid_f(xw[i][j])) ||
@@ -751,7 +752,8 @@ VM_CLONES static void vm_sweep(uint32_t step, struct vm_sweep *r)
 					    f_bits(hw[i][j]) != f_bits(ov_gelu_tanh_f(xw[i][j])) ||
 					    !same_f(lw[i][j], ov_log_f(xw[i][j])) ||
 					    !same_f(pw[i][j], ov_softplus_f(xw[i][j])) || !same_f(mw[i][j], ov_mish_f(xw[i][j])) ||
-					    f_bits(qw[i][j]) != f_bits(ov_expm1_f(xw[i][j]));
+					    f_bits(qw[i][j]) != f_bits(ov_expm1_f(xw[i][j])) ||
+					    f_bits(xe[i][j]) != f_bits(ov_exp_f(xw[i][j]));
 		for (int j = 0; j < 8; j++) {
 			r->values++;
 			r->exp_bad += f_bits(e[j]) != f_bits(ov_exp_f(x[j]));
@@ -796,8 +798,8 @@ static void test_vmath(void)
 	   "8 lanes give the scalar functions' bits on %ld floats (differ: exp %ld, sigmoid %ld, tanh %ld, "
 	   "hard sigmoid %ld, erf %ld, gelu %ld, log, softplus, mish or expm1 %ld)", r.values, r.exp_bad, r.sig_bad,
 	   r.tanh_bad, r.hs_bad, r.erf_bad, r.gelu_bad, r.log_bad);
-	OK(r.w_bad == 0, "%d vectors at once give the scalar functions' bits on %ld more floats (sigmoid, tanh, erf, "
-	   "the two gelus, log, softplus, mish and expm1: %ld differ)", VM_W, r.values * VM_W, r.w_bad);
+	OK(r.w_bad == 0, "%d vectors at once give the scalar functions' bits on %ld more floats (exp, sigmoid, tanh, "
+	   "erf, the two gelus, log, softplus, mish and expm1: %ld differ)", VM_W, r.values * VM_W, r.w_bad);
 	OK(r.log_ulps <= 1, "ov_log_f within 1 ulp of log (worst %lld ulp, at %a)", (long long)r.log_ulps,
 	   (double)r.log_worst);
 	OK(r.sp_ulps <= 3, "ov_softplus_f within 3 ulp of log1p(exp) (worst %lld ulp, at %a)", (long long)r.sp_ulps,

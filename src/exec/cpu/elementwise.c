@@ -478,7 +478,7 @@ DEF_UNN(clip, ov_clip_f(x, (float)P.a, (float)P.b), ov_clip_d(x, P.a, P.b),
 	x < P.ua ? (P.ua > P.ub ? P.ub : P.ua) : x > P.ub ? P.ub : x)
 DEF_UNF(sqrt, sqrtf(x), sqrt(x))
 DEF_UNF(reciprocal, ov_reciprocal_f(x), ov_reciprocal_d(x))
-DEF_UNF(exp, ov_exp_f(x), exp(x))
+DEF_UNFVW(exp, vm_exp_n(xw, yw, VM_W), vm_exp(x), exp(x))
 DEF_UNFVW(log, vm_log_n(xw, yw, VM_W), vm_log(x), log(x))
 DEF_UNFVW(erf, vm_erf_n(xw, yw, VM_W), vm_erf(x), erf(x))
 DEF_UNF(sin, sinf(x), sin(x))

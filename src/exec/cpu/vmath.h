@@ -89,17 +89,21 @@ VM_INLINE void vm_exp_core_n(const v8f *x, v8f *k, v8f *y, const int n)
 	VM_EACH(n, y[i_] = p[i_] * r[i_] * r[i_] + r[i_] + vm_splat(1.0f));
 }
 
-/* ov_exp_f */
-VM_INLINE v8f vm_exp(v8f x)
+/* ov_exp_f: 2^n scaled in as 2^h 2^(n - h), h = n / 2, then the patches below -104 and above 89 */
+VM_INLINE void vm_exp_n(const v8f *x, v8f *y, const int n)
 {
-	v8f k, y;
+	v8f k[VM_W];
+	v8i e[VM_W], h[VM_W];
 
-	vm_exp_core_n(&x, &k, &y, 1);
-	v8i n = (v8i)((v8u)k - vm_usplat(0x4b400000u)), h = n / 2;
-	y = y * (v8f)((v8u)(h + 127) << 23) * (v8f)((v8u)(n - h + 127) << 23);
-	v8u under = (v8u)(x < vm_splat(-104.0f)), over = (v8u)(x > vm_splat(89.0f));
-	return (v8f)(((v8u)y & ~(under | over)) | (over & vm_usplat(0x7f800000u)));
+	vm_exp_core_n(x, k, y, n);
+	VM_EACH(n, e[i_] = (v8i)((v8u)k[i_] - vm_usplat(0x4b400000u)));
+	VM_EACH(n, h[i_] = e[i_] / 2);
+	VM_EACH(n, y[i_] = y[i_] * (v8f)((v8u)(h[i_] + 127) << 23) * (v8f)((v8u)(e[i_] - h[i_] + 127) << 23));
+	VM_EACH(n, y[i_] = (v8f)(((v8u)y[i_] & ~((v8u)(x[i_] < vm_splat(-104.0f)) | (v8u)(x[i_] > vm_splat(89.0f)))) |
+				 ((v8u)(x[i_] > vm_splat(89.0f)) & vm_usplat(0x7f800000u))));
 }
+
+VM_ONE(exp)
 
 /* ov_exp_f's result for x <= 0 (or NaN) in fewer operations: 2^n scaled in as 2^(n + 64), then 2^-64.  Both ways
  * round once: y * 2^h and y * 2^(n + 64) are exact (normal floats for n down to -150), and the last product is
