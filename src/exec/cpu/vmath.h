@@ -8,8 +8,8 @@
  * over all 2^32 floats).
  * -O2 left the scalar loops one element at a time (Sigmoid 3.3 ns an element, libm's tanhf 20: YOLO's SiLU and
  * magika's Tanh took a quarter of their runs); tests/unit/test-elementwise checks the bits against the scalar
- * functions.  Nothing here is contracted into fused multiply-adds (VM_CLONES does not ask for it, unlike
- * NN_CLONES), so the AVX2 clone and the baseline give the same bits. */
+ * functions.  The multiply-adds the scalar functions write as fmaf are vm_fma here; nothing else is contracted
+ * (VM_CLONES does not ask for it, unlike NN_CLONES), so the AVX2 clone and the baseline give the same bits. */
 #ifndef OV_EXEC_CPU_VMATH_H
 #define OV_EXEC_CPU_VMATH_H
 
@@ -45,6 +45,17 @@ VM_INLINE v8u vm_usplat(uint32_t u)
 	return (v8u){u, u, u, u, u, u, u, u};
 }
 
+/* a * b + c rounded once, as ops/ov-math.h's fmaf: lane by lane, which GCC turns into one vfmadd in the
+ * x86-64-v3 clone and libm's fmaf in the baseline (the same bits, slower: machines before 2013) */
+VM_INLINE v8f vm_fma(v8f a, v8f b, v8f c)
+{
+	v8f r;
+
+	for (int i = 0; i < 8; i++)
+		r[i] = __builtin_fmaf(a[i], b[i], c[i]);
+	return r;
+}
+
 /* the bits of a where m is all ones, of b where it is zero */
 VM_INLINE v8f vm_mask(v8u m, v8f a, v8f b)
 {
@@ -77,16 +88,16 @@ VM_INLINE void vm_exp_core_n(const v8f *x, v8f *k, v8f *y, const int n)
 {
 	v8f fn[VM_W], r[VM_W], p[VM_W];
 
-	VM_EACH(n, k[i_] = x[i_] * vm_splat(1.44269504088896341f) + vm_splat(12582912.0f));
+	VM_EACH(n, k[i_] = vm_fma(x[i_], vm_splat(1.44269504088896341f), vm_splat(12582912.0f)));
 	VM_EACH(n, fn[i_] = k[i_] - vm_splat(12582912.0f));
-	VM_EACH(n, r[i_] = x[i_] - fn[i_] * vm_splat(0.693359375f));
-	VM_EACH(n, r[i_] = r[i_] - fn[i_] * vm_splat(-2.12194440e-4f));
-	VM_EACH(n, p[i_] = vm_splat(1.9875691500e-4f) * r[i_] + vm_splat(1.3981999507e-3f));
-	VM_EACH(n, p[i_] = p[i_] * r[i_] + vm_splat(8.3334519073e-3f));
-	VM_EACH(n, p[i_] = p[i_] * r[i_] + vm_splat(4.1665795894e-2f));
-	VM_EACH(n, p[i_] = p[i_] * r[i_] + vm_splat(1.6666665459e-1f));
-	VM_EACH(n, p[i_] = p[i_] * r[i_] + vm_splat(5.0000001201e-1f));
-	VM_EACH(n, y[i_] = p[i_] * r[i_] * r[i_] + r[i_] + vm_splat(1.0f));
+	VM_EACH(n, r[i_] = vm_fma(fn[i_], vm_splat(-0.693359375f), x[i_]));
+	VM_EACH(n, r[i_] = vm_fma(fn[i_], vm_splat(2.12194440e-4f), r[i_]));
+	VM_EACH(n, p[i_] = vm_fma(vm_splat(1.9875691500e-4f), r[i_], vm_splat(1.3981999507e-3f)));
+	VM_EACH(n, p[i_] = vm_fma(p[i_], r[i_], vm_splat(8.3334519073e-3f)));
+	VM_EACH(n, p[i_] = vm_fma(p[i_], r[i_], vm_splat(4.1665795894e-2f)));
+	VM_EACH(n, p[i_] = vm_fma(p[i_], r[i_], vm_splat(1.6666665459e-1f)));
+	VM_EACH(n, p[i_] = vm_fma(p[i_], r[i_], vm_splat(5.0000001201e-1f)));
+	VM_EACH(n, y[i_] = vm_fma(p[i_], r[i_] * r[i_], r[i_]) + vm_splat(1.0f));
 }
 
 /* ov_exp_f: 2^n scaled in as 2^h 2^(n - h), h = n / 2, then the patches below -104 and above 89 */
@@ -154,11 +165,11 @@ VM_INLINE void vm_tanh_n(const v8f *x, v8f *y, const int n)
 	vm_exp_nonneg_n(a2, e, n);
 	VM_EACH(n, e[i_] = vm_splat(1.0f) - vm_splat(2.0f) / (e[i_] + vm_splat(1.0f)));
 	VM_EACH(n, z[i_] = x[i_] * x[i_]);
-	VM_EACH(n, p[i_] = vm_splat(-5.70498872745e-3f) * z[i_] + vm_splat(2.06390887954e-2f));
-	VM_EACH(n, p[i_] = p[i_] * z[i_] + vm_splat(-5.37397155531e-2f));
-	VM_EACH(n, p[i_] = p[i_] * z[i_] + vm_splat(1.33314422036e-1f));
-	VM_EACH(n, p[i_] = p[i_] * z[i_] + vm_splat(-3.33332819422e-1f));
-	VM_EACH(n, small[i_] = p[i_] * z[i_] * a[i_] + a[i_]);
+	VM_EACH(n, p[i_] = vm_fma(vm_splat(-5.70498872745e-3f), z[i_], vm_splat(2.06390887954e-2f)));
+	VM_EACH(n, p[i_] = vm_fma(p[i_], z[i_], vm_splat(-5.37397155531e-2f)));
+	VM_EACH(n, p[i_] = vm_fma(p[i_], z[i_], vm_splat(1.33314422036e-1f)));
+	VM_EACH(n, p[i_] = vm_fma(p[i_], z[i_], vm_splat(-3.33332819422e-1f)));
+	VM_EACH(n, small[i_] = vm_fma(p[i_] * z[i_], a[i_], a[i_]));
 	VM_EACH(n, e[i_] = vm_mask((v8u)(a[i_] < vm_splat(0.625f)), small[i_], e[i_]));
 	VM_EACH(n, y[i_] = (v8f)((v8u)e[i_] | ((v8u)x[i_] & vm_usplat(0x80000000u))));
 }
@@ -173,24 +184,24 @@ VM_INLINE void vm_erf_n(const v8f *x, v8f *y, const int n)
 
 	VM_EACH(n, a[i_] = (v8f)((v8u)x[i_] & vm_usplat(0x7fffffffu)));
 	VM_EACH(n, z[i_] = a[i_] * a[i_]);
-	VM_EACH(n, r[i_] = vm_splat(-6.360081607e-04f) * z[i_] + vm_splat(5.058695562e-03f));
-	VM_EACH(n, r[i_] = r[i_] * z[i_] + vm_splat(-2.680703439e-02f));
-	VM_EACH(n, r[i_] = r[i_] * z[i_] + vm_splat(1.128282547e-01f));
-	VM_EACH(n, r[i_] = r[i_] * z[i_] + vm_splat(-3.761258125e-01f));
-	VM_EACH(n, r[i_] = r[i_] * z[i_] + vm_splat(1.283791661e-01f));
+	VM_EACH(n, r[i_] = vm_fma(vm_splat(-6.360081607e-04f), z[i_], vm_splat(5.058695562e-03f)));
+	VM_EACH(n, r[i_] = vm_fma(r[i_], z[i_], vm_splat(-2.680703439e-02f)));
+	VM_EACH(n, r[i_] = vm_fma(r[i_], z[i_], vm_splat(1.128282547e-01f)));
+	VM_EACH(n, r[i_] = vm_fma(r[i_], z[i_], vm_splat(-3.761258125e-01f)));
+	VM_EACH(n, r[i_] = vm_fma(r[i_], z[i_], vm_splat(1.283791661e-01f)));
 	VM_EACH(n, t[i_] = vm_mask((v8u)(a[i_] > vm_splat(3.92f)), vm_splat(3.92f), a[i_]));
-	VM_EACH(n, q[i_] = vm_splat(-7.649522615e-08f) * t[i_] + vm_splat(1.833881583e-06f));
-	VM_EACH(n, q[i_] = q[i_] * t[i_] + vm_splat(-1.771898133e-05f));
-	VM_EACH(n, q[i_] = q[i_] * t[i_] + vm_splat(7.225900481e-05f));
-	VM_EACH(n, q[i_] = q[i_] * t[i_] + vm_splat(1.334253175e-04f));
-	VM_EACH(n, q[i_] = q[i_] * t[i_] + vm_splat(-3.545671934e-03f));
-	VM_EACH(n, q[i_] = q[i_] * t[i_] + vm_splat(2.426828071e-02f));
-	VM_EACH(n, q[i_] = q[i_] * t[i_] + vm_splat(-1.075290069e-01f));
-	VM_EACH(n, q[i_] = q[i_] * t[i_] + vm_splat(-6.337587237e-01f));
-	VM_EACH(n, q[i_] = q[i_] * t[i_] + vm_splat(-1.129388094e+00f));
-	VM_EACH(n, q[i_] = q[i_] * t[i_] + vm_splat(1.580019743e-04f));
+	VM_EACH(n, q[i_] = vm_fma(vm_splat(-7.649522615e-08f), t[i_], vm_splat(1.833881583e-06f)));
+	VM_EACH(n, q[i_] = vm_fma(q[i_], t[i_], vm_splat(-1.771898133e-05f)));
+	VM_EACH(n, q[i_] = vm_fma(q[i_], t[i_], vm_splat(7.225900481e-05f)));
+	VM_EACH(n, q[i_] = vm_fma(q[i_], t[i_], vm_splat(1.334253175e-04f)));
+	VM_EACH(n, q[i_] = vm_fma(q[i_], t[i_], vm_splat(-3.545671934e-03f)));
+	VM_EACH(n, q[i_] = vm_fma(q[i_], t[i_], vm_splat(2.426828071e-02f)));
+	VM_EACH(n, q[i_] = vm_fma(q[i_], t[i_], vm_splat(-1.075290069e-01f)));
+	VM_EACH(n, q[i_] = vm_fma(q[i_], t[i_], vm_splat(-6.337587237e-01f)));
+	VM_EACH(n, q[i_] = vm_fma(q[i_], t[i_], vm_splat(-1.129388094e+00f)));
+	VM_EACH(n, q[i_] = vm_fma(q[i_], t[i_], vm_splat(1.580019743e-04f)));
 	vm_exp_nonpos_n(q, e, n);
-	VM_EACH(n, e[i_] = vm_mask((v8u)(a[i_] < vm_splat(0.84375f)), a[i_] + a[i_] * r[i_], vm_splat(1.0f) - e[i_]));
+	VM_EACH(n, e[i_] = vm_mask((v8u)(a[i_] < vm_splat(0.84375f)), vm_fma(a[i_], r[i_], a[i_]), vm_splat(1.0f) - e[i_]));
 	VM_EACH(n, y[i_] = (v8f)((v8u)e[i_] | ((v8u)x[i_] & vm_usplat(0x80000000u))));
 }
 
@@ -234,19 +245,19 @@ VM_INLINE void vm_log_n(const v8f *x, v8f *y, const int n)
 			    vm_usplat(0x3f800000u - 0x3f3504f3u));
 	VM_EACH(n, fe[i_] = __builtin_convertvector((v8i)(ix[i_] >> 23) - 127 - (v8i)(sub[i_] & vm_usplat(23u)), v8f));
 	VM_EACH(n, t[i_] = (v8f)((ix[i_] & vm_usplat(0x007fffffu)) + vm_usplat(0x3f3504f3u)) - vm_splat(1.0f));
-	VM_EACH(n, p[i_] = vm_splat(-7.634465396e-02f) * t[i_] + vm_splat(1.276157051e-01f));
-	VM_EACH(n, p[i_] = p[i_] * t[i_] + vm_splat(-1.316019148e-01f));
-	VM_EACH(n, p[i_] = p[i_] * t[i_] + vm_splat(1.420175880e-01f));
-	VM_EACH(n, p[i_] = p[i_] * t[i_] + vm_splat(-1.662335694e-01f));
-	VM_EACH(n, p[i_] = p[i_] * t[i_] + vm_splat(2.000122666e-01f));
-	VM_EACH(n, p[i_] = p[i_] * t[i_] + vm_splat(-2.500082254e-01f));
-	VM_EACH(n, p[i_] = p[i_] * t[i_] + vm_splat(3.333333135e-01f));
+	VM_EACH(n, p[i_] = vm_fma(vm_splat(-7.634465396e-02f), t[i_], vm_splat(1.276157051e-01f)));
+	VM_EACH(n, p[i_] = vm_fma(p[i_], t[i_], vm_splat(-1.316019148e-01f)));
+	VM_EACH(n, p[i_] = vm_fma(p[i_], t[i_], vm_splat(1.420175880e-01f)));
+	VM_EACH(n, p[i_] = vm_fma(p[i_], t[i_], vm_splat(-1.662335694e-01f)));
+	VM_EACH(n, p[i_] = vm_fma(p[i_], t[i_], vm_splat(2.000122666e-01f)));
+	VM_EACH(n, p[i_] = vm_fma(p[i_], t[i_], vm_splat(-2.500082254e-01f)));
+	VM_EACH(n, p[i_] = vm_fma(p[i_], t[i_], vm_splat(3.333333135e-01f)));
 	VM_EACH(n, t2[i_] = t[i_] * t[i_]);
 	VM_EACH(n, p[i_] = t[i_] * t2[i_] * p[i_]);
-	VM_EACH(n, p[i_] = p[i_] + fe[i_] * vm_splat(-2.12194440e-4f));
-	VM_EACH(n, p[i_] = p[i_] + vm_splat(-0.5f) * t2[i_]);
+	VM_EACH(n, p[i_] = vm_fma(fe[i_], vm_splat(-2.12194440e-4f), p[i_]));
+	VM_EACH(n, p[i_] = vm_fma(vm_splat(-0.5f), t2[i_], p[i_]));
 	VM_EACH(n, p[i_] = t[i_] + p[i_]);
-	VM_EACH(n, p[i_] = p[i_] + fe[i_] * vm_splat(0.693359375f));
+	VM_EACH(n, p[i_] = vm_fma(fe[i_], vm_splat(0.693359375f), p[i_]));
 	/* zero, below zero, +inf and NaN: which lanes (sub), and what they give (ix) */
 	VM_EACH(n, sub[i_] = (v8u)(x[i_] == vm_splat(0.0f)) | (v8u)(x[i_] < vm_splat(0.0f)) |
 			     (v8u)(x[i_] > vm_splat(0x1.fffffep127f)) | (v8u)(x[i_] != x[i_]));
@@ -292,11 +303,11 @@ VM_INLINE void vm_expm1_n(const v8f *x, v8f *y, const int n)
 	v8f x2[VM_W], p[VM_W], e[VM_W];
 
 	VM_EACH(n, x2[i_] = x[i_] * x[i_]);
-	VM_EACH(n, p[i_] = vm_splat(1.980594097e-04f) * x[i_] + vm_splat(1.398122520e-03f));
-	VM_EACH(n, p[i_] = p[i_] * x[i_] + vm_splat(8.333705366e-03f));
-	VM_EACH(n, p[i_] = p[i_] * x[i_] + vm_splat(4.166587070e-02f));
-	VM_EACH(n, p[i_] = p[i_] * x[i_] + vm_splat(1.666666269e-01f));
-	VM_EACH(n, p[i_] = x[i_] + (vm_splat(0.5f) * x2[i_] + x2[i_] * x[i_] * p[i_]));
+	VM_EACH(n, p[i_] = vm_fma(vm_splat(1.980594097e-04f), x[i_], vm_splat(1.398122520e-03f)));
+	VM_EACH(n, p[i_] = vm_fma(p[i_], x[i_], vm_splat(8.333705366e-03f)));
+	VM_EACH(n, p[i_] = vm_fma(p[i_], x[i_], vm_splat(4.166587070e-02f)));
+	VM_EACH(n, p[i_] = vm_fma(p[i_], x[i_], vm_splat(1.666666269e-01f)));
+	VM_EACH(n, p[i_] = x[i_] + vm_fma(x2[i_] * x[i_], p[i_], vm_splat(0.5f) * x2[i_]));
 	VM_EACH(n, p[i_] = (v8f)((v8u)p[i_] | ((v8u)x[i_] & vm_usplat(0x80000000u))));
 	VM_EACH(n, e[i_] = vm_exp(x[i_]) - vm_splat(1.0f));
 	VM_EACH(n, y[i_] = vm_mask((v8u)((v8f)((v8u)x[i_] & vm_usplat(0x7fffffffu)) < vm_splat(0.5f)), p[i_], e[i_]));
