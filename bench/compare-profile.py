@@ -10,7 +10,10 @@ them is kept.  onnxruntime fuses (Conv with its Clip, Relu or Add) and names a k
 an onnxview node is counted with the onnxruntime kernel whose tensor its output reaches through single consumers,
 so a Conv and the Clip after it are one row (where onnxview runs two Convs as one block, the pointwise and the
 depthwise of MobileNetV2's second layer, the block's time is on the first one's row and the second looks ahead by
-onnxruntime's whole time: read the two rows together).  The rows are sorted by the last binary's gap (its time less
+onnxruntime's whole time: read the two rows together).  A kernel onnxruntime fused from several nodes is named after
+the first ("NODE/MatMulAddFusion"): that node and its lone consumer are counted with it; the kernels of fusions named
+after no node (Gelu_token_66, SkipLayerNormalization) are summed by op on the "matched to no node" line, the
+counterparts of rows without an onnxruntime time.  The rows are sorted by the last binary's gap (its time less
 onnxruntime's), largest first: where the time is still lost.  Minimums, not medians: on a busy machine they move
 least.  The binaries' totals (sums of the nodes' minimums) compare two builds in the same run.
 Needs the venv made by scripts/install-deps.sh (onnxruntime + numpy)."""
@@ -78,7 +81,7 @@ def main():
         sess.run(None, feeds)
     with open(sess.end_profiling()) as f:
         events = json.load(f)
-    ort_min = {}
+    ort_min, ort_op = {}, {}
     for e in events:
         if e.get("cat") != "Node" or not e["name"].endswith("_kernel_time"):
             continue
@@ -86,9 +89,26 @@ def main():
         if name.endswith("_nchwc"):
             name = name[:-len("_nchwc")]
         ort_min[name] = min(ort_min.get(name, float("inf")), e["dur"] / 1000.0)
+        ort_op[name] = e.get("args", {}).get("op_name", "?")
+
+    # A kernel of a node onnxruntime made by fusing (MatMulAddFusion, QuickGeluFusion...) is named after the first
+    # node it took, "NODE/FUSION" (or "NODE/FUSION/", fusions of fusions "NODE/F1//F2/"): that node's time goes
+    # there, and so does that of the node after it when it is the first one's only consumer (MatMul + Add's Add).
+    fused = {}
+    for k in ort_min:
+        if k in by_name:
+            continue
+        cut = [i for i, c in enumerate(k) if c == "/" and i > 0]
+        for i in reversed(cut):
+            if k[:i] in by_name and k[:i] not in ort_min:
+                fused[k[:i]] = k
+                break
+    producer = {o["name"]: n for n in nodes for o in n["outputs"]}
 
     def kernel_of(node_name):
         """The onnxruntime kernel an onnxview node's time goes to: its output, or where that leads alone."""
+        if node_name in fused:
+            return fused[node_name]
         n = by_name.get(node_name)
         if n is None or not n["outputs"]:
             return node_name
@@ -97,7 +117,13 @@ def main():
             if t in ort_min or node_name in ort_min or len(consumers.get(t, [])) != 1:
                 break
             t = consumers[t][0]["outputs"][0]["name"]
-        return node_name if node_name in ort_min else t
+        if node_name in ort_min or t in ort_min:
+            return node_name if node_name in ort_min else t
+        for i in n["inputs"]:
+            p = producer.get(i["name"])
+            if p is not None and p["name"] in fused and len(consumers.get(i["name"], [])) == 1:
+                return fused[p["name"]]
+        return t
 
     mins = []
     for b in bins:
@@ -122,8 +148,15 @@ def main():
         print(f"  {b} {sum(m.values()):.3f}")
     left = {k: v for k, v in ort_min.items() if k not in rows}
     if left:
-        print(f"  onnxruntime kernels matched to no node: {sum(left.values()):.3f} ms "
-              + ", ".join(f"{k} {v:.3f}" for k, v in sorted(left.items(), key=lambda kv: -kv[1])[:4]))
+        # by op: kernels of fusions named after no node ("Gelu_token_66", "SkipLayerNormalization") are the
+        # counterparts of rows without an onnxruntime time below
+        ops = {}
+        for k, v in left.items():
+            c = ops.setdefault(ort_op[k], [0, 0.0])
+            c[0] += 1
+            c[1] += v
+        print(f"  onnxruntime kernels matched to no node: {sum(left.values()):.3f} ms: "
+              + ", ".join(f"{o} {c[0]}x {c[1]:.3f}" for o, c in sorted(ops.items(), key=lambda kv: -kv[1][1])))
     table = sorted(rows.items(), key=lambda kv: -(kv[1][-1] - ort_min.get(kv[0], 0.0)))
     gaps = [v[-1] - ort_min.get(k, 0.0) for k, v in table if k in ort_min]
     print(f"  last binary against onnxruntime, matched kernels: {sum(g for g in gaps if g > 0):+.3f} ms behind, "
