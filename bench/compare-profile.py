@@ -10,10 +10,10 @@ them is kept.  onnxruntime fuses (Conv with its Clip, Relu or Add) and names a k
 an onnxview node is counted with the onnxruntime kernel whose tensor its output reaches through single consumers,
 so a Conv and the Clip after it are one row (where onnxview runs two Convs as one block, the pointwise and the
 depthwise of MobileNetV2's second layer, the block's time is on the first one's row and the second looks ahead by
-onnxruntime's whole time: read the two rows together).  A kernel onnxruntime fused from several nodes is named after
-the first ("NODE/MatMulAddFusion"): that node and its lone consumer are counted with it; the kernels of fusions named
-after no node (Gelu_token_66, SkipLayerNormalization) are summed by op on the "matched to no node" line, the
-counterparts of rows without an onnxruntime time.  The rows are sorted by the last binary's gap (its time less
+onnxruntime's whole time: read the two rows together).  A kernel onnxruntime fused from several nodes is named
+after the first ("NODE/MatMulAddFusion"): that node and its lone consumer are counted with it; the kernels of
+fusions named after no node (Gelu_token_66, SkipLayerNormalization) are summed by op on the "matched to no node"
+line, the counterparts of rows without an onnxruntime time.  The rows are sorted by the last binary's gap (its time less
 onnxruntime's), largest first: where the time is still lost.  Minimums, not medians: on a busy machine they move
 least.  The binaries' totals (sums of the nodes' minimums) compare two builds in the same run.
 Needs the venv made by scripts/install-deps.sh (onnxruntime + numpy)."""

@@ -714,7 +714,8 @@ struct vm_sweep {
 /* Every step-th float bit pattern (and the ones after it): the lanes against the scalar functions (and the forms
  * that take VM_W vectors at once, this vector with its neighbour in the bits), and ov_tanh_f against tanh in
  * double.  Bits compared, but a NaN's sign and payload: a fused multiply-add passes on the NaN of whichever operand
- * its encoding names first, and GCC picks the encoding.  VM_CLONES: on a machine with AVX2 it is the AVX2 clone that runs. */
+ * its encoding names first, and GCC picks the encoding.  VM_CLONES: on a machine with AVX2 it is the AVX2 clone
+ * that runs. */
 VM_CLONES static void vm_sweep(uint32_t step, struct vm_sweep *r)
 {
 	for (uint64_t u = 0; u < (1ull << 32); u += step) {
