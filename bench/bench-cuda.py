@@ -194,6 +194,8 @@ def bench(ov, outdir, names, runs, tf32, md):
         with open(md, "a") as f:
             graph = ("; warm runs replayed as a CUDA graph (OV_CUDA_GRAPH=1, the default)"
                      if os.environ.get("OV_CUDA_GRAPH", "1") == "1" else "; warm runs node by node (OV_CUDA_GRAPH=0)")
+            if os.environ.get("OV_CUDA_MATMUL_PERM") == "0":
+                graph += "; every Transpose next to a MatMul run as a copy (OV_CUDA_MATMUL_PERM=0)"
             f.write(f"\n{mode}; {line}; PyTorch {torch.__version__}; median of {runs} warm runs{graph}\n\n")
             f.write("| model | PyTorch eager ms | onnxview warm ms (min) | ratio | first run ms | process s | "
                     "max abs diff | max abs output | CPU nodes |\n|---|---|---|---|---|---|---|---|---|\n")

@@ -444,6 +444,10 @@ transposes = [([5], None), ([3, 7], None), ([2, 3, 4], [1, 0, 2]), ([2, 3, 4, 5]
 for i, (xs, perm) in enumerate(transposes):
     out = [xs[p] for p in perm] if perm else xs[::-1]
     model("Transpose_%d" % i, "Transpose", [("x", F, xs)], out, {"perm": perm} if perm else {}, opset=13)
+# only axes of length 1 move (a reshape: no copy when the node may take its input): torch's batch-of-1 swaps
+for i, (xs, perm) in enumerate([([1, 6, 5], [1, 0, 2]), ([6, 1, 5], [1, 0, 2]), ([1, 4, 1, 3], [2, 1, 3, 0]),
+                                ([1, 1], [1, 0])]):
+    model("Transpose_keep%d" % i, "Transpose", [("x", F, xs)], [xs[p] for p in perm], {"perm": perm}, opset=13)
 for t in (H, I64, BOOL, I8, D):
     model("Transpose_" + tn[t], "Transpose", [("x", t, [2, 3, 4])], [4, 2, 3], {"perm": [2, 0, 1]}, opset=13)
 
@@ -1279,6 +1283,39 @@ for name, ns in chains.items():
     g = helper.make_graph(ns, name, [vi("x", T.FLOAT, [16, 300])], [vi("y", T.FLOAT, [16, 300])],
                           [f32("sq2", 1.4142135), f32("one", 1.0), f32("half", 0.5), f32("two1", [2.0])])
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), name + ".onnx")
+# a Transpose taken into the MatMul next to it (src/exec/mmperm.c, cuda/gemm.cu): an operand read through the
+# permutation, as A and as B (the keys' [L, BH, d] to [BH, d, L]), the heads of rank 4, an A broadcast over B's
+# batches, the output written through the Transpose after the product; attention as torch exports it at cuBLAS's
+# sizes (the values' Transpose after the Softmax, so that both operands of the second product are at hand); and
+# permutations a product cannot read (no axis of stride 1 left among the last two), which stay copies.  name:
+# (inputs, nodes, Transposes taken in)
+perm_models = {
+    "perm_a": ([("x", [6, 4, 5]), ("b", [4, 5, 7])],
+               [n("Transpose", ["x"], ["t"], perm=[1, 0, 2]), n("MatMul", ["t", "b"], ["y"])], 1),
+    "perm_keys": ([("q", [4, 6, 5]), ("k", [6, 4, 5])],
+                  [n("Transpose", ["k"], ["t"], perm=[1, 2, 0]), n("MatMul", ["q", "t"], ["y"])], 1),
+    "perm_out": ([("a", [4, 6, 5]), ("b", [4, 5, 7])],
+                 [n("MatMul", ["a", "b"], ["p"]), n("Transpose", ["p"], ["y"], perm=[1, 0, 2])], 1),
+    "perm_heads": ([("x", [1, 6, 4, 5])],
+                   [n("Transpose", ["x"], ["t"], perm=[0, 2, 1, 3]), n("MatMul", ["t", "w"], ["y"])], 1),
+    "perm_bcast": ([("a", [6, 5]), ("x", [4, 7, 5])],
+                   [n("Transpose", ["x"], ["t"], perm=[0, 2, 1]), n("MatMul", ["a", "t"], ["y"])], 1),
+    "perm_attention": ([("q", [128, 8, 64]), ("k", [128, 8, 64]), ("v", [128, 8, 64])],
+                       [n("Transpose", ["q"], ["qt"], perm=[1, 0, 2]), n("Transpose", ["k"], ["kt"], perm=[1, 2, 0]),
+                        n("MatMul", ["qt", "kt"], ["s"]), n("Softmax", ["s"], ["p"], axis=-1),
+                        n("Transpose", ["v"], ["vt"], perm=[1, 0, 2]), n("MatMul", ["p", "vt"], ["o"]),
+                        n("Transpose", ["o"], ["y"], perm=[1, 0, 2])], 3),
+    "perm_no_in": ([("x", [4, 5, 6]), ("b", [6, 5, 3])],
+                   [n("Transpose", ["x"], ["t"], perm=[2, 0, 1]), n("MatMul", ["t", "b"], ["y"])], 0),
+    "perm_no_out": ([("a", [4, 6, 5]), ("b", [4, 5, 7])],
+                    [n("MatMul", ["a", "b"], ["p"]), n("Transpose", ["p"], ["y"], perm=[0, 2, 1])], 0),
+}
+with open("perm-manifest.txt", "w") as pm:
+    for name, (ins, ns, taken) in perm_models.items():
+        w = [c("w", 5, 3)] if name == "perm_heads" else []
+        g = helper.make_graph(ns, name, [vi(i, T.FLOAT, s) for i, s in ins], [vi("y", T.FLOAT, None)], w)
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), name + ".onnx")
+        pm.write("%s %d %s\n" % (name, taken, ",".join(i for i, _ in ins)))
 EOF
 # The models made above, each on the CPU then on CUDA, in one process (tests/gpu-suite.c: one CUDA context, each
 # model under a watchdog): the op models (manifest.txt: the CPU's outputs saved as cpu_NAME/, the CUDA backend's
@@ -1537,6 +1574,24 @@ for m in chain_gelu:5 chain_silu:2 chain_mixed:6; do
 		sh -c "[ \$(cat rc.txt) = 0 ] && grep -q '^  $fused fused into a node before them' out.txt &&
 		       cmp -s cpu_$m/y.npy cuda_$m/y.npy"
 done
+# Transposes taken into products: the CPU's values (within the products' rounding), the Transposes counted among
+# the fused nodes; the own kernel's products (all but the attention's) give the same bits as with every Transpose
+# run as a copy (OV_CUDA_MATMUL_PERM=0)
+while read -r m taken ins; do
+	inputs=$(echo "$ins" | tr , ' ' | xargs -n1 printf -- '--input %s=random ')
+	"$ONNXVIEW" run $m.onnx $inputs --save cpu_$m >/dev/null 2>&1
+	OV_CUDA_MATMUL_PERM=0 "$ONNXVIEW" run $m.onnx $inputs --backend cuda --save cuda0_$m >/dev/null 2>&1
+	run $m.onnx $inputs --backend cuda --profile --expect y=cpu_$m/y.npy --rtol 1e-4 --atol 1e-5 --save cuda_$m
+	case $taken in
+	0) fused="! grep -q 'fused into a node before them' out.txt" ;;
+	1) fused="grep -q '^  1 node was fused into a node before them' out.txt" ;;
+	*) fused="grep -q '^  $taken nodes were fused into a node before them' out.txt" ;;
+	esac
+	same="cmp -s cuda0_$m/y.npy cuda_$m/y.npy"
+	[ $m = perm_attention ] && same=true
+	check "$(echo $m | tr _ ' '): $taken Transpose(s) taken into the product on CUDA, the CPU's values" \
+		sh -c "[ \$(cat rc.txt) = 0 ] && $fused && $same && ! grep -q 'on the CPU' out.txt"
+done <perm-manifest.txt
 # a value between watched (--to) ends the chain there: Div, Erf and Add as one, then the two Muls one by one (a
 # chain starts where x is a tensor and the other operand a scalar)
 run chain_gelu.onnx --input x=random --backend cuda --profile --to c,y --save cuda_chain_gelu_to

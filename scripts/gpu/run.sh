@@ -15,7 +15,8 @@
 # Every step has a time limit, and the whole stays under GPU_RUN_LIMIT seconds (default 300).
 # Env: GPU_RUN_LIMIT; GPU_RUN_MODELS (bench-cuda.py's models, default all five); GPU_RUN_SKIP (words: cuda export
 # concurrent profile bench) to leave steps out; GPU_RUN_BENCH (the benchmark's passes, default "plain graph --tf32
-# heuristics"; graph: OV_CUDA_GRAPH=1; also cudnn: every convolution through cuDNN); PYTHON (default: /opt/torch/.venv/bin/python3 when it has onnx and numpy,
+# heuristics"; graph: OV_CUDA_GRAPH=1; also cudnn: every convolution through cuDNN; noperm, graph-noperm: plain and
+# graph with every Transpose next to a MatMul run as a copy, OV_CUDA_MATMUL_PERM=0); PYTHON (default: /opt/torch/.venv/bin/python3 when it has onnx and numpy,
 # else python3).
 # No `exec > >(tee ...)` here: with background jobs, `wait` would wait for the tee for ever.
 set -u -o pipefail
@@ -311,14 +312,16 @@ if [ "${skip#* bench }" = "$skip" ] && [ -s "$EXP/runs.txt" ]; then
 		l=$(limit 75)
 		[ "$l" -gt 0 ] || { say "- bench $tf: no time left"; continue; }
 		s=$(elapsed)
-		find=1 flag=$tf pw=1 graph=0
+		find=1 flag=$tf pw=1 graph=0 perm=1
 		[ "$tf" = heuristics ] && find=0 flag=
 		[ "$tf" = graph ] && graph=1 flag=
+		[ "$tf" = noperm ] && perm=0 flag=
+		[ "$tf" = graph-noperm ] && graph=1 perm=0 flag=
 		# cudnn: every convolution through cuDNN (OV_CUDA_CONV_BLAS=0), not timed against cuBLAS products
 		[ "$tf" = cudnn ] && pw=0 flag=
-		say "- bench pass: ${tf:-plain} (OV_CUDA_CONV_FIND=$find OV_CUDA_CONV_BLAS=${pw/1/timed} OV_CUDA_GRAPH=$graph ${flag})"
+		say "- bench pass: ${tf:-plain} (OV_CUDA_CONV_FIND=$find OV_CUDA_CONV_BLAS=${pw/1/timed} OV_CUDA_GRAPH=$graph OV_CUDA_MATMUL_PERM=$perm ${flag})"
 		# shellcheck disable=SC2086
-		OV_CUDA_GRAPH=$graph OV_CUDA_CONV_BLAS=${pw/1/} OV_CUDA_CONV_FIND=$find timeout -k 5 "$l" "$PYTHON" "$ROOT/bench/bench-cuda.py" bench "$OV" "$EXP" \
+		OV_CUDA_MATMUL_PERM=$perm OV_CUDA_GRAPH=$graph OV_CUDA_CONV_BLAS=${pw/1/} OV_CUDA_CONV_FIND=$find timeout -k 5 "$l" "$PYTHON" "$ROOT/bench/bench-cuda.py" bench "$OV" "$EXP" \
 			$models --runs 20 $flag --md "$R" >>"$OUT/bench.txt" 2>&1
 		ended "bench-cuda.py bench $tf" $? $(($(elapsed) - s)) "$l"
 	done

@@ -96,6 +96,13 @@ struct exec_kernel_ctx {
 	 * the others.  Ignoring the offer is correct. */
 	const struct exec_chain_offer *chain;
 	int chain_done;
+	/* The runner's offer, on a device backend, to take a Transpose into the MatMul next to it (torch's attention
+	 * moves the heads in front for the products and back after them): see exec_mm_offer.  A kernel may compute
+	 * the MatMul reading its operand, or writing its output, through the permutation, every output the same sum
+	 * as the MatMul's own kernel would make, and set mm_done's bits (exec_mm_offer); the runner hands this node's
+	 * output 0 on as the last node's done and skips those between.  Ignoring the offer is correct. */
+	const struct exec_mm_offer *mm;
+	int mm_done;
 	/* Inputs the kernel may take as they are (bit i: input i): the node is their last reader, and the runner
 	 * owns them and watches them not (xk_take_input). */
 	unsigned take;
@@ -131,6 +138,22 @@ struct exec_chain_offer {
 	int n;
 	size_t x;
 	struct exec_chain_step step[EXEC_CHAIN_MAX];
+};
+
+/* A Transpose next to a MatMul (src/exec/mmperm.c), each value between read by the next node alone and watched by
+ * nobody.  Offered to a Transpose whose output is an operand of MatMul mm (side 0: A, 1: B) whose other operand
+ * (other, float32, on the host or the device) is computed already: the kernel may write the MatMul's output as its
+ * own output 0 (mm_done bit 1).  Offered to a MatMul (mm -1), or with the MatMul above, when the product's output
+ * goes to Transpose after (-1: none): the kernel may write that Transpose's output instead (bit 2).  perm is
+ * after's attribute as the node gives it, n_perm entries (-1: none, the axes reversed); the kernel checks it
+ * against the ranks it sees. */
+struct exec_mm_offer {
+	int32_t mm;
+	int side;
+	const struct xtensor *other;
+	int32_t after;
+	int n_perm;
+	int64_t perm[XT_MAX_RANK];
 };
 
 /* An inference BatchNormalization (epsilon eps) and what follows it: a Relu or Clip (act, unary NONE), a

@@ -16,7 +16,7 @@ struct knob {
 
 static const struct knob knobs[] = {
 	{"OV_CUDA_CONV_BLAS", 4}, {"OV_CUDA_CONV_FIND", 2}, {"OV_CUDA_CONV_OWN", 2}, {"OV_CUDA_GRAPH", 2},
-	{"OV_CUDA_MATMUL_BLAS", 2}, {"OV_CUDA_SYNC", 2}, {"OV_CUDA_TIMEOUT", 0},
+	{"OV_CUDA_MATMUL_BLAS", 2}, {"OV_CUDA_MATMUL_PERM", 2}, {"OV_CUDA_SYNC", 2}, {"OV_CUDA_TIMEOUT", 0},
 };
 
 #define N_KNOBS (sizeof knobs / sizeof knobs[0])

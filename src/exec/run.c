@@ -275,7 +275,7 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 		.m = m, .g = g, .node = n, .opset = model_opset(m, domain), .in = in, .n_in = p->n_input,
 		.out = out, .n_out = p->n_output, .err = err, .res = res, .env = env, .act = offer->act,
 		.add = offer->add, .add_act = offer->add_act, .ln = offer->ln, .dw = offer->dw, .bn = offer->bn,
-		.chain = offer->chain, .take = offer->take,
+		.chain = offer->chain, .mm = offer->mm, .take = offer->take,
 		.runs = env ? env->runs : 0,
 	};
 	if (!*domain || !strcmp(domain, "ai.onnx")) {
@@ -309,6 +309,7 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 			k.ln = NULL;
 			k.dw = NULL;
 			k.bn = NULL;
+			k.mm = NULL;
 		}
 		/* an Add offered for a device backend may live on the device only: the CPU's kernel is offered none */
 		if (k.add && k.add->host_stale) {
@@ -339,6 +340,7 @@ static int run_node(struct ov_model *m, const struct graph *g, uint32_t n, struc
 	offer->dw_done = offer->dw && k.dw_done;
 	offer->bn_done = offer->bn && k.bn_done;
 	offer->chain_done = offer->chain && k.chain_done;
+	offer->mm_done = offer->mm ? k.mm_done : 0;
 	for (size_t i = 0; i < p->n_output; i++) {
 		int32_t id = nd->out[i];
 		if (id >= 0 && !slots[id].t.data && (slots[id].uses || slots[id].pinned)) {
@@ -1295,6 +1297,12 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 				offer.act.kind = offer.add_act.kind = EXEC_ACT_NONE;
 				add_node = act_node = sig_node = -1;
 			}
+			/* a Transpose and the MatMul next to it, on a device: one product reading or writing through the
+			 * permutation (nothing else is offered then: the value between goes to the other node alone) */
+			struct exec_mm_offer mmo;
+			if (be != cpu_be && !arith && !offer.chain && !offer.ln && add_node < 0 && act_node < 0 &&
+			    mmperm_find(g, n, slots, p.is_from, opt->keep_all, &mmo))
+				offer.mm = &mmo;
 			/* the CPU's block of a pointwise and a depthwise Conv (a device backend has none) */
 			if (be == cpu_be && add_node < 0 && sig_node < 0 &&
 			    fusable_dw(m, g, n, act_node, slots, p.is_from, opt->keep_all, &dw, dw_nodes))
@@ -1314,6 +1322,16 @@ static int run_graph(struct ov_model *m, const struct graph *g, const struct exe
 				/* the chain's last output is computed: each node after the first hands it on */
 				for (int i = 1; i < chain.n; i++)
 					fused[chain.step[i].node] = g->nodes[chain.step[i - 1].node].out[0];
+			} else if (offer.mm_done) {
+				/* the product is computed (and written through the Transpose after it): the nodes after
+				 * hand it on */
+				int32_t v = nd->out[0];
+				if (offer.mm_done & 1) {
+					fused[mmo.mm] = v;
+					v = g->nodes[mmo.mm].out[0];
+				}
+				if (offer.mm_done & 2)
+					fused[mmo.after] = v;
 			} else if (offer.ln_done) {
 				/* the layer norm is computed: it becomes the last Add's output now, the nodes between
 				 * are skipped */

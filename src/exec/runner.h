@@ -87,6 +87,11 @@ int32_t run_sole_consumer(const struct graph *g, int32_t v, int slot, const stru
  * device backend may run as one pass (exec_chain_offer): 1 with o filled, else 0 (chain.c). */
 int chain_find(const struct graph *g, uint32_t n, const struct slot *slots, const uint8_t *is_from, int keep_all,
 	       struct exec_chain_offer *o);
+/* The Transpose next to node n (a MatMul whose output goes to one, or a Transpose whose output is an operand of
+ * one whose other operand is computed) that a device backend may take into the product (exec_mm_offer): 1 with
+ * o filled, else 0 (mmperm.c). */
+int mmperm_find(const struct graph *g, uint32_t n, const struct slot *slots, const uint8_t *is_from, int keep_all,
+		struct exec_mm_offer *o);
 /* What a kernel derived from kept value id under tag (xk_derived), or NULL. */
 const void *consts_derived(const struct exec_consts *c, uint32_t id, uint64_t tag);
 /* Keep block (malloc'd, bytes long) as derived from kept value id under tag, for as long as the value is kept:

@@ -533,8 +533,8 @@ void cu_attach(const struct xtensor *t, void *dev, int host_stale)
 	attach(t, dev, host_stale);
 }
 
-// t on the device (its copy, made now if it has none); i names it in messages: input i, or the offered Add's
-// other input when negative.
+// t on the device (its copy, made now if it has none); i names it in messages: input i, the offered Add's other
+// input (-1), or the offered MatMul's other operand (-2).
 static const void *on_device(struct exec_kernel_ctx *k, const struct xtensor *t, long i)
 {
 	char what[48];
@@ -545,7 +545,7 @@ static const void *on_device(struct exec_kernel_ctx *k, const struct xtensor *t,
 	if (i >= 0)
 		snprintf(what, sizeof what, "input %ld", i);
 	else
-		snprintf(what, sizeof what, "the Add's other input");
+		snprintf(what, sizeof what, i == -1 ? "the Add's other input" : "the MatMul's other operand");
 
 	if (!t || !t->data) {
 		xk_fail(k, "%s is missing", what);
@@ -587,6 +587,11 @@ const void *cu_input(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i)
 const void *cu_add_input(struct exec_kernel_ctx *k)
 {
 	return on_device(k, k->add, -1);
+}
+
+const void *cu_mm_other_input(struct exec_kernel_ctx *k)
+{
+	return on_device(k, k->mm ? k->mm->other : NULL, -2);
 }
 
 // ---- copies to the device through a staging buffer ----

@@ -116,6 +116,13 @@ void cu_scratch_free(void *p);
 const void *cu_input(struct exec_kernel_ctx *k, struct cu_bufs *b, size_t i);
 /* The same for the other input of the Add the runner offers to fuse (k->add). */
 const void *cu_add_input(struct exec_kernel_ctx *k);
+/* The same for the MatMul's other operand the runner offers with a Transpose (k->mm->other). */
+const void *cu_mm_other_input(struct exec_kernel_ctx *k);
+/* A Transpose (input 0 of k's node, perm normalised, rank entries) taken into the MatMul the runner offers after it
+ * (k->mm; cuda/gemm.cu), and the Transpose after that when there is one and the output can be written through it:
+ * 1 when done (the last one's output written as output 0, mm_done's bits set), 0 when the product cannot read the
+ * operand so (the Transpose runs as usual), -1 with the node's error set. */
+int cu_transpose_into_matmul(struct exec_kernel_ctx *k, const int *perm);
 /* Copy bytes of host memory (a kernel's own table: indices, weights...) to dev, counted with the run's copies
  * to the device: 0, or -1 with the node's error set.  The host memory may be freed when it returns. */
 int cu_upload(struct exec_kernel_ctx *k, void *dev, const void *host, size_t bytes);

@@ -69,16 +69,17 @@ static int small_product(int64_t batches, int64_t m, int64_t n, int64_t kk)
 	       (mode < 0 && kk <= SMALL_TERMS && (double)batches * (double)m * (double)n * (double)kk <= SMALL_MACS);
 }
 
-// What small_sgemm computes: for batch bi, y[bi] (m x n, row-major, packed) = alpha op(A) op(B) (+ y[bi] with acc,
-// which holds beta C already), then the epilogue; A's matrix of batch bi starts at the element offset that bi
-// takes apart over the broadcast batch dims (bdims, astr; mm_geom's), B's alike; lda, ldb the row strides as
-// stored, ta, tb whether op transposes.
+// What small_sgemm computes: for batch bi, y[bi] (m x n) = alpha op(A) op(B) (+ y[bi] with acc, which holds beta C
+// already), then the epilogue; A's matrix of batch bi starts at the element offset that bi takes apart over the
+// broadcast batch dims (bdims, astr; mm_geom's), B's and y's alike (y's: ystr); lda, ldb, ldy the row strides as
+// stored, ta, tb whether op transposes (A stored as kk x m rows, B as n x kk).  A packed y has ldy n and batch
+// strides of m n: the epilogue's element index is then where it writes.
 struct sg_geom {
-	int64_t m, n, kk, lda, ldb, batches;
+	int64_t m, n, kk, lda, ldb, ldy, batches;
 	int ta, tb, acc;
 	float alpha;
 	int nbatch;
-	int64_t bdims[XT_MAX_RANK], astr[XT_MAX_RANK], bstr[XT_MAX_RANK];
+	int64_t bdims[XT_MAX_RANK], astr[XT_MAX_RANK], bstr[XT_MAX_RANK], ystr[XT_MAX_RANK];
 };
 
 // Every output is one float32 sum over k in order, each term added by one fused multiply-add (fmaf: the product
@@ -93,11 +94,12 @@ static __global__ void small_sgemm(const float *a, const float *b, float *y, str
 
 	for (int64_t w = blockIdx.y; w < g.batches * row_tiles; w += gridDim.y) {
 		const int64_t bi = w / row_tiles, i0 = (w - bi * row_tiles) * SG_TILE;
-		int64_t aoff = 0, boff = 0, rest = bi;
+		int64_t aoff = 0, boff = 0, yoff = 0, rest = bi;
 		for (int d = g.nbatch - 1; d >= 0; d--) { // bi taken apart over the batch dims
 			int64_t q = rest / g.bdims[d], r = rest - q * g.bdims[d];
 			aoff += r * g.astr[d];
 			boff += r * g.bstr[d];
+			yoff += r * g.ystr[d];
 			rest = q;
 		}
 		float c00 = 0.0f, c01 = 0.0f, c10 = 0.0f, c11 = 0.0f;
@@ -132,7 +134,7 @@ static __global__ void small_sgemm(const float *a, const float *b, float *y, str
 				int64_t i = i0 + ty + r * SG_HALF, j = j0 + tx + s * SG_HALF;
 				if (i >= g.m || j >= g.n)
 					continue;
-				int64_t t = (bi * g.m + i) * g.n + j;
+				int64_t t = yoff + i * g.ldy + j;
 				float v = g.alpha * c[r][s];
 				if (g.acc)
 					v = v + y[t];
@@ -151,99 +153,313 @@ static int small_sgemm_run(struct exec_kernel_ctx *k, const float *a, const floa
 }
 
 // ---- MatMul ----
+//
+// An operand is read where it lies: a tensor as it is, or through the permutation of a Transpose the runner
+// offered with the MatMul (exec_mm_offer), and the output is written packed or through the Transpose after it.
+// Every output is the same sum of the same terms either way (small_sgemm's in order; cuBLAS's with its own
+// strides), so taking a Transpose in moves elements, not bits of small products.
 
-// Batch bi's element offsets into A and B (the batch index taken apart over the broadcast batch dims).
-static void mm_offsets(const struct mm_geom *p, int64_t bi, int64_t *aoff, int64_t *boff)
+// 0: no Transpose taken into a product (OV_CUDA_MATMUL_PERM=0, to compare), else the runner's offers taken
+static int matmul_perm_mode(void)
 {
-	*aoff = *boff = 0;
-	for (int i = p->nbatch - 1; i >= 0; i--) {
-		int64_t q = bi / p->bdims[i], r = bi - q * p->bdims[i];
-		*aoff += r * p->astr[i];
-		*boff += r * p->bstr[i];
-		bi = q;
+	static int v = -2;
+	if (v == -2)
+		v = exec_knob("OV_CUDA_MATMUL_PERM");
+	return v;
+}
+
+// An operand or output as it lies in memory: each logical axis's dim and element stride.
+struct mm_view {
+	int rank;
+	int64_t dims[XT_MAX_RANK], st[XT_MAX_RANK];
+};
+
+// t's dims, read through perm (output axis a is t's axis perm[a]; NULL: t as it is).
+static void view_of(struct mm_view *v, const struct xtensor *t, const int *perm)
+{
+	int64_t s[XT_MAX_RANK], acc = 1;
+
+	for (int i = t->rank - 1; i >= 0; i--) {
+		s[i] = acc;
+		acc *= t->dims[i];
 	}
+	v->rank = t->rank;
+	for (int a = 0; a < t->rank; a++) {
+		int q = perm ? perm[a] : a;
+		v->dims[a] = t->dims[q];
+		v->st[a] = s[q];
+	}
+}
+
+// How a product reads view v's matrices (its last two axes; a vector is one row as A, one column as B): as stored
+// (*tr 0: *ld elements from one row to the next, a row's elements next to each other) or transposed (*tr 1: a
+// column's elements next to each other, *ld from one column to the next).  0, or -1 when it is neither.
+static int mat_layout(const struct mm_view *v, int as_a, int *tr, int64_t *ld)
+{
+	int64_t rows, cols, rs, cs;
+
+	if (v->rank >= 2) {
+		rows = v->dims[v->rank - 2], cols = v->dims[v->rank - 1];
+		rs = v->st[v->rank - 2], cs = v->st[v->rank - 1];
+	} else if (as_a) {
+		rows = 1, cols = v->dims[0], rs = v->dims[0], cs = v->st[0];
+	} else {
+		rows = v->dims[0], cols = 1, rs = v->st[0], cs = 1;
+	}
+	if (cs == 1 || cols == 1) {
+		*tr = 0;
+		*ld = rows == 1 ? (cols > 1 ? cols : 1) : rs;
+		return *ld >= cols && fits_int(*ld) ? 0 : -1;
+	}
+	if (rs == 1 || rows == 1) {
+		*tr = 1;
+		*ld = cs;
+		return *ld >= rows && fits_int(*ld) ? 0 : -1;
+	}
+	return -1;
+}
+
+// A product planned: the MatMul's geometry (its output's dims in p.out), how A and B are read, and where batch bi's
+// output lies (ystr per batch dim, ldy from row to row; packed unless the output goes through a Transpose).
+struct mm_plan {
+	struct mm_geom p;
+	int ta, tb;
+	int64_t lda, ldb, ldy, ystr[XT_MAX_RANK];
+	int out_rank;
+	int64_t out[XT_MAX_RANK]; // the output as written (the Transpose's dims when it goes through one)
+};
+
+// Plan A times B (views of k's tensors; their matrices as mat_layout reads them), the output through operm (its
+// rank entries; NULL: packed): 0, -1 with the node's error (the CPU's message: the MatMul cannot be), or 1 when
+// the views or operm cannot be read so (nothing set).
+static int mm_plan(struct exec_kernel_ctx *k, const struct xtensor *a, const struct mm_view *va,
+		   const struct xtensor *b, const struct mm_view *vb, const int *operm, struct mm_plan *q)
+{
+	struct xtensor sa = *a, sb = *b; // the shapes the product sees
+	struct mm_geom *p = &q->p;
+
+	sa.rank = va->rank, sb.rank = vb->rank;
+	memcpy(sa.dims, va->dims, sizeof sa.dims);
+	memcpy(sb.dims, vb->dims, sizeof sb.dims);
+	if (ops_matmul_setup(k, &sa, &sb, p))
+		return -1;
+	if (!fits_int(p->m) || !fits_int(p->n) || !fits_int(p->kk) || !fits_int(p->batches))
+		return 1;
+	if (mat_layout(va, 1, &q->ta, &q->lda) || mat_layout(vb, 0, &q->tb, &q->ldb))
+		return 1;
+	int na = va->rank > 2 ? va->rank - 2 : 0, nb = vb->rank > 2 ? vb->rank - 2 : 0;
+	for (int i = 0; i < p->nbatch; i++) {
+		int ia = i - (p->nbatch - na), ib = i - (p->nbatch - nb);
+		p->astr[i] = ia >= 0 && va->dims[ia] != 1 ? va->st[ia] : 0;
+		p->bstr[i] = ib >= 0 && vb->dims[ib] != 1 ? vb->st[ib] : 0;
+	}
+	// the output: packed, or through operm (both operands matrices: the output is batches x m x n)
+	int64_t ys[XT_MAX_RANK], acc = 1;
+	q->out_rank = p->out_rank;
+	memcpy(q->out, p->out, sizeof q->out);
+	if (operm) {
+		if (p->out_rank != p->nbatch + 2)
+			return 1;
+		for (int a = 0; a < p->out_rank; a++)
+			q->out[a] = p->out[operm[a]];
+	}
+	for (int a = q->out_rank - 1; a >= 0; a--) {
+		ys[a] = acc;
+		acc *= q->out[a];
+	}
+	int64_t rs[XT_MAX_RANK]; // the product's output axes' strides where they are written
+	for (int a = 0; a < p->out_rank; a++)
+		rs[operm ? operm[a] : a] = ys[a];
+	if (operm) {
+		int r = p->out_rank;
+		if (p->n > 1 && rs[r - 1] != 1)
+			return 1;
+		q->ldy = p->m > 1 ? rs[r - 2] : p->n;
+		if (q->ldy < p->n || !fits_int(q->ldy))
+			return 1;
+		for (int i = 0; i < p->nbatch; i++)
+			q->ystr[i] = p->bdims[i] == 1 ? 0 : rs[i];
+	} else {
+		q->ldy = p->n;
+		int64_t s = p->m * p->n;
+		for (int i = p->nbatch - 1; i >= 0; i--) {
+			q->ystr[i] = s;
+			s *= p->bdims[i];
+		}
+	}
+	return 0;
+}
+
+// Batch bi's element offsets into A, B and the output (the batch index taken apart over the broadcast batch dims).
+static void mm_offsets(const struct mm_plan *q, int64_t bi, int64_t *aoff, int64_t *boff, int64_t *yoff)
+{
+	*aoff = *boff = *yoff = 0;
+	for (int i = q->p.nbatch - 1; i >= 0; i--) {
+		int64_t d = q->p.bdims[i], r = bi % d;
+		*aoff += r * q->p.astr[i];
+		*boff += r * q->p.bstr[i];
+		*yoff += r * q->ystr[i];
+		bi /= d;
+	}
+}
+
+// The product q planned, of da and db into dy (y->numel floats where q says), e applied on the way (packed
+// outputs only: the caller takes no offers otherwise): 0, or -1 with the node's error set.
+static int mm_run(struct exec_kernel_ctx *k, const struct mm_plan *q, const float *da, const float *db, float *dy,
+		  int64_t numel, const struct cu_epi *epi)
+{
+	const struct mm_geom *p = &q->p;
+
+	if (p->kk == 0) // empty sums: zeros
+		return CU_OK(k, cudaMemsetAsync(dy, 0, (size_t)numel * sizeof(float), cu_dev.stream)) ||
+		       cu_epilogue(k, dy, numel, epi);
+	// Batches whose offsets step evenly (every batch its own matrices, or one side shared by all) make one
+	// strided batched call; broadcasting that mixes the two runs batch by batch.  One B for every batch and A's
+	// batches one under the other (a Linear over [batch, seq, features]) are one product of their rows.
+	int64_t a1 = 0, b1 = 0, y1 = 0, ao, bo, yo;
+	if (p->batches > 1)
+		mm_offsets(q, 1, &a1, &b1, &y1);
+	int even = 1;
+	for (int64_t bi = 2; bi < p->batches && even; bi++) {
+		mm_offsets(q, bi, &ao, &bo, &yo);
+		even = ao == bi * a1 && bo == bi * b1 && yo == bi * y1;
+	}
+	int rows = even && fits_int(p->batches * p->m) &&
+		   (p->batches == 1 || (b1 == 0 && !q->ta && a1 == p->m * q->lda && y1 == p->m * q->ldy));
+	const float one = 1.0f, zero = 0.0f;
+	int m = (int)p->m, n = (int)p->n, kk = (int)p->kk, lda = (int)q->lda, ldb = (int)q->ldb, ldy = (int)q->ldy;
+	cublasOperation_t opa = q->ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = q->tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+	if (small_product(p->batches, p->m, p->n, p->kk)) { // the epilogue on the way
+		struct sg_geom sg = {.m = rows ? p->batches * p->m : p->m, .n = p->n, .kk = p->kk, .lda = q->lda,
+				     .ldb = q->ldb, .ldy = q->ldy, .batches = rows ? 1 : p->batches, .ta = q->ta,
+				     .tb = q->tb, .alpha = 1.0f, .nbatch = rows ? 0 : p->nbatch};
+		memcpy(sg.bdims, p->bdims, sizeof sg.bdims);
+		memcpy(sg.astr, p->astr, sizeof sg.astr);
+		memcpy(sg.bstr, p->bstr, sizeof sg.bstr);
+		memcpy(sg.ystr, q->ystr, sizeof sg.ystr);
+		return small_sgemm_run(k, da, db, dy, &sg, epi);
+	}
+	if (set_math(k))
+		return -1;
+	if (rows) {
+		// batched calls of one matrix each run slower than one call
+		if (CU_BLAS_OK(k, cu_blas.sgemm(cu_dev.blas, opb, opa, n, (int)(p->batches * p->m), kk, &one, db, ldb, da,
+					      lda, &zero, dy, ldy)))
+			return -1;
+	} else if (even) {
+		if (CU_BLAS_OK(k, cu_blas.sgemm_strided_batched(cu_dev.blas, opb, opa, n, m, kk, &one, db, ldb, b1, da, lda,
+							    a1, &zero, dy, ldy, y1, (int)p->batches)))
+			return -1;
+	} else {
+		for (int64_t bi = 0; bi < p->batches; bi++) {
+			mm_offsets(q, bi, &ao, &bo, &yo);
+			if (CU_BLAS_OK(k, cu_blas.sgemm(cu_dev.blas, opb, opa, n, m, kk, &one, db + bo, ldb, da + ao, lda, &zero,
+						      dy + yo, ldy)))
+				return -1;
+		}
+	}
+	return cu_epilogue(k, dy, numel, epi);
+}
+
+// The Transpose after this MatMul the runner offers (k->mm), its perm normalised against the output's rank into
+// perm: 1, or 0 when there is none or it is not a permutation (the Transpose then says so itself).
+static int out_perm(const struct exec_kernel_ctx *k, int rank, int *perm)
+{
+	int seen[XT_MAX_RANK] = {0};
+
+	if (!k->mm || k->mm->after < 0 || matmul_perm_mode() == 0 || (k->mm->n_perm >= 0 && k->mm->n_perm != rank))
+		return 0;
+	for (int a = 0; a < rank; a++) {
+		int64_t v = k->mm->n_perm < 0 ? rank - 1 - a : k->mm->perm[a];
+		if (v < -(int64_t)rank || v >= rank)
+			return 0;
+		perm[a] = (int)(v < 0 ? v + rank : v);
+		if (seen[perm[a]]++)
+			return 0;
+	}
+	return 1;
 }
 
 static int k_matmul(struct exec_kernel_ctx *k)
 {
 	const struct xtensor *a = k->n_in > 0 ? k->in[0] : NULL, *b = k->n_in > 1 ? k->in[1] : NULL;
-	struct mm_geom p;
+	struct mm_view va, vb;
+	struct mm_plan q, qt;
 	struct cu_bufs bufs = {};
-	int rc = -1;
+	int operm[XT_MAX_RANK], rc = -1;
 
 	if (!a || !b || !cu_float_type(a->dtype) || b->dtype != a->dtype)
 		return EXEC_DECLINE;
-	if (ops_matmul_setup(k, a, b, &p))
-		return EXEC_DECLINE; // the CPU says what is wrong
-	if (!fits_int(p.m) || !fits_int(p.n) || !fits_int(p.kk) || !fits_int(p.batches))
-		return EXEC_DECLINE;
-	if (xk_output_raw(k, 0, a->dtype, p.out_rank, p.out))
+	view_of(&va, a, NULL);
+	view_of(&vb, b, NULL);
+	if (mm_plan(k, a, &va, b, &vb, NULL, &q))
+		return EXEC_DECLINE; // the CPU says what is wrong, or takes what does not fit an int
+	// the Transpose after it, written through (float32 and float16 alike: the rounding is per element)
+	int through = out_perm(k, q.p.out_rank, operm) && !mm_plan(k, a, &va, b, &vb, operm, &qt);
+	if (through)
+		q = qt;
+	if (xk_output_raw(k, 0, a->dtype, q.out_rank, q.out))
 		return -1;
 	struct xtensor *y = k->out[0];
-	if (!y->numel)
+	if (!y->numel) {
+		k->mm_done = through ? 2 : 0;
 		return 0;
-	const float *da = NULL, *db = NULL;
-	struct cu_epi epi; // an Add (a bias over the last axis, or a residual) and a Relu or Clip the runner offered
-	float *dy = (float *)cu_alloc(k, &bufs, (size_t)y->numel * sizeof(float));
-	if (!dy || cu_take_offers(k, y, &epi))
-		goto out;
-	if (p.kk == 0) { // empty sums: zeros
-		if (CU_OK(k, cudaMemsetAsync(dy, 0, (size_t)y->numel * sizeof(float), cu_dev.stream)) ||
-		    cu_epilogue(k, dy, y->numel, &epi))
-			goto out;
-	} else {
-		// Batches whose offsets step evenly (every batch its own matrices, or one side shared by all) make one
-		// strided batched call; broadcasting that mixes the two runs batch by batch.  One B for every batch and
-		// A's batches one after the other (a Linear over [batch, seq, features]) are one product of their rows.
-		int64_t a1 = 0, b1 = 0, ao, bo;
-		if (p.batches > 1)
-			mm_offsets(&p, 1, &a1, &b1);
-		int even = 1;
-		for (int64_t bi = 2; bi < p.batches && even; bi++) {
-			mm_offsets(&p, bi, &ao, &bo);
-			even = ao == bi * a1 && bo == bi * b1;
-		}
-		int rows = even && (p.batches == 1 || (b1 == 0 && a1 == p.m * p.kk)) && fits_int(p.batches * p.m);
-		int small = small_product(p.batches, p.m, p.n, p.kk);
-		const float one = 1.0f, zero = 0.0f;
-		int m = (int)p.m, n = (int)p.n, kk = (int)p.kk;
-		if (!(da = cu_input_f32(k, &bufs, 0)) || !(db = cu_input_f32(k, &bufs, 1)))
-			goto out;
-		if (small) { // the epilogue on the way
-			struct sg_geom sg = {.m = rows ? p.batches * p.m : p.m, .n = p.n, .kk = p.kk, .lda = p.kk,
-					     .ldb = p.n, .batches = rows ? 1 : p.batches, .alpha = 1.0f,
-					     .nbatch = rows ? 0 : p.nbatch};
-			memcpy(sg.bdims, p.bdims, sizeof sg.bdims);
-			memcpy(sg.astr, p.astr, sizeof sg.astr);
-			memcpy(sg.bstr, p.bstr, sizeof sg.bstr);
-			if (small_sgemm_run(k, da, db, dy, &sg, &epi))
-				goto out;
-		} else if (set_math(k)) {
-			goto out;
-		} else if (rows) {
-			// batched calls of one matrix each run slower than one call
-			if (CU_BLAS_OK(k, cu_blas.sgemm(cu_dev.blas, CUBLAS_OP_N, CUBLAS_OP_N, n, (int)(p.batches * p.m), kk,
-						      &one, db, n, da, kk, &zero, dy, n)))
-				goto out;
-		} else if (even) {
-			if (CU_BLAS_OK(k, cu_blas.sgemm_strided_batched(cu_dev.blas, CUBLAS_OP_N, CUBLAS_OP_N, n, m, kk, &one, db,
-								    n, b1, da, kk, a1, &zero, dy, n, p.m * p.n,
-								    (int)p.batches)))
-				goto out;
-		} else {
-			for (int64_t bi = 0; bi < p.batches; bi++) {
-				mm_offsets(&p, bi, &ao, &bo);
-				if (CU_BLAS_OK(k, cu_blas.sgemm(cu_dev.blas, CUBLAS_OP_N, CUBLAS_OP_N, n, m, kk, &one, db + bo, n,
-							      da + ao, kk, &zero, dy + bi * p.m * p.n, n)))
-					goto out;
-			}
-		}
-		if (!small && cu_epilogue(k, dy, y->numel, &epi))
-			goto out;
 	}
-	if (cu_output_f32(k, &bufs, 0, dy))
+	const float *da = NULL, *db = NULL;
+	struct cu_epi epi = {}; // an Add (a bias over the last axis, or a residual) and a Relu or Clip the runner offered
+	float *dy = (float *)cu_alloc(k, &bufs, (size_t)y->numel * sizeof(float));
+	if (!dy || (!through && cu_take_offers(k, y, &epi)))
 		goto out;
+	if (!(da = cu_input_f32(k, &bufs, 0)) || !(db = cu_input_f32(k, &bufs, 1)) ||
+	    mm_run(k, &q, da, db, dy, y->numel, &epi) || cu_output_f32(k, &bufs, 0, dy))
+		goto out;
+	k->mm_done = through ? 2 : 0;
 	rc = 0;
+out:
+	cu_bufs_free(&bufs);
+	return rc;
+}
+
+int cu_transpose_into_matmul(struct exec_kernel_ctx *k, const int *perm)
+{
+	const struct xtensor *x = k->in[0], *o = k->mm ? k->mm->other : NULL;
+	struct mm_view vx, vo;
+	struct mm_plan q, qt;
+	struct cu_bufs bufs = {};
+	int operm[XT_MAX_RANK], rc = -1;
+
+	if (!o || k->mm->mm < 0 || matmul_perm_mode() == 0 || x->dtype != OV_DT_FLOAT || o->dtype != OV_DT_FLOAT ||
+	    x->rank < 2)
+		return 0;
+	view_of(&vx, x, perm);
+	view_of(&vo, o, NULL);
+	int side = k->mm->side;
+	const struct xtensor *a = side ? o : x, *b = side ? x : o;
+	const struct mm_view *va = side ? &vo : &vx, *vb = side ? &vx : &vo;
+	if (mm_plan(k, a, va, b, vb, NULL, &q)) { // the MatMul's own kernel will say what is wrong with it
+		k->err->msg[0] = '\0';
+		k->err->code = OV_OK;
+		return 0;
+	}
+	// and the Transpose after the product, written through
+	int through = out_perm(k, q.p.out_rank, operm) && !mm_plan(k, a, va, b, vb, operm, &qt);
+	if (through)
+		q = qt;
+	if (xk_output_raw(k, 0, OV_DT_FLOAT, q.out_rank, q.out))
+		return -1;
+	struct xtensor *y = k->out[0];
+	if (!y->numel) {
+		k->mm_done = through ? 3 : 1;
+		return 1;
+	}
+	const float *dx = cu_input_f32(k, &bufs, 0), *dother = dx ? (const float *)cu_mm_other_input(k) : NULL;
+	float *dy = dother ? (float *)cu_alloc(k, &bufs, (size_t)y->numel * sizeof(float)) : NULL;
+	struct cu_epi epi = {};
+	if (!dy || mm_run(k, &q, side ? dother : dx, side ? dx : dother, dy, y->numel, &epi) ||
+	    cu_output_f32(k, &bufs, 0, dy))
+		goto out;
+	k->mm_done = through ? 3 : 1;
+	rc = 1;
 out:
 	cu_bufs_free(&bufs);
 	return rc;
@@ -316,7 +532,7 @@ static int k_gemm(struct exec_kernel_ctx *k)
 		if (!db)
 			goto out;
 		if (small) { // y = alpha op(A) op(B) (+ beta C, in y already), the epilogue on the way
-			struct sg_geom sg = {.m = m, .n = n, .kk = kk, .lda = a->dims[1], .ldb = b->dims[1], .batches = 1,
+			struct sg_geom sg = {.m = m, .n = n, .kk = kk, .lda = a->dims[1], .ldb = b->dims[1], .ldy = n, .batches = 1,
 					     .ta = ta, .tb = tb, .acc = have_c, .alpha = alpha};
 			if (small_sgemm_run(k, da, db, dy, &sg, &epi))
 				goto out;

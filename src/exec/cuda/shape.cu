@@ -367,6 +367,11 @@ static int k_transpose(struct exec_kernel_ctx *k)
 			return EXEC_DECLINE;
 		d[i] = x->dims[perm[i]];
 	}
+	int r = k->mm ? cu_transpose_into_matmul(k, perm) : 0; // the MatMul after it, reading x through perm
+	if (r)
+		return r < 0 ? -1 : 0;
+	if (ov_perm_keeps_order(x->rank, x->dims, perm)) // a reshape: x itself when the node may take it, else one copy
+		return copy_as(k, x, x->rank, d);
 	if (xk_output_raw(k, 0, x->dtype, x->rank, d))
 		return -1;
 	struct transpose_ctx c = {x, perm};

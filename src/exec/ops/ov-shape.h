@@ -70,6 +70,24 @@ static inline OV_HD int64_t ov_split_part(int64_t len, int64_t n, int64_t i)
 	return start >= len ? 0 : start + each > len ? len - start : each;
 }
 
+/* ---- Transpose ----
+ * Whether a Transpose of an input of these dims by perm (a permutation of 0..rank-1) leaves every element where it
+ * is: the axes longer than 1 keep their order, only axes of length 1 move (torch's exports swap a batch of 1 with
+ * the sequence: [1, L, E] to [L, 1, E]).  Such a Transpose is a reshape, and its kernels need not copy. */
+static inline OV_HD int ov_perm_keeps_order(int rank, const int64_t *dims, const int *perm)
+{
+	int last = -1;
+
+	for (int a = 0; a < rank; a++) {
+		if (dims[perm[a]] == 1)
+			continue;
+		if (perm[a] < last)
+			return 0;
+		last = perm[a];
+	}
+	return 1;
+}
+
 /* ---- mapped copies ----
  * out[idx] = in[sum over axes a of tab[at[a] + idx_a]]: the offset table holds, for each output axis, one input
  * element offset per output position along it (sum of the output dims in all), -1 where the position is padding
