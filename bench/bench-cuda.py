@@ -13,7 +13,8 @@ Usage:
       onnxview's process and the lower of the two kept) against onnxview's warm runs
       (`run --backend cuda --repeat N+1 --json`: the median of runs 2..N+1, its node time; the first run, which
       uploads the weights, reported apart), float32 with TF32 off on both sides, or with --tf32 on both (onnxview's
-      --tf32, torch.backends' allow_tf32).  Also the largest difference between the two outputs, the nodes
+      --tf32, torch.backends' allow_tf32); and PyTorch's forward pass captured as a CUDA graph and replayed (about
+      its kernels' time alone, the reference for onnxview's graph replay).  Also the largest difference between the two outputs, the nodes
       onnxview left to the CPU, and the wall time of the whole onnxview process.  --md appends a Markdown table.
 MODELS: resnet18, mobilenet_v2, resnet50_b8, transformer (6 encoder blocks, 1x128x512), vit_b16 (default: all).
 Needs PyTorch (and torchvision for the image models); bench also needs a GPU and onnxview built with CUDA; when
@@ -149,6 +150,36 @@ def bench(ov, outdir, names, runs, tf32, md):
                     times.append(time.perf_counter() - t)
             return statistics.median(times) * 1e3
 
+        def torch_graph_ms():
+            """PyTorch's forward pass captured as a CUDA graph and replayed (torch.cuda.graph): the median of runs
+            replays, each ended by torch.cuda.synchronize; about the time of its kernels alone, the reference for
+            onnxview's own graph replay.  NaN, said why, when the model cannot be captured."""
+            try:
+                static_x = xg.clone()
+                side = torch.cuda.Stream()
+                side.wait_stream(torch.cuda.current_stream())
+                with torch.no_grad(), torch.cuda.stream(side):
+                    for _ in range(3):
+                        net(static_x)
+                torch.cuda.current_stream().wait_stream(side)
+                g = torch.cuda.CUDAGraph()
+                with torch.no_grad(), torch.cuda.graph(g):
+                    net(static_x)
+                for _ in range(10):
+                    g.replay()
+                torch.cuda.synchronize()
+                times = []
+                for _ in range(runs):
+                    t = time.perf_counter()
+                    g.replay()
+                    torch.cuda.synchronize()
+                    times.append(time.perf_counter() - t)
+                del g
+                return statistics.median(times) * 1e3
+            except Exception as e:  # noqa: BLE001 (any failure of the capture: reported, the bench goes on)
+                print(f"{name}: PyTorch's CUDA graph could not be made: {type(e).__name__}: {str(e)[:200]}")
+                return float("nan")
+
         with torch.no_grad():
             yt = net(xg)
         t_torch_before = torch_ms()
@@ -172,6 +203,7 @@ def bench(ov, outdir, names, runs, tf32, md):
         # from one measurement to the next (host-bound launches), and the lower is the stricter reference
         t_torch_after = torch_ms()
         t_torch = min(t_torch_before, t_torch_after)
+        t_graph = torch_graph_ms()
         yo = np.load(os.path.join(save, "y.npy")).astype(np.float32)
         diff = float(np.max(np.abs(yo - yt))) if yo.shape == yt.shape else float("nan")
         # the size of what was compared: a difference means little next to outputs that are all (nearly) zero
@@ -180,12 +212,12 @@ def bench(ov, outdir, names, runs, tf32, md):
             print(f"{name}: PyTorch's output is all zeros: the comparison proves nothing")
             diff = float("nan")
         ratio = rp["median_ms"] / t_torch
-        row = dict(model=name, torch_ms=t_torch, ov_ms=rp["median_ms"], ov_min_ms=rp["min_ms"], ratio=ratio,
+        row = dict(model=name, torch_ms=t_torch, torch_graph_ms=t_graph, ov_ms=rp["median_ms"], ov_min_ms=rp["min_ms"], ratio=ratio,
                    first_ms=rp["first_ms"], process_s=wall, max_abs=diff, max_y=ymax, cpu_nodes=len(rep["fallback_nodes"]),
                    same_bits=rp.get("same_bits"))
         rows.append(row)
         print(f"{name}: PyTorch eager {t_torch:.3f} ms (medians {t_torch_before:.3f} before, {t_torch_after:.3f} after onnxview), onnxview {rp['median_ms']:.3f} ms (min {rp['min_ms']:.3f}; "
-              f"ratio {ratio:.2f}x); first run {rp['first_ms']:.1f} ms; whole process {wall:.2f} s; max abs diff "
+              f"ratio {ratio:.2f}x); PyTorch's CUDA graph {t_graph:.3f} ms (onnxview {rp['median_ms'] / t_graph:.2f}x of it); first run {rp['first_ms']:.1f} ms; whole process {wall:.2f} s; max abs diff "
               f"{diff:.3g} (outputs up to {ymax:.3g}); {row['cpu_nodes']} nodes on the CPU; same bits each run: {row['same_bits']}"
               + (f"; CUDA graph: run {rp['graph']['recorded_run']} recorded, {rp['graph']['replays']} launches"
                  + (f", not replayed because: {rp['graph']['why_not']}" if rp['graph'].get('why_not') else "")
@@ -197,11 +229,13 @@ def bench(ov, outdir, names, runs, tf32, md):
             if os.environ.get("OV_CUDA_MATMUL_PERM") == "0":
                 graph += "; every Transpose next to a MatMul run as a copy (OV_CUDA_MATMUL_PERM=0)"
             f.write(f"\n{mode}; {line}; PyTorch {torch.__version__}; median of {runs} warm runs{graph}\n\n")
-            f.write("| model | PyTorch eager ms | onnxview warm ms (min) | ratio | first run ms | process s | "
-                    "max abs diff | max abs output | CPU nodes |\n|---|---|---|---|---|---|---|---|---|\n")
+            f.write("| model | PyTorch eager ms | onnxview warm ms (min) | ratio | PyTorch CUDA graph ms | ratio to it | "
+                    "first run ms | process s | max abs diff | max abs output | CPU nodes |\n"
+                    "|---|---|---|---|---|---|---|---|---|---|---|\n")
             for w in rows:
                 f.write(f"| {w['model']} | {w['torch_ms']:.3f} | {w['ov_ms']:.3f} ({w['ov_min_ms']:.3f}) | "
-                        f"{w['ratio']:.2f}x | {w['first_ms']:.1f} | {w['process_s']:.2f} | {w['max_abs']:.3g} | "
+                        f"{w['ratio']:.2f}x | {w['torch_graph_ms']:.3f} | {w['ov_ms'] / w['torch_graph_ms']:.2f}x | "
+                        f"{w['first_ms']:.1f} | {w['process_s']:.2f} | {w['max_abs']:.3g} | "
                         f"{w['max_y']:.3g} | {w['cpu_nodes']} |\n")
     return 0
 
