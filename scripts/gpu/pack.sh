@@ -37,7 +37,9 @@ strip --strip-debug "$stage/bin/onnxview" "$stage/bin/gpu-suite" 2>/dev/null || 
 # every library the two programs load, but glibc's (the GPU machine has its own) and the CUDA driver's; and the
 # CBLAS library, which they load with dlopen (src/exec/cpu/cblas.c: the soname configure found), with its own
 cblas=$(sed -n 's/^#define OV_CBLAS_SONAME "\(.*\)"$/\1/p' config.h)
-cblas_path=$( [ -n "$cblas" ] && /sbin/ldconfig -p 2>/dev/null | awk -v s="$cblas" '$1 == s { print $NF; exit }')
+# (awk reads ldconfig's list to its end: leaving early would stop ldconfig with SIGPIPE, which pipefail and set -e
+# turn into an exit of this script, now and then)
+cblas_path=$( [ -n "$cblas" ] && /sbin/ldconfig -p 2>/dev/null | awk -v s="$cblas" '$1 == s && !f { print $NF; f = 1 }')
 [ -n "$cblas_path" ] ||
 	echo "pack.sh: the CBLAS library ($cblas) not found: the CPU's products will run through a plain loop there" >&2
 {
