@@ -1305,6 +1305,9 @@ perm_models = {
                         n("MatMul", ["qt", "kt"], ["s"]), n("Softmax", ["s"], ["p"], axis=-1),
                         n("Transpose", ["v"], ["vt"], perm=[1, 0, 2]), n("MatMul", ["p", "vt"], ["o"]),
                         n("Transpose", ["o"], ["y"], perm=[1, 0, 2])], 3),
+    "perm_empty": ([("x", [3, 2, 0]), ("b", [2, 0, 4])],  # empty sums: zeros, read through nothing
+                   [n("Transpose", ["x"], ["t"], perm=[1, 0, 2]), n("MatMul", ["t", "b"], ["p"]),
+                    n("Transpose", ["p"], ["y"], perm=[1, 0, 2])], 2),
     "perm_no_in": ([("x", [4, 5, 6]), ("b", [6, 5, 3])],
                    [n("Transpose", ["x"], ["t"], perm=[2, 0, 1]), n("MatMul", ["t", "b"], ["y"])], 0),
     "perm_no_out": ([("a", [4, 6, 5]), ("b", [4, 5, 7])],

@@ -410,8 +410,10 @@ static int k_matmul(struct exec_kernel_ctx *k)
 	float *dy = (float *)cu_alloc(k, &bufs, (size_t)y->numel * sizeof(float));
 	if (!dy || (!through && cu_take_offers(k, y, &epi)))
 		goto out;
-	if (!(da = cu_input_f32(k, &bufs, 0)) || !(db = cu_input_f32(k, &bufs, 1)) ||
-	    mm_run(k, &q, da, db, dy, y->numel, &epi) || cu_output_f32(k, &bufs, 0, dy))
+	// (empty sums read no operand: an empty one may have no memory)
+	if (q.p.kk && (!(da = cu_input_f32(k, &bufs, 0)) || !(db = cu_input_f32(k, &bufs, 1))))
+		goto out;
+	if (mm_run(k, &q, da, db, dy, y->numel, &epi) || cu_output_f32(k, &bufs, 0, dy))
 		goto out;
 	k->mm_done = through ? 2 : 0;
 	rc = 0;
@@ -452,10 +454,12 @@ int cu_transpose_into_matmul(struct exec_kernel_ctx *k, const int *perm)
 		k->mm_done = through ? 3 : 1;
 		return 1;
 	}
-	const float *dx = cu_input_f32(k, &bufs, 0), *dother = dx ? (const float *)cu_mm_other_input(k) : NULL;
-	float *dy = dother ? (float *)cu_alloc(k, &bufs, (size_t)y->numel * sizeof(float)) : NULL;
+	const float *dx = NULL, *dother = NULL;
+	float *dy = (float *)cu_alloc(k, &bufs, (size_t)y->numel * sizeof(float));
 	struct cu_epi epi = {};
-	if (!dy || mm_run(k, &q, side ? dother : dx, side ? dx : dother, dy, y->numel, &epi) ||
+	if (!dy || (q.p.kk && (!(dx = cu_input_f32(k, &bufs, 0)) || !(dother = (const float *)cu_mm_other_input(k)))))
+		goto out;
+	if (mm_run(k, &q, side ? dother : dx, side ? dx : dother, dy, y->numel, &epi) ||
 	    cu_output_f32(k, &bufs, 0, dy))
 		goto out;
 	k->mm_done = through ? 3 : 1;
