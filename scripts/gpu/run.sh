@@ -50,7 +50,8 @@ ended() {
 }
 
 printf '# onnxview on a GPU: scripts/gpu/run.sh\n\n' >"$R"
-say "started $(date -u '+%Y-%m-%d %H:%M:%S UTC'); time limit $LIMIT s; checkout $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+# (a copy of a working tree may sit on an older commit's history: the pack line names the build's commit)
+say "started $(date -u '+%Y-%m-%d %H:%M:%S UTC'); time limit $LIMIT s; git HEAD here $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 
 # ---- unpack, libraries, python ----
 # tar with xz, or python's tarfile where xz is not installed
