@@ -380,29 +380,41 @@ static int out_perm(const struct exec_kernel_ctx *k, int rank, int *perm)
 	return 1;
 }
 
-static int k_matmul(struct exec_kernel_ctx *k)
+// Plan A times B (mm_plan), the output written through the Transpose after the product when the runner offers one
+// and the product can write so (*through): mm_plan's result without the Transpose.
+static int mm_plan_through(struct exec_kernel_ctx *k, const struct xtensor *a, const struct mm_view *va,
+			   const struct xtensor *b, const struct mm_view *vb, struct mm_plan *q, int *through)
 {
-	const struct xtensor *a = k->n_in > 0 ? k->in[0] : NULL, *b = k->n_in > 1 ? k->in[1] : NULL;
-	struct mm_view va, vb;
-	struct mm_plan q, qt;
-	struct cu_bufs bufs = {};
-	int operm[XT_MAX_RANK], rc = -1;
+	struct mm_plan qt;
+	int operm[XT_MAX_RANK];
+	int r = mm_plan(k, a, va, b, vb, NULL, q);
 
-	if (!a || !b || !cu_float_type(a->dtype) || b->dtype != a->dtype)
-		return EXEC_DECLINE;
-	view_of(&va, a, NULL);
-	view_of(&vb, b, NULL);
-	if (mm_plan(k, a, &va, b, &vb, NULL, &q))
-		return EXEC_DECLINE; // the CPU says what is wrong, or takes what does not fit an int
-	// the Transpose after it, written through (float32 and float16 alike: the rounding is per element)
-	int through = out_perm(k, q.p.out_rank, operm) && !mm_plan(k, a, &va, b, &vb, operm, &qt);
-	if (through)
-		q = qt;
-	if (xk_output_raw(k, 0, a->dtype, q.out_rank, q.out))
+	*through = !r && out_perm(k, q->p.out_rank, operm) && !mm_plan(k, a, va, b, vb, operm, &qt);
+	if (*through)
+		*q = qt;
+	return r;
+}
+
+// Operand i of the product: input i of k's node, or (-1) the MatMul's other operand the runner offers.
+static const float *mm_operand(struct exec_kernel_ctx *k, struct cu_bufs *bufs, int i)
+{
+	return i >= 0 ? cu_input_f32(k, bufs, (size_t)i) : (const float *)cu_mm_other_input(k);
+}
+
+// The product q planned, into output 0 (of dtype: the MatMul's), A and B operands ia and ib (mm_operand's), the
+// runner's Add and activation taken on the way when the output is packed (not through a Transpose): 0 with
+// mm_done set to done, or -1 with the node's error set.
+static int mm_output(struct exec_kernel_ctx *k, const struct mm_plan *q, int32_t dtype, int ia, int ib, int through,
+		     int done)
+{
+	struct cu_bufs bufs = {};
+	int rc = -1;
+
+	if (xk_output_raw(k, 0, dtype, q->out_rank, q->out))
 		return -1;
 	struct xtensor *y = k->out[0];
 	if (!y->numel) {
-		k->mm_done = through ? 2 : 0;
+		k->mm_done = done;
 		return 0;
 	}
 	const float *da = NULL, *db = NULL;
@@ -411,24 +423,40 @@ static int k_matmul(struct exec_kernel_ctx *k)
 	if (!dy || (!through && cu_take_offers(k, y, &epi)))
 		goto out;
 	// (empty sums read no operand: an empty one may have no memory)
-	if (q.p.kk && (!(da = cu_input_f32(k, &bufs, 0)) || !(db = cu_input_f32(k, &bufs, 1))))
+	if (q->p.kk && (!(da = mm_operand(k, &bufs, ia)) || !(db = mm_operand(k, &bufs, ib))))
 		goto out;
-	if (mm_run(k, &q, da, db, dy, y->numel, &epi) || cu_output_f32(k, &bufs, 0, dy))
+	if (mm_run(k, q, da, db, dy, y->numel, &epi) || cu_output_f32(k, &bufs, 0, dy))
 		goto out;
-	k->mm_done = through ? 2 : 0;
+	k->mm_done = done;
 	rc = 0;
 out:
 	cu_bufs_free(&bufs);
 	return rc;
 }
 
+static int k_matmul(struct exec_kernel_ctx *k)
+{
+	const struct xtensor *a = k->n_in > 0 ? k->in[0] : NULL, *b = k->n_in > 1 ? k->in[1] : NULL;
+	struct mm_view va, vb;
+	struct mm_plan q;
+	int through;
+
+	if (!a || !b || !cu_float_type(a->dtype) || b->dtype != a->dtype)
+		return EXEC_DECLINE;
+	view_of(&va, a, NULL);
+	view_of(&vb, b, NULL);
+	// the Transpose after it written through, float32 and float16 alike (the rounding is per element)
+	if (mm_plan_through(k, a, &va, b, &vb, &q, &through))
+		return EXEC_DECLINE; // the CPU says what is wrong, or takes what does not fit an int
+	return mm_output(k, &q, a->dtype, 0, 1, through, through ? 2 : 0);
+}
+
 int cu_transpose_into_matmul(struct exec_kernel_ctx *k, const int *perm)
 {
 	const struct xtensor *x = k->in[0], *o = k->mm ? k->mm->other : NULL;
 	struct mm_view vx, vo;
-	struct mm_plan q, qt;
-	struct cu_bufs bufs = {};
-	int operm[XT_MAX_RANK], rc = -1;
+	struct mm_plan q;
+	int through;
 
 	if (!o || k->mm->mm < 0 || matmul_perm_mode() == 0 || x->dtype != OV_DT_FLOAT || o->dtype != OV_DT_FLOAT ||
 	    x->rank < 2)
@@ -437,36 +465,13 @@ int cu_transpose_into_matmul(struct exec_kernel_ctx *k, const int *perm)
 	view_of(&vo, o, NULL);
 	int side = k->mm->side;
 	const struct xtensor *a = side ? o : x, *b = side ? x : o;
-	const struct mm_view *va = side ? &vo : &vx, *vb = side ? &vx : &vo;
-	if (mm_plan(k, a, va, b, vb, NULL, &q)) { // the MatMul's own kernel will say what is wrong with it
-		k->err->msg[0] = '\0';
+	// and the Transpose after the product written through
+	if (mm_plan_through(k, a, side ? &vo : &vx, b, side ? &vx : &vo, &q, &through)) {
+		k->err->msg[0] = '\0'; // the MatMul's own kernel will say what is wrong
 		k->err->code = OV_OK;
 		return 0;
 	}
-	// and the Transpose after the product, written through
-	int through = out_perm(k, q.p.out_rank, operm) && !mm_plan(k, a, va, b, vb, operm, &qt);
-	if (through)
-		q = qt;
-	if (xk_output_raw(k, 0, OV_DT_FLOAT, q.out_rank, q.out))
-		return -1;
-	struct xtensor *y = k->out[0];
-	if (!y->numel) {
-		k->mm_done = through ? 3 : 1;
-		return 1;
-	}
-	const float *dx = NULL, *dother = NULL;
-	float *dy = (float *)cu_alloc(k, &bufs, (size_t)y->numel * sizeof(float));
-	struct cu_epi epi = {};
-	if (!dy || (q.p.kk && (!(dx = cu_input_f32(k, &bufs, 0)) || !(dother = (const float *)cu_mm_other_input(k)))))
-		goto out;
-	if (mm_run(k, &q, side ? dother : dx, side ? dx : dother, dy, y->numel, &epi) ||
-	    cu_output_f32(k, &bufs, 0, dy))
-		goto out;
-	k->mm_done = through ? 3 : 1;
-	rc = 1;
-out:
-	cu_bufs_free(&bufs);
-	return rc;
+	return mm_output(k, &q, OV_DT_FLOAT, side ? -1 : 0, side ? 0 : -1, through, through ? 3 : 1) ? -1 : 1;
 }
 
 // ---- Gemm ----
