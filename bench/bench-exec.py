@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark `onnxview run` (CPU backend, one thread) against onnxruntime's CPU provider (one thread) in one script.
 
-Usage: /opt/onnxview-ort/bin/python bench/bench-exec.py ONNXVIEW MODEL... [--runs N]
+Usage: /opt/onnxview-ort/bin/python bench/bench-exec.py ONNXVIEW MODEL... [--runs N] [--rounds R]
 For each model: the same random input for both; onnxruntime's median session.run time (session made once,
 intra_op_num_threads=1) against onnxview's median node time (what `run` reports: the nodes only), its median over
 the warm runs of one `run --repeat N+1` (constants kept, buffers reused, as in a session), and its whole command
@@ -11,6 +11,9 @@ both processes; the max abs difference of the outputs
 (and the largest |output| of onnxruntime, to read it against).  Beside the ratio of the medians, the ratio of the
 fastest runs, and the ratio of CPU time per warm run (onnxruntime's thread time per run; onnxview's process CPU time
 of run --repeat N+1 less run --repeat 1, over N), the figures least disturbed by other processes on a busy machine.
+Last, the warm ratio again in R rounds (--rounds R, default 5), each onnxruntime's median of N session runs then
+onnxview's median of run --repeat N+1 right after it, so that both sides of a ratio see the machine in the same
+state: the median of the rounds' ratios, and their range.
 Needs the venv made by scripts/install-deps.sh (onnxruntime + numpy)."""
 import json
 import os
@@ -44,11 +47,16 @@ def child_cpu(argv, env):
 
 def main():
     args = sys.argv[1:]
-    runs = 9
-    if "--runs" in args:
-        i = args.index("--runs")
-        runs = int(args[i + 1])
-        del args[i:i + 2]
+    runs, rounds = 9, 5
+    for opt in ("--runs", "--rounds"):
+        if opt in args:
+            i = args.index(opt)
+            v = int(args[i + 1])
+            del args[i:i + 2]
+            if opt == "--runs":
+                runs = v
+            else:
+                rounds = v
     ov, models = args[0], args[1:]
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     d = tempfile.mkdtemp()
@@ -117,6 +125,20 @@ def main():
         base = [ov, "run", model] + args_in + ["--json", "--repeat"]
         c_ov = min((child_cpu(base + [str(runs + 1)], env) - child_cpu(base + ["1"], env)) / runs for _ in range(3))
         mco = statistics.median(c_ort)
+        # the warm ratio in rounds, onnxruntime then onnxview each time
+        round_ratios = []
+        for _ in range(rounds):
+            t_r = []
+            for _ in range(runs):
+                t0 = time.perf_counter()
+                sess.run(None, feeds)
+                t_r.append(time.perf_counter() - t0)
+            r = subprocess.run([ov, "run", model] + args_in + ["--repeat", str(runs + 1), "--json"],
+                               capture_output=True, text=True, env=env)
+            if not r.returncode:
+                round_ratios.append(json.loads(r.stdout)["repeat"]["median_ms"] / 1e3 / statistics.median(t_r))
+        rr = (f"; warm ratio in {len(round_ratios)} rounds: median {statistics.median(round_ratios):.2f}x "
+              f"(from {min(round_ratios):.2f}x to {max(round_ratios):.2f}x)") if round_ratios else ""
         mo, mn, mc = statistics.median(t_ort), statistics.median(t_nodes), statistics.median(t_cmd)
         print(f"{os.path.basename(model)}: onnxruntime {mo * 1e3:.1f} ms, onnxview nodes {mn * 1e3:.1f} ms "
               f"(ratio {mn / mo:.2f}x; fastest runs {min(t_ort) * 1e3:.1f} and {min(t_nodes) * 1e3:.1f} ms, "
@@ -126,7 +148,7 @@ def main():
               f"against onnxruntime's session and first run {moo * 1e3:.1f} ms (ratio {mc / moo:.2f}x); "
               f"peak RSS onnxview {ov_rss / 1e6:.1f} MB, onnxruntime {ort_rss / 1e6:.1f} MB "
               f"(ratio {ov_rss / max(ort_rss, 1):.2f}x); max abs diff {diff:.3g} "
-              f"(max |output| {float(np.abs(ref[0]).max()):.3g})")
+              f"(max |output| {float(np.abs(ref[0]).max()):.3g}){rr}")
 
 
 if __name__ == "__main__":
