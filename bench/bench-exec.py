@@ -51,7 +51,11 @@ def main():
     for opt in ("--runs", "--rounds"):
         if opt in args:
             i = args.index(opt)
-            v = int(args[i + 1])
+            v = args[i + 1] if i + 1 < len(args) else ""
+            if not v.isdigit() or int(v) < (1 if opt == "--runs" else 0):
+                sys.exit(f"bench-exec.py: {opt} takes a whole number ({'1' if opt == '--runs' else '0'} or more), "
+                         f"not {v!r}")
+            v = int(v)
             del args[i:i + 2]
             if opt == "--runs":
                 runs = v

@@ -25,16 +25,15 @@ static int is_op(const Onnx__NodeProto *p, const char *op)
 /* The perm attribute of Transpose node t into o (n_perm -1 when absent); 0 when it cannot be one. */
 static int perm_of(const Onnx__NodeProto *t, struct exec_mm_offer *o)
 {
+	const Onnx__AttributeProto *a = run_node_attr(t, "perm");
+
 	o->n_perm = -1;
-	for (size_t i = 0; i < t->n_attribute; i++) {
-		const Onnx__AttributeProto *a = t->attribute[i];
-		if (!a->name || strcmp(a->name, "perm"))
-			continue;
-		if (a->n_ints > XT_MAX_RANK)
-			return 0;
-		o->n_perm = (int)a->n_ints;
-		memcpy(o->perm, a->ints, a->n_ints * sizeof *a->ints);
-	}
+	if (!a)
+		return 1;
+	if (a->n_ints > XT_MAX_RANK)
+		return 0;
+	o->n_perm = (int)a->n_ints;
+	memcpy(o->perm, a->ints, a->n_ints * sizeof *a->ints);
 	return 1;
 }
 

@@ -751,7 +751,7 @@ static int fusable_dw(struct ov_model *m, const struct graph *g, uint32_t n, int
 
 #define BN_NODES 5 /* BatchNormalization, Add, Clip, Mul, Div */
 
-static const Onnx__AttributeProto *node_attr(const Onnx__NodeProto *p, const char *name)
+const Onnx__AttributeProto *run_node_attr(const Onnx__NodeProto *p, const char *name)
 {
 	for (size_t a = 0; a < p->n_attribute; a++)
 		if (p->attribute[a]->name && !strcmp(p->attribute[a]->name, name))
@@ -762,7 +762,7 @@ static const Onnx__AttributeProto *node_attr(const Onnx__NodeProto *p, const cha
 /* A float attribute of node p as xk_attr_float reads it (def when absent or not a float) */
 static float node_attr_float(const Onnx__NodeProto *p, const char *name, float def)
 {
-	const Onnx__AttributeProto *a = node_attr(p, name);
+	const Onnx__AttributeProto *a = run_node_attr(p, name);
 
 	return a && a->has_f ? a->f : def;
 }
@@ -838,7 +838,7 @@ static int fusable_bn(struct ov_model *m, const struct graph *g, uint32_t n, con
 	if (!cp || strcmp(cp->op_type ? cp->op_type : "", "BatchNormalization") || cp->n_input != 5)
 		return 0;
 	/* inference (the kernel checks that there is one scale and shift per channel) */
-	const Onnx__AttributeProto *tm = node_attr(cp, "training_mode");
+	const Onnx__AttributeProto *tm = run_node_attr(cp, "training_mode");
 	if (tm && tm->i != 0 && model_opset(m, "") >= 14)
 		return 0;
 	o->eps = node_attr_float(cp, "epsilon", 1e-5f);
@@ -884,7 +884,7 @@ static int fusable_bn(struct ov_model *m, const struct graph *g, uint32_t n, con
 static int mean_over_last(struct ov_model *m, const struct graph *g, uint32_t n, int rank, const struct slot *slots)
 {
 	const Onnx__NodeProto *p = g->nodes[n].proto;
-	const Onnx__AttributeProto *kd = node_attr(p, "keepdims");
+	const Onnx__AttributeProto *kd = run_node_attr(p, "keepdims");
 	int64_t axis;
 
 	if (rank < 1 || (kd && kd->i != 1))
@@ -896,7 +896,7 @@ static int mean_over_last(struct ov_model *m, const struct graph *g, uint32_t n,
 			return 0;
 		axis = *(const int64_t *)t->data;
 	} else {
-		const Onnx__AttributeProto *ax = node_attr(p, "axes");
+		const Onnx__AttributeProto *ax = run_node_attr(p, "axes");
 		if (!ax || ax->n_ints != 1 || p->n_input != 1)
 			return 0;
 		axis = ax->ints[0];

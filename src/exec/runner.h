@@ -83,6 +83,8 @@ static inline int run_op_in(const char *op, const char *const *ops, size_t n)
  * its output not fed), or -1 (run.c). */
 int32_t run_sole_consumer(const struct graph *g, int32_t v, int slot, const struct slot *slots,
 			  const uint8_t *is_from, int keep_all);
+/* Node p's first attribute of that name, or NULL (run.c). */
+const Onnx__AttributeProto *run_node_attr(const Onnx__NodeProto *p, const char *name);
 /* The chain of element-wise float32 nodes that starts at node n, when there is one of two nodes or more that a
  * device backend may run as one pass (exec_chain_offer): 1 with o filled, else 0 (chain.c). */
 int chain_find(const struct graph *g, uint32_t n, const struct slot *slots, const uint8_t *is_from, int keep_all,
